@@ -1,0 +1,50 @@
+// swift-tools-version:6.0
+import PackageDescription
+
+let strictSettings: [SwiftSetting] = [
+    .enableUpcomingFeature("ExistentialAny"),
+    .enableUpcomingFeature("MemberImportVisibility"),
+    .enableUpcomingFeature("InternalImportsByDefault"),
+]
+
+let package = Package(
+    name: "JWTVerify",
+    products: [
+        .library(name: "JWTVerify", targets: ["JWTVerify"]),
+        .executable(name: "jwtverify", targets: ["jwtverify"]),
+    ],
+    targets: [
+        // System libraries: a module map plus one shim header each. `make deps` installs the packages.
+        .systemLibrary(
+            name: "COpenSSL",
+            pkgConfig: "libcrypto",
+            providers: [.apt(["libssl-dev"]), .brew(["openssl@3"])]
+        ),
+        .systemLibrary(
+            name: "CJansson",
+            pkgConfig: "jansson",
+            providers: [.apt(["libjansson-dev"]), .brew(["jansson"])]
+        ),
+        .target(
+            name: "JWTVerify",
+            dependencies: ["COpenSSL", "CJansson"],
+            swiftSettings: strictSettings
+        ),
+        .executableTarget(
+            name: "jwtverify",
+            dependencies: ["JWTVerify"],
+            swiftSettings: strictSettings
+        ),
+        .testTarget(
+            name: "JWTVerifyTests",
+            dependencies: ["JWTVerify"],
+            swiftSettings: strictSettings
+        ),
+        .testTarget(
+            name: "JWTVerifyCLITests",
+            dependencies: ["jwtverify"],
+            swiftSettings: strictSettings
+        ),
+    ],
+    swiftLanguageModes: [.v6]
+)

@@ -1,0 +1,80 @@
+/// The registered claims (RFC 7519 §4.1) the verifier checks, typed.
+///
+/// NumericDates keep their exact value (fractions included) as seconds since the epoch.
+public struct RegisteredClaims: Sendable, Hashable {
+    /// `iss`.
+    public var issuer: String?
+    /// `sub`.
+    public var subject: String?
+    /// `aud` as a list (a single string becomes one element); `nil` when absent.
+    public var audience: [String]?
+    /// `exp`.
+    public var expiresAt: Double?
+    /// `nbf`.
+    public var notBefore: Double?
+    /// `iat`.
+    public var issuedAt: Double?
+    /// `nonce` (the hash the provider copied from the sign-in request).
+    public var nonce: String?
+
+    /// Largest NumericDate accepted: 2^53 − 1, the largest integer a double holds exactly.
+    static let maximumNumericDate = 9_007_199_254_740_991.0
+
+    /// Claims with every member absent.
+    public init() {}
+
+    /// Reads and type-checks the registered claims of a payload object.
+    ///
+    /// `iss`, `sub`, `nonce` must be strings; `aud` a string or an array of strings; `exp`, `nbf`,
+    /// `iat` numbers within 0 … 2^53 − 1; `exp` is required.
+    static func read(_ payload: JSONNode) -> Result<RegisteredClaims, VerificationError> {
+        var claims = RegisteredClaims()
+        func string(_ name: StaticString) -> Result<String?, VerificationError> {
+            guard let node = payload.member(name) else { return .success(nil) }
+            guard let value = node.string else {
+                return .failure(VerificationError(.claimType, detail: "\(name) is not a string"))
+            }
+            return .success(value)
+        }
+        func date(_ name: StaticString) -> Result<Double?, VerificationError> {
+            guard let node = payload.member(name) else { return .success(nil) }
+            guard let value = node.number, value >= 0, value <= maximumNumericDate else {
+                return .failure(VerificationError(.claimType, detail: "\(name) is not a NumericDate in 0…2^53-1"))
+            }
+            return .success(value)
+        }
+        do {
+            claims.issuer = try string("iss").get()
+            claims.subject = try string("sub").get()
+            claims.nonce = try string("nonce").get()
+            if let aud = payload.member("aud") {
+                if let single = aud.string {
+                    claims.audience = [single]
+                } else if aud.kind == .array {
+                    var list: [String] = []
+                    list.reserveCapacity(aud.count)
+                    for index in 0..<aud.count {
+                        guard let member = aud[index]?.string else {
+                            throw VerificationError(.claimType, detail: "aud array has a non-string member")
+                        }
+                        list.append(member)
+                    }
+                    claims.audience = list
+                } else {
+                    throw VerificationError(.claimType, detail: "aud is neither a string nor an array of strings")
+                }
+            }
+            claims.expiresAt = try date("exp").get()
+            claims.notBefore = try date("nbf").get()
+            claims.issuedAt = try date("iat").get()
+        } catch let error as VerificationError {
+            return .failure(error)
+        } catch {
+            return .failure(VerificationError(.claimType, detail: "\(error)"))
+        }
+        guard claims.expiresAt != nil else {
+            return .failure(VerificationError(.claimType, detail: "exp is missing"))
+        }
+        return .success(claims)
+    }
+}

@@ -1,0 +1,85 @@
+/// The JOSE header parameters the verifier acts on, checked in the normative order.
+///
+/// Only `alg`, `crit`, `b64`, `kid` and `typ` matter. Key-carrying parameters (`jwk`, `jku`,
+/// `x5u`, `x5c`, …) and unknown names are ignored: keys come only from the configured key set.
+struct JOSEHeader {
+    /// The header's algorithm, already known to be on the allow-list.
+    let algorithm: SignatureAlgorithm
+    /// `kid`, when present.
+    let keyID: String?
+
+    /// Validates a parsed header object against `allowList`.
+    static func validate(_ header: JSONNode, allowList: AlgorithmAllowList) -> Result<JOSEHeader, VerificationError> {
+        guard let alg = header.member("alg")?.stringBytes else {
+            return .failure(VerificationError(.headerInvalid, detail: "alg is missing or not a string"))
+        }
+        if equalsIgnoringASCIICase(alg, "none") {
+            return .failure(VerificationError(.algorithmNone, detail: "alg none is never accepted"))
+        }
+        guard let algorithm = allowList.match(alg) else {
+            return .failure(VerificationError(
+                .unsupportedAlgorithm, detail: "alg \(printable(alg)) is not in the allowed list (\(allowList))"))
+        }
+        if header.member("crit") != nil {
+            return .failure(VerificationError(.critUnsupported, detail: "crit is present; no JWS extension is supported"))
+        }
+        if let b64 = header.member("b64"), b64.kind != .true {
+            return .failure(VerificationError(.headerInvalid, detail: "b64 is present and not true"))
+        }
+        var keyID: String? = nil
+        if let kid = header.member("kid") {
+            guard let value = kid.string else {
+                return .failure(VerificationError(.headerInvalid, detail: "kid is not a string"))
+            }
+            keyID = value
+        }
+        if let typ = header.member("typ") {
+            guard let value = typ.stringBytes,
+                equalsIgnoringASCIICase(value, "JWT") || equalsIgnoringASCIICase(value, "application/jwt")
+            else {
+                return .failure(VerificationError(.headerInvalid, detail: "typ is not JWT or application/jwt"))
+            }
+        }
+        return .success(JOSEHeader(algorithm: algorithm, keyID: keyID))
+    }
+
+    /// Whether `bytes` spell `word` (ASCII letters in any case).
+    static func equalsIgnoringASCIICase(_ bytes: UnsafeRawBufferPointer, _ word: StaticString) -> Bool {
+        guard bytes.count == word.utf8CodeUnitCount else { return false }
+        return word.withUTF8Buffer { expected in
+            for i in 0..<bytes.count {
+                var byte = bytes[i]
+                if byte >= 0x41 && byte <= 0x5A { byte |= 0x20 }
+                var want = expected[i]
+                if want >= 0x41 && want <= 0x5A { want |= 0x20 }
+                if byte != want { return false }
+            }
+            return true
+        }
+    }
+
+    /// A short quoted rendering of untrusted text for details (at most 40 characters).
+    static func printable(_ bytes: UnsafeRawBufferPointer) -> String {
+        let text = String(decoding: bytes.prefix(40), as: UTF8.self)
+        return "\"\(text)\(bytes.count > 40 ? "…" : "")\""
+    }
+}
+
+/// The algorithms a verifier accepts, matched against header bytes without building strings.
+struct AlgorithmAllowList: Sendable, CustomStringConvertible {
+    private let entries: [([UInt8], SignatureAlgorithm)]
+
+    init(_ algorithms: Set<SignatureAlgorithm>) {
+        entries = SignatureAlgorithm.all.filter(algorithms.contains).map { (Array($0.name.utf8), $0) }
+    }
+
+    /// The allowed algorithm whose name is exactly `name`.
+    func match(_ name: UnsafeRawBufferPointer) -> SignatureAlgorithm? {
+        for (bytes, algorithm) in entries where bytes.count == name.count && bytes.elementsEqual(name) {
+            return algorithm
+        }
+        return nil
+    }
+
+    var description: String { entries.map(\.1.name).joined(separator: ", ") }
+}

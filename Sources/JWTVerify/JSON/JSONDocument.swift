@@ -1,0 +1,174 @@
+internal import CJansson
+
+/// One parsed JSON document, owned: jansson's root value is released exactly once, in `deinit`.
+///
+/// Parsing is strict (RFC 8259 plus I-JSON): invalid UTF-8, unpaired surrogate escapes, trailing
+/// data, numbers that overflow a double, and duplicate member names at any depth are all errors;
+/// escaped NUL is allowed. Nesting deeper than ``maximumDepth`` is an error too.
+final class JSONDocument {
+    /// Deepest nesting accepted; the outermost object or array is depth 1.
+    static let maximumDepth = 64
+
+    private let root: UnsafeMutablePointer<json_t>
+
+    /// Why a document was refused.
+    struct ParseFailure: Error, CustomStringConvertible {
+        /// jansson's message, or the depth/shape rule that failed.
+        let description: String
+    }
+
+    private init(root: UnsafeMutablePointer<json_t>) { self.root = root }
+    deinit { cjansson_decref(root) }
+
+    /// Parses `bytes` as one JSON object or array.
+    static func parse(_ bytes: UnsafeRawBufferPointer) -> Result<JSONDocument, ParseFailure> {
+        var error = json_error_t()
+        guard let root = json_loadb(bytes.baseAddress, bytes.count, cjansson_strict_flags(), &error) else {
+            let text = withUnsafeBytes(of: error.text) { raw in
+                String(decoding: raw.prefix(while: { $0 != 0 }), as: UTF8.self)
+            }
+            return .failure(ParseFailure(description: "\(text) at offset \(error.position)"))
+        }
+        let document = JSONDocument(root: root)
+        guard JSONNode(root).fitsDepth(Self.maximumDepth) else {
+            return .failure(ParseFailure(description: "nesting deeper than \(Self.maximumDepth) levels"))
+        }
+        return .success(document)
+    }
+
+    /// Parses `bytes` (any contiguous byte collection).
+    static func parse(_ bytes: [UInt8]) -> Result<JSONDocument, ParseFailure> {
+        bytes.withUnsafeBytes { parse($0) }
+    }
+
+    /// Runs `body` with the root value. The node (and every node and byte buffer reached from it)
+    /// is valid only inside `body`: copy out what must outlive it.
+    func withRoot<R, E: Error>(_ body: (JSONNode) throws(E) -> R) throws(E) -> R {
+        try withExtendedLifetime(self) { () throws(E) -> R in try body(JSONNode(root)) }
+    }
+}
+
+/// A borrowed view of one value inside a ``JSONDocument``; valid only while the document is.
+struct JSONNode {
+    private let raw: UnsafeMutablePointer<json_t>
+
+    fileprivate init(_ raw: UnsafeMutablePointer<json_t>) { self.raw = raw }
+
+    /// The JSON type of a value.
+    enum Kind { case object, array, string, integer, real, `true`, `false`, null }
+
+    /// This value's type.
+    var kind: Kind {
+        switch cjansson_typeof(raw) {
+        case JSON_OBJECT: .object
+        case JSON_ARRAY: .array
+        case JSON_STRING: .string
+        case JSON_INTEGER: .integer
+        case JSON_REAL: .real
+        case JSON_TRUE: .true
+        case JSON_FALSE: .false
+        default: .null
+        }
+    }
+
+    /// The member named `name` of an object (`nil` if absent or not an object).
+    func member(_ name: StaticString) -> JSONNode? {
+        name.withUTF8Buffer { key in
+            json_object_getn(raw, UnsafeRawPointer(key.baseAddress)?.assumingMemoryBound(to: CChar.self), key.count)
+        }.map(JSONNode.init)
+    }
+
+    /// The member named `name` of an object (`nil` if absent or not an object).
+    func member(_ name: String) -> JSONNode? {
+        var name = name
+        return name.withUTF8 { key in
+            json_object_getn(raw, UnsafeRawPointer(key.baseAddress)?.assumingMemoryBound(to: CChar.self), key.count)
+        }.map(JSONNode.init)
+    }
+
+    /// The UTF-8 bytes of a string value (which may contain NUL), or `nil` for other types.
+    var stringBytes: UnsafeRawBufferPointer? {
+        guard kind == .string, let value = json_string_value(raw) else { return nil }
+        return UnsafeRawBufferPointer(start: value, count: json_string_length(raw))
+    }
+
+    /// A copy of a string value, or `nil` for other types.
+    var string: String? { stringBytes.map { String(decoding: $0, as: UTF8.self) } }
+
+    /// Whether this is a string equal to `bytes`.
+    func stringEquals(_ bytes: UnsafeRawBufferPointer) -> Bool {
+        guard let own = stringBytes, own.count == bytes.count else { return false }
+        return own.elementsEqual(bytes)
+    }
+
+    /// The value of an integer or real, as a double (`nil` for other types).
+    var number: Double? {
+        switch kind {
+        case .integer: Double(json_integer_value(raw))
+        case .real: json_real_value(raw)
+        default: nil
+        }
+    }
+
+    /// The value of an integer (`nil` for other types).
+    var integer: Int64? { kind == .integer ? Int64(json_integer_value(raw)) : nil }
+
+    /// The number of elements of an array (0 for other types).
+    var count: Int { kind == .array ? json_array_size(raw) : 0 }
+
+    /// The element at `index` of an array.
+    subscript(index: Int) -> JSONNode? { json_array_get(raw, index).map(JSONNode.init) }
+
+    /// Calls `body` with each member of an object, in jansson's order.
+    func forEachMember(_ body: (_ name: UnsafeRawBufferPointer, _ value: JSONNode) -> Void) {
+        var iterator = json_object_iter(raw)
+        while let current = iterator {
+            if let key = json_object_iter_key(current), let value = json_object_iter_value(current) {
+                body(UnsafeRawBufferPointer(start: key, count: json_object_iter_key_len(current)), JSONNode(value))
+            }
+            iterator = json_object_iter_next(raw, current)
+        }
+    }
+
+    /// Whether this value nests at most `limit` levels of objects and arrays.
+    func fitsDepth(_ limit: Int) -> Bool {
+        switch kind {
+        case .object:
+            guard limit > 0 else { return false }
+            var fits = true
+            forEachMember { _, value in if fits { fits = value.fitsDepth(limit - 1) } }
+            return fits
+        case .array:
+            guard limit > 0 else { return false }
+            for index in 0..<count where !(self[index]?.fitsDepth(limit - 1) ?? true) { return false }
+            return true
+        default:
+            return true
+        }
+    }
+
+    /// A copy of this value (and everything inside it) as a ``JSONValue``.
+    var value: JSONValue {
+        switch kind {
+        case .object:
+            var members: [String: JSONValue] = [:]
+            forEachMember { name, value in members[String(decoding: name, as: UTF8.self)] = value.value }
+            return .object(members)
+        case .array:
+            return .array((0..<count).compactMap { self[$0]?.value })
+        case .string: return .string(string ?? "")
+        case .integer: return .integer(integer ?? 0)
+        case .real: return .number(number ?? 0)
+        case .true: return .bool(true)
+        case .false: return .bool(false)
+        case .null: return .null
+        }
+    }
+
+    /// This value serialised as compact JSON (for echoing a caller's value back unchanged).
+    var compactJSON: String {
+        guard let text = json_dumps(raw, cjansson_dump_flags()) else { return "null" }
+        defer { cjansson_free(text) }
+        return String(cString: text)
+    }
+}

@@ -1,0 +1,160 @@
+/// Builds JSON text into a byte buffer: the CLI's output lines and ``JSONValue/description``.
+///
+/// Strings are escaped per RFC 8259 (quote, backslash and control characters); everything else is
+/// written as is, so valid UTF-8 in means valid JSON out.
+package struct JSONText {
+    /// The text written so far.
+    package private(set) var bytes: [UInt8] = []
+    private var needsComma = false
+
+    /// An empty buffer.
+    package init() {}
+
+    /// The text as a `String`.
+    package var string: String { String(decoding: bytes, as: UTF8.self) }
+
+    /// Removes everything written, keeping the buffer's capacity.
+    package mutating func reset() {
+        bytes.removeAll(keepingCapacity: true)
+        needsComma = false
+    }
+
+    /// Appends raw bytes (already valid JSON, or a line break between documents).
+    package mutating func appendRaw(_ raw: some Sequence<UInt8>) { bytes.append(contentsOf: raw) }
+
+    /// Appends `{`.
+    package mutating func beginObject() {
+        separate()
+        bytes.append(UInt8(ascii: "{"))
+        needsComma = false
+    }
+
+    /// Appends `}`.
+    package mutating func endObject() {
+        bytes.append(UInt8(ascii: "}"))
+        needsComma = true
+    }
+
+    /// Appends `[`.
+    package mutating func beginArray() {
+        separate()
+        bytes.append(UInt8(ascii: "["))
+        needsComma = false
+    }
+
+    /// Appends `]`.
+    package mutating func endArray() {
+        bytes.append(UInt8(ascii: "]"))
+        needsComma = true
+    }
+
+    /// Appends a member name and its colon.
+    package mutating func key(_ name: String) {
+        separate()
+        quoted(name.utf8)
+        bytes.append(UInt8(ascii: ":"))
+        needsComma = false
+    }
+
+    /// Appends a string value.
+    package mutating func string(_ value: some Collection<UInt8>) {
+        separate()
+        quoted(value)
+        needsComma = true
+    }
+
+    /// Appends a string value.
+    package mutating func string(_ value: String) { string(value.utf8) }
+
+    /// Appends a number: integral values within ±2^53 without a fraction, others in Swift's
+    /// shortest round-trip form.
+    package mutating func number(_ value: Double) {
+        separate()
+        if value.isFinite, value == value.rounded(), abs(value) <= 9_007_199_254_740_992 {
+            bytes.append(contentsOf: String(Int64(value)).utf8)
+        } else if value.isFinite {
+            bytes.append(contentsOf: "\(value)".utf8)
+        } else {
+            bytes.append(contentsOf: "null".utf8)
+        }
+        needsComma = true
+    }
+
+    /// Appends an integer.
+    package mutating func integer(_ value: Int) {
+        separate()
+        bytes.append(contentsOf: String(value).utf8)
+        needsComma = true
+    }
+
+    /// Appends `true` or `false`.
+    package mutating func bool(_ value: Bool) {
+        separate()
+        bytes.append(contentsOf: (value ? "true" : "false").utf8)
+        needsComma = true
+    }
+
+    /// Appends `null`.
+    package mutating func null() {
+        separate()
+        bytes.append(contentsOf: "null".utf8)
+        needsComma = true
+    }
+
+    /// Appends already-serialised JSON as one value.
+    package mutating func rawValue(_ json: String) {
+        separate()
+        bytes.append(contentsOf: json.utf8)
+        needsComma = true
+    }
+
+    /// Appends any ``JSONValue`` (object members sorted by name, for stable output).
+    package mutating func append(_ value: JSONValue) {
+        switch value {
+        case .null: null()
+        case .bool(let b): bool(b)
+        case .integer(let i):
+            separate()
+            bytes.append(contentsOf: String(i).utf8)
+            needsComma = true
+        case .number(let d): number(d)
+        case .string(let s): string(s)
+        case .array(let elements):
+            beginArray()
+            for element in elements { append(element) }
+            endArray()
+        case .object(let members):
+            beginObject()
+            for name in members.keys.sorted() {
+                key(name)
+                append(members[name]!)
+            }
+            endObject()
+        }
+    }
+
+    private mutating func separate() {
+        if needsComma { bytes.append(UInt8(ascii: ",")) }
+    }
+
+    private static let hex: [UInt8] = Array("0123456789abcdef".utf8)
+
+    private mutating func quoted(_ value: some Collection<UInt8>) {
+        bytes.append(UInt8(ascii: "\""))
+        for byte in value {
+            switch byte {
+            case UInt8(ascii: "\""): bytes.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "\"")])
+            case UInt8(ascii: "\\"): bytes.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "\\")])
+            case UInt8(ascii: "\n"): bytes.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "n")])
+            case UInt8(ascii: "\r"): bytes.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "r")])
+            case UInt8(ascii: "\t"): bytes.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "t")])
+            case 0..<0x20, 0x7F:
+                bytes.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "u"), UInt8(ascii: "0"), UInt8(ascii: "0")])
+                bytes.append(Self.hex[Int(byte >> 4)])
+                bytes.append(Self.hex[Int(byte & 0x0F)])
+            default: bytes.append(byte)
+            }
+        }
+        bytes.append(UInt8(ascii: "\""))
+    }
+}

@@ -1,0 +1,144 @@
+extension JWK {
+    /// Smallest RSA modulus accepted (RFC 7518 §3.3).
+    static let minimumRSABits = 2048
+    /// Largest RSA modulus accepted (OpenSSL's own verification limit).
+    static let maximumRSABits = 16384
+
+    /// Reads one key-set entry. Never fails: problems make the entry unusable, with the reason.
+    init(parsing node: JSONNode) {
+        var problems: [String] = []
+        func optionalString(_ name: StaticString) -> String? {
+            guard let value = node.member(name) else { return nil }
+            guard let string = value.string else {
+                problems.append("\(name) is not a string")
+                return nil
+            }
+            return string
+        }
+        let keyID = optionalString("kid")
+        let keyType = optionalString("kty")
+        let curve = optionalString("crv")
+        let algorithm = optionalString("alg")
+        let use = optionalString("use")
+        var keyOperations: [String]? = nil
+        if let ops = node.member("key_ops") {
+            let names = (0..<ops.count).compactMap { ops[$0]?.string }
+            if ops.kind != .array || names.count != ops.count {
+                problems.append("key_ops is not an array of strings")
+            } else {
+                keyOperations = names
+            }
+        }
+        if keyType == nil && problems.isEmpty { problems.append("kty is missing") }
+        if let use, use != "sig" { problems.append("use is \"\(use)\", not \"sig\"") }
+        if let keyOperations, !keyOperations.contains("verify") { problems.append("key_ops does not include \"verify\"") }
+
+        var material: [UInt8] = []
+        var key: EVPPublicKey? = nil
+        var thumbprint: String? = nil
+        if problems.isEmpty, let keyType {
+            switch Self.importKey(node, keyType: keyType, curve: curve) {
+            case .success(let imported):
+                key = imported.key
+                material = imported.material
+                thumbprint = imported.thumbprint
+            case .failure(let problem):
+                problems.append(problem.description)
+            }
+        }
+        if let key, keyType == "RSA", key.bits < Self.minimumRSABits || key.bits > Self.maximumRSABits {
+            problems.append("RSA modulus of \(key.bits) bits is outside \(Self.minimumRSABits)…\(Self.maximumRSABits)")
+        }
+        self.init(
+            keyID: keyID, keyType: keyType, curve: curve, algorithm: algorithm, use: use,
+            keyOperations: keyOperations, bits: key?.bits, unusableReason: problems.first,
+            thumbprint: thumbprint, key: problems.isEmpty ? key : nil, material: material)
+    }
+
+    private struct ImportProblem: Error, CustomStringConvertible {
+        let description: String
+    }
+
+    private struct Imported {
+        let key: EVPPublicKey
+        let material: [UInt8]
+        let thumbprint: String
+    }
+
+    /// Decodes a required base64url member, optionally of an exact length.
+    private static func octets(_ node: JSONNode, _ name: StaticString, length: Int? = nil) -> Result<[UInt8], ImportProblem> {
+        guard let text = node.member(name)?.stringBytes else {
+            return .failure(ImportProblem(description: "\(name) is missing or not a string"))
+        }
+        guard let bytes = Base64URL.decode(text), !bytes.isEmpty else {
+            return .failure(ImportProblem(description: "\(name) is not base64url"))
+        }
+        if let length, bytes.count != length {
+            return .failure(ImportProblem(description: "\(name) is \(bytes.count) octets, not \(length)"))
+        }
+        return .success(bytes)
+    }
+
+    private static func importKey(_ node: JSONNode, keyType: String, curve: String?) -> Result<Imported, ImportProblem> {
+        do {
+            switch keyType {
+            case "RSA":
+                let n = Array(try octets(node, "n").get().drop(while: { $0 == 0 }))
+                let e = Array(try octets(node, "e").get().drop(while: { $0 == 0 }))
+                guard !n.isEmpty, n.count * 8 <= maximumRSABits + 8 else {
+                    throw ImportProblem(description: "n is out of range")
+                }
+                guard !e.isEmpty, e.count <= 32, e.last! & 1 == 1, e != [1] else {
+                    throw ImportProblem(description: "e is not an odd exponent greater than 1")
+                }
+                let key = try EVPPublicKey.rsa(modulus: n, exponent: e)
+                let thumb = Thumbprint.of([("e", Base64URL.encode(e)), ("kty", "RSA"), ("n", Base64URL.encode(n))])
+                return .success(Imported(key: key, material: n + [0] + e, thumbprint: thumb))
+            case "EC":
+                let size: Int
+                switch curve {
+                case "P-256": size = 32
+                case "P-384": size = 48
+                case "P-521": size = 66
+                default: throw ImportProblem(description: "EC curve \(curve.map { "\"\($0)\"" } ?? "(missing)") is not supported")
+                }
+                let x = try octets(node, "x", length: size).get()
+                let y = try octets(node, "y", length: size).get()
+                let key = try EVPPublicKey.ec(group: curve!, uncompressedPoint: [4] + x + y)
+                let thumb = Thumbprint.of([
+                    ("crv", curve!), ("kty", "EC"), ("x", Base64URL.encode(x)), ("y", Base64URL.encode(y)),
+                ])
+                return .success(Imported(key: key, material: x + y, thumbprint: thumb))
+            case "OKP":
+                guard curve == "Ed25519" else {
+                    throw ImportProblem(description: "OKP curve \(curve.map { "\"\($0)\"" } ?? "(missing)") is not supported")
+                }
+                let x = try octets(node, "x", length: 32).get()
+                let key = try EVPPublicKey.ed25519(x)
+                let thumb = Thumbprint.of([("crv", "Ed25519"), ("kty", "OKP"), ("x", Base64URL.encode(x))])
+                return .success(Imported(key: key, material: x, thumbprint: thumb))
+            default:
+                throw ImportProblem(description: "kty \"\(keyType)\" is not supported")
+            }
+        } catch let problem as ImportProblem {
+            return .failure(problem)
+        } catch {
+            return .failure(ImportProblem(description: "key material does not import (\(error))"))
+        }
+    }
+}
+
+/// RFC 7638 JWK thumbprints.
+enum Thumbprint {
+    /// base64url(SHA-256(canonical JSON of `members`)); members must already be in lexicographic order.
+    static func of(_ members: [(String, String)]) -> String {
+        var text = JSONText()
+        text.beginObject()
+        for (name, value) in members {
+            text.key(name)
+            text.string(value)
+        }
+        text.endObject()
+        return Base64URL.encode(MessageDigest.sha256.hash(text.bytes))
+    }
+}

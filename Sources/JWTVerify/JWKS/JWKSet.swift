@@ -1,0 +1,122 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// An immutable set of verification keys, parsed from a JWKS document once.
+///
+/// Each usable JWK becomes one OpenSSL key at load time; nothing is built per token. Keys are found
+/// by exact `kid`. A `kid` that appears twice with the same key is merged; with different keys it
+/// becomes unusable (the verifier never guesses which was meant).
+public struct JWKSet: Sendable {
+    /// Largest document accepted, in octets.
+    public static let maximumDocumentBytes = 4 << 20
+    /// Most entries accepted in one document.
+    public static let maximumKeys = 10_000
+
+    /// Every entry, usable or not, in document order (conflicting duplicates replaced by one
+    /// unusable entry).
+    public let keys: [JWK]
+    private let indexByKeyID: [String: Int]
+
+    /// Parses a JWKS document: `{"keys": [ … ]}`. A single JWK object (with `kty`) is accepted as a
+    /// set of one key.
+    public init(json: some Collection<UInt8>) throws(JWKSetError) {
+        let bytes = Array(json)
+        guard bytes.count <= Self.maximumDocumentBytes else {
+            throw JWKSetError("key set document is \(bytes.count) octets; the limit is \(Self.maximumDocumentBytes)")
+        }
+        let document: JSONDocument
+        switch JSONDocument.parse(bytes) {
+        case .success(let parsed): document = parsed
+        case .failure(let failure): throw JWKSetError("key set is not valid JSON: \(failure)")
+        }
+        let entries = try document.withRoot { (root) throws(JWKSetError) -> [JWK] in
+            guard root.kind == .object else { throw JWKSetError("key set is not a JSON object") }
+            if let list = root.member("keys") {
+                guard list.kind == .array else { throw JWKSetError("\"keys\" is not an array") }
+                guard list.count <= Self.maximumKeys else {
+                    throw JWKSetError("key set has \(list.count) keys; the limit is \(Self.maximumKeys)")
+                }
+                return try (0..<list.count).map { (index) throws(JWKSetError) -> JWK in
+                    guard let node = list[index], node.kind == .object else {
+                        throw JWKSetError("keys[\(index)] is not a JSON object")
+                    }
+                    return JWK(parsing: node)
+                }
+            }
+            guard root.member("kty") != nil else {
+                throw JWKSetError("not a key set: no \"keys\" array (and not a single JWK)")
+            }
+            return [JWK(parsing: root)]
+        }
+        self.init(keys: entries)
+    }
+
+    /// Reads and parses a JWKS file.
+    public init(contentsOfFile path: String) throws(JWKSetError) {
+        try self.init(json: try Self.readFile(path))
+    }
+
+    /// A set of `keys`; repeated `kid`s are merged as described on the type.
+    public init(keys: [JWK]) {
+        var merged: [JWK] = []
+        var index: [String: Int] = [:]
+        for key in keys {
+            guard let kid = key.keyID else {
+                merged.append(key)
+                continue
+            }
+            if let existing = index[kid] {
+                if !merged[existing].isSameKey(as: key) {
+                    merged[existing] = JWK(unusable: "kid \"\(kid)\" names more than one different key", like: key)
+                }
+            } else {
+                index[kid] = merged.count
+                merged.append(key)
+            }
+        }
+        self.keys = merged
+        self.indexByKeyID = index
+    }
+
+    /// The union of two sets (as if their entries were in one document).
+    public func merging(_ other: JWKSet) -> JWKSet { JWKSet(keys: keys + other.keys) }
+
+    /// The entry with exactly this `kid`.
+    public func key(withID keyID: String) -> JWK? { indexByKeyID[keyID].map { keys[$0] } }
+
+    /// Reads a whole file, refusing anything over the document size limit.
+    static func readFile(_ path: String) throws(JWKSetError) -> [UInt8] {
+        guard let file = fopen(path, "rb") else {
+            throw JWKSetError("cannot open \(path): \(String(cString: strerror(errno)))", isMissingFile: errno == ENOENT)
+        }
+        defer { fclose(file) }
+        var bytes: [UInt8] = []
+        var chunk = [UInt8](repeating: 0, count: 65536)
+        while true {
+            let n = chunk.withUnsafeMutableBytes { fread($0.baseAddress, 1, $0.count, file) }
+            if n == 0 { break }
+            bytes.append(contentsOf: chunk[..<n])
+            if bytes.count > maximumDocumentBytes {
+                throw JWKSetError("\(path) is larger than \(maximumDocumentBytes) octets")
+            }
+        }
+        if ferror(file) != 0 { throw JWKSetError("cannot read \(path)") }
+        return bytes
+    }
+}
+
+/// A key-set document that could not be used at all (as opposed to single unusable entries).
+public struct JWKSetError: Error, Sendable, CustomStringConvertible {
+    /// What was wrong.
+    public let description: String
+    /// Whether the error is that a file does not exist.
+    public let isMissingFile: Bool
+
+    init(_ description: String, isMissingFile: Bool = false) {
+        self.description = description
+        self.isMissingFile = isMissingFile
+    }
+}

@@ -1,0 +1,103 @@
+internal import COpenSSL
+
+/// Owns one OpenSSL private key, for making tokens: tests, benchmarks, sample data and Apple
+/// client secrets. Verification never needs one.
+package final class EVPPrivateKey: @unchecked Sendable {
+    /// The owned `EVP_PKEY *`.
+    let pointer: OpaquePointer
+
+    private init(takingOwnershipOf pointer: OpaquePointer) { self.pointer = pointer }
+    deinit { EVP_PKEY_free(pointer) }
+
+    /// A new RSA key of `bits` bits.
+    package static func generateRSA(bits: Int = 2048) throws(OpenSSLFailure) -> EVPPrivateKey {
+        guard let pkey = copenssl_generate_rsa(UInt32(bits)) else { throw OpenSSLFailure.drain("RSA keygen") }
+        return EVPPrivateKey(takingOwnershipOf: pkey)
+    }
+
+    /// A new EC key on `curve` (a JWK `crv`: "P-256", "P-384", "P-521").
+    package static func generateEC(curve: String = "P-256") throws(OpenSSLFailure) -> EVPPrivateKey {
+        guard let pkey = copenssl_generate_ec(curve) else { throw OpenSSLFailure.drain("EC keygen") }
+        return EVPPrivateKey(takingOwnershipOf: pkey)
+    }
+
+    /// A new Ed25519 key.
+    package static func generateEd25519() throws(OpenSSLFailure) -> EVPPrivateKey {
+        guard let pkey = copenssl_generate_ed25519() else { throw OpenSSLFailure.drain("Ed25519 keygen") }
+        return EVPPrivateKey(takingOwnershipOf: pkey)
+    }
+
+    /// A private key read from PEM (PKCS#8, as in Apple's `.p8` files, or traditional).
+    package static func pem(_ bytes: [UInt8]) throws(OpenSSLFailure) -> EVPPrivateKey {
+        let pkey = bytes.withUnsafeBytes { copenssl_read_private_key_pem($0.baseAddress, $0.count) }
+        guard let pkey else { throw OpenSSLFailure.drain("PEM private key") }
+        return EVPPrivateKey(takingOwnershipOf: pkey)
+    }
+
+    /// The key's type as a JWK `kty`: "RSA", "EC" or "OKP".
+    package var keyType: String {
+        if EVP_PKEY_is_a(pointer, "RSA") == 1 { return "RSA" }
+        if EVP_PKEY_is_a(pointer, "EC") == 1 { return "EC" }
+        return "OKP"
+    }
+
+    /// The public half as JWK members (`kty` and `n`/`e`, or `crv`/`x`/`y`, or `crv`/`x`), base64url.
+    package func publicJWKMembers() -> [(String, String)] {
+        let key = EVPPublicKey(borrowing: pointer)
+        switch keyType {
+        case "RSA":
+            return [
+                ("kty", "RSA"), ("n", Base64URL.encode(key.bigNumber("n") ?? [])),
+                ("e", Base64URL.encode(key.bigNumber("e") ?? [])),
+            ]
+        case "EC":
+            let point = key.octets("pub") ?? []
+            let half = (point.count - 1) / 2
+            let curve = key.bits == 256 ? "P-256" : key.bits == 384 ? "P-384" : "P-521"
+            return [
+                ("kty", "EC"), ("crv", curve), ("x", Base64URL.encode(point[1..<(1 + half)])),
+                ("y", Base64URL.encode(point[(1 + half)...])),
+            ]
+        default:
+            return [("kty", "OKP"), ("crv", "Ed25519"), ("x", Base64URL.encode(key.octets("pub") ?? []))]
+        }
+    }
+
+    /// Signs `message` with `algorithm`, returning the signature in JWS form (R‖S for ECDSA).
+    package func sign(_ message: [UInt8], algorithm: SignatureAlgorithm) throws(OpenSSLFailure) -> [UInt8] {
+        guard let ctx = EVP_MD_CTX_new() else { throw OpenSSLFailure.drain("EVP_MD_CTX_new") }
+        defer { EVP_MD_CTX_free(ctx) }
+        var pctx: OpaquePointer? = nil
+        guard EVP_DigestSignInit_ex(ctx, &pctx, algorithm.digest?.name, nil, nil, pointer, nil) == 1 else {
+            throw OpenSSLFailure.drain("EVP_DigestSignInit_ex")
+        }
+        if algorithm.family == .rsaPSS, let digest = algorithm.digest {
+            guard copenssl_set_rsa_padding(pctx, RSA_PKCS1_PSS_PADDING) == 1,
+                copenssl_set_rsa_pss_saltlen(pctx, Int32(digest.size)) == 1
+            else { throw OpenSSLFailure.drain("PSS parameters") }
+        }
+        var length = 0
+        guard EVP_DigestSign(ctx, nil, &length, message, message.count) == 1 else {
+            throw OpenSSLFailure.drain("EVP_DigestSign")
+        }
+        var signature = [UInt8](repeating: 0, count: length)
+        guard EVP_DigestSign(ctx, &signature, &length, message, message.count) == 1 else {
+            throw OpenSSLFailure.drain("EVP_DigestSign")
+        }
+        signature.removeSubrange(length...)
+        guard case .ecdsa(_, let scalarSize) = algorithm.family else { return signature }
+        var raw = [UInt8](repeating: 0, count: 2 * scalarSize)
+        guard copenssl_ecdsa_der_to_raw(signature, signature.count, &raw, scalarSize) == 1 else {
+            throw OpenSSLFailure.drain("ECDSA DER to R||S")
+        }
+        return raw
+    }
+}
+
+extension EVPPublicKey {
+    /// A public-key view sharing (and up-referencing) a private key's `EVP_PKEY`.
+    convenience init(borrowing pointer: OpaquePointer) {
+        EVP_PKEY_up_ref(pointer)
+        self.init(takingOwnershipOf: pointer)
+    }
+}

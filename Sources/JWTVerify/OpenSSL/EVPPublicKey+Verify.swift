@@ -1,0 +1,71 @@
+internal import COpenSSL
+
+extension EVPPublicKey {
+    /// Whether `signature` (in JWS form) is a valid `algorithm` signature of `signingInput`.
+    ///
+    /// Sizes are checked first: RSA signatures must be exactly the modulus length, ECDSA signatures
+    /// exactly R‖S of the curve's scalar size, EdDSA exactly 64 octets. ECDSA R‖S is converted to
+    /// minimal DER through `ECDSA_SIG`; OpenSSL itself rejects R or S outside 1…n−1. Only OpenSSL's
+    /// `1` counts as valid; any failure leaves the thread's error queue empty.
+    func isValidSignature(
+        _ signature: UnsafeRawBufferPointer,
+        over signingInput: UnsafeRawBufferPointer,
+        algorithm: SignatureAlgorithm
+    ) -> Bool {
+        let contexts = ThreadContexts.current
+        switch algorithm.family {
+        case .edDSA:
+            return signature.count == 64 && verifyEdDSA(signature, over: signingInput)
+        case .rsaPKCS1, .rsaPSS:
+            guard signature.count == (bits + 7) / 8 else { return false }
+            return verifyPrehashed(signature, over: signingInput, algorithm: algorithm, contexts: contexts)
+        case .ecdsa(_, let scalarSize):
+            guard signature.count == 2 * scalarSize else { return false }
+            return withUnsafeTemporaryAllocation(byteCount: 2 * scalarSize + 16, alignment: 1) { der in
+                let derLength = copenssl_ecdsa_raw_to_der(
+                    signature.baseAddress?.assumingMemoryBound(to: UInt8.self), signature.count,
+                    der.baseAddress?.assumingMemoryBound(to: UInt8.self), der.count)
+                guard derLength > 0 else {
+                    OpenSSLFailure.clear()
+                    return false
+                }
+                return verifyPrehashed(
+                    UnsafeRawBufferPointer(rebasing: der[..<derLength]), over: signingInput, algorithm: algorithm,
+                    contexts: contexts)
+            }
+        }
+    }
+
+    private func verifyPrehashed(
+        _ signature: UnsafeRawBufferPointer,
+        over signingInput: UnsafeRawBufferPointer,
+        algorithm: SignatureAlgorithm,
+        contexts: ThreadContexts
+    ) -> Bool {
+        guard let digest = algorithm.digest, let ctx = contexts.verifyContext(for: self, algorithm: algorithm) else {
+            return false
+        }
+        return withUnsafeTemporaryAllocation(byteCount: 64, alignment: 8) { hash in
+            let length = contexts.hash(signingInput, with: digest, into: hash)
+            let rc = EVP_PKEY_verify(
+                ctx, signature.baseAddress?.assumingMemoryBound(to: UInt8.self), signature.count,
+                hash.baseAddress?.assumingMemoryBound(to: UInt8.self), length)
+            if rc != 1 { OpenSSLFailure.clear() }
+            return rc == 1
+        }
+    }
+
+    private func verifyEdDSA(_ signature: UnsafeRawBufferPointer, over signingInput: UnsafeRawBufferPointer) -> Bool {
+        guard let ctx = EVP_MD_CTX_new() else { return false }
+        defer { EVP_MD_CTX_free(ctx) }
+        guard EVP_DigestVerifyInit_ex(ctx, nil, nil, nil, nil, pointer, nil) == 1 else {
+            OpenSSLFailure.clear()
+            return false
+        }
+        let rc = EVP_DigestVerify(
+            ctx, signature.baseAddress?.assumingMemoryBound(to: UInt8.self), signature.count,
+            signingInput.baseAddress?.assumingMemoryBound(to: UInt8.self), signingInput.count)
+        if rc != 1 { OpenSSLFailure.clear() }
+        return rc == 1
+    }
+}

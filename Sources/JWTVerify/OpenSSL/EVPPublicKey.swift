@@ -1,0 +1,71 @@
+internal import COpenSSL
+import Synchronization
+
+/// Owns one OpenSSL public key (`EVP_PKEY`).
+///
+/// Immutable after construction, so it may verify on many threads at once (OpenSSL keys are
+/// read-only during verification and their reference counts are atomic). It is freed exactly
+/// once, in `deinit`.
+package final class EVPPublicKey: @unchecked Sendable {
+    /// The owned `EVP_PKEY *`.
+    let pointer: OpaquePointer
+    /// A process-unique number naming this key in per-thread context caches.
+    let id: UInt64
+    /// The key size in bits (`EVP_PKEY_get_bits`): the modulus for RSA, the field for EC.
+    package let bits: Int
+
+    private static let nextID = Atomic<UInt64>(1)
+
+    /// Takes ownership of a key at +1.
+    init(takingOwnershipOf pointer: OpaquePointer) {
+        self.pointer = pointer
+        self.id = Self.nextID.wrappingAdd(1, ordering: .relaxed).oldValue
+        self.bits = Int(EVP_PKEY_get_bits(pointer))
+    }
+
+    deinit { EVP_PKEY_free(pointer) }
+
+    /// An RSA public key from big-endian modulus and exponent octets.
+    package static func rsa(modulus: [UInt8], exponent: [UInt8]) throws(OpenSSLFailure) -> EVPPublicKey {
+        let pkey = modulus.withUnsafeBufferPointer { n in
+            exponent.withUnsafeBufferPointer { e in
+                copenssl_rsa_public_key(n.baseAddress, n.count, e.baseAddress, e.count)
+            }
+        }
+        guard let pkey else { throw OpenSSLFailure.drain("RSA key import") }
+        return EVPPublicKey(takingOwnershipOf: pkey)
+    }
+
+    /// An EC public key on `group` ("P-256", "P-384", "P-521") from an uncompressed SEC1 point;
+    /// off-curve points are refused.
+    package static func ec(group: String, uncompressedPoint: [UInt8]) throws(OpenSSLFailure) -> EVPPublicKey {
+        let pkey = uncompressedPoint.withUnsafeBufferPointer { p in
+            copenssl_ec_public_key(group, p.baseAddress, p.count)
+        }
+        guard let pkey else { throw OpenSSLFailure.drain("EC key import") }
+        return EVPPublicKey(takingOwnershipOf: pkey)
+    }
+
+    /// An Ed25519 public key from its 32 raw octets.
+    package static func ed25519(_ raw: [UInt8]) throws(OpenSSLFailure) -> EVPPublicKey {
+        let pkey = raw.withUnsafeBufferPointer { p in copenssl_raw_public_key("ED25519", p.baseAddress, p.count) }
+        guard let pkey else { throw OpenSSLFailure.drain("Ed25519 key import") }
+        return EVPPublicKey(takingOwnershipOf: pkey)
+    }
+
+    /// Reads a big-number parameter (`"n"`, `"e"`) as minimal big-endian octets.
+    func bigNumber(_ name: String) -> [UInt8]? {
+        var out = [UInt8](repeating: 0, count: 2048)
+        let n = out.withUnsafeMutableBufferPointer { copenssl_get_bn_param(pointer, name, $0.baseAddress, $0.count) }
+        guard n > 0 else { OpenSSLFailure.clear(); return nil }
+        return Array(out[..<n])
+    }
+
+    /// Reads an octet-string parameter (`"pub"`: the EC point).
+    func octets(_ name: String) -> [UInt8]? {
+        var out = [UInt8](repeating: 0, count: 256)
+        let n = out.withUnsafeMutableBufferPointer { copenssl_get_octet_param(pointer, name, $0.baseAddress, $0.count) }
+        guard n > 0 else { OpenSSLFailure.clear(); return nil }
+        return Array(out[..<n])
+    }
+}

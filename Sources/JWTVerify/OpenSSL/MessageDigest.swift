@@ -1,0 +1,49 @@
+internal import COpenSSL
+
+/// A hash algorithm fetched from OpenSSL's default provider once per process.
+///
+/// Explicit fetching avoids OpenSSL 3's implicit per-call fetch; an `EVP_MD` is immutable and may
+/// be shared by every thread.
+package final class MessageDigest: @unchecked Sendable {
+    /// The fetched `EVP_MD`, owned by this object.
+    let pointer: OpaquePointer
+    /// The digest length in octets.
+    package let size: Int
+    /// The algorithm's OpenSSL name.
+    package let name: String
+
+    private init(name: String) {
+        guard let md = EVP_MD_fetch(nil, name, nil) else {
+            fatalError("OpenSSL's default provider has no \(name): \(OpenSSLFailure.drain("EVP_MD_fetch"))")
+        }
+        self.pointer = md
+        self.size = Int(EVP_MD_get_size(md))
+        self.name = name
+    }
+
+    deinit { EVP_MD_free(pointer) }
+
+    /// SHA-256.
+    package static let sha256 = MessageDigest(name: "SHA256")
+    /// SHA-384.
+    package static let sha384 = MessageDigest(name: "SHA384")
+    /// SHA-512.
+    package static let sha512 = MessageDigest(name: "SHA512")
+}
+
+extension MessageDigest {
+    /// Hashes `input` into `output` (at least ``size`` octets) with this thread's reused context;
+    /// returns the digest length.
+    func hash(_ input: UnsafeRawBufferPointer, into output: UnsafeMutableRawBufferPointer) -> Int {
+        ThreadContexts.current.hash(input, with: self, into: output)
+    }
+
+    /// The digest of `input` as a new array.
+    package func hash(_ input: some Collection<UInt8>) -> [UInt8] {
+        var out = [UInt8](repeating: 0, count: size)
+        Array(input).withUnsafeBytes { inBuffer in
+            _ = out.withUnsafeMutableBytes { hash(inBuffer, into: $0) }
+        }
+        return out
+    }
+}
