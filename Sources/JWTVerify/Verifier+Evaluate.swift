@@ -159,13 +159,13 @@ extension Verifier {
             }
         }
         if let exp = claims.expiresAt, now >= exp + leeway {
-            return VerificationError(.expired, detail: "expired at \(exp), \(Self.seconds(now - exp)) before now (leeway \(Self.seconds(leeway)))")
+            return VerificationError(.expired, detail: "expired at \(Self.number(exp)), \(Self.seconds(now - exp)) before now (leeway \(Self.seconds(leeway)))")
         }
         if let nbf = claims.notBefore, nbf > now + leeway {
-            return VerificationError(.notYetValid, detail: "not valid before \(nbf), \(Self.seconds(nbf - now)) from now")
+            return VerificationError(.notYetValid, detail: "not valid before \(Self.number(nbf)), \(Self.seconds(nbf - now)) from now")
         }
         if let iat = claims.issuedAt, iat > now + leeway {
-            return VerificationError(.issuedInFuture, detail: "issued at \(iat), \(Self.seconds(iat - now)) in the future")
+            return VerificationError(.issuedInFuture, detail: "issued at \(Self.number(iat)), \(Self.seconds(iat - now)) in the future")
         }
         if let rawNonce {
             guard var nonce = claims.nonce else {
@@ -188,7 +188,10 @@ extension Verifier {
     }
 
     /// `12s` / `1.5s`.
-    static func seconds(_ value: Double) -> String {
-        value == value.rounded() && abs(value) < 1e15 ? "\(Int64(value))s" : "\(value)s"
+    static func seconds(_ value: Double) -> String { number(value) + "s" }
+
+    /// A NumericDate or duration without a spurious `.0`.
+    static func number(_ value: Double) -> String {
+        value == value.rounded() && abs(value) < 1e15 ? "\(Int64(value))" : "\(value)"
     }
 }

@@ -16,6 +16,8 @@ public struct RegisteredClaims: Sendable, Hashable {
     public var issuedAt: Double?
     /// `nonce` (the hash the provider copied from the sign-in request).
     public var nonce: String?
+    /// Whether `aud` was written as an array (even of one member).
+    public var audienceIsArray = false
 
     /// Largest NumericDate accepted: 2^53 − 1, the largest integer a double holds exactly.
     static let maximumNumericDate = 9_007_199_254_740_991.0
@@ -60,6 +62,7 @@ public struct RegisteredClaims: Sendable, Hashable {
                         list.append(member)
                     }
                     claims.audience = list
+                    claims.audienceIsArray = true
                 } else {
                     throw VerificationError(.claimType, detail: "aud is neither a string nor an array of strings")
                 }

@@ -19,8 +19,11 @@ package struct JSONText {
         needsComma = false
     }
 
-    /// Appends raw bytes (already valid JSON, or a line break between documents).
-    package mutating func appendRaw(_ raw: some Sequence<UInt8>) { bytes.append(contentsOf: raw) }
+    /// Appends raw bytes between documents (a line break); the next value starts a new document.
+    package mutating func appendRaw(_ raw: some Sequence<UInt8>) {
+        bytes.append(contentsOf: raw)
+        needsComma = false
+    }
 
     /// Appends `{`.
     package mutating func beginObject() {

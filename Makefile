@@ -1,0 +1,57 @@
+# JWTVerify — the two commands the README promises, plus the longer runs.
+#   make demo   install what is missing, build in release, verify the bundled sample tokens
+#   make test   install what is missing, run the whole test suite
+SHELL := /bin/bash
+SWIFT ?= swift
+SYSTEM_PACKAGES := pkg-config libssl-dev libjansson-dev
+JWTVERIFY := .build/release/jwtverify
+
+.PHONY: all deps build release demo test vectors clean
+
+all: build
+
+# Installs missing system packages: apt-get on Debian/Ubuntu (as root, or through sudo).
+deps:
+	@if pkg-config --exists 'libcrypto >= 3.0' jansson 2>/dev/null && \
+	    [ -f "$$(pkg-config --variable=includedir jansson)/jansson.h" ]; then exit 0; fi; \
+	missing=""; \
+	if command -v dpkg-query >/dev/null; then \
+	  for p in $(SYSTEM_PACKAGES); do \
+	    dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q "install ok installed" || missing="$$missing $$p"; \
+	  done; \
+	  [ -z "$$missing" ] && exit 0; \
+	fi; \
+	if ! command -v apt-get >/dev/null; then \
+	  echo "JWTVerify needs OpenSSL >= 3 and jansson (headers + pkg-config files)."; \
+	  echo "Install them with your package manager, e.g.: brew install openssl@3 jansson pkg-config"; \
+	  exit 1; \
+	fi; \
+	sudo=""; [ "$$(id -u)" -ne 0 ] && sudo="sudo"; \
+	echo "Installing system packages:$$missing"; \
+	$$sudo apt-get update -qq && \
+	DEBIAN_FRONTEND=noninteractive $$sudo apt-get install -y -qq --no-install-recommends $$missing
+
+build: deps
+	$(SWIFT) build
+
+release: deps
+	$(SWIFT) build -c release --product jwtverify
+
+# Verifies the Apple-shaped sample tokens at a fixed time; each line says what it must get ("expect").
+demo: release
+	@echo "== jwtverify verify on Vectors/samples/apple-identity-tokens.jsonl (evaluated at 2026-01-01T00:00:00Z)"
+	@$(JWTVERIFY) verify --jwks Vectors/jwks.json --issuer https://appleid.apple.com \
+	    --audience com.example.app --now 2026-01-01T00:00:00Z \
+	    Vectors/samples/apple-identity-tokens.jsonl; status=$$?; \
+	echo "== exit status $$status (1: some tokens were rejected, as the sample intends)"; \
+	[ $$status -le 1 ]
+
+test: deps
+	$(SWIFT) test
+
+# Regenerates Vectors/ (needs Python 'cryptography'); keys are kept unless NEW_KEYS=1.
+vectors:
+	python3 Vectors/generate.py $(if $(NEW_KEYS),--new-keys,)
+
+clean:
+	rm -rf .build

@@ -1,0 +1,98 @@
+/// Writes one JSON Lines record describing a verification outcome, the `verify` output contract:
+/// `line`, `file`?, `id`?, `valid`, `reason`, `detail`, `alg`, `kid`, `iss`, `sub`, `aud`, `exp`,
+/// `iat`, `claims_verified`.
+///
+/// For a rejected token the claims are read without trust (``UnverifiedToken``) and
+/// `claims_verified` is `false`; members that could not be read are `null`.
+package enum TokenReport {
+    /// Appends the record for `result` to `out`, followed by a newline.
+    package static func append(
+        to out: inout JSONText,
+        line: Int,
+        file: String?,
+        idJSON: String?,
+        token: UnsafeRawBufferPointer,
+        result: Result<VerifiedToken, VerificationError>,
+        peekLimit: Int
+    ) {
+        out.beginObject()
+        out.key("line")
+        out.integer(line)
+        if let file {
+            out.key("file")
+            out.string(file)
+        }
+        if let idJSON {
+            out.key("id")
+            out.rawValue(idJSON)
+        }
+        switch result {
+        case .success(let verified):
+            out.key("valid")
+            out.bool(true)
+            out.key("reason")
+            out.null()
+            out.key("detail")
+            out.null()
+            appendFields(
+                to: &out, algorithm: verified.algorithm.name, keyID: verified.keyID, claims: verified.claims,
+                audienceIsArray: verified.claims.audienceIsArray, verified: true)
+        case .failure(let error):
+            out.key("valid")
+            out.bool(false)
+            out.key("reason")
+            out.string(error.reason.rawValue)
+            out.key("detail")
+            out.string(error.detail)
+            let peek = UnverifiedToken(peeking: token, limit: peekLimit)
+            appendFields(
+                to: &out, algorithm: peek.algorithm, keyID: peek.keyID, claims: peek.claims,
+                audienceIsArray: peek.audienceIsArray, verified: false)
+        }
+        out.endObject()
+        out.appendRaw([UInt8(ascii: "\n")])
+    }
+
+    /// Appends the record for an input line that held no usable token request.
+    package static func appendUnusableLine(
+        to out: inout JSONText, line: Int, file: String?, idJSON: String?, reason: VerificationError
+    ) {
+        append(
+            to: &out, line: line, file: file, idJSON: idJSON, token: UnsafeRawBufferPointer(start: nil, count: 0),
+            result: .failure(reason), peekLimit: 0)
+    }
+
+    private static func appendFields(
+        to out: inout JSONText, algorithm: String?, keyID: String?, claims: RegisteredClaims,
+        audienceIsArray: Bool, verified: Bool
+    ) {
+        func optional(_ name: String, _ value: String?) {
+            out.key(name)
+            if let value { out.string(value) } else { out.null() }
+        }
+        func optional(_ name: String, _ value: Double?) {
+            out.key(name)
+            if let value { out.number(value) } else { out.null() }
+        }
+        optional("alg", algorithm)
+        optional("kid", keyID)
+        optional("iss", claims.issuer)
+        optional("sub", claims.subject)
+        out.key("aud")
+        if let audience = claims.audience {
+            if audienceIsArray || audience.count != 1 {
+                out.beginArray()
+                for member in audience { out.string(member) }
+                out.endArray()
+            } else {
+                out.string(audience[0])
+            }
+        } else {
+            out.null()
+        }
+        optional("exp", claims.expiresAt)
+        optional("iat", claims.issuedAt)
+        out.key("claims_verified")
+        out.bool(verified)
+    }
+}

@@ -1,0 +1,62 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// `jwtverify`: the command-line face of JWTVerify.
+@main
+enum JWTVerifyCommand {
+    static let version = "0.1.0"
+
+    static let help = """
+        USAGE: jwtverify <command> [options]
+
+        Verifies JSON Web Tokens (compact JWS: RS256, ES256 and more) against a key set,
+        checking signature, issuer, audience, expiry and the Sign in with Apple nonce.
+
+        COMMANDS:
+          verify    Verify one token per input line; JSON Lines results on stdout.
+
+        Run 'jwtverify <command> --help' for a command's options.
+        Options: -h, --help (this text), --version.
+        """
+
+    static func main() {
+        signal(SIGPIPE, SIG_IGN)
+        let words = CommandLine.arguments.dropFirst()
+        do {
+            exit(try run(words).rawValue)
+        } catch {
+            StandardError.write("jwtverify: error: \(error.message)\n")
+            if error.status == .usage {
+                StandardError.write("Run 'jwtverify \(words.first.map { $0.hasPrefix("-") ? "" : $0 + " " } ?? "")--help' for usage.\n")
+            }
+            exit(error.status.rawValue)
+        }
+    }
+
+    static func run(_ words: ArraySlice<String>) throws(CommandFailure) -> ExitStatus {
+        guard let command = words.first else {
+            StandardError.write(help + "\n")
+            return .usage
+        }
+        switch command {
+        case "-h", "--help", "help":
+            print(help)
+            return .ok
+        case "--version":
+            print("jwtverify \(version)")
+            return .ok
+        case "verify":
+            let options = try VerifyOptions(parsing: words.dropFirst())
+            if options.helpRequested {
+                print(VerifyOptions.help)
+                return .ok
+            }
+            return try VerifyCommand(options: options).run()
+        default:
+            throw .usage("unknown command \"\(command)\"")
+        }
+    }
+}

@@ -1,0 +1,135 @@
+import JWTVerify
+
+/// The flags of `jwtverify verify`, parsed and validated before any input is read.
+struct VerifyOptions {
+    var jwksFiles: [String] = []
+    var issuer: String?
+    var audiences: [String] = []
+    var nonce: String?
+    var leeway = Verifier.defaultLeeway
+    var now: Double?
+    var algorithms = SignatureAlgorithm.defaultAllowed
+    var maxTokenBytes = Verifier.defaultMaxTokenBytes
+    var threads = VerifyOptions.defaultThreads
+    var inputs: [String] = []
+    var helpRequested = false
+
+    static var defaultThreads: Int { max(1, Int(sysconfValue())) }
+
+    static let help = """
+        USAGE: jwtverify verify --jwks FILE --issuer ISS --audience AUD [options] [FILE...]
+
+        Verifies compact JWS tokens (JWTs), one per input line, and prints one JSON object per
+        line on stdout, in input order. Reads standard input when no FILE is given (or FILE is -).
+
+        Input lines are either a bare token or a JSON object:
+            {"token": "<compact JWS>", "nonce": "<raw nonce>", "id": <any JSON>}
+        ("nonce" and "id" are optional; other members are ignored). An empty line, or one that is
+        not a token, is reported as "malformed"; a trailing CR is removed from bare lines.
+
+        OPTIONS:
+          --jwks FILE              Key set (JWKS document, or a single JWK). Repeatable: keys are merged.
+          --issuer ISS             Required "iss", compared exactly.
+          --audience AUD           Accepted "aud". Repeatable: any of them is accepted.
+          --nonce RAW              Raw nonce for lines without their own; the token's "nonce" must be
+                                   the lowercase hex SHA-256 of it.
+          --leeway SECONDS         Clock-skew allowance for exp/nbf/iat (default 60).
+          --now T                  Evaluate at T: Unix seconds (fractions allowed) or RFC 3339
+                                   (e.g. 2023-11-14T22:30:00Z). Default: the current time.
+          --algorithms LIST        Comma-separated allow-list (default RS256,ES256). Known:
+                                   RS256,RS384,RS512,PS256,PS384,PS512,ES256,ES384,ES512,EdDSA.
+          --max-token-bytes N      Longest token accepted (default 65536); longer ones are "too_large".
+          --threads N              Worker threads (default: the number of CPUs).
+          -h, --help               Show this help.
+
+        OUTPUT (one JSON object per input line):
+          line, file (only with several inputs), id (when given), valid, reason, detail,
+          alg, kid, iss, sub, aud, exp, iat, claims_verified (false: read from a rejected token,
+          not trusted). A summary (totals and counts by reason) goes to stderr.
+
+        EXIT STATUS:
+          0 every token valid, 1 some token rejected, 64 usage error, 65 unusable key set,
+          66 input file missing or unreadable, 70 internal error, 74 I/O error.
+        """
+
+    /// Parses the words after `verify`.
+    init(parsing words: ArraySlice<String>) throws(CommandFailure) {
+        var arguments = Arguments(words)
+        var sawAlgorithms = false
+        while let word = arguments.next() {
+            switch word {
+            case .operand(let path):
+                inputs.append(path)
+            case .option(let name, let inline):
+                switch name {
+                case "-h", "--help":
+                    helpRequested = true
+                case "--jwks":
+                    jwksFiles.append(try arguments.value(for: name, inline: inline))
+                case "--issuer":
+                    issuer = try arguments.value(for: name, inline: inline)
+                case "--audience":
+                    audiences.append(try arguments.value(for: name, inline: inline))
+                case "--nonce":
+                    nonce = try arguments.value(for: name, inline: inline)
+                case "--leeway":
+                    let text = try arguments.value(for: name, inline: inline)
+                    guard let value = Double(text), value.isFinite, value >= 0 else {
+                        throw .usage("--leeway needs a number of seconds >= 0, not \"\(text)\"")
+                    }
+                    leeway = value
+                case "--now":
+                    let text = try arguments.value(for: name, inline: inline)
+                    guard let value = TimeArgument.parse(text) else {
+                        throw .usage("--now needs Unix seconds or an RFC 3339 time, not \"\(text)\"")
+                    }
+                    now = value
+                case "--algorithms":
+                    let text = try arguments.value(for: name, inline: inline)
+                    if !sawAlgorithms { algorithms = [] }
+                    sawAlgorithms = true
+                    for item in text.split(separator: ",", omittingEmptySubsequences: true) {
+                        let name = item.trimmingSpaces
+                        guard let algorithm = SignatureAlgorithm(name: name) else {
+                            throw .usage("--algorithms: unknown or unsupported algorithm \"\(name)\"")
+                        }
+                        algorithms.insert(algorithm)
+                    }
+                    guard !algorithms.isEmpty else { throw .usage("--algorithms needs at least one algorithm") }
+                case "--max-token-bytes":
+                    let text = try arguments.value(for: name, inline: inline)
+                    guard let value = Int(text), value > 0, value <= 1 << 30 else {
+                        throw .usage("--max-token-bytes needs a whole number from 1 to 2^30, not \"\(text)\"")
+                    }
+                    maxTokenBytes = value
+                case "--threads":
+                    let text = try arguments.value(for: name, inline: inline)
+                    guard let value = Int(text), value >= 1, value <= 256 else {
+                        throw .usage("--threads needs a whole number from 1 to 256, not \"\(text)\"")
+                    }
+                    threads = value
+                default:
+                    throw .usage("unknown option \(name)")
+                }
+            }
+        }
+        if helpRequested { return }
+        if jwksFiles.isEmpty { throw .usage("--jwks is required") }
+        if issuer == nil { throw .usage("--issuer is required") }
+        if audiences.isEmpty { throw .usage("--audience is required (repeat it to accept several)") }
+    }
+}
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+private func sysconfValue() -> Int { sysconf(Int32(_SC_NPROCESSORS_ONLN)) }
+
+extension Substring {
+    var trimmingSpaces: String {
+        String(drop(while: { $0 == " " }).reversed().drop(while: { $0 == " " }).reversed())
+    }
+}

@@ -1,0 +1,65 @@
+import Foundation
+
+/// Runs the built `jwtverify` binary and captures its stdout, stderr and exit status.
+enum CLIRunner {
+    struct Outcome {
+        let status: Int32
+        let stdout: Data
+        let stderr: String
+        var stdoutText: String { String(decoding: stdout, as: UTF8.self) }
+        /// Each stdout line parsed as a JSON object.
+        var records: [[String: Any]] {
+            stdout.split(separator: UInt8(ascii: "\n")).compactMap {
+                try? JSONSerialization.jsonObject(with: Data($0)) as? [String: Any]
+            }
+        }
+    }
+
+    static let repositoryRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+        .deletingLastPathComponent().deletingLastPathComponent()
+
+    /// The binary beside the test bundle (SwiftPM builds it because the test target depends on it).
+    static let binary: URL = {
+        let executable = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
+        var directory = executable.deletingLastPathComponent()
+        while directory.path != "/" {
+            let candidate = directory.appendingPathComponent("jwtverify")
+            if FileManager.default.isExecutableFile(atPath: candidate.path) { return candidate }
+            directory = directory.deletingLastPathComponent()
+        }
+        return repositoryRoot.appendingPathComponent(".build/debug/jwtverify")
+    }()
+
+    /// Runs `jwtverify arguments…` with `input` on stdin (written from another thread, so large
+    /// inputs cannot deadlock against a full stdout pipe).
+    static func run(_ arguments: [String], input: Data = Data(), currentDirectory: URL = repositoryRoot) throws -> Outcome {
+        let process = Process()
+        process.executableURL = binary
+        process.arguments = arguments
+        process.currentDirectoryURL = currentDirectory
+        let stdin = Pipe(), stdout = Pipe(), stderr = Pipe()
+        process.standardInput = stdin
+        process.standardOutput = stdout
+        process.standardError = stderr
+        try process.run()
+        let group = DispatchGroup()
+        let inputHandle = stdin.fileHandleForWriting
+        DispatchQueue.global().async(group: group) {
+            try? inputHandle.write(contentsOf: input)
+            try? inputHandle.close()
+        }
+        let errorBox = DataBox()
+        let errorHandle = stderr.fileHandleForReading
+        DispatchQueue.global().async(group: group) { errorBox.data = errorHandle.readDataToEndOfFile() }
+        let out = stdout.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        group.wait()
+        let errorData = errorBox.data
+        return Outcome(status: process.terminationStatus, stdout: out, stderr: String(decoding: errorData, as: UTF8.self))
+    }
+}
+
+/// Hands data from a reader thread to the test (read only after the group finished).
+private final class DataBox: @unchecked Sendable {
+    var data = Data()
+}

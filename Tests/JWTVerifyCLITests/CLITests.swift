@@ -1,0 +1,183 @@
+import Foundation
+import Testing
+
+/// End-to-end runs of the built `jwtverify` binary: stdout, stderr and exit status.
+@Suite("jwtverify CLI")
+struct CLITests {
+    static let sample = "Vectors/samples/apple-identity-tokens.jsonl"
+    static let baseFlags = [
+        "verify", "--jwks", "Vectors/jwks.json", "--issuer", "https://appleid.apple.com", "--audience", "com.example.app",
+        "--now", "1767225600",
+    ]
+
+    /// The sample rows: id → expected verdict.
+    static let expectations: [String: String] = {
+        let data = (try? Data(contentsOf: CLIRunner.repositoryRoot.appendingPathComponent(sample))) ?? Data()
+        var map: [String: String] = [:]
+        for line in data.split(separator: UInt8(ascii: "\n")) {
+            if let row = try? JSONSerialization.jsonObject(with: Data(line)) as? [String: Any],
+                let id = row["id"] as? String, let expect = row["expect"] as? String
+            {
+                map[id] = expect
+            }
+        }
+        return map
+    }()
+
+    static var validTokens: [String] {
+        let data = (try? Data(contentsOf: CLIRunner.repositoryRoot.appendingPathComponent(sample))) ?? Data()
+        return data.split(separator: UInt8(ascii: "\n")).compactMap { line in
+            guard let row = try? JSONSerialization.jsonObject(with: Data(line)) as? [String: Any],
+                row["expect"] as? String == "valid", row["nonce"] == nil || true
+            else { return nil }
+            return row["token"] as? String
+        }
+    }
+
+    @Test("the sample file: every line in order with its expected verdict, summary on stderr, exit 1")
+    func sampleFile() throws {
+        let outcome = try CLIRunner.run(Self.baseFlags + [Self.sample])
+        #expect(outcome.status == 1)
+        let records = outcome.records
+        #expect(records.count == 27)
+        for (index, record) in records.enumerated() {
+            #expect(record["line"] as? Int == index + 1)
+            let id = record["id"] as? String ?? ""
+            let verdict = (record["valid"] as? Bool == true) ? "valid" : (record["reason"] as? String ?? "?")
+            #expect(verdict == Self.expectations[id], "\(id)")
+            #expect(record["claims_verified"] as? Bool == (verdict == "valid"))
+            for key in ["detail", "alg", "kid", "iss", "sub", "aud", "exp", "iat"] { #expect(record.keys.contains(key)) }
+        }
+        let first = try #require(records.first)
+        #expect(first["alg"] as? String == "RS256")
+        #expect(first["iss"] as? String == "https://appleid.apple.com")
+        #expect(first["exp"] as? Int == 1_767_225_900)
+        let expired = try #require(records.first { $0["id"] as? String == "expired" })
+        #expect(expired["sub"] as? String == "001234.5f0a2b9c8d7e4f61a3b2c1d0e9f8a7b6.1234")
+        #expect(outcome.stderr.contains("27 tokens, 7 valid, 20 rejected"))
+        #expect(outcome.stderr.contains("nonce_mismatch     2"))
+    }
+
+    @Test("all valid: exit 0; threads 1 and 2 give identical output")
+    func allValidAndThreads() throws {
+        let lines = Self.validTokens.filter { _ in true }
+        let input = Data(lines.map { #"{"token":"\#($0)","nonce":"demo-raw-nonce-0f4e2a","id":7}"# }.joined(separator: "\n").utf8)
+        let one = try CLIRunner.run(Self.baseFlags + ["--threads", "1"], input: input)
+        let two = try CLIRunner.run(Self.baseFlags + ["--threads", "2"], input: input)
+        // One valid sample has no nonce claim and is meant to be checked without a nonce.
+        #expect(one.records.count == lines.count)
+        #expect(one.stdout == two.stdout)
+        #expect(one.records.allSatisfy { $0["id"] as? Int == 7 })
+        let withoutNonce = try CLIRunner.run(Self.baseFlags, input: Data((lines.prefix(5).joined(separator: "\n") + "\n").utf8))
+        #expect(withoutNonce.status == 0)
+        #expect(withoutNonce.records.count == 5)
+        #expect(withoutNonce.stderr.contains("5 tokens, 5 valid, 0 rejected"))
+    }
+
+    @Test("a large input in many batches keeps input order on two threads")
+    func order() throws {
+        let tokens = Self.validTokens.prefix(5)
+        var lines: [String] = []
+        for i in 0..<9000 { lines.append(i % 3 == 0 ? "garbage-\(i)" : tokens[tokens.startIndex + i % 5]) }
+        let outcome = try CLIRunner.run(Self.baseFlags + ["--threads", "2"], input: Data(lines.joined(separator: "\n").utf8))
+        let records = outcome.records
+        #expect(records.count == 9000)
+        #expect(records.enumerated().allSatisfy { $0.element["line"] as? Int == $0.offset + 1 })
+        #expect(records.enumerated().allSatisfy { ($0.element["valid"] as? Bool) == ($0.offset % 3 != 0) })
+        #expect(outcome.status == 1)
+    }
+
+    @Test("odd lines: empty, CRLF, invalid UTF-8, JSON problems, 1 MiB and a line beyond the line limit")
+    func oddLines() throws {
+        let valid = Self.validTokens[0]
+        var input = Data()
+        input.append(Data("\n".utf8))  // 1: empty
+        input.append(Data((valid + "\r\n").utf8))  // 2: CRLF
+        input.append(Data([0xFF, 0xFE, 0x2E, 0x80, 0x0A]))  // 3: invalid UTF-8
+        input.append(Data("{\"token\": 5, \"id\": [1]}\n".utf8))  // 4: token not a string
+        input.append(Data("{not json\n".utf8))  // 5
+        input.append(Data((String(repeating: "a", count: 1 << 20) + "\n").utf8))  // 6: 1 MiB
+        input.append(Data(String(repeating: "b.", count: 1_500_000).utf8))  // 7: 3 MB, no newline at the end
+        let outcome = try CLIRunner.run(Self.baseFlags, input: input)
+        let reasons = outcome.records.map { $0["reason"] as? String ?? "valid" }
+        #expect(reasons == ["malformed", "valid", "malformed", "malformed", "malformed", "too_large", "too_large"])
+        #expect(outcome.records[3]["id"] as? [Int] == [1])
+        #expect(outcome.status == 1)
+    }
+
+    @Test("--now accepts Unix seconds and RFC 3339 alike")
+    func nowFormats() throws {
+        let token = Data((Self.validTokens[0] + "\n").utf8)
+        for now in ["1767225600", "1767225600.5", "2026-01-01T00:00:00Z", "2026-01-01T01:00:00+01:00", "2025-12-31T23:59:59.999Z"] {
+            var flags = Self.baseFlags
+            flags[flags.count - 1] = now
+            #expect(try CLIRunner.run(flags, input: token).status == 0, "\(now)")
+        }
+        var late = Self.baseFlags
+        late[late.count - 1] = "2026-01-02T00:00:00Z"
+        let expired = try CLIRunner.run(late, input: token)
+        #expect(expired.records.first?["reason"] as? String == "expired")
+    }
+
+    @Test(
+        "usage errors exit 64 with a hint on stderr",
+        arguments: [
+            [], ["frobnicate"], ["verify"], ["verify", "--jwks", "Vectors/jwks.json", "--audience", "a"],
+            ["verify", "--jwks", "Vectors/jwks.json", "--issuer", "i"],
+            ["verify", "--jwks", "Vectors/jwks.json", "--issuer", "i", "--audience", "a", "--bogus"],
+            ["verify", "--jwks", "Vectors/jwks.json", "--issuer", "i", "--audience", "a", "--algorithms", "HS256"],
+            ["verify", "--jwks", "Vectors/jwks.json", "--issuer", "i", "--audience", "a", "--algorithms", "none"],
+            ["verify", "--jwks", "Vectors/jwks.json", "--issuer", "i", "--audience", "a", "--leeway", "-1"],
+            ["verify", "--jwks", "Vectors/jwks.json", "--issuer", "i", "--audience", "a", "--now", "yesterday"],
+            ["verify", "--jwks", "Vectors/jwks.json", "--issuer", "i", "--audience", "a", "--threads", "0"],
+            ["verify", "--jwks", "Vectors/jwks.json", "--issuer", "i", "--audience", "a", "--max-token-bytes", "x"],
+            ["verify", "--jwks"],
+        ])
+    func usage(arguments: [String]) throws {
+        let outcome = try CLIRunner.run(arguments)
+        #expect(outcome.status == 64)
+        #expect(outcome.stdout.isEmpty)
+        #expect(!outcome.stderr.isEmpty)
+    }
+
+    @Test("--help prints usage on stdout and exits 0")
+    func help() throws {
+        let top = try CLIRunner.run(["--help"])
+        #expect(top.status == 0)
+        #expect(top.stdoutText.contains("USAGE: jwtverify"))
+        let verify = try CLIRunner.run(["verify", "--help"])
+        #expect(verify.status == 0)
+        #expect(verify.stdoutText.contains("EXIT STATUS"))
+    }
+
+    @Test("a missing key set or input file exits 66; an unusable key set exits 65")
+    func files() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("jwtverify-cli-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let garbage = directory.appendingPathComponent("garbage.json")
+        try Data("not json".utf8).write(to: garbage)
+        let encOnly = directory.appendingPathComponent("enc.json")
+        try Data(#"{"keys":[{"kty":"RSA","kid":"x","use":"enc","n":"AQAB","e":"AQAB"}]}"#.utf8).write(to: encOnly)
+        let base = ["verify", "--issuer", "i", "--audience", "a"]
+        let missingKeys = try CLIRunner.run(base + ["--jwks", "/nonexistent.json"])
+        #expect(missingKeys.status == 66)
+        #expect(try CLIRunner.run(base + ["--jwks", garbage.path]).status == 65)
+        let unusable = try CLIRunner.run(base + ["--jwks", encOnly.path])
+        #expect(unusable.status == 65)
+        #expect(unusable.stderr.contains("unusable"))
+        let missingInput = try CLIRunner.run(base + ["--jwks", "Vectors/jwks.json", "/nonexistent-input.txt"])
+        #expect(missingInput.status == 66)
+        #expect(missingInput.stdout.isEmpty)
+        #expect(try CLIRunner.run(base + ["--jwks", "Vectors/jwks.json", directory.path]).status == 66)
+    }
+
+    @Test("several input files: records carry the file name and restart line numbers")
+    func severalFiles() throws {
+        let outcome = try CLIRunner.run(Self.baseFlags + [Self.sample, "Vectors/samples/tokens.txt"])
+        let records = outcome.records
+        #expect(records.count == 27 + 26)
+        #expect(records[27]["file"] as? String == "Vectors/samples/tokens.txt")
+        #expect(records[27]["line"] as? Int == 1)
+    }
+}

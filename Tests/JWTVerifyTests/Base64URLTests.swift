@@ -1,0 +1,37 @@
+@testable import JWTVerify
+import Testing
+
+@Suite("base64url")
+struct Base64URLTests {
+    @Test(
+        "strict decoding",
+        arguments: [
+            ("", [] as [UInt8]?), ("QQ", [0x41]), ("QUI", [0x41, 0x42]), ("QUJD", [0x41, 0x42, 0x43]),
+            ("_-8", [0xFF, 0xEF]), ("A", nil), ("QR", nil), ("QUJ", nil), ("QQ==", nil), ("QQ=", nil),
+            ("Q+E", nil), ("Q/E", nil), ("QU I", nil), ("QU\nI", nil), ("QUJD\n", nil), ("ABCDE", nil),
+            ("eyI", [0x7B, 0x22]), ("eyJ", nil), ("é", nil),
+        ])
+    func decode(input: String, expected: [UInt8]?) {
+        #expect(Base64URL.decode(Array(input.utf8)) == expected)
+    }
+
+    @Test("every length round-trips, and each encoding is the only accepted one")
+    func roundTrip() {
+        var generator = SystemRandomNumberGenerator()
+        for length in 0..<200 {
+            let bytes = (0..<length).map { _ in UInt8.random(in: 0...255, using: &generator) }
+            let encoded = Base64URL.encode(bytes)
+            #expect(!encoded.contains("="))
+            #expect(Base64URL.decode(Array(encoded.utf8)) == bytes)
+            #expect(Base64URL.decodedLength(encoded.utf8.count) == length)
+        }
+    }
+
+    @Test("non-zero unused trailing bits are rejected")
+    func canonicalTrailingBits() {
+        // "QR" and "QUK" decode to the same octets as "QQ" and "QUI" by a lenient decoder.
+        #expect(Base64URL.decode(Array("QR".utf8)) == nil)
+        #expect(Base64URL.decode(Array("QUK".utf8)) == nil)
+        #expect(Base64URL.decode(Array("QUI".utf8)) == [0x41, 0x42])
+    }
+}

@@ -1,0 +1,59 @@
+import Foundation
+import JWTVerify
+import Testing
+
+// README-EXAMPLE-BEGIN
+/// Built once at startup and shared by every request handler (`Verifier` is `Sendable`).
+struct AppleSignIn {
+    let verifier: Verifier
+
+    init(keysFile: String) throws {
+        verifier = Verifier(
+            keys: try JWKSet(contentsOfFile: keysFile),  // Apple's JWKS, fetched from appleid.apple.com/auth/keys
+            issuer: "https://appleid.apple.com",
+            audiences: ["com.example.app"],  // your bundle ID and/or Services ID
+            leeway: 60)
+    }
+
+    /// The user's stable Apple ID, if the identity token is genuine, current, meant for this app,
+    /// and carries the hash of the raw nonce this sign-in started with.
+    func userID(identityToken: String, rawNonce: String) throws(VerificationError) -> String {
+        let token = try verifier.verify(identityToken, nonce: rawNonce)
+        return token.claims.subject ?? ""
+    }
+}
+// README-EXAMPLE-END
+
+@Suite("README")
+struct ReadmeExampleTests {
+    static let readme = CLIPath.root.appendingPathComponent("README.md")
+
+    @Test("the README's library example is this compiled code, verbatim")
+    func exampleIsInReadme() throws {
+        let source = try String(contentsOf: URL(fileURLWithPath: #filePath), encoding: .utf8)
+        let begin = try #require(source.range(of: "// README-EXAMPLE-BEGIN\n"))
+        let end = try #require(source.range(of: "// README-EXAMPLE-END"))
+        let snippet = String(source[begin.upperBound..<end.lowerBound])
+        let readme = try String(contentsOf: Self.readme, encoding: .utf8)
+        #expect(readme.contains("```swift\nimport JWTVerify\n\n" + snippet + "```"))
+    }
+
+    @Test("the example accepts a fresh token with the right nonce and names the failing check otherwise")
+    func exampleWorks() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("jwtverify-readme-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let keysFile = directory.appendingPathComponent("keys.json")
+        try Data(TokenFactory.jwksJSON.utf8).write(to: keysFile)
+        let now = Int(Date().timeIntervalSince1970)
+        let claims = #"{"iss":"https://appleid.apple.com","aud":"com.example.app","exp":\#(now + 600),"iat":\#(now - 5),"sub":"001234.user.5678","nonce":"\#(Nonce.expectedClaim(forRawNonce: "n-1"))"}"#
+        let signIn = try AppleSignIn(keysFile: keysFile.path)
+        let token = TokenFactory.token(payload: claims)
+        #expect(try signIn.userID(identityToken: token, rawNonce: "n-1") == "001234.user.5678")
+        #expect(throws: VerificationError(.nonceMismatch)) { try signIn.userID(identityToken: token, rawNonce: "n-2") }
+    }
+}
+
+enum CLIPath {
+    static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+}
