@@ -180,4 +180,20 @@ struct CLITests {
         #expect(records[27]["file"] as? String == "Vectors/samples/tokens.txt")
         #expect(records[27]["line"] as? Int == 1)
     }
+
+    @Test("a failed write (a full disk) exits 74")
+    func writeFailure() throws {
+        let process = Process()
+        process.executableURL = CLIRunner.binary
+        process.arguments = Self.baseFlags + [Self.sample]
+        process.currentDirectoryURL = CLIRunner.repositoryRoot
+        process.standardOutput = try #require(FileHandle(forWritingAtPath: "/dev/full"))
+        let stderr = Pipe()
+        process.standardError = stderr
+        try process.run()
+        let message = String(decoding: stderr.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        #expect(process.terminationStatus == 74)
+        #expect(message.contains("cannot write output"))
+    }
 }
