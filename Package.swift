@@ -35,6 +35,12 @@ let package = Package(
             dependencies: ["JWTVerify"],
             swiftSettings: strictSettings
         ),
+        .executableTarget(
+            name: "jwtbench",
+            dependencies: ["JWTVerify"],
+            path: "Benchmarks/JWTBench",
+            swiftSettings: strictSettings
+        ),
         .testTarget(
             name: "JWTVerifyTests",
             dependencies: ["JWTVerify"],

@@ -1,3 +1,9 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
 extension Verifier {
     /// One token's way through the checks, in the normative order (vectors README §1.5): size,
     /// segments, header, header parameters, payload/signature decoding, key selection, key
@@ -31,22 +37,14 @@ extension Verifier {
         case .success(let parts): signed = parts
         case .failure(let error): return .failure(error)
         }
-        let payloadDocument: JSONDocument
-        switch JSONDocument.parse(signed.payload) {
-        case .success(let document): payloadDocument = document
-        case .failure(let failure):
-            return .failure(VerificationError(.malformed, detail: "payload is not valid JSON: \(failure)"))
-        }
-        let claimsResult = payloadDocument.withRoot { root -> Result<RegisteredClaims, VerificationError> in
-            guard root.kind == .object else {
-                return .failure(VerificationError(.malformed, detail: "payload is not a JSON object"))
-            }
-            return RegisteredClaims.read(root)
-        }
         let claims: RegisteredClaims
-        switch claimsResult {
-        case .success(let value): claims = value
-        case .failure(let error): return .failure(error)
+        switch JSONObjectParser.parse(signed.payload, RegisteredClaimsReading()) {
+        case .success(.success(let value)): claims = value
+        case .success(.failure(let error)): return .failure(error)
+        case .failure(.invalid(let message)):
+            return .failure(VerificationError(.malformed, detail: "payload is not valid JSON: \(message)"))
+        case .failure(.notObject):
+            return .failure(VerificationError(.malformed, detail: "payload is not a JSON object"))
         }
         if let failure = check(claims, rawNonce: rawNonce, now: now) { return .failure(failure) }
         return .success(
@@ -68,22 +66,14 @@ extension Verifier {
         guard let headerLength = Base64URL.decode(UnsafeRawBufferPointer(rebasing: token[jws.header]), into: scratch) else {
             return .failure(VerificationError(.malformed, detail: "header segment is not strict base64url"))
         }
-        let headerDocument: JSONDocument
-        switch JSONDocument.parse(UnsafeRawBufferPointer(rebasing: scratch[..<headerLength])) {
-        case .success(let document): headerDocument = document
-        case .failure(let failure):
-            return .failure(VerificationError(.malformed, detail: "header is not valid JSON: \(failure)"))
-        }
-        let headerResult = headerDocument.withRoot { root -> Result<JOSEHeader, VerificationError> in
-            guard root.kind == .object else {
-                return .failure(VerificationError(.malformed, detail: "header is not a JSON object"))
-            }
-            return JOSEHeader.validate(root, allowList: allowList)
-        }
         let header: JOSEHeader
-        switch headerResult {
-        case .success(let value): header = value
-        case .failure(let error): return .failure(error)
+        switch JSONObjectParser.parse(UnsafeRawBufferPointer(rebasing: scratch[..<headerLength]), JOSEHeaderValidation(allowList: allowList)) {
+        case .success(.success(let value)): header = value
+        case .success(.failure(let error)): return .failure(error)
+        case .failure(.invalid(let message)):
+            return .failure(VerificationError(.malformed, detail: "header is not valid JSON: \(message)"))
+        case .failure(.notObject):
+            return .failure(VerificationError(.malformed, detail: "header is not a JSON object"))
         }
 
         // Payload and signature segments: strict base64url.
@@ -147,13 +137,13 @@ extension Verifier {
     func check(_ claims: RegisteredClaims, rawNonce: UnsafeRawBufferPointer?, now: Double) -> VerificationError? {
         if let issuerBytes {
             guard let iss = claims.issuer else { return VerificationError(.issuerMismatch, detail: "iss is missing") }
-            guard iss.utf8.elementsEqual(issuerBytes) else {
+            guard Self.sameBytes(iss, issuerBytes) else {
                 return VerificationError(.issuerMismatch, detail: "iss \(Self.quoted(iss)) is not \(Self.quoted(issuer ?? ""))")
             }
         }
         if let audienceBytes {
             guard let aud = claims.audience else { return VerificationError(.audienceMismatch, detail: "aud is missing") }
-            let matches = aud.contains { member in audienceBytes.contains { member.utf8.elementsEqual($0) } }
+            let matches = aud.contains { member in audienceBytes.contains { Self.sameBytes(member, $0) } }
             guard matches else {
                 return VerificationError(.audienceMismatch, detail: "aud \(aud.map(Self.quoted)) names no accepted audience")
             }
@@ -177,6 +167,16 @@ extension Verifier {
             }
         }
         return nil
+    }
+
+    /// Whether `text`'s UTF-8 is exactly `bytes` (memcmp, not a generic element loop).
+    static func sameBytes(_ text: String, _ bytes: [UInt8]) -> Bool {
+        var text = text
+        return text.withUTF8 { own in
+            guard own.count == bytes.count else { return false }
+            guard let ownBase = own.baseAddress else { return true }
+            return bytes.withUnsafeBytes { memcmp(ownBase, $0.baseAddress!, own.count) == 0 }
+        }
     }
 
     /// Untrusted text quoted for a detail, cut at 60 characters.

@@ -29,7 +29,7 @@ public struct RegisteredClaims: Sendable, Hashable {
     ///
     /// `iss`, `sub`, `nonce` must be strings; `aud` a string or an array of strings; `exp`, `nbf`,
     /// `iat` numbers within 0 … 2^53 − 1; `exp` is required.
-    static func read(_ payload: JSONNode) -> Result<RegisteredClaims, VerificationError> {
+    static func read<Object: JSONObjectReading>(_ payload: Object) -> Result<RegisteredClaims, VerificationError> {
         var claims = RegisteredClaims()
         func string(_ name: StaticString) -> Result<String?, VerificationError> {
             guard let node = payload.member(name) else { return .success(nil) }
@@ -79,5 +79,12 @@ public struct RegisteredClaims: Sendable, Hashable {
             return .failure(VerificationError(.claimType, detail: "exp is missing"))
         }
         return .success(claims)
+    }
+}
+
+/// Claim reading as a ``JSONObjectConsumer``.
+struct RegisteredClaimsReading: JSONObjectConsumer {
+    func consume<Object: JSONObjectReading>(_ object: Object) -> Result<RegisteredClaims, VerificationError> {
+        RegisteredClaims.read(object)
     }
 }

@@ -1,3 +1,9 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
 /// The three segments of a compact JWS (RFC 7515 §7.1), located in the original token bytes.
 ///
 /// Splitting only finds the two dots; it copies and decodes nothing. The signing input is the
@@ -23,22 +29,35 @@ struct CompactJWS {
 
     /// Splits `token` at its dots. Exactly three segments are accepted; five are a JWE.
     static func split(_ token: UnsafeRawBufferPointer) -> Result<CompactJWS, SplitFailure> {
-        var first = -1
-        var second = -1
-        var dots = 0
-        let dot = UInt8(ascii: ".")
-        for i in 0..<token.count where token[i] == dot {
-            if dots == 0 {
-                first = i
-            } else if dots == 1 {
-                second = i
-            }
-            dots += 1
+        guard let base = token.baseAddress,
+            let first = nextDot(base, from: 0, count: token.count),
+            let second = nextDot(base, from: first + 1, count: token.count)
+        else {
+            return .failure(.segmentCount(dotCount(token) + 1))
         }
-        guard dots == 2 else {
+        if nextDot(base, from: second + 1, count: token.count) != nil {
+            let dots = dotCount(token)
             return .failure(dots == 4 ? .encrypted : .segmentCount(min(dots + 1, 10_000)))
         }
         return .success(
             CompactJWS(header: 0..<first, payload: (first + 1)..<second, signature: (second + 1)..<token.count))
+    }
+
+    /// The offset of the next `.` at or after `start` (memchr: vectorised).
+    private static func nextDot(_ base: UnsafeRawPointer, from start: Int, count: Int) -> Int? {
+        guard start < count, let found = memchr(base + start, Int32(UInt8(ascii: ".")), count - start) else { return nil }
+        return base.distance(to: UnsafeRawPointer(found))
+    }
+
+    /// All dots in `token` (only on the rejection path).
+    private static func dotCount(_ token: UnsafeRawBufferPointer) -> Int {
+        guard let base = token.baseAddress else { return 0 }
+        var dots = 0
+        var position = 0
+        while let dot = nextDot(base, from: position, count: token.count) {
+            dots += 1
+            position = dot + 1
+        }
+        return dots
     }
 }

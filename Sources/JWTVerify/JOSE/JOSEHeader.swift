@@ -9,7 +9,7 @@ struct JOSEHeader {
     let keyID: String?
 
     /// Validates a parsed header object against `allowList`.
-    static func validate(_ header: JSONNode, allowList: AlgorithmAllowList) -> Result<JOSEHeader, VerificationError> {
+    static func validate<Object: JSONObjectReading>(_ header: Object, allowList: AlgorithmAllowList) -> Result<JOSEHeader, VerificationError> {
         guard let alg = header.member("alg")?.stringBytes else {
             return .failure(VerificationError(.headerInvalid, detail: "alg is missing or not a string"))
         }
@@ -82,4 +82,12 @@ struct AlgorithmAllowList: Sendable, CustomStringConvertible {
     }
 
     var description: String { entries.map(\.1.name).joined(separator: ", ") }
+}
+
+/// Header validation as a ``JSONObjectConsumer``.
+struct JOSEHeaderValidation: JSONObjectConsumer {
+    let allowList: AlgorithmAllowList
+    func consume<Object: JSONObjectReading>(_ object: Object) -> Result<JOSEHeader, VerificationError> {
+        JOSEHeader.validate(object, allowList: allowList)
+    }
 }

@@ -49,16 +49,13 @@ final class JSONDocument {
 }
 
 /// A borrowed view of one value inside a ``JSONDocument``; valid only while the document is.
-struct JSONNode {
+struct JSONNode: JSONValueReading, JSONObjectReading {
     private let raw: UnsafeMutablePointer<json_t>
 
     fileprivate init(_ raw: UnsafeMutablePointer<json_t>) { self.raw = raw }
 
-    /// The JSON type of a value.
-    enum Kind { case object, array, string, integer, real, `true`, `false`, null }
-
     /// This value's type.
-    var kind: Kind {
+    var kind: JSONKind {
         switch cjansson_typeof(raw) {
         case JSON_OBJECT: .object
         case JSON_ARRAY: .array
@@ -91,9 +88,6 @@ struct JSONNode {
         guard kind == .string, let value = json_string_value(raw) else { return nil }
         return UnsafeRawBufferPointer(start: value, count: json_string_length(raw))
     }
-
-    /// A copy of a string value, or `nil` for other types.
-    var string: String? { stringBytes.map { String(decoding: $0, as: UTF8.self) } }
 
     /// Whether this is a string equal to `bytes`.
     func stringEquals(_ bytes: UnsafeRawBufferPointer) -> Bool {

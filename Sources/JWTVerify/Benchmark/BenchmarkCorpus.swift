@@ -1,0 +1,87 @@
+/// Tokens, keys and nonces to measure verification on: generated Apple-shaped, or read from files.
+package struct BenchmarkCorpus: Sendable {
+    /// The key set the tokens verify against.
+    package let keys: JWKSet
+    /// The tokens, as bytes.
+    package let tokens: [[UInt8]]
+    /// The raw nonce for each token (`nil`: no nonce check).
+    package let nonces: [String?]
+    /// The issuer and audience the verifier requires.
+    package let issuer: String
+    package let audience: String
+    /// The time tokens are evaluated at.
+    package let now: Double
+
+    package init(keys: JWKSet, tokens: [[UInt8]], nonces: [String?], issuer: String, audience: String, now: Double) {
+        self.keys = keys
+        self.tokens = tokens
+        self.nonces = nonces
+        self.issuer = issuer
+        self.audience = audience
+        self.now = now
+    }
+
+    /// `count` Apple-shaped identity tokens signed with `algorithm` by three fresh keys in turn
+    /// (RSA-2048 keys for RS*/PS*: about 900-byte tokens; P-256 for ES256: about 650 bytes; the
+    /// matching curve for ES384/ES512/EdDSA), each with its own raw nonce.
+    package static func appleShaped(count: Int, algorithm: SignatureAlgorithm) throws -> BenchmarkCorpus {
+        let now = 1_767_225_600.0
+        let signers: [(String, EVPPrivateKey)] = try (0..<3).map { index in
+            let key: EVPPrivateKey
+            switch algorithm.family {
+            case .rsaPKCS1, .rsaPSS: key = try EVPPrivateKey.generateRSA(bits: 2048)
+            case .ecdsa(let curve, _): key = try EVPPrivateKey.generateEC(curve: curve)
+            case .edDSA: key = try EVPPrivateKey.generateEd25519()
+            }
+            return ("bk\(index)X7qLm2", key)
+        }
+        var jwks = JSONText()
+        jwks.beginObject()
+        jwks.key("keys")
+        jwks.beginArray()
+        for (kid, key) in signers {
+            jwks.beginObject()
+            for (name, value) in key.publicJWKMembers() {
+                jwks.key(name)
+                jwks.string(value)
+            }
+            jwks.key("kid")
+            jwks.string(kid)
+            jwks.key("use")
+            jwks.string("sig")
+            jwks.key("alg")
+            jwks.string(algorithm.name)
+            jwks.endObject()
+        }
+        jwks.endArray()
+        jwks.endObject()
+        var tokens: [[UInt8]] = []
+        var nonces: [String?] = []
+        for index in 0..<count {
+            let (kid, key) = signers[index % signers.count]
+            let rawNonce = "bench-nonce-\(index)-\(UInt32.random(in: 0...UInt32.max))"
+            let header = #"{"kid":"\#(kid)","alg":"\#(algorithm.name)"}"#
+            let iat = Int(now) - 120 - index % 300
+            let payload =
+                #"{"iss":"https://appleid.apple.com","aud":"com.example.app","exp":\#(iat + 600),"iat":\#(iat),"#
+                + #""sub":"00\#(1000 + index % 9000).5f0a2b9c8d7e4f61a3b2c1d0e9f8a7b6.\#(1000 + index % 8999)","#
+                + #""nonce":"\#(Nonce.expectedClaim(forRawNonce: rawNonce))","c_hash":"Q2hhbGxlbmdlSGFzaDEyMw","#
+                + #""email":"x7q2kd9p4m@privaterelay.appleid.com","email_verified":"true","#
+                + #""is_private_email":"true","auth_time":\#(iat),"nonce_supported":true}"#
+            let signingInput = Base64URL.encode(Array(header.utf8)) + "." + Base64URL.encode(Array(payload.utf8))
+            let signature = try key.sign(Array(signingInput.utf8), algorithm: algorithm)
+            tokens.append(Array((signingInput + "." + Base64URL.encode(signature)).utf8))
+            nonces.append(rawNonce)
+        }
+        return BenchmarkCorpus(
+            keys: try JWKSet(json: jwks.bytes), tokens: tokens, nonces: nonces, issuer: "https://appleid.apple.com",
+            audience: "com.example.app", now: now)
+    }
+
+    /// A verifier for this corpus.
+    package var verifier: Verifier {
+        Verifier(
+            keys: keys, issuer: issuer, audiences: [audience], algorithms: Set(SignatureAlgorithm.all),
+            clock: { [now] in now })
+    }
+}

@@ -1,0 +1,62 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// What a benchmark ran on, and how its rows are printed for people.
+package enum BenchmarkHost {
+    /// Online processors.
+    package static var processorCount: Int { max(1, Int(sysconf(Int32(_SC_NPROCESSORS_ONLN)))) }
+
+    /// The CPU model from /proc/cpuinfo, when readable.
+    package static var cpuModel: String {
+        guard let file = fopen("/proc/cpuinfo", "r") else { return "unknown CPU" }
+        defer { fclose(file) }
+        var line = [CChar](repeating: 0, count: 512)
+        while fgets(&line, Int32(line.count), file) != nil {
+            let text = String(decoding: line.prefix(while: { $0 != 0 }).map { UInt8(bitPattern: $0) }, as: UTF8.self)
+            if text.hasPrefix("model name"), let colon = text.firstIndex(of: ":") {
+                return String(text[text.index(after: colon)...].drop(while: { $0 == " " }).dropLast())
+            }
+        }
+        return "unknown CPU"
+    }
+
+    /// One header line: date, CPU, cores, OpenSSL.
+    package static var description: String {
+        var now = time(nil)
+        var parts = tm()
+        gmtime_r(&now, &parts)
+        let date = "\(1900 + Int(parts.tm_year))-\(pad(Int(parts.tm_mon) + 1))-\(pad(Int(parts.tm_mday)))"
+        return "\(date) · \(cpuModel) · \(processorCount) cores · \(OpenSSLVersion.text)\n"
+            + "alg      threads    tokens/s   raw limit/s   ratio   cpu tokens/s   p50 µs   p99 µs   valid/n"
+    }
+
+    /// One table row.
+    package static func row(_ label: String, _ report: ThroughputReport) -> String {
+        func column(_ text: String, _ width: Int) -> String { String(repeating: " ", count: max(0, width - text.count)) + text }
+        func fixed(_ value: Double, _ digits: Int) -> String {
+            var scale = 1.0
+            for _ in 0..<digits { scale *= 10 }
+            let rounded = (value * scale).rounded() / scale
+            var text = "\(rounded)"
+            if let dot = text.firstIndex(of: ".") {
+                let decimals = text.distance(from: dot, to: text.endIndex) - 1
+                if decimals < digits { text += String(repeating: "0", count: digits - decimals) }
+                if digits == 0 { text = String(text[..<dot]) }
+            }
+            return text
+        }
+        return label.padding(toLength: 8) + column("\(report.threads)", 8) + column(fixed(report.tokensPerSecond, 0), 12)
+            + column(fixed(report.rawLimitTokensPerSecond, 0), 14) + column(fixed(report.ratio, 3), 8)
+            + column(fixed(report.cpuTokensPerSecond, 0), 15) + column(fixed(report.p50Microseconds, 1), 9)
+            + column(fixed(report.p99Microseconds, 1), 9) + column("\(report.valid)/\(report.n)", 10)
+    }
+
+    private static func pad(_ n: Int) -> String { n < 10 ? "0\(n)" : "\(n)" }
+}
+
+extension String {
+    func padding(toLength width: Int) -> String { count >= width ? self : self + String(repeating: " ", count: width - count) }
+}

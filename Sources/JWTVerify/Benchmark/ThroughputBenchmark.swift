@@ -1,0 +1,169 @@
+import Dispatch
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// One measurement: full verification against the raw OpenSSL limit, on the same tokens, keys and
+/// thread count, in the same process.
+package struct ThroughputReport: Sendable {
+    /// Tokens in the corpus.
+    package var n: Int
+    /// Tokens the verifier accepted (per pass).
+    package var valid: Int
+    /// Worker threads.
+    package var threads: Int
+    /// Full verification, tokens per second of wall time (median round).
+    package var tokensPerSecond: Double
+    /// Full verification, tokens per second of CPU time (all threads).
+    package var cpuTokensPerSecond: Double
+    /// Digest + `EVP_PKEY_verify` only, tokens per second (median round, same threads).
+    package var rawLimitTokensPerSecond: Double
+    /// Median and 99th-percentile time of one full verification, in microseconds.
+    package var p50Microseconds: Double
+    package var p99Microseconds: Double
+
+    /// Full verification as a fraction of the raw limit.
+    package var ratio: Double { rawLimitTokensPerSecond > 0 ? tokensPerSecond / rawLimitTokensPerSecond : 0 }
+
+    /// The report as one JSON object (the `jwtverify bench --json` contract).
+    package func json(label: String? = nil) -> String {
+        var text = JSONText()
+        text.beginObject()
+        if let label {
+            text.key("label")
+            text.string(label)
+        }
+        text.key("n")
+        text.integer(n)
+        text.key("valid")
+        text.integer(valid)
+        text.key("threads")
+        text.integer(threads)
+        text.key("tokens_per_sec")
+        text.number((tokensPerSecond * 10).rounded() / 10)
+        text.key("cpu_tokens_per_sec")
+        text.number((cpuTokensPerSecond * 10).rounded() / 10)
+        text.key("raw_limit_tokens_per_sec")
+        text.number((rawLimitTokensPerSecond * 10).rounded() / 10)
+        text.key("ratio")
+        text.number((ratio * 10000).rounded() / 10000)
+        text.key("p50_us")
+        text.number((p50Microseconds * 100).rounded() / 100)
+        text.key("p99_us")
+        text.number((p99Microseconds * 100).rounded() / 100)
+        text.endObject()
+        return text.string
+    }
+}
+
+/// Measures a corpus: `rounds` rounds, each one raw-limit pass and one full-verification pass on
+/// `threads` threads (interleaved, so drift affects both alike), after one warm-up pass of each;
+/// then one pass timing every token for latency percentiles.
+package enum ThroughputBenchmark {
+    package static func measure(corpus: BenchmarkCorpus, threads: Int, rounds: Int) -> ThroughputReport {
+        let verifier = corpus.verifier
+        let raws = (0..<threads).map { _ in RawVerificationLimit(corpus: corpus) }
+        let rawBox = UncheckedBox(raws)
+        let count = corpus.tokens.count
+        let fullPass: @Sendable (Int) -> Int = { _ in
+            var valid = 0
+            for index in 0..<count {
+                let accepted = corpus.tokens[index].withUnsafeBytes { token in
+                    if case .success = verifier.evaluate(token, nonce: corpus.nonces[index], at: nil) { return true }
+                    return false
+                }
+                if accepted { valid += 1 }
+            }
+            return valid
+        }
+        let rawPass: @Sendable (Int) -> Int = { thread in rawBox.value[thread].runOnce() }
+
+        _ = run(threads: threads, fullPass)
+        _ = run(threads: threads, rawPass)
+        var ours: [Double] = []
+        var raw: [Double] = []
+        var cpu: [Double] = []
+        var valid = 0
+        for _ in 0..<max(1, rounds) {
+            let rawTiming = run(threads: threads, rawPass)
+            raw.append(Double(threads * raws[0].count) / rawTiming.wall)
+            let timing = run(threads: threads, fullPass)
+            ours.append(Double(threads * count) / timing.wall)
+            cpu.append(Double(threads * count) / timing.cpu)
+            valid = timing.result / threads
+        }
+        let latencies = latencySamples(corpus: corpus, verifier: verifier, threads: threads).sorted()
+        return ThroughputReport(
+            n: count, valid: valid, threads: threads, tokensPerSecond: median(ours), cpuTokensPerSecond: median(cpu),
+            rawLimitTokensPerSecond: median(raw), p50Microseconds: percentile(latencies, 0.50),
+            p99Microseconds: percentile(latencies, 0.99))
+    }
+
+    private struct Timing {
+        let wall: Double
+        let cpu: Double
+        let result: Int
+    }
+
+    /// Runs `pass` once on each of `threads` threads; wall and process CPU seconds, summed results.
+    private static func run(threads: Int, _ pass: @escaping @Sendable (Int) -> Int) -> Timing {
+        let results = UncheckedBox([Int](repeating: 0, count: threads))
+        let wall0 = seconds(CLOCK_MONOTONIC)
+        let cpu0 = seconds(CLOCK_PROCESS_CPUTIME_ID)
+        if threads == 1 {
+            results.value[0] = pass(0)
+        } else {
+            DispatchQueue.concurrentPerform(iterations: threads) { thread in
+                let r = pass(thread)
+                results.withLock { $0[thread] = r }
+            }
+        }
+        let wall = seconds(CLOCK_MONOTONIC) - wall0
+        let cpu = seconds(CLOCK_PROCESS_CPUTIME_ID) - cpu0
+        return Timing(wall: wall, cpu: cpu, result: results.value.reduce(0, +))
+    }
+
+    private static func latencySamples(corpus: BenchmarkCorpus, verifier: Verifier, threads: Int) -> [Double] {
+        let samples = UncheckedBox([[Double]](repeating: [], count: threads))
+        let count = corpus.tokens.count
+        let body: @Sendable (Int) -> Void = { thread in
+            var local: [Double] = []
+            local.reserveCapacity(count)
+            for index in 0..<count {
+                let t0 = seconds(CLOCK_MONOTONIC)
+                _ = corpus.tokens[index].withUnsafeBytes { verifier.evaluate($0, nonce: corpus.nonces[index], at: nil) }
+                local.append((seconds(CLOCK_MONOTONIC) - t0) * 1e6)
+            }
+            samples.withLock { $0[thread] = local }
+        }
+        if threads == 1 { body(0) } else { DispatchQueue.concurrentPerform(iterations: threads, execute: body) }
+        return samples.value.flatMap { $0 }
+    }
+
+    static func seconds(_ clock: clockid_t) -> Double {
+        var time = timespec()
+        clock_gettime(clock, &time)
+        return Double(time.tv_sec) + Double(time.tv_nsec) / 1e9
+    }
+
+    private static func median(_ values: [Double]) -> Double {
+        let sorted = values.sorted()
+        return sorted.isEmpty ? 0 : sorted[sorted.count / 2]
+    }
+
+    private static func percentile(_ sorted: [Double], _ p: Double) -> Double {
+        sorted.isEmpty ? 0 : sorted[min(sorted.count - 1, Int(Double(sorted.count) * p))]
+    }
+}
+
+import Synchronization
+
+/// A value shared with benchmark worker threads: each writes only its own slot, under a lock.
+final class UncheckedBox<Value>: @unchecked Sendable {
+    private let lock = Mutex(())
+    var value: Value
+    init(_ value: Value) { self.value = value }
+    func withLock(_ body: (inout Value) -> Void) { lock.withLock { _ in body(&value) } }
+}

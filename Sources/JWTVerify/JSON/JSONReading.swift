@@ -1,0 +1,59 @@
+/// The JSON type of a value.
+enum JSONKind: Equatable { case object, array, string, integer, real, `true`, `false`, null }
+
+/// Read access to one JSON value, whichever parser produced it (the fast scanner or jansson), so
+/// header and claim checks are written once and specialised for each.
+protocol JSONValueReading {
+    /// This value's type.
+    var kind: JSONKind { get }
+    /// The UTF-8 bytes of a string value (escapes undone), or `nil` for other types.
+    var stringBytes: UnsafeRawBufferPointer? { get }
+    /// The value of an integer or real as a double, or `nil` for other types.
+    var number: Double? { get }
+    /// The number of elements of an array (0 for other types).
+    var count: Int { get }
+    /// The element at `index` of an array.
+    subscript(index: Int) -> Self? { get }
+}
+
+extension JSONValueReading {
+    /// A copy of a string value.
+    var string: String? { stringBytes.map { String(decoding: $0, as: UTF8.self) } }
+}
+
+/// Read access to a JSON object's members.
+protocol JSONObjectReading {
+    associatedtype Value: JSONValueReading
+    /// The member named `name`.
+    func member(_ name: StaticString) -> Value?
+}
+
+/// Work done on a parsed JSON object, generic over the parser that produced it.
+protocol JSONObjectConsumer {
+    associatedtype Output
+    func consume<Object: JSONObjectReading>(_ object: Object) -> Output
+}
+
+/// Parses JSON objects for the per-token path: the strict ``FlatJSONScanner`` for the plain shape
+/// real tokens have, jansson (``JSONDocument``) as the arbiter for everything else.
+enum JSONObjectParser {
+    /// Why bytes were not a JSON object.
+    enum Problem: Error {
+        /// Not valid JSON (jansson's message).
+        case invalid(String)
+        /// Valid JSON, but not an object.
+        case notObject
+    }
+
+    /// Parses `bytes` and runs `consumer` on the object.
+    static func parse<Consumer: JSONObjectConsumer>(_ bytes: UnsafeRawBufferPointer, _ consumer: Consumer) -> Result<Consumer.Output, Problem> {
+        if let output = FlatJSONScanner.withObject(bytes, { consumer.consume($0) }) { return .success(output) }
+        switch JSONDocument.parse(bytes) {
+        case .failure(let failure): return .failure(.invalid(failure.description))
+        case .success(let document):
+            return document.withRoot { root in
+                root.kind == .object ? .success(consumer.consume(root)) : .failure(.notObject)
+            }
+        }
+    }
+}
