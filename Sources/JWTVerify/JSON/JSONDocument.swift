@@ -110,6 +110,9 @@ struct JSONNode: JSONValueReading, JSONObjectReading {
     /// The number of elements of an array (0 for other types).
     var count: Int { kind == .array ? json_array_size(raw) : 0 }
 
+    /// The number of members of an object (0 for other types).
+    var memberCount: Int { kind == .object ? json_object_size(raw) : 0 }
+
     /// The element at `index` of an array.
     subscript(index: Int) -> JSONNode? { json_array_get(raw, index).map(JSONNode.init) }
 

@@ -1,0 +1,171 @@
+import Foundation
+@testable import JWTVerify
+import Testing
+
+/// The fast scanner against jansson, the arbiter: whenever the scanner accepts an input, jansson
+/// must accept it too, with the same members, kinds and values. Inputs: real token headers and
+/// payloads, random flat objects, and many deterministic mutations of both.
+@Suite("flat JSON scanner vs jansson")
+struct FlatJSONDifferentialTests {
+    /// A deterministic generator (SplitMix64), so a failure reproduces.
+    struct SplitMix: RandomNumberGenerator {
+        var state: UInt64
+        mutating func next() -> UInt64 {
+            state &+= 0x9E37_79B9_7F4A_7C15
+            var z = state
+            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+            return z ^ (z >> 31)
+        }
+    }
+
+    static let seeds: [[UInt8]] = {
+        var seeds: [[UInt8]] = [
+            Array(#"{"kid":"W6WcOKB6X1","alg":"RS256"}"#.utf8),
+            Array(#"{ "alg" : "ES256" , "typ":"JWT","kid":"x" }"#.utf8),
+            Array(TokenFactory.claims(extra: #""nonce":"abc","aud2":["a","b"],"n":null,"t":true,"f":false,"neg":-12"#).utf8),
+            Array(#"{}"#.utf8), Array(#"{"a":[]}"#.utf8), Array(#"{"a":[1, 2 ,"x",null]}"#.utf8),
+        ]
+        if let data = try? Data(contentsOf: SharedVectors.projectVectors.appendingPathComponent("samples/apple-identity-tokens.jsonl")) {
+            for line in data.split(separator: UInt8(ascii: "\n")).prefix(12) {
+                guard let row = try? JSONSerialization.jsonObject(with: Data(line)) as? [String: Any],
+                    let token = row["token"] as? String
+                else { continue }
+                for segment in token.split(separator: ".").prefix(2) {
+                    if let bytes = Base64URL.decode(Array(segment.utf8)), bytes.count < 4096 { seeds.append(bytes) }
+                }
+            }
+        }
+        return seeds
+    }()
+
+    /// Bytes that matter to JSON syntax, inserted and substituted by the mutator.
+    static let interesting: [UInt8] = Array(#"{}[]":,\ -+.eE0123456789tfnul"#.utf8) + [0x00, 0x09, 0x0A, 0x0D, 0x7F, 0x80, 0xC3, 0xFF]
+
+    static func mutate(_ input: [UInt8], _ rng: inout SplitMix) -> [UInt8] {
+        var bytes = input
+        for _ in 0..<Int.random(in: 1...3, using: &rng) {
+            let position = bytes.isEmpty ? 0 : Int.random(in: 0..<bytes.count, using: &rng)
+            switch Int.random(in: 0..<6, using: &rng) {
+            case 0 where !bytes.isEmpty: bytes[position] = interesting.randomElement(using: &rng)!
+            case 1: bytes.insert(interesting.randomElement(using: &rng)!, at: position)
+            case 2 where !bytes.isEmpty: bytes.remove(at: position)
+            case 3 where bytes.count > 4:
+                // Duplicate a slice (often a whole member: duplicate names).
+                let start = Int.random(in: 0..<bytes.count - 2, using: &rng)
+                let end = min(bytes.count, start + Int.random(in: 1...24, using: &rng))
+                bytes.insert(contentsOf: bytes[start..<end], at: position)
+            case 4 where !bytes.isEmpty: bytes[position] = UInt8.random(in: 0...255, using: &rng)
+            default: bytes.append(interesting.randomElement(using: &rng)!)
+            }
+        }
+        return bytes
+    }
+
+    static func randomFlatObject(_ rng: inout SplitMix) -> [UInt8] {
+        let names = ["iss", "sub", "aud", "exp", "iat", "nbf", "nonce", "a", "", "kid", "alg"]
+        var text = "{"
+        for index in 0..<Int.random(in: 0...8, using: &rng) {
+            if index > 0 { text += Bool.random(using: &rng) ? "," : " , " }
+            text += "\"\(names.randomElement(using: &rng)!)\":"
+            switch Int.random(in: 0..<7, using: &rng) {
+            case 0: text += "\"v\(Int.random(in: 0...999, using: &rng))\""
+            case 1: text += String(Int64.random(in: -999_999_999_999_999...999_999_999_999_999, using: &rng))
+            case 2: text += ["true", "false", "null"].randomElement(using: &rng)!
+            case 3: text += "[\"x\", 1 ,null]"
+            case 4: text += "\(Int.random(in: 0...99, using: &rng)).5"
+            case 5: text += "[]"
+            default: text += "0"
+            }
+        }
+        return Array((text + (Bool.random(using: &rng) ? "}" : " }\n")).utf8)
+    }
+
+    /// A value's type, string bytes and number, as either parser reports them.
+    struct Scalar: Equatable {
+        let kind: JSONKind
+        let string: [UInt8]?
+        let number: Double?
+        let count: Int
+        init<Value: JSONValueReading>(_ value: Value) {
+            kind = value.kind
+            string = value.stringBytes.map(Array.init)
+            number = value.number
+            count = value.count
+        }
+    }
+
+    /// Compares one input; returns a description of the disagreement, if any.
+    static func disagreement(_ input: [UInt8]) -> String? {
+        input.withUnsafeBytes { bytes -> String? in
+            let flat: [(String, Scalar, [Scalar])]? = FlatJSONScanner.withObject(bytes) { object in
+                object.members.map { member in
+                    let name = String(decoding: bytes[Int(member.nameStart)..<Int(member.nameEnd)], as: UTF8.self)
+                    let value = FlatJSONValue(base: object.base, kind: member.kind, start: Int(member.valueStart), end: Int(member.valueEnd))
+                    return (name, Scalar(value), (0..<value.count).compactMap { value[$0].map(Scalar.init) })
+                }
+            }
+            guard let flat else { return nil }  // declined: jansson decides alone
+            guard case .success(let document) = JSONDocument.parse(bytes) else {
+                return "scanner accepted what jansson rejects: \(String(decoding: input, as: UTF8.self))"
+            }
+            return document.withRoot { root -> String? in
+                guard root.kind == .object, root.memberCount == flat.count else { return "member count differs" }
+                for (name, value, elements) in flat {
+                    guard let node = root.member(name) else { return "jansson lacks \(name)" }
+                    let janssonElements = (0..<node.count).compactMap { node[$0].map(Scalar.init) }
+                    guard Scalar(node) == value, janssonElements == elements else {
+                        return "values differ for \(name) in \(String(decoding: input, as: UTF8.self))"
+                    }
+                }
+                return nil
+            }
+        }
+    }
+
+    @Test("seeds and their mutations: the scanner never accepts what jansson rejects, and agrees on values")
+    func mutations() {
+        var rng = SplitMix(state: 0x5EED_1234)
+        var accepted = 0
+        var failures: [String] = []
+        var inputs = Self.seeds
+        for _ in 0..<3000 { inputs.append(Self.randomFlatObject(&rng)) }
+        let base = inputs
+        for _ in 0..<60_000 { inputs.append(Self.mutate(base.randomElement(using: &rng)!, &rng)) }
+        for input in inputs {
+            if let problem = Self.disagreement(input) { failures.append(problem) }
+            if input.withUnsafeBytes({ FlatJSONScanner.withObject($0) { _ in true } }) == true { accepted += 1 }
+        }
+        print("flat JSON differential: \(inputs.count) inputs, \(accepted) accepted by the scanner, \(failures.count) disagreements")
+        #expect(accepted > 3000)
+        #expect(failures.isEmpty, "\(failures.prefix(5))")
+    }
+
+    @Test("full verification agrees whichever parser runs: mutated payloads through both paths")
+    func verdictsAgree() throws {
+        var rng = SplitMix(state: 0xC0FFEE)
+        let seed = Array(TokenFactory.claims(extra: #""nonce":"n","x":[1,"2"]"#).utf8)
+        var differences = 0
+        for _ in 0..<4000 {
+            let payload = Self.mutate(seed, &rng)
+            let viaScanner = payload.withUnsafeBytes { JSONObjectParser.parse($0, RegisteredClaimsReading()) }
+            let viaJansson: Result<Result<RegisteredClaims, VerificationError>, JSONObjectParser.Problem> =
+                payload.withUnsafeBytes { bytes in
+                    switch JSONDocument.parse(bytes) {
+                    case .failure(let failure): return .failure(.invalid(failure.description))
+                    case .success(let document):
+                        return document.withRoot { root in
+                            root.kind == .object ? .success(RegisteredClaims.read(root)) : .failure(.notObject)
+                        }
+                    }
+                }
+            switch (viaScanner, viaJansson) {
+            case (.success(.success(let a)), .success(.success(let b))): if a != b { differences += 1 }
+            case (.success(.failure(let a)), .success(.failure(let b))): if a.reason != b.reason { differences += 1 }
+            case (.failure, .failure): break
+            default: differences += 1
+            }
+        }
+        #expect(differences == 0)
+    }
+}
