@@ -38,7 +38,7 @@ extension Verifier {
         case .failure(let error): return .failure(error)
         }
         let claims: RegisteredClaims
-        switch JSONObjectParser.parse(signed.payload, RegisteredClaimsReading()) {
+        switch JSONObjectParser.parse(signed.payload, RegisteredClaimsReading(known: knownStrings)) {
         case .success(.success(let value)): claims = value
         case .success(.failure(let error)): return .failure(error)
         case .failure(.invalid(let message)):

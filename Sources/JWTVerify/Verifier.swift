@@ -39,6 +39,7 @@ public struct Verifier: Sendable {
     let allowList: AlgorithmAllowList
     let issuerBytes: [UInt8]?
     let audienceBytes: [[UInt8]]?
+    let knownStrings: KnownClaimStrings
 
     /// The default token size limit: 64 KiB.
     public static let defaultMaxTokenBytes = 65536
@@ -99,6 +100,7 @@ public struct Verifier: Sendable {
         self.allowList = AlgorithmAllowList(algorithms)
         self.issuerBytes = issuer.map { Array($0.utf8) }
         self.audienceBytes = audiences.map { $0.map { Array($0.utf8) } }
+        self.knownStrings = KnownClaimStrings(issuer: issuer, audiences: audiences)
     }
 
     /// Verifies `token`.

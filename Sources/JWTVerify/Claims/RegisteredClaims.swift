@@ -29,7 +29,9 @@ public struct RegisteredClaims: Sendable, Hashable {
     ///
     /// `iss`, `sub`, `nonce` must be strings; `aud` a string or an array of strings; `exp`, `nbf`,
     /// `iat` numbers within 0 … 2^53 − 1; `exp` is required.
-    static func read<Object: JSONObjectReading>(_ payload: Object) -> Result<RegisteredClaims, VerificationError> {
+    static func read<Object: JSONObjectReading>(
+        _ payload: Object, known: KnownClaimStrings = KnownClaimStrings(issuer: nil, audiences: nil)
+    ) -> Result<RegisteredClaims, VerificationError> {
         var claims = RegisteredClaims()
         func string(_ name: StaticString) -> Result<String?, VerificationError> {
             guard let node = payload.member(name) else { return .success(nil) }
@@ -46,12 +48,16 @@ public struct RegisteredClaims: Sendable, Hashable {
             return .success(value)
         }
         do {
-            claims.issuer = try string("iss").get()
+            if let iss = payload.member("iss"), let bytes = iss.stringBytes, let known = known.issuer(bytes) {
+                claims.issuer = known
+            } else {
+                claims.issuer = try string("iss").get()
+            }
             claims.subject = try string("sub").get()
             claims.nonce = try string("nonce").get()
             if let aud = payload.member("aud") {
-                if let single = aud.string {
-                    claims.audience = [single]
+                if let bytes = aud.stringBytes {
+                    claims.audience = known.audienceList(bytes) ?? [String(decoding: bytes, as: UTF8.self)]
                 } else if aud.kind == .array {
                     var list: [String] = []
                     list.reserveCapacity(aud.count)
@@ -84,7 +90,8 @@ public struct RegisteredClaims: Sendable, Hashable {
 
 /// Claim reading as a ``JSONObjectConsumer``.
 struct RegisteredClaimsReading: JSONObjectConsumer {
+    var known = KnownClaimStrings(issuer: nil, audiences: nil)
     func consume<Object: JSONObjectReading>(_ object: Object) -> Result<RegisteredClaims, VerificationError> {
-        RegisteredClaims.read(object)
+        RegisteredClaims.read(object, known: known)
     }
 }

@@ -13,6 +13,19 @@ package enum Base64URL {
         return table
     }()
 
+    /// Per-position tables for a whole quantum: `quantum[k][byte]` is the byte's 6-bit value
+    /// shifted into place for position `k` of four, or has bit 31 set for bytes outside the alphabet.
+    private static let quantum: [UInt32] = {
+        var table = [UInt32](repeating: 0, count: 4 * 256)
+        for position in 0..<4 {
+            for byte in 0..<256 {
+                let value = decodeTable[byte]
+                table[position * 256 + byte] = value == 0xFF ? 0x8000_0000 : UInt32(value) << UInt32(18 - 6 * position)
+            }
+        }
+        return table
+    }()
+
     /// The decoded length of `count` input characters, or `nil` when no valid encoding has that length.
     package static func decodedLength(_ count: Int) -> Int? {
         count % 4 == 1 ? nil : count / 4 * 3 + max(0, count % 4 - 1)
@@ -22,39 +35,36 @@ package enum Base64URL {
     /// Returns the number of octets written, or `nil` when `input` is not strict base64url.
     package static func decode(_ input: UnsafeRawBufferPointer, into output: UnsafeMutableRawBufferPointer) -> Int? {
         guard let length = decodedLength(input.count), output.count >= length else { return nil }
-        return decodeTable.withUnsafeBufferPointer { table -> Int? in
-            var bad: UInt8 = 0
-            var i = 0
+        let full = input.count & ~3
+        let rest = input.count - full
+        return quantum.withUnsafeBufferPointer { table -> Int? in
+            var bad: UInt32 = 0
             var o = 0
-            let full = input.count & ~3
+            var i = 0
             while i < full {
-                let a = table[Int(input[i])], b = table[Int(input[i + 1])]
-                let c = table[Int(input[i + 2])], d = table[Int(input[i + 3])]
-                bad |= a | b | c | d
-                output[o] = a << 2 | b >> 4
-                output[o + 1] = b << 4 | c >> 2
-                output[o + 2] = c << 6 | d
+                let word = table[Int(input[i])] | table[256 + Int(input[i + 1])]
+                    | table[512 + Int(input[i + 2])] | table[768 + Int(input[i + 3])]
+                bad |= word
+                output[o] = UInt8(truncatingIfNeeded: word >> 16)
+                output[o + 1] = UInt8(truncatingIfNeeded: word >> 8)
+                output[o + 2] = UInt8(truncatingIfNeeded: word)
                 i += 4
                 o += 3
             }
-            switch input.count - full {
-            case 2:
-                let a = table[Int(input[i])], b = table[Int(input[i + 1])]
-                bad |= a | b
-                if b & 0x0F != 0 { return nil }
-                output[o] = a << 2 | b >> 4
+            if rest >= 2 {
+                var word = table[Int(input[i])] | table[256 + Int(input[i + 1])]
+                if rest == 3 { word |= table[512 + Int(input[i + 2])] }
+                bad |= word
+                // The unused low bits of the last character must be zero (canonical encoding).
+                if (rest == 2 ? word & 0xFFFF : word & 0xFF) != 0 { return nil }
+                output[o] = UInt8(truncatingIfNeeded: word >> 16)
                 o += 1
-            case 3:
-                let a = table[Int(input[i])], b = table[Int(input[i + 1])], c = table[Int(input[i + 2])]
-                bad |= a | b | c
-                if c & 0x03 != 0 { return nil }
-                output[o] = a << 2 | b >> 4
-                output[o + 1] = b << 4 | c >> 2
-                o += 2
-            default:
-                break
+                if rest == 3 {
+                    output[o] = UInt8(truncatingIfNeeded: word >> 8)
+                    o += 1
+                }
             }
-            return bad & 0xC0 == 0 ? o : nil
+            return bad & 0x8000_0000 == 0 ? o : nil
         }
     }
 

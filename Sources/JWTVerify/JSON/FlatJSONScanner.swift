@@ -95,14 +95,25 @@ enum FlatJSONScanner {
     /// The index of the closing quote of a string starting at `start` (just after its opening
     /// quote), or `nil` for anything but printable ASCII without escapes.
     static func scanString(_ bytes: UnsafeRawBufferPointer, from start: Int) -> Int? {
-        var i = start
-        while i < bytes.count {
-            let byte = bytes[i]
-            if byte == UInt8(ascii: "\"") { return i }
-            if byte < 0x20 || byte > 0x7E || byte == UInt8(ascii: "\\") { return nil }
-            i += 1
+        stringByteClass.withUnsafeBufferPointer { classes in
+            var i = start
+            while i < bytes.count {
+                switch classes[Int(bytes[i])] {
+                case 0: i += 1
+                case 1: return i
+                default: return nil
+                }
+            }
+            return nil
         }
-        return nil
+    }
+
+    /// For each byte inside a string: 0 plain printable ASCII, 1 the closing quote, 2 decline
+    /// (control characters, backslash escapes, DEL and every non-ASCII byte).
+    private static let stringByteClass: [UInt8] = (0..<256).map { byte in
+        if byte == Int(UInt8(ascii: "\"")) { return 1 }
+        if byte < 0x20 || byte > 0x7E || byte == Int(UInt8(ascii: "\\")) { return 2 }
+        return 0
     }
 
     /// Scans one value starting at `start`; returns its kind and the index just past it.

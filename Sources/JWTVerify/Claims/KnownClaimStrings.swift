@@ -1,0 +1,35 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// The configured issuer and audiences as ready-made values, so reading a token whose `iss` and
+/// `aud` equal them (the common case) reuses these instead of allocating new strings and arrays.
+struct KnownClaimStrings: Sendable {
+    private let issuer: (bytes: [UInt8], string: String)?
+    private let audiences: [(bytes: [UInt8], list: [String])]
+
+    init(issuer: String?, audiences: [String]?) {
+        self.issuer = issuer.map { (Array($0.utf8), $0) }
+        self.audiences = (audiences ?? []).map { (Array($0.utf8), [$0]) }
+    }
+
+    /// The issuer string, when `bytes` spell it.
+    func issuer(_ bytes: UnsafeRawBufferPointer) -> String? {
+        guard let issuer, Self.equal(bytes, issuer.bytes) else { return nil }
+        return issuer.string
+    }
+
+    /// A one-element audience list, when `bytes` spell an accepted audience.
+    func audienceList(_ bytes: UnsafeRawBufferPointer) -> [String]? {
+        for audience in audiences where Self.equal(bytes, audience.bytes) { return audience.list }
+        return nil
+    }
+
+    private static func equal(_ a: UnsafeRawBufferPointer, _ b: [UInt8]) -> Bool {
+        guard a.count == b.count else { return false }
+        guard let base = a.baseAddress, !b.isEmpty else { return true }
+        return b.withUnsafeBytes { memcmp(base, $0.baseAddress!, a.count) == 0 }
+    }
+}
