@@ -18,6 +18,8 @@ var maxThreads = BenchmarkHost.processorCount
 var rounds = 7
 var tokenCount = 2000
 var json = false
+var corpusDirectory: String? = nil
+var corpusRepeat = 1
 var arguments = CommandLine.arguments.dropFirst()
 while let word = arguments.popFirst() {
     switch word {
@@ -25,8 +27,20 @@ while let word = arguments.popFirst() {
     case "--rounds": rounds = Int(arguments.popFirst() ?? "") ?? rounds
     case "--tokens": tokenCount = Int(arguments.popFirst() ?? "") ?? tokenCount
     case "--json": json = true
+    case "--write-corpus": corpusDirectory = arguments.popFirst()
+    case "--repeat": corpusRepeat = Int(arguments.popFirst() ?? "") ?? 1
     default: filter = word
     }
+}
+
+// --write-corpus DIR: write jwks.json, tokens.txt and nonces.txt (each token repeated --repeat
+// times) for CLI runs, instead of measuring.
+if let corpusDirectory {
+    let algorithm = SignatureAlgorithm(name: (filter ?? "RS256").uppercased()) ?? .rs256
+    let corpus = try BenchmarkCorpus.appleShaped(count: tokenCount, algorithm: algorithm)
+    try corpus.write(to: corpusDirectory, repeating: corpusRepeat)
+    print("wrote \(tokenCount * corpusRepeat) \(algorithm) tokens to \(corpusDirectory)")
+    exit(0)
 }
 
 let algorithms: [SignatureAlgorithm] = [.rs256, .es256, .ps256, .rs512, .es384, .es512, .edDSA]

@@ -17,6 +17,7 @@ enum JWTVerifyCommand {
 
         COMMANDS:
           verify    Verify one token per input line; JSON Lines results on stdout.
+          bench     Measure verification throughput against the raw OpenSSL limit.
 
         Run 'jwtverify <command> --help' for a command's options.
         Options: -h, --help (this text), --version.
@@ -55,6 +56,13 @@ enum JWTVerifyCommand {
                 return .ok
             }
             return try VerifyCommand(options: options).run()
+        case "bench":
+            let options = try BenchOptions(parsing: words.dropFirst())
+            if options.helpRequested {
+                print(BenchOptions.help)
+                return .ok
+            }
+            return try BenchCommand(options: options).run()
         default:
             throw .usage("unknown command \"\(command)\"")
         }

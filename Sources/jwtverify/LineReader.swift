@@ -32,6 +32,8 @@ final class LineReader {
     private var end = 0
     private var atEOF = false
     private var nextLineNumber = 1
+    /// Bytes read from the descriptor so far.
+    private(set) var bytesRead = 0
     /// Bytes of the current line seen so far when it is being discarded, else `nil`.
     private var discarding: Int? = nil
     /// The current line's start in the batch being built, if it was begun in an earlier chunk.
@@ -87,6 +89,7 @@ final class LineReader {
             }
             position = 0
             end = n
+            bytesRead += n
             if n == 0 { atEOF = true }
             return
         }

@@ -24,6 +24,8 @@ struct VerifyCommand {
         let output = OutputSink()
         var tally = Tally()
         let named = inputs.count > 1
+        let progress = ProgressLine(totalBytes: ProgressLine.totalSize(of: inputs))
+        var bytesBefore = 0
         for input in inputs {
             defer { input.close() }
             let reader = LineReader(fd: input.fd, lineLimit: options.maxTokenBytes * 6 + (1 << 20))
@@ -39,10 +41,13 @@ struct VerifyCommand {
                 let round = verify(batch, with: verifier, file: named ? input.name : nil)
                 for part in round.outputs { output.write(part) }
                 tally.add(round.tally)
+                progress.update(tokens: tally.total, bytes: bytesBefore + reader.bytesRead)
                 if output.failure != nil { break }
             }
+            bytesBefore += reader.bytesRead
         }
         output.flush()
+        progress.finish()
         if let failure = output.failure {
             throw CommandFailure(status: .ioError, message: "cannot write output: \(String(cString: strerror(failure)))")
         }

@@ -196,4 +196,39 @@ struct CLITests {
         #expect(process.terminationStatus == 74)
         #expect(message.contains("cannot write output"))
     }
+
+    @Test("progress goes to stderr only when it is a terminal")
+    func progress() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("jwtverify-progress-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let input = directory.appendingPathComponent("tokens.txt")
+        try Data(String(repeating: Self.validTokens[0] + "\n", count: 9000).utf8).write(to: input)
+        let command = ([CLIRunner.binary.path] + Self.baseFlags + [input.path]).joined(separator: " ") + " > /dev/null"
+
+        // Not a terminal: the summary only.
+        let plain = try CLIRunner.run(Self.baseFlags + [input.path])
+        #expect(!plain.stderr.contains("\r"))
+        #expect(plain.stderr.contains("9000 tokens, 9000 valid"))
+
+        // A terminal (script(1) provides one): progress lines, erased before the summary.
+        guard FileManager.default.isExecutableFile(atPath: "/usr/bin/script") else { return }
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/script")
+        process.arguments = ["-qfec", command, "/dev/null"]
+        process.currentDirectoryURL = CLIRunner.repositoryRoot
+        var environment = ProcessInfo.processInfo.environment
+        environment["JWTVERIFY_PROGRESS_INTERVAL"] = "0"
+        process.environment = environment
+        let output = Pipe()
+        process.standardOutput = output
+        process.standardInput = FileHandle.nullDevice
+        try process.run()
+        let terminal = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        #expect(process.terminationStatus == 0)
+        #expect(terminal.contains("\rjwtverify: 4,096 tokens"))
+        #expect(terminal.contains("ETA"))
+        #expect(terminal.contains("\r\u{1B}[Kjwtverify: 9000 tokens, 9000 valid"))
+    }
 }

@@ -1,3 +1,9 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
 /// Tokens, keys and nonces to measure verification on: generated Apple-shaped, or read from files.
 package struct BenchmarkCorpus: Sendable {
     /// The key set the tokens verify against.
@@ -11,6 +17,8 @@ package struct BenchmarkCorpus: Sendable {
     package let audience: String
     /// The time tokens are evaluated at.
     package let now: Double
+    /// The key set as a JWKS document, when the corpus was generated.
+    package var jwksDocument: [UInt8] = []
 
     package init(keys: JWKSet, tokens: [[UInt8]], nonces: [String?], issuer: String, audience: String, now: Double) {
         self.keys = keys
@@ -25,6 +33,34 @@ package struct BenchmarkCorpus: Sendable {
     /// (RSA-2048 keys for RS*/PS*: about 900-byte tokens; P-256 for ES256: about 650 bytes; the
     /// matching curve for ES384/ES512/EdDSA), each with its own raw nonce.
     package static func appleShaped(count: Int, algorithm: SignatureAlgorithm) throws -> BenchmarkCorpus {
+        try appleShapedWithKeySet(count: count, algorithm: algorithm)
+    }
+
+    /// Writes `jwks.json`, `tokens.txt` and `nonces.txt` into `directory`, each token (and its
+    /// nonce) `repeating` times in a row.
+    package func write(to directory: String, repeating: Int) throws {
+        var tokensText: [UInt8] = []
+        var noncesText: [UInt8] = []
+        for _ in 0..<repeating {
+            for (token, nonce) in zip(tokens, nonces) {
+                tokensText += token + [0x0A]
+                noncesText += Array((nonce ?? "").utf8) + [0x0A]
+            }
+        }
+        try Self.writeFile(directory + "/jwks.json", jwksDocument)
+        try Self.writeFile(directory + "/tokens.txt", tokensText)
+        try Self.writeFile(directory + "/nonces.txt", noncesText)
+    }
+
+    private static func writeFile(_ path: String, _ bytes: [UInt8]) throws {
+        guard let file = fopen(path, "wb") else { throw JWKSetError("cannot write \(path)") }
+        defer { fclose(file) }
+        guard bytes.withUnsafeBytes({ fwrite($0.baseAddress, 1, $0.count, file) }) == bytes.count else {
+            throw JWKSetError("cannot write \(path)")
+        }
+    }
+
+    private static func appleShapedWithKeySet(count: Int, algorithm: SignatureAlgorithm) throws -> BenchmarkCorpus {
         let now = 1_767_225_600.0
         let signers: [(String, EVPPrivateKey)] = try (0..<3).map { index in
             let key: EVPPrivateKey
@@ -73,9 +109,11 @@ package struct BenchmarkCorpus: Sendable {
             tokens.append(Array((signingInput + "." + Base64URL.encode(signature)).utf8))
             nonces.append(rawNonce)
         }
-        return BenchmarkCorpus(
+        var corpus = BenchmarkCorpus(
             keys: try JWKSet(json: jwks.bytes), tokens: tokens, nonces: nonces, issuer: "https://appleid.apple.com",
             audience: "com.example.app", now: now)
+        corpus.jwksDocument = jwks.bytes
+        return corpus
     }
 
     /// A verifier for this corpus.

@@ -54,7 +54,8 @@ package struct JSONText {
     /// Appends a member name and its colon.
     package mutating func key(_ name: String) {
         separate()
-        quoted(name.utf8)
+        var name = name
+        name.withUTF8 { quoted(UnsafeRawBufferPointer($0)) }
         bytes.append(UInt8(ascii: ":"))
         needsComma = false
     }
@@ -67,7 +68,12 @@ package struct JSONText {
     }
 
     /// Appends a string value.
-    package mutating func string(_ value: String) { string(value.utf8) }
+    package mutating func string(_ value: String) {
+        separate()
+        var value = value
+        value.withUTF8 { quoted(UnsafeRawBufferPointer($0)) }
+        needsComma = true
+    }
 
     /// Appends a number: integral values within ±2^53 without a fraction, others in Swift's
     /// shortest round-trip form.
@@ -142,22 +148,43 @@ package struct JSONText {
 
     private static let hex: [UInt8] = Array("0123456789abcdef".utf8)
 
+    /// 1 for bytes that must be escaped inside a JSON string (quote, backslash, controls, DEL).
+    private static let needsEscape: [UInt8] = (0..<256).map { byte in
+        byte < 0x20 || byte == 0x7F || byte == Int(UInt8(ascii: "\"")) || byte == Int(UInt8(ascii: "\\")) ? 1 : 0
+    }
+
     private mutating func quoted(_ value: some Collection<UInt8>) {
+        if let done = value.withContiguousStorageIfAvailable({ quoted(UnsafeRawBufferPointer($0)) }) { return done }
+        let copy = Array(value)
+        copy.withUnsafeBytes { quoted($0) }
+    }
+
+    /// Appends `"value"`, copying runs of bytes that need no escape in bulk.
+    private mutating func quoted(_ value: UnsafeRawBufferPointer) {
         bytes.append(UInt8(ascii: "\""))
-        for byte in value {
-            switch byte {
-            case UInt8(ascii: "\""): bytes.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "\"")])
-            case UInt8(ascii: "\\"): bytes.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "\\")])
-            case UInt8(ascii: "\n"): bytes.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "n")])
-            case UInt8(ascii: "\r"): bytes.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "r")])
-            case UInt8(ascii: "\t"): bytes.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "t")])
-            case 0..<0x20, 0x7F:
-                bytes.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "u"), UInt8(ascii: "0"), UInt8(ascii: "0")])
-                bytes.append(Self.hex[Int(byte >> 4)])
-                bytes.append(Self.hex[Int(byte & 0x0F)])
-            default: bytes.append(byte)
+        Self.needsEscape.withUnsafeBufferPointer { escape in
+            var runStart = 0
+            for i in 0..<value.count where escape[Int(value[i])] != 0 {
+                if runStart < i { bytes.append(contentsOf: UnsafeRawBufferPointer(rebasing: value[runStart..<i])) }
+                appendEscaped(value[i])
+                runStart = i + 1
             }
+            if runStart < value.count { bytes.append(contentsOf: UnsafeRawBufferPointer(rebasing: value[runStart...])) }
         }
         bytes.append(UInt8(ascii: "\""))
+    }
+
+    private mutating func appendEscaped(_ byte: UInt8) {
+        switch byte {
+        case UInt8(ascii: "\""): bytes.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "\"")])
+        case UInt8(ascii: "\\"): bytes.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "\\")])
+        case UInt8(ascii: "\n"): bytes.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "n")])
+        case UInt8(ascii: "\r"): bytes.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "r")])
+        case UInt8(ascii: "\t"): bytes.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "t")])
+        default:
+            bytes.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "u"), UInt8(ascii: "0"), UInt8(ascii: "0")])
+            bytes.append(Self.hex[Int(byte >> 4)])
+            bytes.append(Self.hex[Int(byte & 0x0F)])
+        }
     }
 }
