@@ -15,7 +15,7 @@ struct BenchCommand {
         assert({ isDebugBuild = true; return true }())
         if isDebugBuild {
             StandardError.write("jwtverify bench: this is a debug build, whose numbers mean nothing; build with 'make release'\n")
-            return CommandFailure.debugBuild
+            return .configuration
         }
         let corpus = try loadCorpus()
         if !options.json {
@@ -74,9 +74,4 @@ struct BenchCommand {
         }
         return lines
     }
-}
-
-extension CommandFailure {
-    /// Exit status of a benchmark refused in a debug build.
-    static let debugBuild = ExitStatus.dataError
 }

@@ -41,7 +41,8 @@ struct BenchOptions {
                                threads, raw_limit_tokens_per_sec, ratio, p50_us, p99_us.
           -h, --help           Show this help.
 
-        Build in release for meaningful numbers (make release); a debug build says so and exits 2.
+        The ratio is meaningful for a corpus of valid tokens: rejected tokens skip the signature check.
+        Build in release for meaningful numbers (make release); a debug build says so and exits 78.
         """
 
     init(parsing words: ArraySlice<String>) throws(CommandFailure) {

@@ -12,6 +12,8 @@ enum ExitStatus: Int32 {
     case noInput = 66
     /// A bug (EX_SOFTWARE).
     case internalError = 70
+    /// The build cannot do what was asked: `bench` in a debug build (EX_CONFIG).
+    case configuration = 78
     /// Reading input or writing output failed (EX_IOERR).
     case ioError = 74
 }

@@ -231,4 +231,24 @@ struct CLITests {
         #expect(terminal.contains("ETA"))
         #expect(terminal.contains("\r\u{1B}[Kjwtverify: 9000 tokens, 9000 valid"))
     }
+
+    @Test("bench: help, usage errors, and a debug build refuses to measure")
+    func bench() throws {
+        let help = try CLIRunner.run(["bench", "--help"])
+        #expect(help.status == 0)
+        #expect(help.stdoutText.contains("raw_limit_tokens_per_sec"))
+        #expect(try CLIRunner.run(["bench", "--threads", "0"]).status == 64)
+        #expect(try CLIRunner.run(["bench", "--tokens", "x.txt"]).status == 64)
+        #expect(try CLIRunner.run(["bench", "--algorithm", "HS256"]).status == 64)
+        let run = try CLIRunner.run(["bench", "--count", "3", "--reps", "1", "--json"])
+        var isDebugBuild = false
+        assert({ isDebugBuild = true; return true }())
+        if isDebugBuild {  // the binary beside this test bundle was built the same way
+            #expect(run.status == 78)
+            #expect(run.stderr.contains("debug build"))
+        } else {
+            #expect(run.status == 0)
+            #expect(run.records.first?["valid"] as? Int == 3)
+        }
+    }
 }

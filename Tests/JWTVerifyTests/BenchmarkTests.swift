@@ -1,0 +1,35 @@
+@testable import JWTVerify
+import Testing
+
+/// The benchmark's machinery and output contract (never its speed: that is measured, not asserted).
+@Suite("benchmark")
+struct BenchmarkTests {
+    @Test("a generated corpus verifies completely, and the report carries every contract field")
+    func reportContract() throws {
+        for algorithm in [SignatureAlgorithm.rs256, .es256] {
+            let corpus = try BenchmarkCorpus.appleShaped(count: 12, algorithm: algorithm)
+            #expect(corpus.tokens.count == 12)
+            let report = ThroughputBenchmark.measure(corpus: corpus, threads: 2, rounds: 1)
+            #expect(report.n == 12)
+            #expect(report.valid == 12)
+            #expect(report.threads == 2)
+            #expect(report.tokensPerSecond > 0 && report.rawLimitTokensPerSecond > 0 && report.cpuTokensPerSecond > 0)
+            #expect(report.p50Microseconds > 0 && report.p99Microseconds >= report.p50Microseconds)
+            let json = report.json()
+            for key in [
+                "\"tokens_per_sec\":", "\"cpu_tokens_per_sec\":", "\"n\":12", "\"valid\":12", "\"threads\":2",
+                "\"raw_limit_tokens_per_sec\":", "\"ratio\":", "\"p50_us\":", "\"p99_us\":",
+            ] {
+                #expect(json.contains(key), "\(key)")
+            }
+        }
+    }
+
+    @Test("the raw limit checks exactly the corpus's signatures")
+    func rawLimit() throws {
+        let corpus = try BenchmarkCorpus.appleShaped(count: 9, algorithm: .es256)
+        let raw = RawVerificationLimit(corpus: corpus)
+        #expect(raw.count == 9)
+        #expect(raw.runOnce() == 9)
+    }
+}
