@@ -6,7 +6,7 @@ SWIFT ?= swift
 SYSTEM_PACKAGES := pkg-config libssl-dev libjansson-dev
 JWTVERIFY := .build/release/jwtverify
 
-.PHONY: all deps build release demo test vectors clean
+.PHONY: all deps build release demo test bench fuzz-json vectors clean
 
 all: build
 
@@ -48,6 +48,20 @@ demo: release
 
 test: deps
 	$(SWIFT) test
+
+# Throughput against the raw OpenSSL limit, and the CLI over 1,000,000 tokens (several minutes).
+bench: deps
+	Benchmarks/run.sh
+
+# Differential fuzzing of the fast JSON scanner against jansson (libFuzzer + AddressSanitizer).
+FUZZ_SECONDS ?= 600
+fuzz-json: deps
+	$(SWIFT) build -c release --build-path .build/fuzz --product jwtfuzz-json \
+	    -Xswiftc -sanitize=fuzzer,address -Xswiftc -DFUZZING
+	mkdir -p .fuzz/json-corpus .fuzz/json-seeds
+	python3 -c "import base64,json,sys; [open(f'.fuzz/json-seeds/{i}-{j}','wb').write(base64.urlsafe_b64decode(s+'=='*2)) for i,l in enumerate(open('Vectors/samples/apple-identity-tokens.jsonl')) for j,s in enumerate(json.loads(l)['token'].split('.')[:2]) if len(s)<8000]" 2>/dev/null || true
+	.build/fuzz/release/jwtfuzz-json -max_total_time=$(FUZZ_SECONDS) -max_len=4096 -print_final_stats=1 \
+	    .fuzz/json-corpus .fuzz/json-seeds
 
 # Regenerates Vectors/ (needs Python 'cryptography'); keys are kept unless NEW_KEYS=1.
 vectors:

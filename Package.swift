@@ -41,6 +41,12 @@ let package = Package(
             path: "Benchmarks/JWTBench",
             swiftSettings: strictSettings
         ),
+        .executableTarget(
+            name: "jwtfuzz-json",
+            dependencies: ["JWTVerify"],
+            path: "Tests/Fuzz/FuzzJSON",
+            swiftSettings: strictSettings
+        ),
         .testTarget(
             name: "JWTVerifyTests",
             dependencies: ["JWTVerify"],

@@ -1,0 +1,62 @@
+#!/usr/bin/env bash
+# Reproduces the README's performance table (make bench).
+#  1. jwtbench: full verification vs the raw OpenSSL limit, RS256 and ES256, 1 and N threads,
+#     RUNS times; medians of the ratios and rates.
+#  2. jwtverify verify --threads 2 over a 1,000,000-token file, each run bracketed by library
+#     measurements in the same window (this machine's speed drifts from minute to minute).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+runs=${RUNS:-5}
+cli_runs=${CLI_RUNS:-3}
+out=$(mktemp -d)
+trap 'rm -rf "$out"' EXIT
+swift build -c release >/dev/null
+bench=.build/release/jwtbench
+cli=.build/release/jwtverify
+head -1 <($bench --rounds 1 --tokens 3 rs256) >&2
+
+echo "== jwtbench: $runs runs" >&2
+for i in $(seq "$runs"); do
+  $bench rs256 --json --rounds 7 --tokens 2000
+  $bench es256 --json --rounds 5 --tokens 1000
+done > "$out/library.jsonl"
+
+echo "== CLI: 1,000,000 RS256 tokens, $cli_runs runs" >&2
+$bench rs256 --tokens 2000 --write-corpus "$out" --repeat 500 >/dev/null
+for i in $(seq "$cli_runs"); do
+  $bench rs256 --json --rounds 3 --tokens 2000 --threads 1 >> "$out/around.jsonl"
+  /usr/bin/time -f '{"wall": %e, "rss_kb": %M}' -o "$out/time.json" \
+    $cli verify --threads 2 --jwks "$out/jwks.json" --issuer https://appleid.apple.com \
+    --audience com.example.app --now 1767225600 "$out/tokens.txt" > "$out/cli.jsonl" 2>/dev/null
+  lines=$(wc -l < "$out/cli.jsonl")
+  python3 -c "import json; t=json.load(open('$out/time.json')); t['lines']=$lines; print(json.dumps(t))" >> "$out/cli_runs.jsonl"
+  $bench rs256 --json --rounds 3 --tokens 2000 --threads 1 >> "$out/around.jsonl"
+done
+
+python3 - "$out" <<'PY'
+import json, statistics, sys
+out = sys.argv[1]
+rows = [json.loads(l) for l in open(f"{out}/library.jsonl")]
+print("| alg | threads | tokens/s | raw limit/s | ratio | p50 µs | p99 µs |")
+print("| --- | ---: | ---: | ---: | ---: | ---: | ---: |")
+for label in ("RS256", "ES256"):
+    for threads in sorted({r["threads"] for r in rows}):
+        sel = [r for r in rows if r["label"] == label and r["threads"] == threads]
+        med = lambda k: statistics.median(r[k] for r in sel)
+        print(f"| {label} | {threads} | {med('tokens_per_sec'):,.0f} | {med('raw_limit_tokens_per_sec'):,.0f} | "
+              f"{med('ratio'):.3f} | {med('p50_us'):.1f} | {med('p99_us'):.1f} |")
+    one = [r for r in rows if r["label"] == label and r["threads"] == 1]
+    two = [r for r in rows if r["label"] == label and r["threads"] > 1]
+    if two:
+        ours = statistics.median(t["tokens_per_sec"] / o["tokens_per_sec"] for o, t in zip(one, two))
+        raw = statistics.median(t["raw_limit_tokens_per_sec"] / o["raw_limit_tokens_per_sec"] for o, t in zip(one, two))
+        print(f"\n{label}: {two[0]['threads']} threads / 1 thread = {ours:.2f}x (the raw OpenSSL limit itself: {raw:.2f}x); "
+              f"ratio runs: 1 thread {[r['ratio'] for r in one]}")
+cli = [json.loads(l) for l in open(f"{out}/cli_runs.jsonl")]
+around = [json.loads(l) for l in open(f"{out}/around.jsonl")]
+for i, run in enumerate(cli):
+    single = statistics.mean([around[2 * i]["tokens_per_sec"], around[2 * i + 1]["tokens_per_sec"]])
+    rate = run["lines"] / run["wall"]
+    print(f"CLI run {i + 1}: {run['lines']:,} tokens in {run['wall']:.2f} s = {rate:,.0f}/s; library 1 thread around it "
+          f"{single:,.0f}/s; CLI / (2 x library) = {rate / (2 * single):.3f}; peak RSS {run['rss_kb'] / 1024:.1f} MiB")
+PY
