@@ -32,4 +32,13 @@ struct BenchmarkTests {
         #expect(raw.count == 9)
         #expect(raw.runOnce() == 9)
     }
+
+    @Test("the raw limit covers EdDSA too")
+    func rawLimitEdDSA() throws {
+        let corpus = try BenchmarkCorpus.appleShaped(count: 6, algorithm: .edDSA)
+        let raw = RawVerificationLimit(corpus: corpus)
+        #expect(raw.count == 6)
+        #expect(raw.runOnce() == 6)
+        #expect(raw.runOnce() == 6)
+    }
 }

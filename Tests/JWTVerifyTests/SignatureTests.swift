@@ -65,4 +65,19 @@ struct SignatureTests {
         let token = TokenFactory.token(header: #"{"kid":"rsa-a","alg":"ES256"}"#, payload: TokenFactory.claims(), signer: TokenFactory.ec)
         #expect(TokenFactory.reason(token) == "key_alg_mismatch")
     }
+
+    @Test("a failed EdDSA verification does not affect the next one on the same thread")
+    func edDSAContextReuse() throws {
+        let signer = TokenFactory.Signer(kid: "ed", algorithm: .edDSA, key: try EVPPrivateKey.generateEd25519())
+        let keys = try JWKSet(json: Array("{\"keys\":[\(signer.jwkJSON)]}".utf8))
+        let verifier = Verifier(
+            keys: keys, issuer: TokenFactory.issuer, audiences: [TokenFactory.audience], algorithms: [.edDSA],
+            clock: { TokenFactory.now })
+        let good = TokenFactory.token(payload: TokenFactory.claims(), signer: signer)
+        let bad = String(good.dropLast(4)) + (good.hasSuffix("AAAA") ? "BBBB" : "AAAA")
+        for _ in 0..<3 {
+            #expect(TokenFactory.reason(bad, verifier: verifier) == "bad_signature")
+            #expect(TokenFactory.reason(good, verifier: verifier) == nil)
+        }
+    }
 }

@@ -15,7 +15,7 @@ extension EVPPublicKey {
         let contexts = ThreadContexts.current
         switch algorithm.family {
         case .edDSA:
-            return signature.count == 64 && verifyEdDSA(signature, over: signingInput)
+            return signature.count == 64 && verifyEdDSA(signature, over: signingInput, contexts: contexts)
         case .rsaPKCS1, .rsaPSS:
             guard signature.count == (bits + 7) / 8 else { return false }
             return verifyPrehashed(signature, over: signingInput, algorithm: algorithm, contexts: contexts)
@@ -55,9 +55,12 @@ extension EVPPublicKey {
         }
     }
 
-    private func verifyEdDSA(_ signature: UnsafeRawBufferPointer, over signingInput: UnsafeRawBufferPointer) -> Bool {
-        guard let ctx = EVP_MD_CTX_new() else { return false }
-        defer { EVP_MD_CTX_free(ctx) }
+    private func verifyEdDSA(
+        _ signature: UnsafeRawBufferPointer, over signingInput: UnsafeRawBufferPointer, contexts: ThreadContexts
+    ) -> Bool {
+        let ctx = contexts.oneShotContext
+        // A one-shot context must be reset before reuse, or a failed verification poisons the next.
+        _ = EVP_MD_CTX_reset(ctx)
         guard EVP_DigestVerifyInit_ex(ctx, nil, nil, nil, nil, pointer, nil) == 1 else {
             OpenSSLFailure.clear()
             return false

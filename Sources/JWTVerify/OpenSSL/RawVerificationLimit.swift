@@ -7,8 +7,10 @@ internal import COpenSSL
 /// preparing, so the timed loop is the ceiling full verification is measured against.
 package final class RawVerificationLimit {
     private struct Entry {
-        let context: OpaquePointer
-        let digest: MessageDigest
+        /// The prepared `EVP_PKEY_CTX`, or `nil` for EdDSA (one-shot `EVP_DigestVerify`).
+        let context: OpaquePointer?
+        let digest: MessageDigest?
+        let key: EVPPublicKey
         let signingInput: Range<Int>
         let tokenIndex: Int
         let signature: [UInt8]
@@ -16,6 +18,8 @@ package final class RawVerificationLimit {
 
     private let tokens: [[UInt8]]
     private var entries: [Entry] = []
+    /// Whether any entry is EdDSA (the shared context then needs a reset between uses).
+    private lazy var hasOneShot: Bool = entries.contains { $0.context == nil }
     private let digestContext: OpaquePointer
     private var contexts: [OpaquePointer] = []
 
@@ -27,11 +31,15 @@ package final class RawVerificationLimit {
         var contextByKey: [UInt64: OpaquePointer] = [:]
         for (index, token) in tokens.enumerated() {
             let peek = UnverifiedToken(peeking: token)
-            guard let name = peek.algorithm, let algorithm = SignatureAlgorithm(name: name), let digest = algorithm.digest,
+            guard let name = peek.algorithm, let algorithm = SignatureAlgorithm(name: name),
                 let entry = peek.keyID.flatMap(corpus.keys.key(withID:)) ?? (corpus.keys.keys.count == 1 ? corpus.keys.keys[0] : nil),
                 let key = entry.key, let dots = Self.dots(token), let rawSignature = Base64URL.decode(token[(dots.1 + 1)...])
             else { continue }
             var signature = rawSignature
+            guard let digest = algorithm.digest else {
+                entries.append(Entry(context: nil, digest: nil, key: key, signingInput: 0..<dots.1, tokenIndex: index, signature: signature))
+                continue
+            }
             if case .ecdsa = algorithm.family {
                 var der = [UInt8](repeating: 0, count: rawSignature.count + 16)
                 let n = copenssl_ecdsa_raw_to_der(rawSignature, rawSignature.count, &der, der.count)
@@ -54,7 +62,8 @@ package final class RawVerificationLimit {
                 contexts.append(ctx)
                 context = ctx
             }
-            entries.append(Entry(context: context, digest: digest, signingInput: 0..<dots.1, tokenIndex: index, signature: signature))
+            entries.append(
+                Entry(context: context, digest: digest, key: key, signingInput: 0..<dots.1, tokenIndex: index, signature: signature))
         }
     }
 
@@ -71,13 +80,25 @@ package final class RawVerificationLimit {
         var valid = 0
         var hash = [UInt8](repeating: 0, count: 64)
         for entry in entries {
+            guard let context = entry.context, let digest = entry.digest else {
+                // EdDSA: one-shot verification over the message, re-initialised per token.
+                let ok = tokens[entry.tokenIndex].withUnsafeBufferPointer { token in
+                    EVP_MD_CTX_reset(digestContext) == 1
+                        && EVP_DigestVerifyInit_ex(digestContext, nil, nil, nil, nil, entry.key.pointer, nil) == 1
+                        && EVP_DigestVerify(
+                            digestContext, entry.signature, entry.signature.count, token.baseAddress, entry.signingInput.count) == 1
+                }
+                if ok { valid += 1 }
+                continue
+            }
             var length: UInt32 = 0
             tokens[entry.tokenIndex].withUnsafeBufferPointer { token in
-                _ = EVP_DigestInit_ex(digestContext, entry.digest.pointer, nil)
+                if hasOneShot { _ = EVP_MD_CTX_reset(digestContext) }
+                _ = EVP_DigestInit_ex(digestContext, digest.pointer, nil)
                 _ = EVP_DigestUpdate(digestContext, token.baseAddress, entry.signingInput.count)
                 _ = EVP_DigestFinal_ex(digestContext, &hash, &length)
             }
-            if EVP_PKEY_verify(entry.context, entry.signature, entry.signature.count, hash, Int(length)) == 1 { valid += 1 }
+            if EVP_PKEY_verify(context, entry.signature, entry.signature.count, hash, Int(length)) == 1 { valid += 1 }
         }
         ERR_clear_error()
         return valid

@@ -15,16 +15,20 @@ import Darwin
 final class ThreadContexts {
     /// The digest context used for hashing signing inputs and nonces.
     let digestContext: OpaquePointer
+    /// The context re-initialised for each one-shot (EdDSA) verification.
+    let oneShotContext: OpaquePointer
     private var verifyContexts: [UInt64: OpaquePointer] = [:]
     private static let capacity = 256
 
     private init() {
-        guard let ctx = EVP_MD_CTX_new() else { fatalError("EVP_MD_CTX_new: out of memory") }
+        guard let ctx = EVP_MD_CTX_new(), let oneShot = EVP_MD_CTX_new() else { fatalError("EVP_MD_CTX_new: out of memory") }
         digestContext = ctx
+        oneShotContext = oneShot
     }
 
     deinit {
         EVP_MD_CTX_free(digestContext)
+        EVP_MD_CTX_free(oneShotContext)
         for ctx in verifyContexts.values { EVP_PKEY_CTX_free(ctx) }
     }
 
