@@ -74,7 +74,10 @@ struct SignatureTests {
             keys: keys, issuer: TokenFactory.issuer, audiences: [TokenFactory.audience], algorithms: [.edDSA],
             clock: { TokenFactory.now })
         let good = TokenFactory.token(payload: TokenFactory.claims(), signer: signer)
-        let bad = String(good.dropLast(4)) + (good.hasSuffix("AAAA") ? "BBBB" : "AAAA")
+        var badBytes = Array(good.utf8)
+        let index = badBytes.count - 10  // inside the signature, away from the last (partial) character
+        badBytes[index] = badBytes[index] == UInt8(ascii: "A") ? UInt8(ascii: "B") : UInt8(ascii: "A")
+        let bad = String(decoding: badBytes, as: UTF8.self)
         for _ in 0..<3 {
             #expect(TokenFactory.reason(bad, verifier: verifier) == "bad_signature")
             #expect(TokenFactory.reason(good, verifier: verifier) == nil)
