@@ -18,6 +18,7 @@ enum JWTVerifyCommand {
         COMMANDS:
           verify    Verify one token per input line; JSON Lines results on stdout.
           bench     Measure verification throughput against the raw OpenSSL limit.
+          jwks      Describe key sets: 'jwks show FILE...'.
 
         Run 'jwtverify <command> --help' for a command's options.
         Options: -h, --help (this text), --version.
@@ -56,6 +57,12 @@ enum JWTVerifyCommand {
                 return .ok
             }
             return try VerifyCommand(options: options).run()
+        case "jwks":
+            if words.dropFirst().contains(where: { $0 == "-h" || $0 == "--help" }) || words.count == 1 {
+                print(JWKSCommand.help)
+                return words.count == 1 ? .usage : .ok
+            }
+            return try JWKSCommand(parsing: words.dropFirst()).run()
         case "bench":
             let options = try BenchOptions(parsing: words.dropFirst())
             if options.helpRequested {

@@ -251,4 +251,56 @@ struct CLITests {
             #expect(run.records.first?["valid"] as? Int == 3)
         }
     }
+
+    @Test("jwks show: a table or JSON lines describing every key, with what it may verify")
+    func jwksShow() throws {
+        let table = try CLIRunner.run(["jwks", "show", "Vectors/jwks.json"])
+        #expect(table.status == 0)
+        #expect(table.stdoutText.contains("W6WcOKB6X1   RSA  2048 bits   RS256"))
+        #expect(table.stdoutText.split(separator: "\n").count == 5)
+        let json = try CLIRunner.run(["jwks", "show", "--json", "Vectors/jwks.json"])
+        #expect(json.records.count == 4)
+        #expect(json.records.allSatisfy { ($0["thumbprint"] as? String)?.utf8.count == 43 && $0["usable"] as? Bool == true })
+        #expect(json.records.last?["algorithms"] as? [String] == ["ES256"])
+        #expect(try CLIRunner.run(["jwks", "show", "/nonexistent.json"]).status == 66)
+        #expect(try CLIRunner.run(["jwks", "frobnicate"]).status == 64)
+        #expect(try CLIRunner.run(["jwks", "show"]).status == 64)
+        #expect(try CLIRunner.run(["jwks", "--help"]).status == 0)
+    }
+
+    @Test("jwks show describes RSA, P-521 and Ed25519 keys from the RFC examples; an enc-only set exits 65")
+    func jwksShowKeyTypes() throws {
+        let shared = CLIRunner.repositoryRoot.deletingLastPathComponent().appendingPathComponent("shared/vectors/rfc")
+        guard FileManager.default.fileExists(atPath: shared.path) else {
+            print("shared vectors absent: jwks show key-type test SKIPPED")
+            return
+        }
+        var keys: [Any] = []
+        for (file, kid) in [("rfc7520_4_3_ES512.json", "p521"), ("rfc8037_A4_EdDSA.json", "ed"), ("rfc7520_4_2_PS384.json", "rsa")] {
+            let vector = try JSONSerialization.jsonObject(with: Data(contentsOf: shared.appendingPathComponent(file))) as? [String: Any]
+            var jwk = try #require(vector?["jwk"] as? [String: Any])
+            jwk["kid"] = kid
+            jwk.removeValue(forKey: "alg")
+            keys.append(jwk)
+        }
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("jwtverify-jwks-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let file = directory.appendingPathComponent("keys.json")
+        try JSONSerialization.data(withJSONObject: ["keys": keys]).write(to: file)
+        let outcome = try CLIRunner.run(["jwks", "show", "--json", file.path])
+        let byKid = Dictionary(uniqueKeysWithValues: outcome.records.map { ($0["kid"] as? String ?? "", $0) })
+        #expect(byKid["p521"]?["algorithms"] as? [String] == ["ES512"])
+        #expect(byKid["p521"]?["bits"] as? Int == 521)
+        #expect(byKid["ed"]?["algorithms"] as? [String] == ["EdDSA"])
+        #expect(byKid["ed"]?["thumbprint"] as? String == "kPrK_qmxVWaYVA9wwBF6Iuo3vVzz7TxHCTwXBygrS4k")
+        #expect(byKid["rsa"]?["algorithms"] as? [String] == ["RS256", "RS384", "RS512", "PS256", "PS384", "PS512"])
+        let encOnly = directory.appendingPathComponent("enc.json")
+        let a1 = try JSONSerialization.jsonObject(with: Data(contentsOf: shared.appendingPathComponent("rfc7517_A1_public_jwks.json"))) as? [String: Any]
+        let ecKey = try #require(((a1?["jwks"] as? [String: Any])?["keys"] as? [[String: Any]])?.first)
+        try JSONSerialization.data(withJSONObject: ["keys": [ecKey]]).write(to: encOnly)
+        let unusable = try CLIRunner.run(["jwks", "show", encOnly.path])
+        #expect(unusable.status == 65)
+        #expect(unusable.stdoutText.contains("unusable: use is \"enc\""))
+    }
 }

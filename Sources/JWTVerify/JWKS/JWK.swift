@@ -45,6 +45,9 @@ public struct JWK: Sendable {
         return nil
     }
 
+    /// Whether this key may verify tokens whose header says `algorithm`.
+    public func mayVerify(_ algorithm: SignatureAlgorithm) -> Bool { mismatch(for: algorithm) == nil }
+
     /// Whether two entries describe the same key the same way.
     func isSameKey(as other: JWK) -> Bool {
         keyType == other.keyType && curve == other.curve && material == other.material
