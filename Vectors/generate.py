@@ -143,8 +143,31 @@ def samples(keys):
     return [{"id": i, "token": t, **({"nonce": n} if n else {}), "expect": e} for i, t, n, e in rows]
 
 
+def write_x509_map(keys):
+    """Google's x509 key-map format (kid -> PEM certificate) for the two published RSA keys."""
+    import datetime
+    from cryptography import x509
+    from cryptography.x509.oid import NameOID
+    certificates = {}
+    for stem in ("rsa-1", "rsa-2"):
+        kid = KEYS[stem][0]
+        name = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, "securetoken.system.gserviceaccount.com")])
+        start = datetime.datetime(2025, 12, 20, tzinfo=datetime.timezone.utc)
+        cert = (x509.CertificateBuilder().subject_name(name).issuer_name(name).public_key(keys[stem].public_key())
+                .serial_number(int.from_bytes(hashlib.sha256(kid.encode()).digest()[:8], "big"))
+                .not_valid_before(start).not_valid_after(start + datetime.timedelta(days=30))
+                .sign(keys[stem], hashes.SHA256()))
+        certificates[kid] = cert.public_bytes(serialization.Encoding.PEM).decode()
+    with open(os.path.join(HERE, "google-x509-keys.json"), "w") as f:
+        json.dump(certificates, f, indent=2)
+        f.write("\n")
+
+
 def main():
     keys = load_or_make_keys("--new-keys" in sys.argv)
+    write_x509_map(keys)
+    if "--x509-only" in sys.argv:
+        return
     published = [public_jwk(stem, keys[stem]) for stem in KEYS if stem != "rsa-retired"]
     with open(os.path.join(HERE, "jwks.json"), "w") as f:
         json.dump({"keys": published}, f, indent=2)

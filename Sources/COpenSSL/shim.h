@@ -22,6 +22,7 @@
 #include <openssl/crypto.h>
 #include <openssl/pem.h>
 #include <openssl/bio.h>
+#include <openssl/x509.h>
 
 #if OPENSSL_VERSION_NUMBER < 0x30000000L /* 0xMNN00PP0L: 3.0.0 */
 #error "JWTVerify needs OpenSSL >= 3.0"
@@ -121,6 +122,18 @@ static inline int copenssl_ecdsa_der_to_raw(const unsigned char *der, size_t len
     int ok = BN_bn2binpad(r, out, (int)half) == (int)half && BN_bn2binpad(s, out + half, (int)half) == (int)half;
     ECDSA_SIG_free(sig);
     return ok;
+}
+
+/** The public key of the first PEM certificate in `pem` (+1 reference), or NULL. */
+static inline EVP_PKEY *copenssl_certificate_public_key(const void *pem, size_t len) {
+    BIO *bio = BIO_new_mem_buf(pem, (int)len);
+    if (bio == NULL) return NULL;
+    X509 *cert = PEM_read_bio_X509(bio, NULL, NULL, NULL);
+    BIO_free(bio);
+    if (cert == NULL) return NULL;
+    EVP_PKEY *key = X509_get_pubkey(cert);
+    X509_free(cert);
+    return key;
 }
 
 /** Generates an RSA key of `bits` bits (tests, benchmarks, sample data). */

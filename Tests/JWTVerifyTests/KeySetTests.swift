@@ -1,3 +1,4 @@
+import Foundation
 @testable import JWTVerify
 import Testing
 
@@ -114,5 +115,32 @@ struct KeySetTests {
 extension String {
     func replacingOccurrences(of target: String, with replacement: String) -> String {
         split(separator: target, omittingEmptySubsequences: false).joined(separator: replacement)
+    }
+}
+
+@Suite("x509 certificate maps")
+struct CertificateMapTests {
+    @Test("Google's kid-to-certificate format gives the same keys as the JWKS, and tokens verify with it")
+    func certificateMap() throws {
+        let x509 = try JWKSet(contentsOfFile: SharedVectors.projectVectors.appendingPathComponent("google-x509-keys.json").path)
+        let jwks = try JWKSet(contentsOfFile: SharedVectors.projectVectors.appendingPathComponent("jwks.json").path)
+        #expect(x509.keys.count == 2)
+        for key in x509.keys {
+            #expect(key.unusableReason == nil)
+            #expect(key.keyType == "RSA")
+            #expect(key.thumbprint == jwks.key(withID: key.keyID ?? "")?.thumbprint)
+        }
+        let verifier = Verifier(keys: x509, issuer: "https://appleid.apple.com", audiences: ["com.example.app"], clock: { 1_767_225_600 })
+        let sample = SampleVectorTests.samples.first { $0.id == "valid-rs256-key2" }
+        let token = try #require(sample)
+        #expect(throws: Never.self) { try verifier.verify(token.token, nonce: token.nonce) }
+    }
+
+    @Test("a map with a broken certificate keeps that kid unusable; other objects are not key sets")
+    func brokenCertificate() throws {
+        let set = try JWKSet(json: Array(#"{"abc":"-----BEGIN CERTIFICATE-----\nnot base64\n-----END CERTIFICATE-----\n"}"#.utf8))
+        #expect(set.keys.first?.keyID == "abc")
+        #expect(set.keys.first?.unusableReason != nil)
+        #expect(throws: JWKSetError.self) { try JWKSet(json: Array(#"{"abc":"hello"}"#.utf8)) }
     }
 }

@@ -55,6 +55,13 @@ public struct JWK: Sendable {
             && unusableReason == other.unusableReason
     }
 
+    /// An entry for a certificate that could not be read.
+    init(unusableKeyID kid: String) {
+        self.init(
+            keyID: kid, keyType: nil, curve: nil, algorithm: nil, use: "sig", keyOperations: nil, bits: nil,
+            unusableReason: "the certificate could not be read", thumbprint: nil, key: nil, material: [])
+    }
+
     /// An entry that can verify nothing, for `reason`.
     init(unusable reason: String, like entry: JWK) {
         self.init(

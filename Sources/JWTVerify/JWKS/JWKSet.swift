@@ -46,10 +46,9 @@ public struct JWKSet: Sendable {
                     return JWK(parsing: node)
                 }
             }
-            guard root.member("kty") != nil else {
-                throw JWKSetError("not a key set: no \"keys\" array (and not a single JWK)")
-            }
-            return [JWK(parsing: root)]
+            if root.member("kty") != nil { return [JWK(parsing: root)] }
+            if let certificates = Self.certificateMap(root) { return certificates }
+            throw JWKSetError("not a key set: no \"keys\" array (and not a single JWK or a kid-to-certificate map)")
         }
         self.init(keys: entries)
     }
@@ -57,6 +56,43 @@ public struct JWKSet: Sendable {
     /// Reads and parses a JWKS file.
     public init(contentsOfFile path: String) throws(JWKSetError) {
         try self.init(json: try Self.readFile(path))
+    }
+
+    /// Google's x509 format: a JSON object mapping each `kid` to a PEM certificate. Each
+    /// certificate's public key becomes a JWK with that kid (`use: sig`); `nil` when `root` is not
+    /// of that shape.
+    private static func certificateMap(_ root: JSONNode) -> [JWK]? {
+        var entries: [(String, [UInt8])] = []
+        var shaped = true
+        root.forEachMember { name, value in
+            guard let pem = value.stringBytes, pem.starts(with: "-----BEGIN CERTIFICATE-----".utf8) else {
+                shaped = false
+                return
+            }
+            entries.append((String(decoding: name, as: UTF8.self), Array(pem)))
+        }
+        guard shaped, !entries.isEmpty, entries.count <= maximumKeys else { return nil }
+        return entries.map { kid, pem in
+            var text = JSONText()
+            text.beginObject()
+            text.key("kid")
+            text.string(kid)
+            text.key("use")
+            text.string("sig")
+            if let key = try? EVPPublicKey.certificate(pem: pem) {
+                for (name, value) in key.jwkMembers() {
+                    text.key(name)
+                    text.string(value)
+                }
+            } else {
+                text.key("kty")
+                text.string("certificate")
+            }
+            text.endObject()
+            guard case .success(let document) = JSONDocument.parse(text.bytes) else { return JWK(unusableKeyID: kid) }
+            let entry = document.withRoot { JWK(parsing: $0) }
+            return entry.keyType == "certificate" ? JWK(unusableKeyID: kid) : entry
+        }
     }
 
     /// A set of `keys`; repeated `kid`s are merged as described on the type.

@@ -35,33 +35,10 @@ package final class EVPPrivateKey: @unchecked Sendable {
     }
 
     /// The key's type as a JWK `kty`: "RSA", "EC" or "OKP".
-    package var keyType: String {
-        if EVP_PKEY_is_a(pointer, "RSA") == 1 { return "RSA" }
-        if EVP_PKEY_is_a(pointer, "EC") == 1 { return "EC" }
-        return "OKP"
-    }
+    package var keyType: String { EVPPublicKey(borrowing: pointer).keyType }
 
     /// The public half as JWK members (`kty` and `n`/`e`, or `crv`/`x`/`y`, or `crv`/`x`), base64url.
-    package func publicJWKMembers() -> [(String, String)] {
-        let key = EVPPublicKey(borrowing: pointer)
-        switch keyType {
-        case "RSA":
-            return [
-                ("kty", "RSA"), ("n", Base64URL.encode(key.bigNumber("n") ?? [])),
-                ("e", Base64URL.encode(key.bigNumber("e") ?? [])),
-            ]
-        case "EC":
-            let point = key.octets("pub") ?? []
-            let half = (point.count - 1) / 2
-            let curve = key.bits == 256 ? "P-256" : key.bits == 384 ? "P-384" : "P-521"
-            return [
-                ("kty", "EC"), ("crv", curve), ("x", Base64URL.encode(point[1..<(1 + half)])),
-                ("y", Base64URL.encode(point[(1 + half)...])),
-            ]
-        default:
-            return [("kty", "OKP"), ("crv", "Ed25519"), ("x", Base64URL.encode(key.octets("pub") ?? []))]
-        }
-    }
+    package func publicJWKMembers() -> [(String, String)] { EVPPublicKey(borrowing: pointer).jwkMembers() }
 
     /// Signs `message` with `algorithm`, returning the signature in JWS form (R‖S for ECDSA).
     package func sign(_ message: [UInt8], algorithm: SignatureAlgorithm) throws(OpenSSLFailure) -> [UInt8] {
@@ -99,5 +76,37 @@ extension EVPPublicKey {
     convenience init(borrowing pointer: OpaquePointer) {
         EVP_PKEY_up_ref(pointer)
         self.init(takingOwnershipOf: pointer)
+    }
+
+    /// The public key of a PEM certificate (as in Google's x509 key maps).
+    package static func certificate(pem: [UInt8]) throws(OpenSSLFailure) -> EVPPublicKey {
+        let pkey = pem.withUnsafeBytes { copenssl_certificate_public_key($0.baseAddress, $0.count) }
+        guard let pkey else { throw OpenSSLFailure.drain("PEM certificate") }
+        return EVPPublicKey(takingOwnershipOf: pkey)
+    }
+
+    /// The key's type as a JWK `kty`: "RSA", "EC" or "OKP".
+    package var keyType: String {
+        if EVP_PKEY_is_a(pointer, "RSA") == 1 { return "RSA" }
+        if EVP_PKEY_is_a(pointer, "EC") == 1 { return "EC" }
+        return "OKP"
+    }
+
+    /// The public key as JWK members (`kty` and `n`/`e`, or `crv`/`x`/`y`, or `crv`/`x`), base64url.
+    package func jwkMembers() -> [(String, String)] {
+        switch keyType {
+        case "RSA":
+            return [("kty", "RSA"), ("n", Base64URL.encode(bigNumber("n") ?? [])), ("e", Base64URL.encode(bigNumber("e") ?? []))]
+        case "EC":
+            let point = octets("pub") ?? []
+            let half = max(0, (point.count - 1) / 2)
+            let curve = bits == 256 ? "P-256" : bits == 384 ? "P-384" : "P-521"
+            return [
+                ("kty", "EC"), ("crv", curve), ("x", Base64URL.encode(point.dropFirst().prefix(half))),
+                ("y", Base64URL.encode(point.dropFirst(1 + half))),
+            ]
+        default:
+            return [("kty", "OKP"), ("crv", "Ed25519"), ("x", Base64URL.encode(octets("pub") ?? []))]
+        }
     }
 }
