@@ -1,0 +1,73 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// A fetched key-set document on disk, so a restarted service or an offline audit has keys at once.
+///
+/// One JSON file per source URL: `{"url", "fetched_at", "expires_at", "etag", "last_modified",
+/// "document"}`, where `document` is the body exactly as served. Written atomically (a temporary
+/// file in the same directory, then `rename`).
+struct KeySetSnapshot {
+    let url: String
+    let fetchedAt: Double
+    let expiresAt: Double
+    let etag: String?
+    let lastModified: String?
+    let document: [UInt8]
+
+    /// The snapshot file for `url` in `directory`.
+    static func path(for url: String, in directory: String) -> String {
+        let digest = MessageDigest.sha256.hash(Array(url.utf8))
+        let name = digest.prefix(12).map { byte in
+            let hex = Array("0123456789abcdef".utf8)
+            return String(decoding: [hex[Int(byte >> 4)], hex[Int(byte & 15)]], as: UTF8.self)
+        }.joined()
+        return directory + "/jwks-" + name + ".json"
+    }
+
+    /// Writes the snapshot atomically; returns whether it was written.
+    @discardableResult
+    func write(to path: String) -> Bool {
+        var text = JSONText()
+        text.beginObject()
+        text.key("url")
+        text.string(url)
+        text.key("fetched_at")
+        text.number(fetchedAt)
+        text.key("expires_at")
+        text.number(expiresAt)
+        text.key("etag")
+        if let etag { text.string(etag) } else { text.null() }
+        text.key("last_modified")
+        if let lastModified { text.string(lastModified) } else { text.null() }
+        text.key("document")
+        text.string(document)
+        text.endObject()
+        text.appendRaw([UInt8(ascii: "\n")])
+        let temporary = path + ".tmp.\(getpid())"
+        guard let file = fopen(temporary, "wb") else { return false }
+        let written = text.bytes.withUnsafeBytes { fwrite($0.baseAddress, 1, $0.count, file) }
+        let flushed = fflush(file) == 0 && fsync(fileno(file)) == 0
+        fclose(file)
+        guard written == text.bytes.count, flushed, rename(temporary, path) == 0 else {
+            unlink(temporary)
+            return false
+        }
+        return true
+    }
+
+    /// Reads a snapshot for `url` (`nil` when absent, unreadable, or for another URL).
+    static func read(from path: String, url: String) -> KeySetSnapshot? {
+        guard let bytes = try? JWKSet.readFile(path), case .success(let document) = JSONDocument.parse(bytes) else { return nil }
+        return document.withRoot { root -> KeySetSnapshot? in
+            guard root.member("url")?.string == url, let fetchedAt = root.member("fetched_at")?.number,
+                let expiresAt = root.member("expires_at")?.number, let body = root.member("document")?.stringBytes
+            else { return nil }
+            return KeySetSnapshot(
+                url: url, fetchedAt: fetchedAt, expiresAt: expiresAt, etag: root.member("etag")?.string,
+                lastModified: root.member("last_modified")?.string, document: Array(body))
+        }
+    }
+}
