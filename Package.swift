@@ -11,6 +11,7 @@ let package = Package(
     name: "JWTVerify",
     products: [
         .library(name: "JWTVerify", targets: ["JWTVerify"]),
+        .library(name: "JWTVerifyRemote", targets: ["JWTVerifyRemote"]),
         .executable(name: "jwtverify", targets: ["jwtverify"]),
     ],
     targets: [
@@ -30,9 +31,14 @@ let package = Package(
             dependencies: ["COpenSSL", "CJansson"],
             swiftSettings: strictSettings
         ),
+        .target(
+            name: "JWTVerifyRemote",
+            dependencies: ["JWTVerify"],
+            swiftSettings: strictSettings
+        ),
         .executableTarget(
             name: "jwtverify",
-            dependencies: ["JWTVerify"],
+            dependencies: ["JWTVerify", "JWTVerifyRemote"],
             swiftSettings: strictSettings
         ),
         .executableTarget(
@@ -47,9 +53,21 @@ let package = Package(
             path: "Tests/Fuzz/FuzzJSON",
             swiftSettings: strictSettings
         ),
+        .target(
+            name: "JWTVerifyTestSupport",
+            dependencies: ["JWTVerify"],
+            path: "Tests/Support",
+            swiftSettings: strictSettings
+        ),
         .testTarget(
             name: "JWTVerifyTests",
-            dependencies: ["JWTVerify"],
+            dependencies: ["JWTVerify", "JWTVerifyTestSupport"],
+            swiftSettings: strictSettings
+        ),
+        .testTarget(
+            name: "JWTVerifyRemoteTests",
+            dependencies: ["JWTVerify", "JWTVerifyRemote", "JWTVerifyTestSupport"],
+            exclude: ["jwks_origin.py"],
             swiftSettings: strictSettings
         ),
         .testTarget(

@@ -1,4 +1,5 @@
 @testable import JWTVerify
+import JWTVerifyTestSupport
 import Testing
 
 /// Claim types and the claim policy at a fixed clock (now = 1700001000, leeway 60 unless stated).

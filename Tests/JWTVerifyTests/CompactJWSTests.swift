@@ -1,4 +1,5 @@
 @testable import JWTVerify
+import JWTVerifyTestSupport
 import Testing
 
 @Suite("compact serialization")

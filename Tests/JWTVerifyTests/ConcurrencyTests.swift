@@ -1,5 +1,6 @@
 import Dispatch
 @testable import JWTVerify
+import JWTVerifyTestSupport
 import Testing
 
 @Suite("concurrency")

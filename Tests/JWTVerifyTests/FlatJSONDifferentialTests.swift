@@ -1,5 +1,6 @@
 import Foundation
 @testable import JWTVerify
+import JWTVerifyTestSupport
 import Testing
 
 /// The fast scanner against jansson, the arbiter: whenever the scanner accepts an input, jansson

@@ -1,4 +1,5 @@
 @testable import JWTVerify
+import JWTVerifyTestSupport
 import Testing
 
 /// Header parameters, in the order the vectors README fixes (§1.5 step 4).

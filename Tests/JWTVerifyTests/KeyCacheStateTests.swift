@@ -1,4 +1,5 @@
 @testable import JWTVerify
+import JWTVerifyTestSupport
 import Testing
 
 /// The cache's rules, with explicit times and no I/O.

@@ -1,5 +1,6 @@
 import Foundation
 @testable import JWTVerify
+import JWTVerifyTestSupport
 import Testing
 
 @Suite("key sets")

@@ -1,5 +1,6 @@
 import Foundation
 import JWTVerify
+import JWTVerifyTestSupport
 import Testing
 
 // README-EXAMPLE-BEGIN

@@ -1,0 +1,37 @@
+/// Where a key set comes from: a file, a URL, or a provider preset.
+public enum KeySetSource: Sendable, Equatable, CustomStringConvertible {
+    /// A local file (JWKS document, single JWK, or kid-to-certificate map).
+    case file(String)
+    /// An `https://` URL (or `http://` on loopback, for tests).
+    case url(String)
+
+    /// Sign in with Apple's keys.
+    public static let apple = KeySetSource.url("https://appleid.apple.com/auth/keys")
+    /// Google's OAuth 2.0 / OpenID Connect keys.
+    public static let google = KeySetSource.url("https://www.googleapis.com/oauth2/v3/certs")
+    /// Firebase Authentication ID-token keys (JWKS form).
+    public static let firebase = KeySetSource.url(
+        "https://www.googleapis.com/service_accounts/v1/jwk/securetoken@system.gserviceaccount.com")
+
+    /// The preset names accepted by ``init(parsing:)``.
+    public static let presets: [String: KeySetSource] = ["apple": .apple, "google": .google, "firebase": .firebase]
+
+    /// `apple`, `google`, `firebase`, an `http(s)://` URL, or a file path.
+    public init(parsing text: String) {
+        if let preset = Self.presets[text] {
+            self = preset
+        } else if text.hasPrefix("https://") || text.hasPrefix("http://") {
+            self = .url(text)
+        } else {
+            self = .file(text)
+        }
+    }
+
+    /// The path or URL.
+    public var description: String {
+        switch self {
+        case .file(let path): path
+        case .url(let url): url
+        }
+    }
+}
