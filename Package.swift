@@ -57,6 +57,7 @@ let package = Package(
             name: "JWTVerifyTestSupport",
             dependencies: ["JWTVerify"],
             path: "Tests/Support",
+            exclude: ["jwks_origin.py"],
             swiftSettings: strictSettings
         ),
         .testTarget(
@@ -67,12 +68,11 @@ let package = Package(
         .testTarget(
             name: "JWTVerifyRemoteTests",
             dependencies: ["JWTVerify", "JWTVerifyRemote", "JWTVerifyTestSupport"],
-            exclude: ["jwks_origin.py"],
             swiftSettings: strictSettings
         ),
         .testTarget(
             name: "JWTVerifyCLITests",
-            dependencies: ["jwtverify"],
+            dependencies: ["jwtverify", "JWTVerifyTestSupport"],
             swiftSettings: strictSettings
         ),
     ],

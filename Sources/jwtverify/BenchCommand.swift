@@ -39,7 +39,7 @@ struct BenchCommand {
                 throw CommandFailure(status: .internalError, message: "cannot generate a corpus: \(error)")
             }
         }
-        let keys = try KeySetLoader.load([jwksFile])
+        let keys = try KeySetLoader.load(KeySetOptions(sources: [jwksFile]))
         let tokens = try Self.lines(tokensFile)
         guard !tokens.isEmpty else { throw CommandFailure(status: .dataError, message: "\(tokensFile) holds no tokens") }
         var nonces: [String?] = Array(repeating: nil, count: tokens.count)

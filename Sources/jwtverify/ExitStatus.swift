@@ -10,6 +10,8 @@ enum ExitStatus: Int32 {
     case dataError = 65
     /// An input file is missing or unreadable (EX_NOINPUT).
     case noInput = 66
+    /// A remote key set could not be fetched and no snapshot was at hand (EX_UNAVAILABLE).
+    case unavailable = 69
     /// A bug (EX_SOFTWARE).
     case internalError = 70
     /// The build cannot do what was asked: `bench` in a debug build (EX_CONFIG).

@@ -1,96 +1,165 @@
 import JWTVerify
+import JWTVerifyRemote
 
-/// `jwtverify jwks show FILE…`: describes every key of one or more key sets.
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// `jwtverify jwks show|fetch`: describe key sets, or fetch and save one.
 struct JWKSCommand {
     static let help = """
-        USAGE: jwtverify jwks show [--json] FILE...
+        USAGE: jwtverify jwks show [--json] [--jwks-cache DIR] SRC...
+               jwtverify jwks fetch SRC [-o FILE]
 
-        Describes each key of the key sets (JWKS documents or single JWKs): kid, key type, size or
-        curve, the algorithms it may verify, "use", the RFC 7638 thumbprint, and whether it is usable
-        (and why not). Several files are merged as 'verify --jwks' merges them.
+        show   Describes each key: kid, key type, size or curve, the algorithms it may verify, "use",
+               the RFC 7638 thumbprint, and whether it is usable (and why not). For remote sources,
+               also when the keys were fetched and when they expire. Several sources are merged as
+               'verify --jwks' merges them.
+        fetch  Fetches a key set (URL or preset), checks that it holds a usable key, and writes the
+               document as served to FILE (atomically) or stdout: a snapshot for offline use.
+
+        SRC is a file, an https:// URL, or a preset: apple, google, firebase.
 
         OPTIONS:
-          --json       One JSON object per key instead of a table.
-          -h, --help   Show this help.
+          --json             One JSON object per key instead of a table.
+          --jwks-cache DIR   Use and keep snapshots of remote key sets in DIR.
+          -o FILE            Where 'fetch' writes the document.
+          -h, --help         Show this help.
 
-        EXIT STATUS: 0 at least one usable key, 65 no usable key or not a key set, 66 file missing.
+        EXIT STATUS: 0 at least one usable key, 65 no usable key or not a key set, 66 file missing,
+        69 a remote key set cannot be fetched, 74 cannot write.
         """
 
-    let files: [String]
-    let json: Bool
+    enum Action { case show, fetch }
+
+    let action: Action
+    var keySets = KeySetOptions()
+    var json = false
+    var output: String?
 
     init(parsing words: ArraySlice<String>) throws(CommandFailure) {
         var arguments = Arguments(words)
-        guard case .operand("show")? = arguments.next() else {
-            throw .usage("jwks needs a subcommand: show")
+        switch arguments.next() {
+        case .operand("show")?: action = .show
+        case .operand("fetch")?: action = .fetch
+        default: throw .usage("jwks needs a subcommand: show or fetch")
         }
-        var files: [String] = []
-        var json = false
         while let word = arguments.next() {
             switch word {
-            case .operand(let path): files.append(path)
+            case .operand(let source): keySets.sources.append(source)
             case .option("--json", nil): json = true
-            case .option(let name, _): throw .usage("unknown option \(name)")
+            case .option("-o", let inline), .option("--output", let inline): output = try arguments.value(for: "-o", inline: inline)
+            case .option(let name, let inline):
+                guard name != "--jwks", try keySets.parse(name, inline: inline, &arguments) else {
+                    throw .usage("unknown option \(name)")
+                }
             }
         }
-        guard !files.isEmpty else { throw .usage("jwks show needs at least one key set file") }
-        self.files = files
-        self.json = json
+        guard !keySets.sources.isEmpty else { throw .usage("jwks \(action == .show ? "show" : "fetch") needs a key set source") }
+        if action == .fetch && keySets.sources.count != 1 { throw .usage("jwks fetch takes exactly one source") }
     }
 
     func run() throws(CommandFailure) -> ExitStatus {
-        var merged: JWKSet? = nil
-        for path in files {
-            do {
-                let set = try JWKSet(contentsOfFile: path)
-                merged = merged?.merging(set) ?? set
-            } catch {
-                throw CommandFailure(status: error.isMissingFile ? .noInput : .dataError, message: "\(path): \(error)")
+        action == .show ? try show() : try fetch()
+    }
+
+    private func fetch() throws(CommandFailure) -> ExitStatus {
+        guard case .url(let url) = KeySetSource(parsing: keySets.sources[0]) else {
+            throw .usage("jwks fetch needs a URL or a preset, not a file")
+        }
+        let box = FetchBox()
+        Blocking.run { box.result = await HTTPKeySetFetcher().fetch(url, etag: nil, lastModified: nil) }
+        guard case .document(let body, _, _, _)? = box.result else {
+            var reason = "no response"
+            if case .failed(let description)? = box.result { reason = description }
+            throw CommandFailure(status: .unavailable, message: "cannot fetch \(url): \(reason)")
+        }
+        let keys: JWKSet
+        do { keys = try JWKSet(json: body) } catch { throw CommandFailure(status: .dataError, message: "\(url): \(error)") }
+        guard keys.keys.contains(where: { $0.unusableReason == nil }) else {
+            throw CommandFailure(status: .dataError, message: "\(url): no usable key")
+        }
+        if let output {
+            let temporary = output + ".tmp.\(getpid())"
+            guard let file = fopen(temporary, "wb") else { throw CommandFailure(status: .ioError, message: "cannot write \(output)") }
+            let written = body.withUnsafeBytes { fwrite($0.baseAddress, 1, $0.count, file) }
+            let closed = fclose(file) == 0
+            guard written == body.count, closed, rename(temporary, output) == 0 else {
+                unlink(temporary)
+                throw CommandFailure(status: .ioError, message: "cannot write \(output)")
+            }
+            StandardError.write("jwtverify: wrote \(keys.keys.count) key(s) from \(url) to \(output)\n")
+        } else {
+            let sink = OutputSink()
+            sink.write(body)
+            sink.flush()
+            if sink.failure != nil { throw CommandFailure(status: .ioError, message: "cannot write output") }
+        }
+        return .ok
+    }
+
+    private func show() throws(CommandFailure) -> ExitStatus {
+        let loaded = try KeySetLoader.loadEach(keySets)
+        var merged = loaded[0].keys
+        for next in loaded.dropFirst() { merged = merged.merging(next.keys) }
+        var text = JSONText()
+        var table = ""
+        for source in loaded {
+            if let validity = source.validity {
+                table += "# \(source.source): fetched \(TimeArgument.format(validity.fetchedAt)), expires "
+                    + "\(TimeArgument.format(validity.expiresAt))\(source.stale ? " (STALE: the origin could not be reached)" : "")\n"
             }
         }
-        let keys = merged?.keys ?? []
-        var text = JSONText()
-        var table = "kid          kty  size/curve  algorithms                         use  thumbprint (RFC 7638)                        status\n"
-        for key in keys {
+        table += "kid          kty  size/curve  algorithms                         use  thumbprint (RFC 7638)                        status\n"
+        for key in merged.keys {
             let algorithms = SignatureAlgorithm.all.filter { key.mayVerify($0) }.map(\.name)
-            let size = key.curve ?? key.bits.map { "\($0) bits" } ?? "-"
+            let origin = loaded.first { $0.keys.key(withID: key.keyID ?? "\u{0}")?.thumbprint == key.thumbprint }
             if json {
                 text.beginObject()
-                text.key("kid")
-                if let kid = key.keyID { text.string(kid) } else { text.null() }
-                text.key("kty")
-                if let kty = key.keyType { text.string(kty) } else { text.null() }
-                text.key("crv")
-                if let crv = key.curve { text.string(crv) } else { text.null() }
+                func member(_ name: String, _ value: String?) {
+                    text.key(name)
+                    if let value { text.string(value) } else { text.null() }
+                }
+                member("kid", key.keyID)
+                member("kty", key.keyType)
+                member("crv", key.curve)
                 text.key("bits")
                 if let bits = key.bits { text.integer(bits) } else { text.null() }
-                text.key("alg")
-                if let alg = key.algorithm { text.string(alg) } else { text.null() }
-                text.key("use")
-                if let use = key.use { text.string(use) } else { text.null() }
+                member("alg", key.algorithm)
+                member("use", key.use)
                 text.key("algorithms")
                 text.beginArray()
                 for name in algorithms { text.string(name) }
                 text.endArray()
-                text.key("thumbprint")
-                if let thumbprint = key.thumbprint { text.string(thumbprint) } else { text.null() }
+                member("thumbprint", key.thumbprint)
                 text.key("usable")
                 text.bool(key.unusableReason == nil)
-                text.key("unusable_reason")
-                if let reason = key.unusableReason { text.string(reason) } else { text.null() }
+                member("unusable_reason", key.unusableReason)
+                member("source", origin?.source)
+                member("fetched_at", origin?.validity.map { TimeArgument.format($0.fetchedAt) })
+                member("expires_at", origin?.validity.map { TimeArgument.format($0.expiresAt) })
                 text.endObject()
                 text.appendRaw([UInt8(ascii: "\n")])
             } else {
+                let size = key.curve ?? key.bits.map { "\($0) bits" } ?? "-"
                 table += (key.keyID ?? "(none)").padding(12) + " " + (key.keyType ?? "?").padding(4) + " "
                     + size.padding(11) + " " + (algorithms.isEmpty ? "-" : algorithms.joined(separator: ",")).padding(34) + " "
                     + (key.use ?? "-").padding(4) + " " + (key.thumbprint ?? "-").padding(44) + " "
                     + (key.unusableReason.map { "unusable: \($0)" } ?? "usable") + "\n"
             }
         }
-        let output = OutputSink()
-        if json { output.write(text.bytes) } else { output.write(table) }
-        output.flush()
-        if output.failure != nil { throw CommandFailure(status: .ioError, message: "cannot write output") }
-        return keys.contains { $0.unusableReason == nil } ? .ok : .dataError
+        let sink = OutputSink()
+        if json { sink.write(text.bytes) } else { sink.write(table) }
+        sink.flush()
+        if sink.failure != nil { throw CommandFailure(status: .ioError, message: "cannot write output") }
+        return merged.keys.contains { $0.unusableReason == nil } ? .ok : .dataError
     }
+}
+
+/// Hands a fetch result from the async task to the command.
+private final class FetchBox: @unchecked Sendable {
+    // Safety: written once by the task, read after `Blocking.run` returned.
+    var result: KeySetFetchResult?
 }

@@ -18,7 +18,7 @@ enum JWTVerifyCommand {
         COMMANDS:
           verify    Verify one token per input line; JSON Lines results on stdout.
           bench     Measure verification throughput against the raw OpenSSL limit.
-          jwks      Describe key sets: 'jwks show FILE...'.
+          jwks      Describe key sets ('jwks show SRC...') or save one ('jwks fetch URL -o FILE').
 
         Run 'jwtverify <command> --help' for a command's options.
         Options: -h, --help (this text), --version.

@@ -77,3 +77,24 @@ enum TimeArgument {
         return era * 146097 + doe - 719468
     }
 }
+
+extension TimeArgument {
+    /// `2026-11-29T20:10:00Z` for a time in seconds since the epoch (fractions dropped).
+    static func format(_ seconds: Double) -> String {
+        let total = Int(seconds.rounded(.down))
+        let days = total >= 0 ? total / 86400 : (total - 86399) / 86400
+        let secondsOfDay = total - days * 86400
+        // Howard Hinnant's civil_from_days.
+        let z = days + 719468
+        let era = (z >= 0 ? z : z - 146096) / 146097
+        let doe = z - era * 146097
+        let yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365
+        let doy = doe - (365 * yoe + yoe / 4 - yoe / 100)
+        let mp = (5 * doy + 2) / 153
+        let day = doy - (153 * mp + 2) / 5 + 1
+        let month = mp < 10 ? mp + 3 : mp - 9
+        let year = yoe + era * 400 + (month <= 2 ? 1 : 0)
+        func two(_ n: Int) -> String { n < 10 ? "0\(n)" : "\(n)" }
+        return "\(year)-\(two(month))-\(two(day))T\(two(secondsOfDay / 3600)):\(two(secondsOfDay % 3600 / 60)):\(two(secondsOfDay % 60))Z"
+    }
+}

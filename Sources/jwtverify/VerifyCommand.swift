@@ -16,7 +16,7 @@ struct VerifyCommand {
     static let batchBytes = 8 << 20
 
     func run() throws(CommandFailure) -> ExitStatus {
-        let keys = try KeySetLoader.load(options.jwksFiles)
+        let keys = try KeySetLoader.load(options.keySets)
         let verifier = Verifier(
             keys: keys, issuer: options.issuer ?? "", audiences: options.audiences, algorithms: options.algorithms,
             leeway: options.leeway, maxTokenBytes: options.maxTokenBytes)

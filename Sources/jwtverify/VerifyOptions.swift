@@ -2,7 +2,7 @@ import JWTVerify
 
 /// The flags of `jwtverify verify`, parsed and validated before any input is read.
 struct VerifyOptions {
-    var jwksFiles: [String] = []
+    var keySets = KeySetOptions()
     var issuer: String?
     var audiences: [String] = []
     var nonce: String?
@@ -17,7 +17,7 @@ struct VerifyOptions {
     static var defaultThreads: Int { max(1, Int(sysconfValue())) }
 
     static let help = """
-        USAGE: jwtverify verify --jwks FILE --issuer ISS --audience AUD [options] [FILE...]
+        USAGE: jwtverify verify --jwks SRC --issuer ISS --audience AUD [options] [FILE...]
 
         Verifies compact JWS tokens (JWTs), one per input line, and prints one JSON object per
         line on stdout, in input order. Reads standard input when no FILE is given (or FILE is -).
@@ -28,7 +28,7 @@ struct VerifyOptions {
         not a token, is reported as "malformed"; a trailing CR is removed from bare lines.
 
         OPTIONS:
-          --jwks FILE              Key set (JWKS document, or a single JWK). Repeatable: keys are merged.
+        \(KeySetOptions.help)
           --issuer ISS             Required "iss", compared exactly.
           --audience AUD           Accepted "aud". Repeatable: any of them is accepted.
           --nonce RAW              Raw nonce for lines without their own; the token's "nonce" must be
@@ -49,7 +49,8 @@ struct VerifyOptions {
 
         EXIT STATUS:
           0 every token valid, 1 some token rejected, 64 usage error, 65 unusable key set,
-          66 input file missing or unreadable, 70 internal error, 74 I/O error.
+          66 input file missing or unreadable, 69 remote key set unavailable, 70 internal error,
+          74 I/O error.
         """
 
     /// Parses the words after `verify`.
@@ -64,8 +65,6 @@ struct VerifyOptions {
                 switch name {
                 case "-h", "--help":
                     helpRequested = true
-                case "--jwks":
-                    jwksFiles.append(try arguments.value(for: name, inline: inline))
                 case "--issuer":
                     issuer = try arguments.value(for: name, inline: inline)
                 case "--audience":
@@ -109,12 +108,12 @@ struct VerifyOptions {
                     }
                     threads = value
                 default:
-                    throw .usage("unknown option \(name)")
+                    guard try keySets.parse(name, inline: inline, &arguments) else { throw .usage("unknown option \(name)") }
                 }
             }
         }
         if helpRequested { return }
-        if jwksFiles.isEmpty { throw .usage("--jwks is required") }
+        if keySets.sources.isEmpty { throw .usage("--jwks is required") }
         if issuer == nil { throw .usage("--issuer is required") }
         if audiences.isEmpty { throw .usage("--audience is required (repeat it to accept several)") }
     }

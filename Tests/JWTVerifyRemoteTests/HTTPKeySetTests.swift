@@ -51,6 +51,7 @@ struct HTTPKeySetTests {
         let stats = try origin.stats()
         #expect(stats.requests == 2)
         #expect(stats.conditional == 1)
+        #expect(stats.ifModifiedSince == 1)
         #expect(stats.notModified == 1)
         #expect(keySet.metrics.notModified == 1)
         #expect(keySet.validity?.fetchedAt == clock.now)

@@ -67,6 +67,15 @@ public final class RemoteKeySet: Sendable {
         if let task = startFetch(.initial) { await task.value }
     }
 
+    /// Fetches now if the keys are missing, due for refresh or stale, and waits for it (for
+    /// short-lived processes such as the CLI, which cannot rely on a background refresh).
+    public func refreshIfDue() async {
+        if let task = startFetch(.initial) ?? startFetch(.scheduled) { await task.value }
+    }
+
+    /// Whether the keys served now are past their lifetime (kept because the origin fails).
+    public var isStale: Bool { state.withLock { $0.freshness(at: clock()) == .stale } }
+
     /// After a token named a `kid` the keys lack: refreshes at most once per cooldown (sharing a
     /// fetch already running) and returns whether the keys changed.
     public func refreshForUnknownKeyID() async -> Bool {

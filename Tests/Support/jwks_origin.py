@@ -5,7 +5,7 @@ Prints the port it listens on, then serves:
   GET  /keys     the current behaviour (below)
   GET  /redirect a 302 to /keys (and /loop redirects to itself)
   POST /control  JSON {"mode": ..., "document": ..., "max_age": ..., "etag": ...} sets the behaviour
-  GET  /stats    {"requests": n, "conditional": n, "not_modified": n}
+  GET  /stats    {"requests": n, "conditional": n, "not_modified": n, "if_modified_since": n}
 Modes: ok (200, Cache-Control max-age, ETag, Last-Modified; 304 when If-None-Match matches),
 hang (answers after 30 s), close (drops the connection), error (500), garbage, empty ({"keys":[]}),
 huge (10 MB), no_cache (200 without Cache-Control).
@@ -14,7 +14,7 @@ import json, sys, threading, time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 state = {"mode": "ok", "document": '{"keys":[]}', "max_age": 600, "etag": '"v1"', "requests": 0, "conditional": 0,
-         "not_modified": 0}
+         "not_modified": 0, "if_modified_since": 0}
 lock = threading.Lock()
 
 
@@ -36,7 +36,7 @@ class Handler(BaseHTTPRequestHandler):
     def do_GET(self):
         if self.path == "/stats":
             with lock:
-                body = json.dumps({k: state[k] for k in ("requests", "conditional", "not_modified")}).encode()
+                body = json.dumps({k: state[k] for k in ("requests", "conditional", "not_modified", "if_modified_since")}).encode()
             return self.send(200, body, [("Content-Type", "application/json")])
         if self.path == "/redirect":
             return self.send(302, b"", [("Location", "/keys")])
@@ -48,6 +48,8 @@ class Handler(BaseHTTPRequestHandler):
             conditional = self.headers.get("If-None-Match")
             if conditional:
                 state["conditional"] += 1
+            if self.headers.get("If-Modified-Since") == "Sat, 28 Nov 2026 10:00:00 GMT":
+                state["if_modified_since"] += 1
         if mode == "hang":
             time.sleep(30)
         if mode == "close":

@@ -4,12 +4,12 @@ import FoundationNetworking
 #endif
 
 /// Runs `jwks_origin.py` on 127.0.0.1 for the duration of a test, and scripts it.
-final class OriginServer: @unchecked Sendable {
+package final class OriginServer: @unchecked Sendable {
     // Safety: immutable after init; the process is only terminated in deinit.
-    let port: Int
+    package let port: Int
     private let process: Process
 
-    init() throws {
+    package init() throws {
         let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("jwks_origin.py")
         process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
@@ -40,13 +40,13 @@ final class OriginServer: @unchecked Sendable {
         for _ in 0..<100 where waitpid(pid, &status, WNOHANG) == 0 { usleep(20_000) }
     }
 
-    enum OriginError: Error { case didNotStart, requestFailed }
+    package enum OriginError: Error { case didNotStart, requestFailed }
 
-    var keysURL: String { "http://127.0.0.1:\(port)/keys" }
-    func url(_ path: String) -> String { "http://127.0.0.1:\(port)\(path)" }
+    package var keysURL: String { "http://127.0.0.1:\(port)/keys" }
+    package func url(_ path: String) -> String { "http://127.0.0.1:\(port)\(path)" }
 
     /// Sets the origin's behaviour.
-    func set(_ settings: [String: Any]) throws {
+    package func set(_ settings: [String: Any]) throws {
         var request = URLRequest(url: URL(string: url("/control"))!)
         request.httpMethod = "POST"
         request.httpBody = try JSONSerialization.data(withJSONObject: settings)
@@ -54,10 +54,10 @@ final class OriginServer: @unchecked Sendable {
     }
 
     /// The origin's request counters.
-    func stats() throws -> (requests: Int, conditional: Int, notModified: Int) {
+    package func stats() throws -> (requests: Int, conditional: Int, notModified: Int, ifModifiedSince: Int) {
         let data = try Self.send(URLRequest(url: URL(string: url("/stats"))!))
         let object = try JSONSerialization.jsonObject(with: data) as? [String: Int] ?? [:]
-        return (object["requests"] ?? -1, object["conditional"] ?? -1, object["not_modified"] ?? -1)
+        return (object["requests"] ?? -1, object["conditional"] ?? -1, object["not_modified"] ?? -1, object["if_modified_since"] ?? -1)
     }
 
     private static func send(_ request: URLRequest) throws -> Data {
