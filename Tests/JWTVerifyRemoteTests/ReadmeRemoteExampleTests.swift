@@ -1,0 +1,42 @@
+import Foundation
+import JWTVerify
+import JWTVerifyRemote
+import JWTVerifyTestSupport
+import Testing
+
+// README-REMOTE-EXAMPLE-BEGIN
+/// One per process: Apple's keys are fetched on first use, cached (with a snapshot on disk),
+/// refreshed ahead of expiry, and refetched once when a token names a new key.
+func makeAppleVerifier(cacheDirectory: String, keysURL: String = KeySetSource.apple.description) -> RemoteVerifier {
+    let keys = RemoteKeySet.https(keysURL, snapshotDirectory: cacheDirectory)
+    return RemoteVerifier(keySet: keys, issuer: "https://appleid.apple.com", audiences: ["com.example.app"])
+}
+
+func appleUserID(_ verifier: RemoteVerifier, identityToken: String, rawNonce: String) async throws(VerificationError) -> String {
+    try await verifier.verify(identityToken, nonce: rawNonce).claims.subject ?? ""
+}
+// README-REMOTE-EXAMPLE-END
+
+@Suite("README remote example")
+struct ReadmeRemoteExampleTests {
+    @Test("the README's remote example is this compiled code, and it works against a live origin")
+    func example() async throws {
+        let source = try String(contentsOf: URL(fileURLWithPath: #filePath), encoding: .utf8)
+        let begin = try #require(source.range(of: "// README-REMOTE-EXAMPLE-BEGIN\n"))
+        let end = try #require(source.range(of: "// README-REMOTE-EXAMPLE-END"))
+        let readme = try String(
+            contentsOf: URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+                .deletingLastPathComponent().appendingPathComponent("README.md"), encoding: .utf8)
+        #expect(readme.contains("```swift\nimport JWTVerifyRemote\n\n" + source[begin.upperBound..<end.lowerBound] + "```"))
+
+        let origin = try OriginServer()
+        try origin.set(["document": "{\"keys\":[\(TokenFactory.rsa.jwkJSON)]}"])
+        let cache = FileManager.default.temporaryDirectory.appendingPathComponent("jwtverify-readme-\(UUID().uuidString)").path
+        try FileManager.default.createDirectory(atPath: cache, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: cache) }
+        let verifier = makeAppleVerifier(cacheDirectory: cache, keysURL: origin.keysURL)
+        let now = Int(Date().timeIntervalSince1970)
+        let claims = #"{"iss":"https://appleid.apple.com","aud":"com.example.app","exp":\#(now + 600),"iat":\#(now),"sub":"001.u.2","nonce":"\#(Nonce.expectedClaim(forRawNonce: "r"))"}"#
+        #expect(try await appleUserID(verifier, identityToken: TokenFactory.token(payload: claims), rawNonce: "r") == "001.u.2")
+    }
+}
