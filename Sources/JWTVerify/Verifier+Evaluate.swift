@@ -38,13 +38,9 @@ extension Verifier {
         case .failure(let error): return .failure(error)
         }
         let claims: RegisteredClaims
-        switch JSONObjectParser.parse(signed.payload, RegisteredClaimsReading(known: knownStrings)) {
-        case .success(.success(let value)): claims = value
-        case .success(.failure(let error)): return .failure(error)
-        case .failure(.invalid(let message)):
-            return .failure(VerificationError(.malformed, detail: "payload is not valid JSON: \(message)"))
-        case .failure(.notObject):
-            return .failure(VerificationError(.malformed, detail: "payload is not a JSON object"))
+        switch Self.readObject(signed.payload, RegisteredClaimsReading(known: knownStrings), "payload") {
+        case .success(let value): claims = value
+        case .failure(let error): return .failure(error)
         }
         if let failure = check(claims, rawNonce: rawNonce, now: now) { return .failure(failure) }
         return .success(
@@ -67,13 +63,9 @@ extension Verifier {
             return .failure(VerificationError(.malformed, detail: "header segment is not strict base64url"))
         }
         let header: JOSEHeader
-        switch JSONObjectParser.parse(UnsafeRawBufferPointer(rebasing: scratch[..<headerLength]), JOSEHeaderValidation(allowList: allowList)) {
-        case .success(.success(let value)): header = value
-        case .success(.failure(let error)): return .failure(error)
-        case .failure(.invalid(let message)):
-            return .failure(VerificationError(.malformed, detail: "header is not valid JSON: \(message)"))
-        case .failure(.notObject):
-            return .failure(VerificationError(.malformed, detail: "header is not a JSON object"))
+        switch Self.readObject(UnsafeRawBufferPointer(rebasing: scratch[..<headerLength]), JOSEHeaderValidation(allowList: allowList), "header") {
+        case .success(let value): header = value
+        case .failure(let error): return .failure(error)
         }
 
         // Payload and signature segments: strict base64url.
@@ -130,6 +122,20 @@ extension Verifier {
             return withUnsafeTemporaryAllocation(byteCount: max(bytes.count, 1), alignment: 8) { scratch in
                 verifySignature(bytes, jws, scratch: scratch).map { ($0.header.algorithm, Array($0.payload)) }
             }
+        }
+    }
+
+    /// Parses a header or payload object and runs `consumer` on it; JSON that is invalid or not an
+    /// object is `malformed`, naming `part`.
+    private static func readObject<Consumer: JSONObjectConsumer, Value>(
+        _ bytes: UnsafeRawBufferPointer, _ consumer: Consumer, _ part: String
+    ) -> Result<Value, VerificationError> where Consumer.Output == Result<Value, VerificationError> {
+        switch JSONObjectParser.parse(bytes, consumer) {
+        case .success(let result): return result
+        case .failure(.invalid(let message)):
+            return .failure(VerificationError(.malformed, detail: "\(part) is not valid JSON: \(message)"))
+        case .failure(.notObject):
+            return .failure(VerificationError(.malformed, detail: "\(part) is not a JSON object"))
         }
     }
 
