@@ -17,6 +17,8 @@ enum JWTVerifyCommand {
 
         COMMANDS:
           verify    Verify one token per input line; JSON Lines results on stdout.
+          audit     Find tokens in logs, HAR files or dumps; report on each and on the lot.
+          inspect   Decode a token (UNVERIFIED unless --jwks is given).
           bench     Measure verification throughput against the raw OpenSSL limit.
           jwks      Describe key sets ('jwks show SRC...') or save one ('jwks fetch URL -o FILE').
 
@@ -57,6 +59,18 @@ enum JWTVerifyCommand {
                 return .ok
             }
             return try VerifyCommand(options: options).run()
+        case "audit":
+            if words.dropFirst().contains(where: { $0 == "-h" || $0 == "--help" }) {
+                print(AuditCommand.help)
+                return .ok
+            }
+            return try AuditCommand(parsing: words.dropFirst()).run()
+        case "inspect":
+            if words.dropFirst().contains(where: { $0 == "-h" || $0 == "--help" }) {
+                print(InspectCommand.help)
+                return .ok
+            }
+            return try InspectCommand(parsing: words.dropFirst()).run()
         case "jwks":
             if words.dropFirst().contains(where: { $0 == "-h" || $0 == "--help" }) || words.count == 1 {
                 print(JWKSCommand.help)

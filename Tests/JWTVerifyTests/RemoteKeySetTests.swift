@@ -122,7 +122,7 @@ struct RemoteKeySetTests {
         fetcher.fail()
         clock.advance(700)  // past max-age 600
         _ = try await verifier.verify(Self.token(), at: TokenFactory.now)
-        try await Task.sleep(nanoseconds: 50_000_000)  // let the background refresh fail
+        for _ in 0..<500 where keySet.metrics.failures == 0 { try await Task.sleep(nanoseconds: 10_000_000) }
         _ = try await verifier.verify(Self.token(), at: TokenFactory.now)
         #expect(keySet.metrics.staleServes >= 2)
         #expect(keySet.metrics.failures >= 1)
@@ -140,8 +140,9 @@ struct RemoteKeySetTests {
         for bad in [#"{"keys":[]}"#, "<html>oops</html>", ""] {
             fetcher.serve(bad)
             clock.advance(700)
+            let failuresBefore = keySet.metrics.failures
             _ = keySet.currentKeys()
-            try await Task.sleep(nanoseconds: 30_000_000)
+            for _ in 0..<500 where keySet.metrics.failures == failuresBefore { try await Task.sleep(nanoseconds: 10_000_000) }
             #expect(keySet.currentKeys()?.key(withID: "rsa-a") != nil)
             clock.advance(31)
         }
@@ -196,7 +197,7 @@ struct RemoteKeySetTests {
         clock.advance(700)
         let revalidating = RemoteKeySet(url: "https://example.test/keys", fetcher: fetcher, snapshotDirectory: directory, clock: clock.function)
         _ = revalidating.currentKeys()
-        try await Task.sleep(nanoseconds: 50_000_000)
+        for _ in 0..<500 where revalidating.metrics.notModified == 0 { try await Task.sleep(nanoseconds: 10_000_000) }
         #expect(fetcher.conditionalRequests == 1)
         #expect(revalidating.metrics.notModified == 1)
         #expect(revalidating.validity?.expiresAt == clock.now + 600)

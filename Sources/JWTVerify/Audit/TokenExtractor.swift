@@ -1,0 +1,119 @@
+/// Finds compact JWS tokens inside arbitrary text: log lines, HAR and JSON dumps, URLs and form
+/// bodies, cookies, `Authorization: Bearer` headers.
+///
+/// A line is first normalised: URL escapes (`%2E`) and JSON escapes (`\u002e`, `\/`) are undone,
+/// so tokens that were URL-encoded or JSON-escaped are found too. A candidate starts with `ey`
+/// (the base64url of `{`) at a word boundary and runs over base64url characters and dots. It
+/// counts as a token when its first segment decodes to a JSON object with an `alg`; fragments
+/// that look like tokens but are not usable (fewer than three segments, an unreadable header) are
+/// counted as discarded, with the reason.
+package enum TokenExtractor {
+    /// One token found in a line.
+    package struct Found: Sendable {
+        /// 1-based column in the normalised line.
+        package let column: Int
+        /// The token bytes.
+        package let token: [UInt8]
+    }
+
+    /// Why a token-like fragment was not taken.
+    package enum Discard: String, Sendable, CaseIterable {
+        /// A JOSE header followed by fewer than two dots: cut off (often split across lines).
+        case truncated = "truncated"
+        /// Three or more segments whose first does not decode to a JSON object with `alg`.
+        case notAHeader = "not_a_jose_header"
+        /// Longer than the line limit: not read at all.
+        case oversizedLine = "oversized_line"
+    }
+
+    private static let base64URL: [Bool] = (0..<256).map { byte in
+        (byte >= 0x41 && byte <= 0x5A) || (byte >= 0x61 && byte <= 0x7A) || (byte >= 0x30 && byte <= 0x39) || byte == 0x2D
+            || byte == 0x5F
+    }
+
+    /// The tokens in `line`, and the fragments discarded.
+    package static func scan(_ line: UnsafeRawBufferPointer) -> (found: [Found], discarded: [Discard]) {
+        let text = normalized(line)
+        var found: [Found] = []
+        var discarded: [Discard] = []
+        var i = 0
+        let n = text.count
+        while i + 1 < n {
+            guard text[i] == UInt8(ascii: "e"), text[i + 1] == UInt8(ascii: "y"), i == 0 || !base64URL[Int(text[i - 1])] else {
+                i += 1
+                continue
+            }
+            var j = i
+            var dots = 0
+            var firstDot = -1
+            while j < n && (base64URL[Int(text[j])] || text[j] == UInt8(ascii: ".")) {
+                if text[j] == UInt8(ascii: ".") {
+                    dots += 1
+                    if firstDot < 0 { firstDot = j }
+                }
+                j += 1
+            }
+            // A full token followed by a sentence's full stop: the stop is not part of it.
+            if dots == 3 && text[j - 1] == UInt8(ascii: ".") {
+                j -= 1
+                dots = 2
+            }
+            let headerEnd = firstDot < 0 ? j : firstDot
+            let looksLikeHeader = isJOSEHeader(text[i..<headerEnd])
+            if dots >= 2 {
+                if looksLikeHeader {
+                    found.append(Found(column: i + 1, token: Array(text[i..<j])))
+                } else {
+                    discarded.append(.notAHeader)
+                }
+            } else if looksLikeHeader {
+                discarded.append(.truncated)
+            }
+            i = max(j, i + 1)
+        }
+        return (found, discarded)
+    }
+
+    /// Whether `segment` decodes to a JSON object with a string `alg`.
+    static func isJOSEHeader(_ segment: ArraySlice<UInt8>) -> Bool {
+        guard segment.count >= 8, let bytes = Base64URL.decode(segment), case .success(let document) = JSONDocument.parse(bytes) else {
+            return false
+        }
+        return document.withRoot { $0.kind == .object && $0.member("alg")?.stringBytes != nil }
+    }
+
+    /// `line` with `%XX`, `\uXXXX` (ASCII) and `\/` undone.
+    static func normalized(_ line: UnsafeRawBufferPointer) -> [UInt8] {
+        var out: [UInt8] = []
+        out.reserveCapacity(line.count)
+        var i = 0
+        func hex(_ byte: UInt8) -> UInt8? {
+            switch byte {
+            case 0x30...0x39: byte - 0x30
+            case 0x41...0x46: byte - 0x41 + 10
+            case 0x61...0x66: byte - 0x61 + 10
+            default: nil
+            }
+        }
+        while i < line.count {
+            let byte = line[i]
+            if byte == UInt8(ascii: "%"), i + 2 < line.count, let high = hex(line[i + 1]), let low = hex(line[i + 2]) {
+                out.append(high << 4 | low)
+                i += 3
+            } else if byte == UInt8(ascii: "\\"), i + 1 < line.count, line[i + 1] == UInt8(ascii: "/") {
+                out.append(UInt8(ascii: "/"))
+                i += 2
+            } else if byte == UInt8(ascii: "\\"), i + 5 < line.count, line[i + 1] == UInt8(ascii: "u"),
+                let a = hex(line[i + 2]), let b = hex(line[i + 3]), let c = hex(line[i + 4]), let d = hex(line[i + 5]),
+                a == 0, b == 0, (c << 4 | d) < 0x80
+            {
+                out.append(c << 4 | d)
+                i += 6
+            } else {
+                out.append(byte)
+                i += 1
+            }
+        }
+        return out
+    }
+}

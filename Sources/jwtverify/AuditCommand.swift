@@ -1,0 +1,191 @@
+import JWTVerify
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// `jwtverify audit`: finds tokens in arbitrary text and reports on each and on the lot.
+struct AuditCommand {
+    enum Format: String { case jsonl, table, markdown, json }
+
+    var keySets = KeySetOptions()
+    var issuer: String?
+    var audiences: [String] = []
+    var nonce: String?
+    var leeway = Verifier.defaultLeeway
+    var now: Double?
+    var atIssueTime = false
+    var algorithms = SignatureAlgorithm.defaultAllowed
+    var format: Format = isatty(1) == 1 ? .table : .jsonl
+    var showTokens = false
+    var threads = BenchmarkHost.processorCount
+    var maxTokenBytes = Verifier.defaultMaxTokenBytes
+    var inputs: [String] = []
+
+    static let help = """
+        USAGE: jwtverify audit --jwks SRC [options] [FILE...]
+
+        Finds every compact JWS in arbitrary text (logs, HAR files, JSON dumps, URLs, form bodies,
+        cookies, Authorization headers; URL-encoding and JSON escapes are undone), evaluates each,
+        and reports per occurrence and on the whole. Reads standard input when no FILE is given.
+
+        OPTIONS:
+        \(KeySetOptions.help)
+          --issuer ISS             Required "iss" (optional here: without it, issuers are reported).
+          --audience AUD           Accepted "aud", repeatable (optional here, as --issuer).
+          --nonce RAW              Raw nonce every token's "nonce" must match.
+          --now T                  Evaluate every token at T (Unix seconds or RFC 3339).
+          --at iat                 Evaluate each token at its own iat ("was it valid when issued?").
+                                   Default: the current time.
+          --leeway SECONDS         Clock-skew allowance (default 60).
+          --algorithms LIST        Allow-list (default RS256,ES256).
+          --format F               jsonl (one object per token found), or a report: table, markdown,
+                                   json. Default: table on a terminal, jsonl otherwise.
+          --show-tokens            Include the raw token in jsonl records (default: fingerprints only).
+          --threads N              Worker threads (default: the number of CPUs).
+          -h, --help               Show this help.
+
+        EXIT STATUS: 0 every token found was valid (or none was found), 1 some token was rejected,
+        64 usage, 65 unusable key set, 66 input missing, 69 remote key set unavailable, 74 I/O error.
+        """
+
+    init(parsing words: ArraySlice<String>) throws(CommandFailure) {
+        var arguments = Arguments(words)
+        var sawAlgorithms = false
+        while let word = arguments.next() {
+            switch word {
+            case .operand(let path): inputs.append(path)
+            case .option(let name, let inline):
+                switch name {
+                case "--issuer": issuer = try arguments.value(for: name, inline: inline)
+                case "--audience": audiences.append(try arguments.value(for: name, inline: inline))
+                case "--nonce": nonce = try arguments.value(for: name, inline: inline)
+                case "--leeway":
+                    let text = try arguments.value(for: name, inline: inline)
+                    guard let value = Double(text), value >= 0, value.isFinite else { throw .usage("--leeway: bad value \"\(text)\"") }
+                    leeway = value
+                case "--now":
+                    let text = try arguments.value(for: name, inline: inline)
+                    guard let value = TimeArgument.parse(text) else { throw .usage("--now: cannot read \"\(text)\"") }
+                    now = value
+                case "--at":
+                    guard try arguments.value(for: name, inline: inline) == "iat" else { throw .usage("--at takes: iat") }
+                    atIssueTime = true
+                case "--algorithms":
+                    if !sawAlgorithms { algorithms = [] }
+                    sawAlgorithms = true
+                    for item in try arguments.value(for: name, inline: inline).split(separator: ",") {
+                        guard let algorithm = SignatureAlgorithm(name: item.trimmingSpaces) else {
+                            throw .usage("--algorithms: unknown algorithm \"\(item)\"")
+                        }
+                        algorithms.insert(algorithm)
+                    }
+                case "--format":
+                    let text = try arguments.value(for: name, inline: inline)
+                    guard let value = Format(rawValue: text) else { throw .usage("--format takes jsonl, table, markdown or json") }
+                    format = value
+                case "--show-tokens": showTokens = true
+                case "--threads":
+                    let text = try arguments.value(for: name, inline: inline)
+                    guard let value = Int(text), (1...256).contains(value) else { throw .usage("--threads: 1 to 256") }
+                    threads = value
+                default:
+                    guard try keySets.parse(name, inline: inline, &arguments) else { throw .usage("unknown option \(name)") }
+                }
+            }
+        }
+        if keySets.sources.isEmpty { throw .usage("--jwks is required (a file, URL, preset or snapshot)") }
+        if now != nil && atIssueTime { throw .usage("--now and --at iat exclude each other") }
+    }
+
+    func run() throws(CommandFailure) -> ExitStatus {
+        let loaded = try KeySetLoader.loadEach(keySets)
+        let keys = try KeySetLoader.load(keySets)
+        var sources: [String: String] = [:]
+        for source in loaded {
+            for key in source.keys.keys { if let kid = key.keyID, sources[kid] == nil { sources[kid] = source.source } }
+        }
+        let sourceByKeyID = sources
+        let verifier = Verifier(
+            keys: keys, optionalIssuer: issuer, optionalAudiences: audiences.isEmpty ? nil : audiences, algorithms: algorithms,
+            leeway: leeway, maxTokenBytes: maxTokenBytes)
+        let inputs = try InputFile.openAll(self.inputs)
+        let output = OutputSink()
+        var report = AuditReport()
+        let options = self
+        for input in inputs {
+            defer { input.close() }
+            let reader = LineReader(fd: input.fd, lineLimit: 4 << 20)
+            while true {
+                let batch: LineBatch?
+                do {
+                    batch = try reader.nextBatch(maxLines: 4096, maxBytes: 8 << 20)
+                } catch {
+                    throw CommandFailure(status: .ioError, message: "cannot read \(input.name): \(String(cString: strerror(error.code)))")
+                }
+                guard let batch else { break }
+                let name = input.name
+                let parts = ParallelMap.chunks(count: batch.lines.count, threads: threads) { range in
+                    options.evaluate(batch, range, file: name, verifier: verifier, sources: sourceByKeyID)
+                }
+                for part in parts {
+                    for discard in part.discarded { report.discard(discard) }
+                    var text = JSONText()
+                    for record in part.records {
+                        report.add(record, allowList: algorithms)
+                        if format == .jsonl { record.appendJSON(to: &text, showToken: showTokens) }
+                    }
+                    output.write(text.bytes)
+                }
+            }
+        }
+        switch format {
+        case .jsonl:
+            StandardError.write("jwtverify: \(report.tokens) tokens found, \(report.valid) valid, \(report.tokens - report.valid) rejected\n")
+        case .json: output.write(report.json())
+        case .table: output.write(report.render(markdown: false))
+        case .markdown: output.write(report.render(markdown: true))
+        }
+        output.flush()
+        if output.failure != nil { throw CommandFailure(status: .ioError, message: "cannot write output") }
+        return report.tokens == report.valid ? .ok : .rejected
+    }
+
+    /// The tokens of a range of lines, evaluated.
+    private func evaluate(
+        _ batch: LineBatch, _ range: Range<Int>, file: String, verifier: Verifier, sources: [String: String]
+    ) -> (records: [AuditRecord], discarded: [TokenExtractor.Discard]) {
+        var records: [AuditRecord] = []
+        var discarded: [TokenExtractor.Discard] = []
+        for index in range {
+            guard case .text(let bytes) = batch.lines[index] else {
+                discarded.append(.oversizedLine)
+                continue
+            }
+            let scan = batch.storage.withUnsafeBytes { TokenExtractor.scan(UnsafeRawBufferPointer(rebasing: $0[bytes])) }
+            discarded += scan.discarded
+            for found in scan.found {
+                let peek = UnverifiedToken(peeking: found.token)
+                let time = atIssueTime ? peek.claims.issuedAt : (now ?? Verifier.systemClock())
+                let result: Result<VerifiedToken, VerificationError>
+                if let time {
+                    result = found.token.withUnsafeBytes { verifier.evaluate($0, nonce: nonce, at: time) }
+                } else {
+                    result = .failure(VerificationError(.claimType, detail: "--at iat: the token has no usable iat"))
+                }
+                let fingerprint = MessageDigest.sha256.hash(found.token).map { byte in
+                    let digits = Array("0123456789abcdef")
+                    return String([digits[Int(byte >> 4)], digits[Int(byte & 15)]])
+                }.joined()
+                let keySource: String? = if case .success(let verified) = result { verified.keyID.flatMap { sources[$0] } } else { nil }
+                records.append(
+                    AuditRecord(
+                        file: file, line: batch.firstLineNumber + index, column: found.column, token: found.token,
+                        fingerprint: fingerprint, evaluatedAt: time, result: result, peek: peek, keySource: keySource))
+            }
+        }
+        return (records, discarded)
+    }
+}

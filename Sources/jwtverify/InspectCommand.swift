@@ -1,0 +1,169 @@
+import JWTVerify
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// `jwtverify inspect`: decodes one token for people; verifies it only when given keys.
+struct InspectCommand {
+    static let help = """
+        USAGE: jwtverify inspect TOKEN|-|FILE [--jwks SRC [--issuer ISS] [--audience AUD] [--nonce RAW]]
+                                              [--now T]
+
+        Decodes a token (given as an argument, on stdin with -, or the first token in FILE) and shows
+        its header and claims as JSON, with times in UTC and relative to now. Without --jwks nothing
+        is verified, and the output says so. With --jwks it verifies, and says which check failed
+        and why.
+
+        OPTIONS:
+        \(KeySetOptions.help)
+          --issuer ISS, --audience AUD, --nonce RAW, --leeway SECONDS, --algorithms LIST
+                                   As for 'verify' (issuer and audience are optional here).
+          --now T                  Evaluate at T (Unix seconds or RFC 3339); default: now.
+          -h, --help               Show this help.
+
+        EXIT STATUS: 0 decoded (and, with --jwks, valid), 1 rejected, 64 usage, 65 no token found.
+        """
+
+    var subject: String?
+    var keySets = KeySetOptions()
+    var issuer: String?
+    var audiences: [String] = []
+    var nonce: String?
+    var leeway = Verifier.defaultLeeway
+    var algorithms = SignatureAlgorithm.defaultAllowed
+    var now: Double?
+
+    init(parsing words: ArraySlice<String>) throws(CommandFailure) {
+        var arguments = Arguments(words)
+        while let word = arguments.next() {
+            switch word {
+            case .operand(let text):
+                guard subject == nil else { throw .usage("inspect takes one token, '-' or one file") }
+                subject = text
+            case .option("-", nil):
+                subject = "-"
+            case .option(let name, let inline):
+                switch name {
+                case "--issuer": issuer = try arguments.value(for: name, inline: inline)
+                case "--audience": audiences.append(try arguments.value(for: name, inline: inline))
+                case "--nonce": nonce = try arguments.value(for: name, inline: inline)
+                case "--leeway":
+                    guard let value = Double(try arguments.value(for: name, inline: inline)), value >= 0 else { throw .usage("--leeway: bad value") }
+                    leeway = value
+                case "--algorithms":
+                    algorithms = []
+                    for item in try arguments.value(for: name, inline: inline).split(separator: ",") {
+                        guard let algorithm = SignatureAlgorithm(name: item.trimmingSpaces) else { throw .usage("--algorithms: unknown \"\(item)\"") }
+                        algorithms.insert(algorithm)
+                    }
+                case "--now":
+                    let text = try arguments.value(for: name, inline: inline)
+                    guard let value = TimeArgument.parse(text) else { throw .usage("--now: cannot read \"\(text)\"") }
+                    now = value
+                default:
+                    guard try keySets.parse(name, inline: inline, &arguments) else { throw .usage("unknown option \(name)") }
+                }
+            }
+        }
+        guard subject != nil else { throw .usage("inspect needs a token, '-' or a file") }
+    }
+
+    func run() throws(CommandFailure) -> ExitStatus {
+        let input = try readSubject()
+        guard let token = input.split(separator: UInt8(ascii: "\n")).lazy
+            .compactMap({ line in line.withUnsafeBytes { TokenExtractor.scan($0).found.first?.token } }).first
+        else {
+            throw CommandFailure(status: .dataError, message: "no token found")
+        }
+        let peek = UnverifiedToken(peeking: token)
+        let at = now ?? Verifier.systemClock()
+        var out = ""
+        var status = ExitStatus.ok
+        if keySets.sources.isEmpty {
+            out += "UNVERIFIED: decoded only. The signature and the claims were NOT checked (give --jwks to verify).\n\n"
+        } else {
+            let keys = try KeySetLoader.load(keySets)
+            let verifier = Verifier(
+                keys: keys, optionalIssuer: issuer, optionalAudiences: audiences.isEmpty ? nil : audiences, algorithms: algorithms,
+                leeway: leeway)
+            switch token.withUnsafeBytes({ verifier.evaluate($0, nonce: nonce, at: at) }) {
+            case .success(let verified):
+                out += "VERIFIED: signature by kid \(verified.keyID ?? "(none)") (\(verified.algorithm))"
+                out += ", claims checked" + (issuer == nil ? " (issuer not checked)" : "") + (audiences.isEmpty ? " (audience not checked)" : "")
+                out += " at \(TimeArgument.format(at)).\n\n"
+            case .failure(let error):
+                out += "REJECTED: \(error.reason.rawValue): \(error.detail)\n(everything below is UNVERIFIED)\n\n"
+                status = .rejected
+            }
+        }
+        out += "header:\n" + PrettyJSON.render(peek.header ?? .null) + "\n"
+        out += "claims:\n" + PrettyJSON.render(peek.payload ?? .null) + "\n"
+        out += "summary:\n"
+        out += "  alg        \(peek.algorithm ?? "(none)"), kid \(peek.keyID ?? "(none)")\n"
+        out += "  issuer     \(peek.claims.issuer ?? "(none)")\n"
+        out += "  audience   \(peek.claims.audience?.joined(separator: ", ") ?? "(none)")\n"
+        out += "  subject    \(peek.claims.subject ?? "(none)")\n"
+        for (label, value) in [("issued", peek.claims.issuedAt), ("not before", peek.claims.notBefore), ("expires", peek.claims.expiresAt)] {
+            guard let value else { continue }
+            out += "  \(label.padding(10)) \(TimeArgument.format(value)) (\(Self.relative(value - at)))\n"
+        }
+        if let exp = peek.claims.expiresAt, let iat = peek.claims.issuedAt {
+            out += "  lifetime   \(Self.duration(exp - iat))\n"
+        }
+        let sink = OutputSink()
+        sink.write(out)
+        sink.flush()
+        return status
+    }
+
+    private func readSubject() throws(CommandFailure) -> [UInt8] {
+        guard let subject else { return [] }
+        if subject != "-" && access(subject, F_OK) != 0 { return Array(subject.utf8) }
+        let input = try InputFile.openAll([subject])[0]
+        defer { input.close() }
+        var bytes: [UInt8] = []
+        var chunk = [UInt8](repeating: 0, count: 65536)
+        while bytes.count < 16 << 20 {
+            let n = chunk.withUnsafeMutableBytes { read(input.fd, $0.baseAddress, $0.count) }
+            if n <= 0 { break }
+            bytes += chunk[..<n]
+        }
+        return bytes
+    }
+
+    static func duration(_ seconds: Double) -> String {
+        let s = abs(seconds)
+        if s < 120 { return "\(Int(s)) s" }
+        if s < 7200 { return "\(Int(s / 60)) min" }
+        if s < 172_800 { return "\(Int(s / 3600)) h" }
+        return "\(Int(s / 86_400)) d"
+    }
+
+    static func relative(_ seconds: Double) -> String {
+        seconds >= 0 ? "in \(duration(seconds))" : "\(duration(seconds)) ago"
+    }
+}
+
+/// Indented JSON for people (object members sorted by name).
+enum PrettyJSON {
+    static func render(_ value: JSONValue, indent: String = "") -> String {
+        switch value {
+        case .object(let members) where !members.isEmpty:
+            let inner = indent + "  "
+            let lines = members.keys.sorted().map { key -> String in
+                var name = JSONText()
+                name.string(key)
+                return inner + name.string + ": " + render(members[key]!, indent: inner)
+            }
+            return "{\n" + lines.joined(separator: ",\n") + "\n" + indent + "}"
+        case .array(let elements) where !elements.isEmpty:
+            let inner = indent + "  "
+            return "[\n" + elements.map { inner + render($0, indent: inner) }.joined(separator: ",\n") + "\n" + indent + "]"
+        default:
+            return value.description
+        }
+    }
+}

@@ -1,0 +1,27 @@
+import Dispatch
+
+/// Runs `transform` over `0..<count` on up to `threads` threads, in contiguous chunks, and returns
+/// the chunks' results in order.
+enum ParallelMap {
+    static func chunks<Output: Sendable>(
+        count: Int, threads: Int, _ transform: @escaping @Sendable (Range<Int>) -> Output
+    ) -> [Output] {
+        guard count > 0 else { return [] }
+        let chunkCount = min(count, threads == 1 ? 1 : threads * 4)
+        let results = SlotArray<Output>(count: chunkCount)
+        let work: @Sendable (Int) -> Void = { chunk in
+            results.store(chunk, transform((chunk * count / chunkCount)..<((chunk + 1) * count / chunkCount)))
+        }
+        if chunkCount == 1 { work(0) } else { DispatchQueue.concurrentPerform(iterations: chunkCount, execute: work) }
+        return results.values
+    }
+}
+
+/// One slot per worker.
+private final class SlotArray<Value>: @unchecked Sendable {
+    // Safety: each worker writes only its own slot; `values` is read after all workers finished.
+    private var slots: [Value?]
+    init(count: Int) { slots = Array(repeating: nil, count: count) }
+    func store(_ index: Int, _ value: Value) { slots.withUnsafeMutableBufferPointer { $0[index] = value } }
+    var values: [Value] { slots.map { $0! } }
+}

@@ -1,0 +1,175 @@
+import Foundation
+import JWTVerify
+import JWTVerifyTestSupport
+import Testing
+
+/// `jwtverify audit` and `inspect` on fixtures the test builds: a log file, a HAR file and a JSON
+/// export with tokens embedded every way the issue lists.
+@Suite("jwtverify audit and inspect")
+struct CLIAuditTests {
+    static func claims(iat: Int, exp: Int, nonce: String, sub: String = "001.user.1", extra: String = "") -> String {
+        #"{"iss":"https://appleid.apple.com","aud":"com.example.app","iat":\#(iat),"exp":\#(exp),"sub":"\#(sub)","nonce":"\#(nonce)"\#(extra)}"#
+    }
+
+    // A: valid; B: expired at --now but valid at its iat; C: unknown kid; D: another token with A's
+    // nonce (replay); E: alg none; F: valid, email_verified "false".
+    static let tA = TokenFactory.token(payload: claims(iat: 1_700_000_000, exp: 1_700_003_600, nonce: "n-A", extra: #","email_verified":true"#))
+    static let tB = TokenFactory.token(payload: claims(iat: 1_690_000_000, exp: 1_690_000_600, nonce: "n-B"))
+    static let tC = TokenFactory.token(
+        header: #"{"kid":"zzz","alg":"RS256"}"#, payload: claims(iat: 1_700_000_000, exp: 1_700_003_600, nonce: "n-C"),
+        signer: TokenFactory.rsaB)
+    static let tD = TokenFactory.token(payload: claims(iat: 1_700_000_100, exp: 1_700_003_600, nonce: "n-A", sub: "001.user.2"))
+    static let tE = Base64URL.encode(Array(#"{"alg":"none"}"#.utf8)) + "."
+        + Base64URL.encode(Array(claims(iat: 1_700_000_000, exp: 1_700_003_600, nonce: "n-E").utf8)) + "."
+    static let tF = TokenFactory.token(payload: claims(iat: 1_700_000_000, exp: 1_700_086_401, nonce: "n-F", extra: #","email_verified":"false""#))
+
+    static let logPrefix = "2023-11-14T22:00:00Z INFO login Authorization: Bearer "
+    static var log: String {
+        [
+            logPrefix + tA,
+            "2023-11-14T22:00:01Z INFO callback GET /cb?code=x&id_token=\(tB)&state=y",
+            "2023-11-14T22:00:02Z WARN set-cookie session=\(tA); Path=/; HttpOnly",
+            "2023-11-14T22:00:03Z INFO form id_token=" + tC.replacingOccurrences("." , "%2E"),
+            "2023-11-14T22:00:04Z ERROR partial " + tA.prefix(60),
+            "no tokens here: eyes, they, keys",
+        ].joined(separator: "\n") + "\n"
+    }
+
+    static var har: String {
+        let escapedF = "\\u0065" + tF.dropFirst()
+        return """
+            {"log": {"entries": [
+              {"request": {"headers": [{"name": "Authorization", "value": "Bearer \(tD)"}],
+                           "postData": {"text": "id_token=\(tE)&x=1"}}},
+              {"response": {"content": {"text": "{\\"id_token\\":\\"\(escapedF)\\"}"}}}
+            ]}}
+
+            """
+    }
+
+    static var export: String { #"[{"id_token":"\#(tF)"},{"token":"\#(tA)"}]"# + "\n" }
+
+    static func fixtures() throws -> (directory: URL, jwks: String, files: [String]) {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("jwtverify-audit-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        let jwks = directory.appendingPathComponent("keys.json")
+        try Data(TokenFactory.jwksJSON.utf8).write(to: jwks)
+        var files: [String] = []
+        for (name, text) in [("app.log", log), ("session.har", har), ("export.json", export)] {
+            let file = directory.appendingPathComponent(name)
+            var data = Data(text.utf8)
+            if name == "app.log" { data.append(contentsOf: [0x00, 0xFF, 0xFE, 0x65, 0x79, 0x00, 0x0A]) }  // binary junk
+            try data.write(to: file)
+            files.append(file.path)
+        }
+        return (directory, jwks.path, files)
+    }
+
+    @Test("jsonl: every occurrence in input order with file, line and column; verdicts at a fixed --now")
+    func occurrences() throws {
+        let (directory, jwks, files) = try Self.fixtures()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let outcome = try CLIRunner.run(["audit", "--jwks", jwks, "--now", "1700001000", "--format", "jsonl"] + files)
+        #expect(outcome.status == 1)
+        let records = outcome.records
+        #expect(records.count == 9)
+        let verdicts = records.map { ($0["valid"] as? Bool == true) ? "valid" : ($0["reason"] as? String ?? "?") }
+        #expect(verdicts == ["valid", "expired", "valid", "unknown_kid", "valid", "alg_none", "valid", "valid", "valid"])
+        #expect(records[0]["line"] as? Int == 1)
+        #expect(records[0]["column"] as? Int == Self.logPrefix.utf8.count + 1)
+        #expect(records[0]["key_source"] as? String == jwks)
+        #expect(records[3]["line"] as? Int == 4)  // URL-encoded
+        #expect(records[4]["file"] as? String == files[1])
+        #expect(records[6]["file"] as? String == files[1])  // JSON-escaped in the HAR
+        #expect(records[7]["column"] as? Int == 15)  // first token of the export line
+        #expect(records[0]["fingerprint"] as? String == records[2]["fingerprint"] as? String)
+        #expect(records[0]["lifetime"] as? Int == 3600)
+        #expect(records.allSatisfy { $0["token"] == nil })
+        #expect(outcome.stderr.contains("9 tokens found, 6 valid, 3 rejected"))
+        let shown = try CLIRunner.run(["audit", "--jwks", jwks, "--now", "1700001000", "--format", "jsonl", "--show-tokens", files[2]])
+        #expect(shown.records.first?["token"] as? String == Self.tF)
+    }
+
+    @Test("--at iat evaluates each token at its own issue time")
+    func atIssueTime() throws {
+        let (directory, jwks, files) = try Self.fixtures()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let outcome = try CLIRunner.run(["audit", "--jwks", jwks, "--at", "iat", "--format", "jsonl"] + files)
+        let verdicts = outcome.records.map { ($0["valid"] as? Bool == true) ? "valid" : ($0["reason"] as? String ?? "?") }
+        #expect(verdicts == ["valid", "valid", "valid", "unknown_kid", "valid", "alg_none", "valid", "valid", "valid"])
+        #expect(outcome.records[1]["evaluated_at"] as? Int == 1_690_000_000)
+    }
+
+    @Test("the json report: totals, reasons, repeats, a replayed nonce, anomalies and discarded fragments")
+    func report() throws {
+        let (directory, jwks, files) = try Self.fixtures()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let outcome = try CLIRunner.run(
+            ["audit", "--jwks", jwks, "--now", "1700001000", "--issuer", "https://appleid.apple.com", "--format", "json"] + files)
+        let report = try #require(try JSONSerialization.jsonObject(with: outcome.stdout) as? [String: Any])
+        #expect(report["tokens"] as? Int == 9)
+        #expect(report["valid"] as? Int == 6)
+        #expect(report["by_reason"] as? [String: Int] == ["expired": 1, "unknown_kid": 1, "alg_none": 1])
+        #expect(report["by_kid"] as? [String: Int] == ["rsa-a": 7, "zzz": 1, "(none)": 1])
+        #expect(report["by_issuer"] as? [String: Int] == ["https://appleid.apple.com": 9])
+        #expect(report["repeated_tokens"] as? Int == 2)
+        #expect(report["repeated_occurrences"] as? Int == 3)
+        #expect(report["shared_nonces"] as? Int == 1)
+        #expect(report["tokens_sharing_nonces"] as? Int == 2)
+        #expect(report["lifetimes"] as? [String: Int] == ["<= 10 min": 1, "<= 1 h": 6, "> 24 h": 2])
+        let anomalies = try #require(report["anomalies"] as? [String: Int])
+        #expect(anomalies["alg none"] == 1)
+        #expect(anomalies["unknown kid"] == 1)
+        #expect(anomalies["email_verified false"] == 2)
+        #expect(anomalies["lifetime over 24 h"] == 2)
+        #expect(anomalies["no nonce claim"] == nil)
+        #expect(report["discarded"] as? [String: Int] == ["truncated": 1])
+        let table = try CLIRunner.run(["audit", "--jwks", jwks, "--now", "1700001000", "--format", "table"] + files)
+        #expect(table.stdoutText.contains("9 tokens: 6 valid, 3 rejected"))
+        let markdown = try CLIRunner.run(["audit", "--jwks", jwks, "--now", "1700001000", "--format", "markdown"] + files)
+        #expect(markdown.stdoutText.contains("| expired | 1 |"))
+    }
+
+    @Test("audit reads stdin, bounds gigantic lines, and rejects bad flags")
+    func streamsAndUsage() throws {
+        let (directory, jwks, _) = try Self.fixtures()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        var input = Data((Self.logPrefix + Self.tA + "\n").utf8)
+        input.append(Data(String(repeating: "x", count: 5 << 20).utf8))
+        input.append(Data(("\n" + Self.tD + "\n").utf8))
+        let outcome = try CLIRunner.run(["audit", "--jwks", jwks, "--now", "1700001000", "--format", "json"], input: input)
+        let report = try #require(try JSONSerialization.jsonObject(with: outcome.stdout) as? [String: Any])
+        #expect(report["tokens"] as? Int == 2)
+        #expect(report["discarded"] as? [String: Int] == ["oversized_line": 1])
+        #expect(try CLIRunner.run(["audit"]).status == 64)
+        #expect(try CLIRunner.run(["audit", "--jwks", jwks, "--at", "exp"]).status == 64)
+        #expect(try CLIRunner.run(["audit", "--jwks", jwks, "--now", "1", "--at", "iat"]).status == 64)
+        #expect(try CLIRunner.run(["audit", "--help"]).status == 0)
+    }
+
+    @Test("inspect says UNVERIFIED without keys; with keys it verifies or names the failing check")
+    func inspect() throws {
+        let (directory, jwks, files) = try Self.fixtures()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let plain = try CLIRunner.run(["inspect", Self.tB, "--now", "1700001000"])
+        #expect(plain.status == 0)
+        #expect(plain.stdoutText.hasPrefix("UNVERIFIED"))
+        #expect(plain.stdoutText.contains("\"nonce\": \"n-B\""))
+        #expect(plain.stdoutText.contains("expires    2023-07-22T04:36:40Z (115 d ago)"))
+        #expect(plain.stdoutText.contains("lifetime   10 min"))
+        let verified = try CLIRunner.run(["inspect", "-", "--jwks", jwks, "--now", "1700001000"], input: Data(Self.tA.utf8))
+        #expect(verified.status == 0)
+        #expect(verified.stdoutText.hasPrefix("VERIFIED: signature by kid rsa-a (RS256)"))
+        let rejected = try CLIRunner.run(["inspect", files[0], "--jwks", jwks, "--now", "1800000000"])
+        #expect(rejected.status == 1)
+        #expect(rejected.stdoutText.hasPrefix("REJECTED: expired"))
+        #expect(try CLIRunner.run(["inspect", "not a token"]).status == 65)
+        #expect(try CLIRunner.run(["inspect"]).status == 64)
+    }
+}
+
+extension String {
+    func replacingOccurrences(_ target: String, _ replacement: String) -> String {
+        split(separator: target, omittingEmptySubsequences: false).joined(separator: replacement)
+    }
+}
