@@ -175,15 +175,11 @@ struct AuditCommand {
                 } else {
                     result = .failure(VerificationError(.claimType, detail: "--at iat: the token has no usable iat"))
                 }
-                let fingerprint = MessageDigest.sha256.hash(found.token).map { byte in
-                    let digits = Array("0123456789abcdef")
-                    return String([digits[Int(byte >> 4)], digits[Int(byte & 15)]])
-                }.joined()
                 let keySource: String? = if case .success(let verified) = result { verified.keyID.flatMap { sources[$0] } } else { nil }
                 records.append(
                     AuditRecord(
                         file: file, line: batch.firstLineNumber + index, column: found.column, token: found.token,
-                        fingerprint: fingerprint, evaluatedAt: time, result: result, peek: peek, keySource: keySource))
+                        fingerprintBytes: MessageDigest.sha256.hash(found.token), evaluatedAt: time, result: result, peek: peek, keySource: keySource))
             }
         }
         return (records, discarded)

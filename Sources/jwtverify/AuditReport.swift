@@ -6,11 +6,17 @@ struct AuditRecord: Sendable {
     let line: Int
     let column: Int
     let token: [UInt8]
-    let fingerprint: String
+    let fingerprintBytes: [UInt8]
     let evaluatedAt: Double?
     let result: Result<VerifiedToken, VerificationError>
     let peek: UnverifiedToken
     let keySource: String?
+
+    /// SHA-256 of the token, in hex.
+    var fingerprint: String {
+        let digits = Array("0123456789abcdef")
+        return String(fingerprintBytes.flatMap { [digits[Int($0 >> 4)], digits[Int($0 & 15)]] })
+    }
 
     /// `exp - iat`, when both are there.
     var lifetime: Double? {
@@ -82,6 +88,20 @@ struct AuditRecord: Sendable {
     }
 }
 
+/// The first 128 bits of a SHA-256: what repeat tracking keeps instead of tokens or nonces.
+struct DigestKey: Hashable {
+    let high: UInt64
+    let low: UInt64
+    init(_ digest: [UInt8]) {
+        var high: UInt64 = 0
+        var low: UInt64 = 0
+        for i in 0..<8 { high = high << 8 | UInt64(digest[i]) }
+        for i in 8..<16 { low = low << 8 | UInt64(digest[i]) }
+        self.high = high
+        self.low = low
+    }
+}
+
 /// Everything `audit` reports about a set of tokens, accumulated in input order in bounded memory
 /// (fingerprints and nonces are tracked up to ``trackingLimit`` distinct values).
 struct AuditReport {
@@ -104,21 +124,22 @@ struct AuditReport {
     var tokensSharingNonces = 0
     var trackingCapped = false
 
-    private var seen: [String: Int] = [:]
-    private var nonceOwners: [String: (first: String, count: Int)] = [:]
+    private var seen: [DigestKey: Int] = [:]
+    private var nonceOwners: [DigestKey: Int] = [:]
 
     static let lifetimeBuckets = ["<= 10 min", "<= 1 h", "<= 24 h", "> 24 h", "unknown"]
 
     mutating func add(_ record: AuditRecord, allowList: Set<SignatureAlgorithm>) {
         tokens += 1
         var firstSighting = true
-        if let count = seen[record.fingerprint] {
+        let tokenKey = DigestKey(record.fingerprintBytes)
+        if let count = seen[tokenKey] {
             firstSighting = false
             repeatedOccurrences += 1
             if count == 1 { repeatedTokens += 1 }
-            seen[record.fingerprint] = count + 1
+            seen[tokenKey] = count + 1
         } else if seen.count < Self.trackingLimit {
-            seen[record.fingerprint] = 1
+            seen[tokenKey] = 1
         } else {
             trackingCapped = true
         }
@@ -139,17 +160,17 @@ struct AuditReport {
         }
         lifetimes[bucket, default: 0] += 1
         if firstSighting, let nonce = record.peek.claims.nonce {
-            if var owner = nonceOwners[nonce] {
-                owner.count += 1
-                nonceOwners[nonce] = owner
-                if owner.count == 2 {
+            let nonceKey = DigestKey(MessageDigest.sha256.hash(Array(nonce.utf8)))
+            if let count = nonceOwners[nonceKey] {
+                nonceOwners[nonceKey] = count + 1
+                if count == 1 {
                     sharedNonces += 1
                     tokensSharingNonces += 2
                 } else {
                     tokensSharingNonces += 1
                 }
             } else if nonceOwners.count < Self.trackingLimit {
-                nonceOwners[nonce] = (record.fingerprint, 1)
+                nonceOwners[nonceKey] = 1
             } else {
                 trackingCapped = true
             }
