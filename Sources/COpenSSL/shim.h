@@ -23,6 +23,7 @@
 #include <openssl/pem.h>
 #include <openssl/bio.h>
 #include <openssl/x509.h>
+#include <string.h>
 
 #if OPENSSL_VERSION_NUMBER < 0x30000000L /* 0xMNN00PP0L: 3.0.0 */
 #error "JWTVerify needs OpenSSL >= 3.0"
@@ -134,6 +135,23 @@ static inline EVP_PKEY *copenssl_certificate_public_key(const void *pem, size_t 
     EVP_PKEY *key = X509_get_pubkey(cert);
     X509_free(cert);
     return key;
+}
+
+/** Writes a private key as PKCS#8 PEM into `out` (up to `cap` octets); returns the length, 0 on failure. */
+static inline size_t copenssl_private_key_pem(EVP_PKEY *pkey, unsigned char *out, size_t cap) {
+    BIO *bio = BIO_new(BIO_s_mem());
+    size_t result = 0;
+    if (bio == NULL) return 0;
+    if (PEM_write_bio_PrivateKey(bio, pkey, NULL, NULL, 0, NULL, NULL) == 1) {
+        char *data = NULL;
+        long len = BIO_get_mem_data(bio, &data);
+        if (len > 0 && (size_t)len <= cap) {
+            memcpy(out, data, (size_t)len);
+            result = (size_t)len;
+        }
+    }
+    BIO_free(bio);
+    return result;
 }
 
 /** Generates an RSA key of `bits` bits (tests, benchmarks, sample data). */

@@ -47,6 +47,8 @@ public struct VerificationError: Error, Hashable, Sendable, CustomStringConverti
         public static let nonceMissing = Reason(rawValue: "nonce_missing")
         /// The `nonce` claim is not the lowercase hex SHA-256 of the raw nonce.
         public static let nonceMismatch = Reason(rawValue: "nonce_mismatch")
+        /// Google profile: the token's `hd` is not the required hosted domain.
+        public static let hostedDomainMismatch = Reason(rawValue: "hosted_domain_mismatch")
         /// No keys could be had from a remote key source (never fetched, or stale beyond the window).
         public static let keySetUnavailable = Reason(rawValue: "jwks_unavailable")
 

@@ -143,7 +143,7 @@ extension Verifier {
     func check(_ claims: RegisteredClaims, rawNonce: UnsafeRawBufferPointer?, now: Double) -> VerificationError? {
         if let issuerBytes {
             guard let iss = claims.issuer else { return VerificationError(.issuerMismatch, detail: "iss is missing") }
-            guard Self.sameBytes(iss, issuerBytes) else {
+            guard issuerBytes.contains(where: { Self.sameBytes(iss, $0) }) else {
                 return VerificationError(.issuerMismatch, detail: "iss \(Self.quoted(iss)) is not \(Self.quoted(issuer ?? ""))")
             }
         }

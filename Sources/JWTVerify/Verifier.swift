@@ -37,7 +37,8 @@ public struct Verifier: Sendable {
     public let clock: @Sendable () -> Double
 
     let allowList: AlgorithmAllowList
-    let issuerBytes: [UInt8]?
+    /// The accepted issuers' bytes (usually one; Google has two spellings).
+    let issuerBytes: [[UInt8]]?
     let audienceBytes: [[UInt8]]?
     let knownStrings: KnownClaimStrings
 
@@ -88,19 +89,34 @@ public struct Verifier: Sendable {
         maxTokenBytes: Int = Verifier.defaultMaxTokenBytes,
         clock: @escaping @Sendable () -> Double = Verifier.systemClock
     ) {
+        self.init(
+            keys: keys, optionalIssuers: issuer.map { [$0] }, optionalAudiences: audiences, algorithms: algorithms,
+            leeway: leeway, maxTokenBytes: maxTokenBytes, clock: clock)
+    }
+
+    /// A verifier accepting any of `issuers` (`nil`: unchecked).
+    package init(
+        keys: JWKSet,
+        optionalIssuers issuers: [String]?,
+        optionalAudiences audiences: [String]?,
+        algorithms: Set<SignatureAlgorithm> = SignatureAlgorithm.defaultAllowed,
+        leeway: Double = Verifier.defaultLeeway,
+        maxTokenBytes: Int = Verifier.defaultMaxTokenBytes,
+        clock: @escaping @Sendable () -> Double = Verifier.systemClock
+    ) {
         precondition(leeway >= 0 && leeway.isFinite, "leeway must be a finite number of seconds >= 0")
         precondition(maxTokenBytes >= 0, "maxTokenBytes must not be negative")
         self.keys = keys
-        self.issuer = issuer
+        self.issuer = issuers?.first
         self.audiences = audiences
         self.algorithms = algorithms
         self.leeway = leeway
         self.maxTokenBytes = maxTokenBytes
         self.clock = clock
         self.allowList = AlgorithmAllowList(algorithms)
-        self.issuerBytes = issuer.map { Array($0.utf8) }
+        self.issuerBytes = issuers.map { $0.map { Array($0.utf8) } }
         self.audienceBytes = audiences.map { $0.map { Array($0.utf8) } }
-        self.knownStrings = KnownClaimStrings(issuer: issuer, audiences: audiences)
+        self.knownStrings = KnownClaimStrings(issuer: issuers?.first, audiences: audiences)
     }
 
     /// Verifies `token`.

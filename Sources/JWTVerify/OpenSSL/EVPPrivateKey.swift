@@ -34,6 +34,13 @@ package final class EVPPrivateKey: @unchecked Sendable {
         return EVPPrivateKey(takingOwnershipOf: pkey)
     }
 
+    /// The key as PKCS#8 PEM (as Apple's `.p8` files hold it).
+    package func pkcs8PEM() -> [UInt8] {
+        var out = [UInt8](repeating: 0, count: 16384)
+        let n = out.withUnsafeMutableBufferPointer { copenssl_private_key_pem(pointer, $0.baseAddress, $0.count) }
+        return Array(out[..<n])
+    }
+
     /// The key's type as a JWK `kty`: "RSA", "EC" or "OKP".
     package var keyType: String { EVPPublicKey(borrowing: pointer).keyType }
 
@@ -83,6 +90,13 @@ extension EVPPublicKey {
         let pkey = pem.withUnsafeBytes { copenssl_certificate_public_key($0.baseAddress, $0.count) }
         guard let pkey else { throw OpenSSLFailure.drain("PEM certificate") }
         return EVPPublicKey(takingOwnershipOf: pkey)
+    }
+
+    /// The key as PKCS#8 PEM (as Apple's `.p8` files hold it).
+    package func pkcs8PEM() -> [UInt8] {
+        var out = [UInt8](repeating: 0, count: 16384)
+        let n = out.withUnsafeMutableBufferPointer { copenssl_private_key_pem(pointer, $0.baseAddress, $0.count) }
+        return Array(out[..<n])
     }
 
     /// The key's type as a JWK `kty`: "RSA", "EC" or "OKP".
