@@ -11,8 +11,11 @@ struct AuditCommand {
     enum Format: String { case jsonl, table, markdown, json }
 
     var keySets = KeySetOptions()
+    var profileOptions = ProfileOptions()
     var issuer: String?
     var audiences: [String] = []
+    /// The accepted issuers (from --issuer or a profile); `nil`: not checked.
+    var issuers: [String]?
     var nonce: String?
     var leeway = Verifier.defaultLeeway
     var now: Double?
@@ -33,6 +36,8 @@ struct AuditCommand {
 
         OPTIONS:
         \(KeySetOptions.help)
+          --profile P              apple | apple-notification | firebase | google | oidc: sets the issuer,
+                                   algorithms and default key set (with --project ID for firebase).
           --issuer ISS             Required "iss" (optional here: without it, issuers are reported).
           --audience AUD           Accepted "aud", repeatable (optional here, as --issuer).
           --nonce RAW              Raw nonce every token's "nonce" must match.
@@ -92,9 +97,19 @@ struct AuditCommand {
                     guard let value = Int(text), (1...256).contains(value) else { throw .usage("--threads: 1 to 256") }
                     threads = value
                 default:
-                    guard try keySets.parse(name, inline: inline, &arguments) else { throw .usage("unknown option \(name)") }
+                    if try keySets.parse(name, inline: inline, &arguments) { continue }
+                    guard try profileOptions.parse(name, inline: inline, &arguments) else { throw .usage("unknown option \(name)") }
                 }
             }
+        }
+        // A profile fills in the issuer(s), the algorithms and the default key source.
+        if let profile = try profileOptions.profile(issuer: issuer, audiences: audiences) {
+            issuers = profile.issuers
+            if !sawAlgorithms { algorithms = profile.algorithms }
+            if let project = profile.project { audiences = [project] }
+            if keySets.sources.isEmpty, let source = profile.keySource { keySets.sources = [source.description] }
+        } else {
+            issuers = issuer.map { [$0] }
         }
         if keySets.sources.isEmpty { throw .usage("--jwks is required (a file, URL, preset or snapshot)") }
         if now != nil && atIssueTime { throw .usage("--now and --at iat exclude each other") }
@@ -109,7 +124,7 @@ struct AuditCommand {
         }
         let sourceByKeyID = sources
         let verifier = Verifier(
-            keys: keys, optionalIssuer: issuer, optionalAudiences: audiences.isEmpty ? nil : audiences, algorithms: algorithms,
+            keys: keys, optionalIssuers: issuers, optionalAudiences: audiences.isEmpty ? nil : audiences, algorithms: algorithms,
             leeway: leeway, maxTokenBytes: maxTokenBytes)
         let inputs = try InputFile.openAll(self.inputs)
         let output = OutputSink()

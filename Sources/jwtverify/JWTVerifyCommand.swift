@@ -20,6 +20,7 @@ enum JWTVerifyCommand {
           audit     Find tokens in logs, HAR files or dumps; report on each and on the lot.
           inspect   Decode a token (UNVERIFIED unless --jwks is given).
           bench     Measure verification throughput against the raw OpenSSL limit.
+          apple     Make a Sign in with Apple client secret: 'apple client-secret ...'.
           jwks      Describe key sets ('jwks show SRC...') or save one ('jwks fetch URL -o FILE').
 
         Run 'jwtverify <command> --help' for a command's options.
@@ -71,6 +72,12 @@ enum JWTVerifyCommand {
                 return .ok
             }
             return try InspectCommand(parsing: words.dropFirst()).run()
+        case "apple":
+            if words.dropFirst().contains(where: { $0 == "-h" || $0 == "--help" }) || words.count == 1 {
+                print(AppleCommand.help)
+                return words.count == 1 ? .usage : .ok
+            }
+            return try AppleCommand(parsing: words.dropFirst()).run()
         case "jwks":
             if words.dropFirst().contains(where: { $0 == "-h" || $0 == "--help" }) || words.count == 1 {
                 print(JWKSCommand.help)

@@ -20,6 +20,9 @@ struct VerifyCommand {
         let verifier = Verifier(
             keys: keys, issuer: options.issuer ?? "", audiences: options.audiences, algorithms: options.algorithms,
             leeway: options.leeway, maxTokenBytes: options.maxTokenBytes)
+        let profileVerifier = options.profile.map {
+            ProfileVerifier(profile: $0, keys: keys, audiences: options.audiences, leeway: options.leeway, maxTokenBytes: options.maxTokenBytes)
+        }
         let inputs = try InputFile.openAll(options.inputs)
         let output = OutputSink()
         var tally = Tally()
@@ -38,7 +41,7 @@ struct VerifyCommand {
                     throw CommandFailure(status: .ioError, message: "cannot read \(input.name): \(String(cString: strerror(error.code)))")
                 }
                 guard let batch else { break }
-                let round = verify(batch, with: verifier, file: named ? input.name : nil)
+                let round = verify(batch, with: LineVerifier(generic: verifier, profile: profileVerifier), file: named ? input.name : nil)
                 for part in round.outputs { output.write(part) }
                 tally.add(round.tally)
                 progress.update(tokens: tally.total, bytes: bytesBefore + reader.bytesRead)
@@ -57,7 +60,7 @@ struct VerifyCommand {
 
     /// One round: the batch's lines split into contiguous chunks, verified concurrently, and the
     /// chunks' output returned in input order.
-    private func verify(_ batch: LineBatch, with verifier: Verifier, file: String?) -> (outputs: [[UInt8]], tally: Tally) {
+    private func verify(_ batch: LineBatch, with verifier: LineVerifier, file: String?) -> (outputs: [[UInt8]], tally: Tally) {
         let lineCount = batch.lines.count
         let chunkCount = min(lineCount, options.threads == 1 ? 1 : options.threads * 4)
         let results = ChunkResults(count: chunkCount)
@@ -82,7 +85,7 @@ struct VerifyCommand {
     }
 
     private func verifyLine(
-        _ batch: LineBatch, index: Int, number: Int, verifier: Verifier, file: String?,
+        _ batch: LineBatch, index: Int, number: Int, verifier: LineVerifier, file: String?,
         into text: inout JSONText, tally: inout Tally
     ) {
         switch batch.lines[index] {
@@ -97,10 +100,10 @@ struct VerifyCommand {
                     switch TokenRequest.parse(jsonLine: line) {
                     case .success(let request):
                         request.token.withUnsafeBytes { token in
-                            let result = verifier.evaluate(token, nonce: request.nonce ?? options.nonce, at: options.now)
+                            let (result, profiled) = verifier.evaluate(token, nonce: request.nonce ?? options.nonce, at: options.now)
                             TokenReport.append(
                                 to: &text, line: number, file: file, idJSON: request.idJSON, token: token, result: result,
-                                peekLimit: options.maxTokenBytes)
+                                peekLimit: options.maxTokenBytes, profile: profiled)
                             tally.count(result)
                         }
                     case .failure(let problem):
@@ -111,15 +114,34 @@ struct VerifyCommand {
                     return
                 }
                 if line.last == UInt8(ascii: "\r") { line = UnsafeRawBufferPointer(rebasing: line.dropLast()) }
-                let result: Result<VerifiedToken, VerificationError> =
+                let (result, profiled): (Result<VerifiedToken, VerificationError>, ProfileToken?) =
                     line.isEmpty
-                    ? .failure(VerificationError(.malformed, detail: "empty line"))
+                    ? (.failure(VerificationError(.malformed, detail: "empty line")), nil)
                     : verifier.evaluate(line, nonce: options.nonce, at: options.now)
                 TokenReport.append(
                     to: &text, line: number, file: file, idJSON: nil, token: line, result: result,
-                    peekLimit: options.maxTokenBytes)
+                    peekLimit: options.maxTokenBytes, profile: profiled)
                 tally.count(result)
             }
+        }
+    }
+}
+
+/// The generic verifier, or a profile's, behind one call.
+struct LineVerifier: Sendable {
+    let generic: Verifier
+    let profile: ProfileVerifier?
+
+    func evaluate(_ token: UnsafeRawBufferPointer, nonce: String?, at time: Double?) -> (Result<VerifiedToken, VerificationError>, ProfileToken?) {
+        guard let profile else { return (generic.evaluate(token, nonce: nonce, at: time), nil) }
+        guard let text = String(validating: token, as: UTF8.self) else {
+            return (.failure(VerificationError(.malformed, detail: "the token is not valid UTF-8")), nil)
+        }
+        do {
+            let verified = try profile.verify(text, nonce: nonce, at: time)
+            return (.success(verified.token), verified)
+        } catch {
+            return (.failure(error), nil)
         }
     }
 }

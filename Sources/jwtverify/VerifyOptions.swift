@@ -3,6 +3,9 @@ import JWTVerify
 /// The flags of `jwtverify verify`, parsed and validated before any input is read.
 struct VerifyOptions {
     var keySets = KeySetOptions()
+    var profileOptions = ProfileOptions()
+    /// The profile, once the flags are read.
+    var profile: Profile?
     var issuer: String?
     var audiences: [String] = []
     var nonce: String?
@@ -18,17 +21,21 @@ struct VerifyOptions {
 
     static let help = """
         USAGE: jwtverify verify --jwks SRC --issuer ISS --audience AUD [options] [FILE...]
+               jwtverify verify --profile apple|apple-notification|google --audience AUD [options] [FILE...]
+               jwtverify verify --profile firebase --project ID [options] [FILE...]
 
         Verifies compact JWS tokens (JWTs), one per input line, and prints one JSON object per
         line on stdout, in input order. Reads standard input when no FILE is given (or FILE is -).
 
         Input lines are either a bare token or a JSON object:
             {"token": "<compact JWS>", "nonce": "<raw nonce>", "id": <any JSON>}
-        ("nonce" and "id" are optional; other members are ignored). An empty line, or one that is
+        ("nonce" and "id" are optional; other members are ignored; "payload" may stand for "token",
+        as in Apple's notification bodies). An empty line, or one that is
         not a token, is reported as "malformed"; a trailing CR is removed from bare lines.
 
         OPTIONS:
         \(KeySetOptions.help)
+        \(ProfileOptions.help)
           --issuer ISS             Required "iss", compared exactly.
           --audience AUD           Accepted "aud". Repeatable: any of them is accepted.
           --nonce RAW              Raw nonce for lines without their own; the token's "nonce" must be
@@ -108,14 +115,17 @@ struct VerifyOptions {
                     }
                     threads = value
                 default:
-                    guard try keySets.parse(name, inline: inline, &arguments) else { throw .usage("unknown option \(name)") }
+                    if try keySets.parse(name, inline: inline, &arguments) { continue }
+                    guard try profileOptions.parse(name, inline: inline, &arguments) else { throw .usage("unknown option \(name)") }
                 }
             }
         }
         if helpRequested { return }
+        profile = try profileOptions.profile(issuer: issuer, audiences: audiences)
+        if keySets.sources.isEmpty, let source = profile?.keySource { keySets.sources = [source.description] }
         if keySets.sources.isEmpty { throw .usage("--jwks is required") }
-        if issuer == nil { throw .usage("--issuer is required") }
-        if audiences.isEmpty { throw .usage("--audience is required (repeat it to accept several)") }
+        if profile == nil && issuer == nil { throw .usage("--issuer is required (or --profile)") }
+        if profile?.project == nil && audiences.isEmpty { throw .usage("--audience is required (repeat it to accept several)") }
     }
 }
 

@@ -13,7 +13,8 @@ package enum TokenReport {
         idJSON: String?,
         token: UnsafeRawBufferPointer,
         result: Result<VerifiedToken, VerificationError>,
-        peekLimit: Int
+        peekLimit: Int,
+        profile: ProfileToken? = nil
     ) {
         out.beginObject()
         out.key("line")
@@ -37,6 +38,19 @@ package enum TokenReport {
             appendFields(
                 to: &out, algorithm: verified.algorithm.name, keyID: verified.keyID, claims: verified.claims,
                 audienceIsArray: verified.claims.audienceIsArray, verified: true)
+            if let profile {
+                out.key("claims")
+                out.append(.object(profile.claims))
+                if let event = profile.event {
+                    out.key("event")
+                    var members: [String: JSONValue] = ["type": .string(event.type)]
+                    if let subject = event.subject { members["sub"] = .string(subject) }
+                    if let email = event.email { members["email"] = .string(email) }
+                    if let isPrivate = event.isPrivateEmail { members["is_private_email"] = .bool(isPrivate) }
+                    if let time = event.eventTime { members["event_time"] = .number(time) }
+                    out.append(.object(members))
+                }
+            }
         case .failure(let error):
             out.key("valid")
             out.bool(false)

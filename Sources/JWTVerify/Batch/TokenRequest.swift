@@ -31,8 +31,8 @@ package struct TokenRequest: Sendable {
                 return .failure(Problem(description: "input line is not a JSON object", idJSON: nil))
             }
             let idJSON = root.member("id")?.compactJSON
-            guard let token = root.member("token")?.stringBytes else {
-                return .failure(Problem(description: "input object has no string \"token\"", idJSON: idJSON))
+            guard let token = (root.member("token") ?? root.member("payload"))?.stringBytes else {
+                return .failure(Problem(description: "input object has no string \"token\" (or \"payload\")", idJSON: idJSON))
             }
             var nonce: String? = nil
             if let node = root.member("nonce"), node.kind != .null {

@@ -1,0 +1,111 @@
+import Foundation
+import JWTVerify
+import JWTVerifyTestSupport
+import Testing
+
+/// `--profile` on verify and audit, and `apple client-secret`, run through the built binary.
+@Suite("jwtverify profiles")
+struct CLIProfileTests {
+    static func directoryWithKeys() throws -> (URL, String) {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("jwtverify-profile-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        let keys = directory.appendingPathComponent("keys.json")
+        try Data(TokenFactory.jwksJSON.utf8).write(to: keys)
+        return (directory, keys.path)
+    }
+
+    @Test("--profile apple: typed claims on the samples; ES256 is refused; the issuer comes from the profile")
+    func apple() throws {
+        let outcome = try CLIRunner.run([
+            "verify", "--profile", "apple", "--jwks", "Vectors/jwks.json", "--audience", "com.example.app", "--now", "1767225600",
+            CLITests.sample,
+        ])
+        #expect(outcome.status == 1)
+        let byID = Dictionary(uniqueKeysWithValues: outcome.records.map { ($0["id"] as? String ?? "", $0) })
+        let first = try #require(byID["valid-rs256-key1"]?["claims"] as? [String: Any])
+        #expect(first["email_verified"] as? Bool == true)
+        #expect(first["is_private_email"] as? Bool == true)
+        let booleans = try #require(byID["valid-bool-email-verified"]?["claims"] as? [String: Any])
+        #expect(booleans["is_private_email"] as? Bool == false)
+        #expect(byID["valid-es256"]?["reason"] as? String == "unsupported_alg")
+        #expect(byID["expired"]?["claims"] == nil)
+        #expect(try CLIRunner.run(["verify", "--profile", "apple", "--issuer", "x", "--audience", "a", "--jwks", "Vectors/jwks.json"]).status == 64)
+        #expect(try CLIRunner.run(["verify", "--profile", "bogus", "--audience", "a"]).status == 64)
+    }
+
+    @Test("--profile firebase --project: issuer and audience from the project, typed Firebase claims")
+    func firebase() throws {
+        let (directory, keys) = try Self.directoryWithKeys()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let payload = #"{"iss":"https://securetoken.google.com/p-1","aud":"p-1","exp":1700003600,"iat":1700000000,"auth_time":1700000000,"sub":"uid-7","firebase":{"sign_in_provider":"apple.com","identities":{}}}"#
+        let input = Data((TokenFactory.token(payload: payload) + "\n").utf8)
+        let outcome = try CLIRunner.run(
+            ["verify", "--profile", "firebase", "--project", "p-1", "--jwks", keys, "--now", "1700001000"], input: input)
+        #expect(outcome.status == 0, "\(outcome.stderr)")
+        let claims = try #require(outcome.records.first?["claims"] as? [String: Any])
+        #expect(claims["uid"] as? String == "uid-7")
+        #expect(claims["firebase.sign_in_provider"] as? String == "apple.com")
+        let other = try CLIRunner.run(
+            ["verify", "--profile", "firebase", "--project", "p-2", "--jwks", keys, "--now", "1700001000"], input: input)
+        #expect(other.records.first?["reason"] as? String == "issuer_mismatch")
+        #expect(try CLIRunner.run(["verify", "--profile", "firebase", "--jwks", keys]).status == 64)
+        #expect(try CLIRunner.run(["verify", "--profile", "firebase", "--project", "p", "--audience", "a", "--jwks", keys]).status == 64)
+    }
+
+    @Test("--profile apple-notification: a POST body line gives an event object")
+    func notification() throws {
+        let (directory, keys) = try Self.directoryWithKeys()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let events = #"{\"type\":\"account-delete\",\"sub\":\"001.u.1\",\"event_time\":1700000950000}"#
+        let payload = #"{"iss":"https://appleid.apple.com","aud":"com.example.app","exp":1700003600,"iat":1700000950,"events":"\#(events)"}"#
+        let body = #"{"payload":"\#(TokenFactory.token(payload: payload))"}"# + "\n"
+        let outcome = try CLIRunner.run(
+            ["verify", "--profile", "apple-notification", "--audience", "com.example.app", "--jwks", keys, "--now", "1700001000"],
+            input: Data(body.utf8))
+        #expect(outcome.status == 0, "\(outcome.stderr)")
+        let event = try #require(outcome.records.first?["event"] as? [String: Any])
+        #expect(event["type"] as? String == "account-delete")
+        #expect(event["sub"] as? String == "001.u.1")
+        #expect(event["event_time"] as? Int == 1_700_000_950_000)
+    }
+
+    @Test("audit --profile google: both issuer spellings count, other issuers are issuer_mismatch")
+    func auditProfile() throws {
+        let (directory, keys) = try Self.directoryWithKeys()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let lines = ["https://accounts.google.com", "accounts.google.com", "https://evil.example"].map { issuer in
+            TokenFactory.token(payload: #"{"iss":"\#(issuer)","aud":"client-1","exp":1700003600,"iat":1700000000,"sub":"1"}"#)
+        }.joined(separator: "\n")
+        let outcome = try CLIRunner.run(
+            ["audit", "--profile", "google", "--audience", "client-1", "--jwks", keys, "--now", "1700001000", "--format", "json"],
+            input: Data(lines.utf8))
+        let report = try #require(try JSONSerialization.jsonObject(with: outcome.stdout) as? [String: Any])
+        #expect(report["valid"] as? Int == 2)
+        #expect(report["by_reason"] as? [String: Int] == ["issuer_mismatch": 1])
+    }
+
+    @Test("apple client-secret: the secret verifies with the key; bad flags and files give their statuses")
+    func clientSecret() throws {
+        let (directory, _) = try Self.directoryWithKeys()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let key = TokenFactory.ec
+        let p8 = directory.appendingPathComponent("AuthKey_ABC123DEFG.p8")
+        try Data(key.key.pkcs8PEM()).write(to: p8)
+        let made = try CLIRunner.run([
+            "apple", "client-secret", "--team-id", "TEAM123456", "--key-id", "ec-a", "--client-id", "com.example.web", "--key", p8.path,
+            "--lifetime", "3600",
+        ])
+        #expect(made.status == 0, "\(made.stderr)")
+        let secret = made.stdoutText.trimmingCharacters(in: .whitespacesAndNewlines)
+        let keyFile = directory.appendingPathComponent("ec.json")
+        try Data("{\"keys\":[\(key.jwkJSON)]}".utf8).write(to: keyFile)
+        let verified = try CLIRunner.run(
+            ["verify", "--jwks", keyFile.path, "--issuer", "TEAM123456", "--audience", "https://appleid.apple.com", "--algorithms", "ES256"],
+            input: Data((secret + "\n").utf8))
+        #expect(verified.status == 0)
+        #expect(verified.records.first?["sub"] as? String == "com.example.web")
+        #expect(try CLIRunner.run(["apple", "client-secret", "--team-id", "T", "--key-id", "K", "--client-id", "C", "--key", p8.path, "--lifetime", "99999999"]).status == 64)
+        #expect(try CLIRunner.run(["apple", "client-secret", "--team-id", "T", "--key-id", "K", "--client-id", "C", "--key", "/nonexistent.p8"]).status == 66)
+        #expect(try CLIRunner.run(["apple", "client-secret", "--team-id", "T", "--key-id", "K", "--client-id", "C", "--key", keyFile.path]).status == 65)
+    }
+}
