@@ -16,6 +16,9 @@ public final class RemoteVerifier: Sendable {
     private let clock: @Sendable () -> Double
     /// The verifier for the current keys, rebuilt when the key set changes.
     private let current = Mutex<(generation: Int, verifier: Verifier)?>(nil)
+    /// The provider profile, when built with one.
+    private let profile: Profile?
+    private let currentProfile = Mutex<(generation: Int, verifier: ProfileVerifier)?>(nil)
 
     /// A verifier with the same policy parameters as ``Verifier``, over remote keys.
     public init(
@@ -30,6 +33,56 @@ public final class RemoteVerifier: Sendable {
         self.leeway = leeway
         self.maxTokenBytes = maxTokenBytes
         self.clock = clock
+        self.profile = nil
+    }
+
+    /// A verifier applying a provider `profile` (issuer, algorithms, rules) over remote keys; use
+    /// ``verifyProfile(_:nonce:at:)``.
+    ///
+    /// ```swift
+    /// let apple = RemoteVerifier(profile: .apple(), audiences: ["com.example.app"], keySet: appleKeys)
+    /// let user = try await apple.verifyProfile(identityToken, nonce: rawNonce)
+    /// ```
+    public init(
+        profile: Profile, audiences: [String] = [], keySet: RemoteKeySet, leeway: Double = Verifier.defaultLeeway,
+        maxTokenBytes: Int = Verifier.defaultMaxTokenBytes, clock: @escaping @Sendable () -> Double = Verifier.systemClock
+    ) {
+        self.keySet = keySet
+        self.issuer = profile.issuers.first ?? ""
+        self.audiences = profile.project.map { [$0] } ?? audiences
+        self.algorithms = profile.algorithms
+        self.leeway = leeway
+        self.maxTokenBytes = maxTokenBytes
+        self.clock = clock
+        self.profile = profile
+    }
+
+    /// Verifies `token` under the profile given at construction (generic verification otherwise
+    /// throws `header_invalid`); like ``verify(_:nonce:at:)``, it waits for at most one refresh on
+    /// an unknown `kid`.
+    public func verifyProfile(_ token: String, nonce: String? = nil, at time: Double? = nil) async throws(VerificationError) -> ProfileToken {
+        if keySet.currentKeysAndGeneration().keys == nil { await keySet.load() }
+        do {
+            return try currentProfileVerifier().verify(token, nonce: nonce, at: time)
+        } catch where error.reason == .unknownKeyID {
+            guard await keySet.refreshForUnknownKeyID() else { throw error }
+            return try currentProfileVerifier().verify(token, nonce: nonce, at: time)
+        }
+    }
+
+    private func currentProfileVerifier() throws(VerificationError) -> ProfileVerifier {
+        guard let profile else { throw VerificationError(.headerInvalid, detail: "this RemoteVerifier has no profile") }
+        let (keys, generation) = keySet.currentKeysAndGeneration()
+        guard let keys else {
+            throw VerificationError(.keySetUnavailable, detail: "no keys from \(keySet.url)" + (keySet.lastFailure.map { ": \($0)" } ?? ""))
+        }
+        return currentProfile.withLock { current -> ProfileVerifier in
+            if let current, current.generation == generation { return current.verifier }
+            let verifier = ProfileVerifier(
+                profile: profile, keys: keys, audiences: audiences, leeway: leeway, maxTokenBytes: maxTokenBytes, clock: clock)
+            current = (generation, verifier)
+            return verifier
+        }
     }
 
     /// Verifies `token`; on an unknown `kid`, waits for at most one key refresh and tries again.

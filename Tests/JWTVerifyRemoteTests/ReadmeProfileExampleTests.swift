@@ -1,0 +1,54 @@
+import Foundation
+import JWTVerify
+import JWTVerifyRemote
+import JWTVerifyTestSupport
+import Testing
+
+// README-PROFILE-EXAMPLE-BEGIN
+/// Sign in with Apple, server side. The app generated `rawNonce`, sent SHA-256(rawNonce) with its
+/// sign-in request, and now posts Apple's identity token and the raw nonce to this server.
+struct AppleUser: Sendable {
+    let id: String
+    let email: String?
+    let emailVerified: Bool
+}
+
+let appleSignIn = RemoteVerifier(
+    profile: .apple(),  // RS256, iss https://appleid.apple.com, exp and iat required, typed claims
+    audiences: ["com.example.app", "com.example.web"],  // bundle ID and Services ID
+    keySet: .https(KeySetSource.apple.description, snapshotDirectory: "/var/cache/example"))
+
+func signIn(identityToken: String, rawNonce: String, verifier: RemoteVerifier = appleSignIn) async throws(VerificationError) -> AppleUser {
+    let token = try await verifier.verifyProfile(identityToken, nonce: rawNonce)
+    return AppleUser(
+        id: token.token.claims.subject ?? "",
+        email: token.claims["email"]?.stringValue,
+        emailVerified: token.claims["email_verified"]?.boolValue ?? false)  // true or "true" from Apple
+}
+// README-PROFILE-EXAMPLE-END
+
+@Suite("README profile example")
+struct ReadmeProfileExampleTests {
+    @Test("the README's Sign in with Apple example is this compiled code, and it works against a live origin")
+    func example() async throws {
+        let source = try String(contentsOf: URL(fileURLWithPath: #filePath), encoding: .utf8)
+        let begin = try #require(source.range(of: "// README-PROFILE-EXAMPLE-BEGIN\n"))
+        let end = try #require(source.range(of: "// README-PROFILE-EXAMPLE-END"))
+        let readme = try String(
+            contentsOf: URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+                .deletingLastPathComponent().appendingPathComponent("README.md"), encoding: .utf8)
+        #expect(readme.contains("```swift\nimport JWTVerifyRemote\n\n" + source[begin.upperBound..<end.lowerBound] + "```"))
+
+        let origin = try OriginServer()
+        try origin.set(["document": "{\"keys\":[\(TokenFactory.rsa.jwkJSON)]}"])
+        let verifier = RemoteVerifier(profile: .apple(), audiences: ["com.example.app"], keySet: .https(origin.keysURL))
+        let now = Int(Date().timeIntervalSince1970)
+        let claims = #"{"iss":"https://appleid.apple.com","aud":"com.example.app","exp":\#(now + 600),"iat":\#(now),"sub":"001.u.9","email":"a@privaterelay.appleid.com","email_verified":"true","nonce":"\#(Nonce.expectedClaim(forRawNonce: "r-9"))"}"#
+        let user = try await signIn(identityToken: TokenFactory.token(payload: claims), rawNonce: "r-9", verifier: verifier)
+        #expect(user.id == "001.u.9")
+        #expect(user.emailVerified)
+        await #expect(throws: VerificationError(.nonceMismatch)) {
+            try await signIn(identityToken: TokenFactory.token(payload: claims), rawNonce: "r-10", verifier: verifier)
+        }
+    }
+}
