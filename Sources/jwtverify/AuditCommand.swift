@@ -67,35 +67,21 @@ struct AuditCommand {
                 case "--issuer": issuer = try arguments.value(for: name, inline: inline)
                 case "--audience": audiences.append(try arguments.value(for: name, inline: inline))
                 case "--nonce": nonce = try arguments.value(for: name, inline: inline)
-                case "--leeway":
-                    let text = try arguments.value(for: name, inline: inline)
-                    guard let value = Double(text), value >= 0, value.isFinite else { throw .usage("--leeway: bad value \"\(text)\"") }
-                    leeway = value
-                case "--now":
-                    let text = try arguments.value(for: name, inline: inline)
-                    guard let value = TimeArgument.parse(text) else { throw .usage("--now: cannot read \"\(text)\"") }
-                    now = value
+                case "--leeway": leeway = try OptionValue.seconds(name, try arguments.value(for: name, inline: inline))
+                case "--now": now = try OptionValue.time(name, try arguments.value(for: name, inline: inline))
                 case "--at":
                     guard try arguments.value(for: name, inline: inline) == "iat" else { throw .usage("--at takes: iat") }
                     atIssueTime = true
                 case "--algorithms":
-                    if !sawAlgorithms { algorithms = [] }
+                    let parsed = try OptionValue.algorithms(name, try arguments.value(for: name, inline: inline))
+                    algorithms = sawAlgorithms ? algorithms.union(parsed) : parsed
                     sawAlgorithms = true
-                    for item in try arguments.value(for: name, inline: inline).split(separator: ",") {
-                        guard let algorithm = SignatureAlgorithm(name: item.trimmingSpaces) else {
-                            throw .usage("--algorithms: unknown algorithm \"\(item)\"")
-                        }
-                        algorithms.insert(algorithm)
-                    }
                 case "--format":
                     let text = try arguments.value(for: name, inline: inline)
                     guard let value = Format(rawValue: text) else { throw .usage("--format takes jsonl, table, markdown or json") }
                     format = value
                 case "--show-tokens": showTokens = true
-                case "--threads":
-                    let text = try arguments.value(for: name, inline: inline)
-                    guard let value = Int(text), (1...256).contains(value) else { throw .usage("--threads: 1 to 256") }
-                    threads = value
+                case "--threads": threads = try OptionValue.count(name, try arguments.value(for: name, inline: inline), in: 1...256)
                 default:
                     if try keySets.parse(name, inline: inline, &arguments) { continue }
                     guard try profileOptions.parse(name, inline: inline, &arguments) else { throw .usage("unknown option \(name)") }

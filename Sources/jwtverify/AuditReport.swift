@@ -27,14 +27,6 @@ struct AuditRecord: Sendable {
     /// Appends the JSON Lines record (`--format jsonl`).
     func appendJSON(to text: inout JSONText, showToken: Bool) {
         text.beginObject()
-        func optional(_ name: String, _ value: String?) {
-            text.key(name)
-            if let value { text.string(value) } else { text.null() }
-        }
-        func optional(_ name: String, _ value: Double?) {
-            text.key(name)
-            if let value { text.number(value) } else { text.null() }
-        }
         text.key("file")
         text.string(file)
         text.key("line")
@@ -56,10 +48,10 @@ struct AuditRecord: Sendable {
             text.key("detail")
             text.string(error.detail)
         }
-        optional("alg", peek.algorithm)
-        optional("kid", peek.keyID)
-        optional("key_source", keySource)
-        optional("iss", peek.claims.issuer)
+        text.member("alg", peek.algorithm)
+        text.member("kid", peek.keyID)
+        text.member("key_source", keySource)
+        text.member("iss", peek.claims.issuer)
         text.key("aud")
         if let audience = peek.claims.audience {
             if peek.audienceIsArray {
@@ -72,11 +64,11 @@ struct AuditRecord: Sendable {
         } else {
             text.null()
         }
-        optional("sub", peek.claims.subject)
-        optional("iat", peek.claims.issuedAt)
-        optional("exp", peek.claims.expiresAt)
-        optional("lifetime", lifetime)
-        optional("evaluated_at", evaluatedAt)
+        text.member("sub", peek.claims.subject)
+        text.member("iat", peek.claims.issuedAt)
+        text.member("exp", peek.claims.expiresAt)
+        text.member("lifetime", lifetime)
+        text.member("evaluated_at", evaluatedAt)
         text.key("fingerprint")
         text.string(fingerprint)
         if showToken {

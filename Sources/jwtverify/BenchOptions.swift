@@ -47,12 +47,6 @@ struct BenchOptions {
 
     init(parsing words: ArraySlice<String>) throws(CommandFailure) {
         var arguments = Arguments(words)
-        func positive(_ name: String, _ text: String, max: Int) throws(CommandFailure) -> Int {
-            guard let value = Int(text), value >= 1, value <= max else {
-                throw .usage("\(name) needs a whole number from 1 to \(max), not \"\(text)\"")
-            }
-            return value
-        }
         while let word = arguments.next() {
             guard case .option(let name, let inline) = word else {
                 if case .operand(let operand) = word { throw .usage("unexpected argument \"\(operand)\"") }
@@ -65,17 +59,14 @@ struct BenchOptions {
             case "--nonces": noncesFile = try arguments.value(for: name, inline: inline)
             case "--issuer": issuer = try arguments.value(for: name, inline: inline)
             case "--audience": audience = try arguments.value(for: name, inline: inline)
-            case "--now":
-                let text = try arguments.value(for: name, inline: inline)
-                guard let value = TimeArgument.parse(text) else { throw .usage("--now: cannot read \"\(text)\"") }
-                now = value
+            case "--now": now = try OptionValue.time(name, try arguments.value(for: name, inline: inline))
             case "--algorithm":
                 let text = try arguments.value(for: name, inline: inline)
                 guard let value = SignatureAlgorithm(name: text) else { throw .usage("--algorithm: unknown \"\(text)\"") }
                 algorithm = value
-            case "--count": count = try positive(name, try arguments.value(for: name, inline: inline), max: 1_000_000)
-            case "--threads": threads = try positive(name, try arguments.value(for: name, inline: inline), max: 256)
-            case "--reps": rounds = try positive(name, try arguments.value(for: name, inline: inline), max: 1000)
+            case "--count": count = try OptionValue.count(name, try arguments.value(for: name, inline: inline), in: 1...1_000_000)
+            case "--threads": threads = try OptionValue.count(name, try arguments.value(for: name, inline: inline), in: 1...256)
+            case "--reps": rounds = try OptionValue.count(name, try arguments.value(for: name, inline: inline), in: 1...1000)
             case "--json": json = true
             default: throw .usage("unknown option \(name)")
             }

@@ -50,19 +50,9 @@ struct InspectCommand {
                 case "--issuer": issuer = try arguments.value(for: name, inline: inline)
                 case "--audience": audiences.append(try arguments.value(for: name, inline: inline))
                 case "--nonce": nonce = try arguments.value(for: name, inline: inline)
-                case "--leeway":
-                    guard let value = Double(try arguments.value(for: name, inline: inline)), value >= 0 else { throw .usage("--leeway: bad value") }
-                    leeway = value
-                case "--algorithms":
-                    algorithms = []
-                    for item in try arguments.value(for: name, inline: inline).split(separator: ",") {
-                        guard let algorithm = SignatureAlgorithm(name: item.trimmingSpaces) else { throw .usage("--algorithms: unknown \"\(item)\"") }
-                        algorithms.insert(algorithm)
-                    }
-                case "--now":
-                    let text = try arguments.value(for: name, inline: inline)
-                    guard let value = TimeArgument.parse(text) else { throw .usage("--now: cannot read \"\(text)\"") }
-                    now = value
+                case "--leeway": leeway = try OptionValue.seconds(name, try arguments.value(for: name, inline: inline))
+                case "--algorithms": algorithms = try OptionValue.algorithms(name, try arguments.value(for: name, inline: inline))
+                case "--now": now = try OptionValue.time(name, try arguments.value(for: name, inline: inline))
                 default:
                     guard try keySets.parse(name, inline: inline, &arguments) else { throw .usage("unknown option \(name)") }
                 }

@@ -118,28 +118,24 @@ struct JWKSCommand {
             let origin = loaded.first { $0.keys.key(withID: key.keyID ?? "\u{0}")?.thumbprint == key.thumbprint }
             if json {
                 text.beginObject()
-                func member(_ name: String, _ value: String?) {
-                    text.key(name)
-                    if let value { text.string(value) } else { text.null() }
-                }
-                member("kid", key.keyID)
-                member("kty", key.keyType)
-                member("crv", key.curve)
+                text.member("kid", key.keyID)
+                text.member("kty", key.keyType)
+                text.member("crv", key.curve)
                 text.key("bits")
                 if let bits = key.bits { text.integer(bits) } else { text.null() }
-                member("alg", key.algorithm)
-                member("use", key.use)
+                text.member("alg", key.algorithm)
+                text.member("use", key.use)
                 text.key("algorithms")
                 text.beginArray()
                 for name in algorithms { text.string(name) }
                 text.endArray()
-                member("thumbprint", key.thumbprint)
+                text.member("thumbprint", key.thumbprint)
                 text.key("usable")
                 text.bool(key.unusableReason == nil)
-                member("unusable_reason", key.unusableReason)
-                member("source", origin?.source)
-                member("fetched_at", origin?.validity.map { TimeArgument.format($0.fetchedAt) })
-                member("expires_at", origin?.validity.map { TimeArgument.format($0.expiresAt) })
+                text.member("unusable_reason", key.unusableReason)
+                text.member("source", origin?.source)
+                text.member("fetched_at", origin?.validity.map { TimeArgument.format($0.fetchedAt) })
+                text.member("expires_at", origin?.validity.map { TimeArgument.format($0.expiresAt) })
                 text.endObject()
                 text.appendRaw([UInt8(ascii: "\n")])
             } else {

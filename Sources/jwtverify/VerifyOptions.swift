@@ -78,42 +78,15 @@ struct VerifyOptions {
                     audiences.append(try arguments.value(for: name, inline: inline))
                 case "--nonce":
                     nonce = try arguments.value(for: name, inline: inline)
-                case "--leeway":
-                    let text = try arguments.value(for: name, inline: inline)
-                    guard let value = Double(text), value.isFinite, value >= 0 else {
-                        throw .usage("--leeway needs a number of seconds >= 0, not \"\(text)\"")
-                    }
-                    leeway = value
-                case "--now":
-                    let text = try arguments.value(for: name, inline: inline)
-                    guard let value = TimeArgument.parse(text) else {
-                        throw .usage("--now needs Unix seconds or an RFC 3339 time, not \"\(text)\"")
-                    }
-                    now = value
+                case "--leeway": leeway = try OptionValue.seconds(name, try arguments.value(for: name, inline: inline))
+                case "--now": now = try OptionValue.time(name, try arguments.value(for: name, inline: inline))
                 case "--algorithms":
-                    let text = try arguments.value(for: name, inline: inline)
-                    if !sawAlgorithms { algorithms = [] }
+                    let parsed = try OptionValue.algorithms(name, try arguments.value(for: name, inline: inline))
+                    algorithms = sawAlgorithms ? algorithms.union(parsed) : parsed
                     sawAlgorithms = true
-                    for item in text.split(separator: ",", omittingEmptySubsequences: true) {
-                        let name = item.trimmingSpaces
-                        guard let algorithm = SignatureAlgorithm(name: name) else {
-                            throw .usage("--algorithms: unknown or unsupported algorithm \"\(name)\"")
-                        }
-                        algorithms.insert(algorithm)
-                    }
-                    guard !algorithms.isEmpty else { throw .usage("--algorithms needs at least one algorithm") }
                 case "--max-token-bytes":
-                    let text = try arguments.value(for: name, inline: inline)
-                    guard let value = Int(text), value > 0, value <= 1 << 30 else {
-                        throw .usage("--max-token-bytes needs a whole number from 1 to 2^30, not \"\(text)\"")
-                    }
-                    maxTokenBytes = value
-                case "--threads":
-                    let text = try arguments.value(for: name, inline: inline)
-                    guard let value = Int(text), value >= 1, value <= 256 else {
-                        throw .usage("--threads needs a whole number from 1 to 256, not \"\(text)\"")
-                    }
-                    threads = value
+                    maxTokenBytes = try OptionValue.count(name, try arguments.value(for: name, inline: inline), in: 1...(1 << 30))
+                case "--threads": threads = try OptionValue.count(name, try arguments.value(for: name, inline: inline), in: 1...256)
                 default:
                     if try keySets.parse(name, inline: inline, &arguments) { continue }
                     guard try profileOptions.parse(name, inline: inline, &arguments) else { throw .usage("unknown option \(name)") }

@@ -31,13 +31,7 @@ func signIn(identityToken: String, rawNonce: String, verifier: RemoteVerifier = 
 struct ReadmeProfileExampleTests {
     @Test("the README's Sign in with Apple example is this compiled code, and it works against a live origin")
     func example() async throws {
-        let source = try String(contentsOf: URL(fileURLWithPath: #filePath), encoding: .utf8)
-        let begin = try #require(source.range(of: "// README-PROFILE-EXAMPLE-BEGIN\n"))
-        let end = try #require(source.range(of: "// README-PROFILE-EXAMPLE-END"))
-        let readme = try String(
-            contentsOf: URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-                .deletingLastPathComponent().appendingPathComponent("README.md"), encoding: .utf8)
-        #expect(readme.contains("```swift\nimport JWTVerifyRemote\n\n" + source[begin.upperBound..<end.lowerBound] + "```"))
+        #expect(try ReadmeSnippet.isInReadme(sourceFile: #filePath, marker: "README-PROFILE-EXAMPLE", importing: "JWTVerifyRemote"))
 
         let origin = try OriginServer()
         try origin.set(["document": "{\"keys\":[\(TokenFactory.rsa.jwkJSON)]}"])

@@ -21,13 +21,7 @@ func appleUserID(_ verifier: RemoteVerifier, identityToken: String, rawNonce: St
 struct ReadmeRemoteExampleTests {
     @Test("the README's remote example is this compiled code, and it works against a live origin")
     func example() async throws {
-        let source = try String(contentsOf: URL(fileURLWithPath: #filePath), encoding: .utf8)
-        let begin = try #require(source.range(of: "// README-REMOTE-EXAMPLE-BEGIN\n"))
-        let end = try #require(source.range(of: "// README-REMOTE-EXAMPLE-END"))
-        let readme = try String(
-            contentsOf: URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-                .deletingLastPathComponent().appendingPathComponent("README.md"), encoding: .utf8)
-        #expect(readme.contains("```swift\nimport JWTVerifyRemote\n\n" + source[begin.upperBound..<end.lowerBound] + "```"))
+        #expect(try ReadmeSnippet.isInReadme(sourceFile: #filePath, marker: "README-REMOTE-EXAMPLE", importing: "JWTVerifyRemote"))
 
         let origin = try OriginServer()
         try origin.set(["document": "{\"keys\":[\(TokenFactory.rsa.jwkJSON)]}"])

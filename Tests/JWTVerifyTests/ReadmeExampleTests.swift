@@ -27,16 +27,9 @@ struct AppleSignIn {
 
 @Suite("README")
 struct ReadmeExampleTests {
-    static let readme = CLIPath.root.appendingPathComponent("README.md")
-
     @Test("the README's library example is this compiled code, verbatim")
     func exampleIsInReadme() throws {
-        let source = try String(contentsOf: URL(fileURLWithPath: #filePath), encoding: .utf8)
-        let begin = try #require(source.range(of: "// README-EXAMPLE-BEGIN\n"))
-        let end = try #require(source.range(of: "// README-EXAMPLE-END"))
-        let snippet = String(source[begin.upperBound..<end.lowerBound])
-        let readme = try String(contentsOf: Self.readme, encoding: .utf8)
-        #expect(readme.contains("```swift\nimport JWTVerify\n\n" + snippet + "```"))
+        #expect(try ReadmeSnippet.isInReadme(sourceFile: #filePath, marker: "README-EXAMPLE", importing: "JWTVerify"))
     }
 
     @Test("the example accepts a fresh token with the right nonce and names the failing check otherwise")
@@ -53,8 +46,4 @@ struct ReadmeExampleTests {
         #expect(try signIn.userID(identityToken: token, rawNonce: "n-1") == "001234.user.5678")
         #expect(throws: VerificationError(.nonceMismatch)) { try signIn.userID(identityToken: token, rawNonce: "n-2") }
     }
-}
-
-enum CLIPath {
-    static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
 }

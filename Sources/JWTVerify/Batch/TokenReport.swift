@@ -80,18 +80,10 @@ package enum TokenReport {
         to out: inout JSONText, algorithm: String?, keyID: String?, claims: RegisteredClaims,
         audienceIsArray: Bool, verified: Bool
     ) {
-        func optional(_ name: String, _ value: String?) {
-            out.key(name)
-            if let value { out.string(value) } else { out.null() }
-        }
-        func optional(_ name: String, _ value: Double?) {
-            out.key(name)
-            if let value { out.number(value) } else { out.null() }
-        }
-        optional("alg", algorithm)
-        optional("kid", keyID)
-        optional("iss", claims.issuer)
-        optional("sub", claims.subject)
+        out.member("alg", algorithm)
+        out.member("kid", keyID)
+        out.member("iss", claims.issuer)
+        out.member("sub", claims.subject)
         out.key("aud")
         if let audience = claims.audience {
             if audienceIsArray || audience.count != 1 {
@@ -104,8 +96,8 @@ package enum TokenReport {
         } else {
             out.null()
         }
-        optional("exp", claims.expiresAt)
-        optional("iat", claims.issuedAt)
+        out.member("exp", claims.expiresAt)
+        out.member("iat", claims.issuedAt)
         out.key("claims_verified")
         out.bool(verified)
     }

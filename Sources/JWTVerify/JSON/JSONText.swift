@@ -117,6 +117,18 @@ package struct JSONText {
         needsComma = true
     }
 
+    /// Appends `"name": value`, or `"name": null` when `value` is `nil`.
+    package mutating func member(_ name: String, _ value: String?) {
+        key(name)
+        if let value { string(value) } else { null() }
+    }
+
+    /// Appends `"name": value`, or `"name": null` when `value` is `nil`.
+    package mutating func member(_ name: String, _ value: Double?) {
+        key(name)
+        if let value { number(value) } else { null() }
+    }
+
     /// Appends any ``JSONValue`` (object members sorted by name, for stable output).
     package mutating func append(_ value: JSONValue) {
         switch value {

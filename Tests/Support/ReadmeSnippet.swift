@@ -1,0 +1,17 @@
+import Foundation
+
+/// Checks that a code snippet kept between markers in a test file appears verbatim in README.md,
+/// so the README's examples are the code the tests compile and run.
+package enum ReadmeSnippet {
+    /// Whether the lines between `// <marker>-BEGIN` and `// <marker>-END` in `sourceFile` appear
+    /// in the README as a swift block starting with `import <module>`.
+    package static func isInReadme(sourceFile: String, marker: String, importing module: String) throws -> Bool {
+        let source = try String(contentsOf: URL(fileURLWithPath: sourceFile), encoding: .utf8)
+        guard let begin = source.range(of: "// \(marker)-BEGIN\n"), let end = source.range(of: "// \(marker)-END") else {
+            return false
+        }
+        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        let readme = try String(contentsOf: root.appendingPathComponent("README.md"), encoding: .utf8)
+        return readme.contains("```swift\nimport \(module)\n\n" + source[begin.upperBound..<end.lowerBound] + "```")
+    }
+}
