@@ -57,9 +57,9 @@ public final class RemoteVerifier: Sendable {
         self.profile = profile
     }
 
-    /// Verifies `token` under the profile given at construction (generic verification otherwise
-    /// throws `header_invalid`); like ``verify(_:nonce:at:)``, it waits for at most one refresh on
-    /// an unknown `kid`.
+    /// Verifies `token` under the profile given at construction; like ``verify(_:nonce:at:)``, it
+    /// waits for at most one refresh on an unknown `kid`. Calling it on a verifier built without a
+    /// profile is a programming error (a precondition failure).
     public func verifyProfile(_ token: String, nonce: String? = nil, at time: Double? = nil) async throws(VerificationError) -> ProfileToken {
         if keySet.currentKeysAndGeneration().keys == nil { await keySet.load() }
         do {
@@ -71,7 +71,7 @@ public final class RemoteVerifier: Sendable {
     }
 
     private func currentProfileVerifier() throws(VerificationError) -> ProfileVerifier {
-        guard let profile else { throw VerificationError(.headerInvalid, detail: "this RemoteVerifier has no profile") }
+        guard let profile else { preconditionFailure("verifyProfile needs a RemoteVerifier made with init(profile:audiences:keySet:)") }
         let (keys, generation) = keySet.currentKeysAndGeneration()
         guard let keys else {
             throw VerificationError(.keySetUnavailable, detail: "no keys from \(keySet.url)" + (keySet.lastFailure.map { ": \($0)" } ?? ""))
