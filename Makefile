@@ -6,7 +6,7 @@ SWIFT ?= swift
 SYSTEM_PACKAGES := pkg-config libssl-dev libjansson-dev
 JWTVERIFY := .build/release/jwtverify
 
-.PHONY: all deps build release demo test bench fuzz-json vectors clean
+.PHONY: all deps build release demo test bench fuzz-json asan tsan vectors clean
 
 all: build
 
@@ -52,6 +52,16 @@ test: deps
 # Throughput against the raw OpenSSL limit, and the CLI over 1,000,000 tokens (several minutes).
 bench: deps
 	Benchmarks/run.sh
+
+# The whole suite under AddressSanitizer. Leak detection is off: FoundationNetworking/libcurl leak
+# a few hundred bytes per URLSession, which would fail every CLI run that fetches keys.
+asan: deps
+	ASAN_OPTIONS=detect_leaks=0 $(SWIFT) test --sanitize=address --build-path .build/asan
+
+# The concurrency, key-cache and HTTP suites under ThreadSanitizer.
+tsan: deps
+	$(SWIFT) test --sanitize=thread --build-path .build/tsan \
+	    --filter "ConcurrencyTests|RemoteKeySetTests|HTTPKeySetTests|KeyCacheStateTests"
 
 # Differential fuzzing of the fast JSON scanner against jansson (libFuzzer + AddressSanitizer).
 FUZZ_SECONDS ?= 600
