@@ -6,7 +6,7 @@ SWIFT ?= swift
 SYSTEM_PACKAGES := pkg-config libssl-dev libjansson-dev
 JWTVERIFY := .build/release/jwtverify
 
-.PHONY: all deps build release demo test bench fuzz-json asan tsan vectors clean
+.PHONY: all deps build release demo test bench fuzz fuzz-json asan tsan vectors clean
 
 all: build
 
@@ -63,15 +63,20 @@ tsan: deps
 	$(SWIFT) test --sanitize=thread --build-path .build/tsan \
 	    --filter "ConcurrencyTests|RemoteKeySetTests|HTTPKeySetTests|KeyCacheStateTests"
 
-# Differential fuzzing of the fast JSON scanner against jansson (libFuzzer + AddressSanitizer).
+# libFuzzer + AddressSanitizer: make fuzz TARGET=json|token|jwks|input|mutation FUZZ_SECONDS=600.
+# Seeds: the project's sample tokens and the shared attack corpus; crashes land in .fuzz/TARGET/.
+TARGET ?= json
 FUZZ_SECONDS ?= 600
-fuzz-json: deps
-	$(SWIFT) build -c release --build-path .build/fuzz --product jwtfuzz-json \
+fuzz: deps
+	$(SWIFT) build -c release --build-path .build/fuzz --product jwtfuzz \
 	    -Xswiftc -sanitize=fuzzer,address -Xswiftc -DFUZZING
-	mkdir -p .fuzz/json-corpus .fuzz/json-seeds
-	python3 -c "import base64,json,sys; [open(f'.fuzz/json-seeds/{i}-{j}','wb').write(base64.urlsafe_b64decode(s+'=='*2)) for i,l in enumerate(open('Vectors/samples/apple-identity-tokens.jsonl')) for j,s in enumerate(json.loads(l)['token'].split('.')[:2]) if len(s)<8000]" 2>/dev/null || true
-	.build/fuzz/release/jwtfuzz-json -max_total_time=$(FUZZ_SECONDS) -max_len=4096 -print_final_stats=1 \
-	    .fuzz/json-corpus .fuzz/json-seeds
+	mkdir -p .fuzz/$(TARGET)/corpus .fuzz/$(TARGET)/seeds
+	python3 Tests/Fuzz/seeds.py $(TARGET) .fuzz/$(TARGET)/seeds
+	cd .fuzz/$(TARGET) && JWTFUZZ_TARGET=$(TARGET) ../../.build/fuzz/release/jwtfuzz -max_total_time=$(FUZZ_SECONDS) \
+	    -max_len=$$( [ $(TARGET) = jwks ] && echo 65536 || echo 8192 ) -print_final_stats=1 corpus seeds
+
+fuzz-json:
+	$(MAKE) fuzz TARGET=json
 
 # Regenerates Vectors/ (needs Python 'cryptography'); keys are kept unless NEW_KEYS=1.
 vectors:

@@ -48,9 +48,9 @@ let package = Package(
             swiftSettings: strictSettings
         ),
         .executableTarget(
-            name: "jwtfuzz-json",
-            dependencies: ["JWTVerify"],
-            path: "Tests/Fuzz/FuzzJSON",
+            name: "jwtfuzz",
+            dependencies: ["JWTVerify", "JWTVerifyTestSupport"],
+            path: "Tests/Fuzz/FuzzTargets",
             swiftSettings: strictSettings
         ),
         .target(

@@ -1,0 +1,107 @@
+// libFuzzer targets, one binary; JWTFUZZ_TARGET picks one (make fuzz TARGET=... adds
+// -sanitize=fuzzer,address and -D FUZZING):
+//   json      the fast JSON scanner against jansson (any disagreement crashes)
+//   token     arbitrary bytes as a token against a fixed key set and policy
+//   jwks      arbitrary bytes as a key-set document (JWKS, single JWK, x509 certificate map)
+//   input     arbitrary bytes as CLI input: JSON-lines requests, report records, audit extraction
+//   mutation  mutations of valid tokens: a token that differs from a signed one must never verify
+// A plain build replays files given as arguments through the chosen target.
+import JWTVerify
+import JWTVerifyTestSupport
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+enum FuzzTargets {
+    static let target = getenv("JWTFUZZ_TARGET").map { String(cString: $0) } ?? "json"
+
+    static let verifier = Verifier(
+        keys: TokenFactory.keys, issuer: TokenFactory.issuer, audiences: [TokenFactory.audience],
+        algorithms: Set(SignatureAlgorithm.all), clock: { TokenFactory.now })
+
+    /// Valid tokens by each key, for the mutation target.
+    static let validTokens: [[UInt8]] = [TokenFactory.rsa, TokenFactory.ec].map { signer in
+        Array(TokenFactory.token(payload: TokenFactory.claims(extra: #""nonce":"n""#), signer: signer).utf8)
+    }
+
+    static func run(_ bytes: UnsafeRawBufferPointer) {
+        switch target {
+        case "token":
+            _ = verifier.evaluate(bytes, nonce: "raw", at: nil)
+            _ = UnverifiedToken(peeking: bytes)
+        case "jwks":
+            if let keys = try? JWKSet(json: Array(bytes)) {
+                for key in keys.keys { _ = SignatureAlgorithm.all.filter(key.mayVerify) }
+            }
+        case "input":
+            var text = JSONText()
+            if bytes.first == UInt8(ascii: "{"), case .success(let request) = TokenRequest.parse(jsonLine: bytes) {
+                request.token.withUnsafeBytes { token in
+                    TokenReport.append(
+                        to: &text, line: 1, file: nil, idJSON: request.idJSON, token: token,
+                        result: verifier.evaluate(token, nonce: request.nonce, at: nil), peekLimit: 65536)
+                }
+            }
+            for found in TokenExtractor.scan(bytes).found {
+                found.token.withUnsafeBytes { _ = verifier.evaluate($0, nonce: nil, at: nil) }
+            }
+        case "mutation":
+            guard bytes.count >= 3 else { return }
+            var token = validTokens[Int(bytes[0]) % validTokens.count]
+            // Each following pair of bytes: a position (scaled to the token) and a replacement byte.
+            var index = 1
+            while index + 1 < bytes.count {
+                let position = Int(bytes[index]) * token.count / 256
+                switch bytes[index + 1] % 3 {
+                case 0: token[position] = bytes[index + 1]
+                case 1: token.insert(bytes[index + 1], at: position)
+                default: if token.count > 1 { token.remove(at: position) }
+                }
+                index += 2
+            }
+            let original = validTokens.contains(token)
+            let accepted = token.withUnsafeBytes { if case .success = verifier.evaluate($0, nonce: nil, at: nil) { true } else { false } }
+            if accepted && !original { fatalError("a modified token verified: \(String(decoding: token, as: UTF8.self))") }
+        default:
+            if let problem = JSONDifferential.disagreement(bytes) { fatalError("scanner and jansson disagree: \(problem)") }
+        }
+    }
+}
+
+#if FUZZING
+@_cdecl("LLVMFuzzerTestOneInput")
+public func fuzzOne(_ data: UnsafePointer<UInt8>?, _ size: Int) -> Int32 {
+    FuzzTargets.run(UnsafeRawBufferPointer(start: data, count: size))
+    return 0
+}
+
+@_silgen_name("LLVMFuzzerRunDriver")
+func LLVMFuzzerRunDriver(
+    _ argc: UnsafeMutablePointer<Int32>,
+    _ argv: UnsafeMutablePointer<UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?>,
+    _ callback: @convention(c) (UnsafePointer<UInt8>?, Int) -> Int32
+) -> Int32
+
+/// SwiftPM links executables through `<module>_main`; start libFuzzer's driver from it.
+@_cdecl("jwtfuzz_main")
+public func fuzzMain(_ argc: Int32, _ argv: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?) -> Int32 {
+    var count = argc
+    var arguments = argv
+    return LLVMFuzzerRunDriver(&count, &arguments) { data, size in fuzzOne(data, size) }
+}
+#else
+@main
+enum FuzzReplay {
+    static func main() {
+        for path in CommandLine.arguments.dropFirst() {
+            guard let file = fopen(path, "rb") else { continue }
+            var bytes: [UInt8] = []
+            var chunk = [UInt8](repeating: 0, count: 65536)
+            while case let n = fread(&chunk, 1, chunk.count, file), n > 0 { bytes += chunk[..<n] }
+            fclose(file)
+            bytes.withUnsafeBytes(FuzzTargets.run)
+        }
+    }
+}
+#endif

@@ -1,0 +1,36 @@
+#!/usr/bin/env python3
+"""Writes seed inputs for a fuzz target (make fuzz TARGET=...): sample tokens, attack cases, JWKS files."""
+import base64, json, os, sys
+
+target, out = sys.argv[1], sys.argv[2]
+root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+shared = os.path.join(os.path.dirname(root), "shared", "vectors")
+seeds = []
+samples = [json.loads(l) for l in open(os.path.join(root, "Vectors", "samples", "apple-identity-tokens.jsonl"))]
+tokens = [s["token"] for s in samples if len(s["token"]) < 8000]
+cases = os.path.join(shared, "attacks", "cases.jsonl")
+if os.path.exists(cases):
+    tokens += [c["token"] for c in map(json.loads, open(cases)) if len(c["token"]) < 8000]
+if target == "json":
+    for t in tokens:
+        for segment in t.split(".")[:2]:
+            try:
+                seeds.append(base64.urlsafe_b64decode(segment + "=" * (-len(segment) % 4)))
+            except Exception:
+                pass
+elif target in ("token", "mutation"):
+    seeds = [t.encode() for t in tokens] if target == "token" else [bytes([i, 7, 65, 200, 66]) for i in range(8)]
+elif target == "input":
+    seeds = [json.dumps({"token": t, "id": i, "nonce": "n"}).encode() for i, t in enumerate(tokens[:40])]
+    seeds += [("GET /cb?id_token=" + t + "&x=1 Authorization: Bearer " + t).encode() for t in tokens[:20]]
+elif target == "jwks":
+    for name in ["jwks.json", "google-x509-keys.json"]:
+        seeds.append(open(os.path.join(root, "Vectors", name), "rb").read())
+    for name in ["jwks.json", "jwks_alg_variants.json", "jwks_no_alg.json"]:
+        path = os.path.join(shared, "attacks", name)
+        if os.path.exists(path):
+            seeds.append(open(path, "rb").read())
+for i, seed in enumerate(seeds):
+    with open(os.path.join(out, f"seed-{i}"), "wb") as f:
+        f.write(seed)
+print(f"{len(seeds)} seeds for {target}")
