@@ -20,6 +20,16 @@ enum FlatJSONScanner {
         var kind: JSONKind
     }
 
+    /// Scans `bytes`; when accepted, runs `body` with the object and returns true.
+    static func accepts(_ bytes: UnsafeRawBufferPointer, _ body: (FlatJSONObject) -> Void) -> Bool {
+        guard bytes.count < Int(Int32.max), let base = bytes.baseAddress else { return false }
+        return withUnsafeTemporaryAllocation(of: Member.self, capacity: maximumMembers) { table in
+            guard let count = scan(bytes, into: table) else { return false }
+            body(FlatJSONObject(base: base, members: UnsafeBufferPointer(rebasing: table[..<count])))
+            return true
+        }
+    }
+
     /// Scans `bytes`; when accepted, runs `body` with the object (valid only inside `body`).
     static func withObject<R>(_ bytes: UnsafeRawBufferPointer, _ body: (FlatJSONObject) -> R) -> R? {
         guard bytes.count < Int(Int32.max), let base = bytes.baseAddress else { return nil }

@@ -47,7 +47,10 @@ enum JSONObjectParser {
 
     /// Parses `bytes` and runs `consumer` on the object.
     static func parse<Consumer: JSONObjectConsumer>(_ bytes: UnsafeRawBufferPointer, _ consumer: Consumer) -> Result<Consumer.Output, Problem> {
-        if let output = FlatJSONScanner.withObject(bytes, { consumer.consume($0) }) { return .success(output) }
+        // The scanner reports acceptance as a Bool, and the output lands in a fully initialised
+        // variable (an Optional-wrapped generic Result confused memcheck's definedness tracking).
+        var output: Result<Consumer.Output, Problem> = .failure(.notObject)
+        if FlatJSONScanner.accepts(bytes, { output = .success(consumer.consume($0)) }) { return output }
         switch JSONDocument.parse(bytes) {
         case .failure(let failure): return .failure(.invalid(failure.description))
         case .success(let document):
