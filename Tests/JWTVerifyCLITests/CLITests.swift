@@ -303,4 +303,30 @@ struct CLITests {
         #expect(unusable.status == 65)
         #expect(unusable.stdoutText.contains("unusable: use is \"enc\""))
     }
+
+    @Test("256 MB with no newline streams through as one too_large record in bounded memory")
+    func hugeLine() throws {
+        let process = Process()
+        process.executableURL = CLIRunner.binary
+        process.arguments = Self.baseFlags
+        process.currentDirectoryURL = CLIRunner.repositoryRoot
+        let stdin = Pipe(), stdout = Pipe()
+        process.standardInput = stdin
+        process.standardOutput = stdout
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        let chunk = Data(repeating: 0x61, count: 1 << 20)
+        for _ in 0..<256 { try stdin.fileHandleForWriting.write(contentsOf: chunk) }
+        // Still running, all but the last pipe-buffer of input consumed: its own peak RSS so far.
+        let status = try String(contentsOfFile: "/proc/\(process.processIdentifier)/status", encoding: .utf8)
+        let peak = status.split(separator: "\n").first { $0.hasPrefix("VmHWM:") }
+            .flatMap { Int($0.split(separator: " ").dropFirst().first ?? "") } ?? -1
+        try stdin.fileHandleForWriting.close()
+        let output = stdout.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        #expect(process.terminationStatus == 1)
+        #expect(peak > 0 && peak < 64 * 1024, "peak RSS \(peak) KiB")
+        let record = try JSONSerialization.jsonObject(with: output.split(separator: UInt8(ascii: "\n"))[0]) as? [String: Any]
+        #expect(record?["reason"] as? String == "too_large")
+    }
 }

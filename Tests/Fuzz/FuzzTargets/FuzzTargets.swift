@@ -35,16 +35,32 @@ enum FuzzTargets {
                 for key in keys.keys { _ = SignatureAlgorithm.all.filter(key.mayVerify) }
             }
         case "input":
-            var text = JSONText()
-            if bytes.first == UInt8(ascii: "{"), case .success(let request) = TokenRequest.parse(jsonLine: bytes) {
-                request.token.withUnsafeBytes { token in
-                    TokenReport.append(
-                        to: &text, line: 1, file: nil, idJSON: request.idJSON, token: token,
-                        result: verifier.evaluate(token, nonce: request.nonce, at: nil), peekLimit: 65536)
-                }
+            // Through the line reader (small chunks and a small line limit, so lines cross chunk
+            // boundaries and oversized lines are discarded), then each line as verify and audit see it.
+            var offset = 0
+            let reader = LineReader(lineLimit: 300, chunkSize: 17) { buffer in
+                let n = min(buffer.count, bytes.count - offset)
+                if n > 0 { buffer.copyMemory(from: UnsafeRawBufferPointer(rebasing: bytes[offset..<(offset + n)])) }
+                offset += n
+                return n
             }
-            for found in TokenExtractor.scan(bytes).found {
-                found.token.withUnsafeBytes { _ = verifier.evaluate($0, nonce: nil, at: nil) }
+            var text = JSONText()
+            while let batch = try? reader.nextBatch(maxLines: 7, maxBytes: 1000) {
+                for case .text(let range) in batch.lines {
+                    batch.storage.withUnsafeBytes { storage in
+                        let line = UnsafeRawBufferPointer(rebasing: storage[range])
+                        if line.first == UInt8(ascii: "{"), case .success(let request) = TokenRequest.parse(jsonLine: line) {
+                            request.token.withUnsafeBytes { token in
+                                TokenReport.append(
+                                    to: &text, line: 1, file: nil, idJSON: request.idJSON, token: token,
+                                    result: verifier.evaluate(token, nonce: request.nonce, at: nil), peekLimit: 65536)
+                            }
+                        }
+                        for found in TokenExtractor.scan(line).found {
+                            found.token.withUnsafeBytes { _ = verifier.evaluate($0, nonce: nil, at: nil) }
+                        }
+                    }
+                }
             }
         case "mutation":
             guard bytes.count >= 3 else { return }

@@ -5,27 +5,27 @@ import Darwin
 #endif
 
 /// Lines of input gathered into one contiguous buffer, for one round of parallel verification.
-struct LineBatch {
+package struct LineBatch {
     /// One line: its bytes in ``storage`` (without the newline), or only its length when it was
     /// longer than the reader's limit and was discarded while streaming.
-    enum Line {
+    package enum Line: Sendable {
         case text(Range<Int>)
         case oversized(length: Int)
     }
 
     /// The bytes of every kept line, back to back.
-    var storage: [UInt8] = []
+    package var storage: [UInt8] = []
     /// The lines in input order.
-    var lines: [Line] = []
+    package var lines: [Line] = []
     /// The 1-based number of the first line.
-    var firstLineNumber = 1
+    package var firstLineNumber = 1
 }
 
 /// Reads a file descriptor in large chunks and splits it on `\n` into batches, in bounded memory:
 /// a line longer than `lineLimit` is not kept (only its length is counted), so input of any size,
 /// with or without newlines, streams through.
-final class LineReader {
-    private let fd: Int32
+package final class LineReader {
+    private let source: (UnsafeMutableRawBufferPointer) -> Int
     private let lineLimit: Int
     private var chunk: [UInt8]
     private var position = 0
@@ -33,25 +33,32 @@ final class LineReader {
     private var atEOF = false
     private var nextLineNumber = 1
     /// Bytes read from the descriptor so far.
-    private(set) var bytesRead = 0
+    package private(set) var bytesRead = 0
     /// Bytes of the current line seen so far when it is being discarded, else `nil`.
     private var discarding: Int? = nil
     /// The current line's start in the batch being built, if it was begun in an earlier chunk.
     private var pending: [UInt8] = []
 
     /// A failed `read(2)`.
-    struct ReadFailure: Error {
-        let code: Int32
+    package struct ReadFailure: Error {
+        package let code: Int32
     }
 
-    init(fd: Int32, lineLimit: Int, chunkSize: Int = 1 << 20) {
-        self.fd = fd
+    /// Reads `fd` with `read(2)`.
+    package convenience init(fd: Int32, lineLimit: Int, chunkSize: Int = 1 << 20) {
+        self.init(lineLimit: lineLimit, chunkSize: chunkSize) { buffer in read(fd, buffer.baseAddress, buffer.count) }
+    }
+
+    /// Reads from `source`, which fills a buffer and returns the count, 0 at the end, or -1 with
+    /// `errno` set (the fuzz target feeds memory through it).
+    package init(lineLimit: Int, chunkSize: Int = 1 << 20, source: @escaping (UnsafeMutableRawBufferPointer) -> Int) {
+        self.source = source
         self.lineLimit = lineLimit
-        self.chunk = [UInt8](repeating: 0, count: chunkSize)
+        self.chunk = [UInt8](repeating: 0, count: max(1, chunkSize))
     }
 
     /// The next batch of at most `maxLines` lines (and roughly `maxBytes` bytes); `nil` at the end.
-    func nextBatch(maxLines: Int, maxBytes: Int) throws(ReadFailure) -> LineBatch? {
+    package func nextBatch(maxLines: Int, maxBytes: Int) throws(ReadFailure) -> LineBatch? {
         var batch = LineBatch()
         batch.firstLineNumber = nextLineNumber
         while batch.lines.count < maxLines && batch.storage.count < maxBytes {
@@ -82,7 +89,7 @@ final class LineReader {
 
     private func refill() throws(ReadFailure) {
         while true {
-            let n = chunk.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
+            let n = chunk.withUnsafeMutableBytes { source($0) }
             if n < 0 {
                 if errno == EINTR { continue }
                 throw ReadFailure(code: errno)
