@@ -69,7 +69,7 @@ struct StressTests {
         await withCheckedContinuation { continuation in done.notify(queue: .global()) { continuation.resume() } }
         #expect(wrong.value == 0)
         #expect(verified.value > 1000)
-        #expect(fetcher.requests > 5)
+        #expect(fetcher.requests >= 3)  // the load, a replacement, and a failed fetch (the third)
         #expect(keySet.metrics.failures > 0)
     }
 }
