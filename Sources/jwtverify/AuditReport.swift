@@ -52,18 +52,7 @@ struct AuditRecord: Sendable {
         text.member("kid", peek.keyID)
         text.member("key_source", keySource)
         text.member("iss", peek.claims.issuer)
-        text.key("aud")
-        if let audience = peek.claims.audience {
-            if peek.audienceIsArray {
-                text.beginArray()
-                for member in audience { text.string(member) }
-                text.endArray()
-            } else {
-                text.string(audience[0])
-            }
-        } else {
-            text.null()
-        }
+        text.audience(peek.claims)
         text.member("sub", peek.claims.subject)
         text.member("iat", peek.claims.issuedAt)
         text.member("exp", peek.claims.expiresAt)

@@ -41,6 +41,15 @@ enum JWTVerifyCommand {
         }
     }
 
+    /// Prints a command's help when asked (`-h`/`--help`: status 0), or when a command that needs
+    /// arguments has none (status 64); `nil` otherwise.
+    private static func help(_ text: String, _ words: ArraySlice<String>, neededArguments: Bool) -> ExitStatus? {
+        let bare = neededArguments && words.count == 1
+        guard bare || words.dropFirst().contains(where: { $0 == "-h" || $0 == "--help" }) else { return nil }
+        print(text)
+        return bare ? .usage : .ok
+    }
+
     static func run(_ words: ArraySlice<String>) throws(CommandFailure) -> ExitStatus {
         guard let command = words.first else {
             StandardError.write(help + "\n")
@@ -61,28 +70,16 @@ enum JWTVerifyCommand {
             }
             return try VerifyCommand(options: options).run()
         case "audit":
-            if words.dropFirst().contains(where: { $0 == "-h" || $0 == "--help" }) {
-                print(AuditCommand.help)
-                return .ok
-            }
+            if let status = help(AuditCommand.help, words, neededArguments: false) { return status }
             return try AuditCommand(parsing: words.dropFirst()).run()
         case "inspect":
-            if words.dropFirst().contains(where: { $0 == "-h" || $0 == "--help" }) {
-                print(InspectCommand.help)
-                return .ok
-            }
+            if let status = help(InspectCommand.help, words, neededArguments: false) { return status }
             return try InspectCommand(parsing: words.dropFirst()).run()
         case "apple":
-            if words.dropFirst().contains(where: { $0 == "-h" || $0 == "--help" }) || words.count == 1 {
-                print(AppleCommand.help)
-                return words.count == 1 ? .usage : .ok
-            }
+            if let status = help(AppleCommand.help, words, neededArguments: true) { return status }
             return try AppleCommand(parsing: words.dropFirst()).run()
         case "jwks":
-            if words.dropFirst().contains(where: { $0 == "-h" || $0 == "--help" }) || words.count == 1 {
-                print(JWKSCommand.help)
-                return words.count == 1 ? .usage : .ok
-            }
+            if let status = help(JWKSCommand.help, words, neededArguments: true) { return status }
             return try JWKSCommand(parsing: words.dropFirst()).run()
         case "bench":
             let options = try BenchOptions(parsing: words.dropFirst())

@@ -84,18 +84,7 @@ package enum TokenReport {
         out.member("kid", keyID)
         out.member("iss", claims.issuer)
         out.member("sub", claims.subject)
-        out.key("aud")
-        if let audience = claims.audience {
-            if audienceIsArray || audience.count != 1 {
-                out.beginArray()
-                for member in audience { out.string(member) }
-                out.endArray()
-            } else {
-                out.string(audience[0])
-            }
-        } else {
-            out.null()
-        }
+        out.audience(claims)
         out.member("exp", claims.expiresAt)
         out.member("iat", claims.issuedAt)
         out.key("claims_verified")

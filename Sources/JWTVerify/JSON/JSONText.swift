@@ -129,6 +129,19 @@ package struct JSONText {
         if let value { number(value) } else { null() }
     }
 
+    /// Appends `"aud": …` as the token had it: a string, an array (also of one), or `null`.
+    package mutating func audience(_ claims: RegisteredClaims) {
+        key("aud")
+        guard let audience = claims.audience else { return null() }
+        if claims.audienceIsArray || audience.count != 1 {
+            beginArray()
+            for member in audience { string(member) }
+            endArray()
+        } else {
+            string(audience[0])
+        }
+    }
+
     /// Appends any ``JSONValue`` (object members sorted by name, for stable output).
     package mutating func append(_ value: JSONValue) {
         switch value {
