@@ -23,6 +23,8 @@ struct AuditCommand {
     var algorithms = SignatureAlgorithm.defaultAllowed
     var format: Format = isatty(1) == 1 ? .table : .jsonl
     var showTokens = false
+    var showDiscards = false
+    var taggedInput = false
     var threads = BenchmarkHost.processorCount
     var maxTokenBytes = Verifier.defaultMaxTokenBytes
     var inputs: [String] = []
@@ -49,6 +51,11 @@ struct AuditCommand {
           --format F               jsonl (one object per token found), or a report: table, markdown,
                                    json. Default: table on a terminal, jsonl otherwise.
           --show-tokens            Include the raw token in jsonl records (default: fingerprints only).
+          --discards               jsonl: also write a record per discarded fragment
+                                   ({"discarded": REASON, "file": ..., "line": ...}).
+          --tagged-input           Each input line is TAG<TAB>TEXT, as a stage of a pipeline (the Spark job):
+                                   records carry "tag" instead of "file" and "line", and columns and
+                                   the line limit count from TEXT.
           --threads N              Worker threads (default: the number of CPUs).
           -h, --help               Show this help.
 
@@ -81,6 +88,8 @@ struct AuditCommand {
                     guard let value = Format(rawValue: text) else { throw .usage("--format takes jsonl, table, markdown or json") }
                     format = value
                 case "--show-tokens": showTokens = true
+                case "--discards": showDiscards = true
+                case "--tagged-input": taggedInput = true
                 case "--threads": threads = try OptionValue.count(name, try arguments.value(for: name, inline: inline), in: 1...256)
                 default:
                     if try keySets.parse(name, inline: inline, &arguments) { continue }
@@ -118,7 +127,7 @@ struct AuditCommand {
         let options = self
         for input in inputs {
             defer { input.close() }
-            let reader = LineReader(fd: input.fd, lineLimit: 4 << 20)
+            let reader = LineReader(fd: input.fd, lineLimit: Self.lineLimit + (taggedInput ? Self.tagLimit : 0))
             while true {
                 let batch: LineBatch?
                 do {
@@ -132,10 +141,13 @@ struct AuditCommand {
                     options.evaluate(batch, range, file: name, verifier: verifier, sources: sourceByKeyID)
                 }
                 for part in parts {
-                    for discard in part.discarded { report.discard(discard) }
                     var text = JSONText()
+                    for discard in part.discarded {
+                        report.discard(discard.reason)
+                        if format == .jsonl && showDiscards { discard.appendJSON(to: &text) }
+                    }
                     for record in part.records {
-                        report.add(record, allowList: algorithms)
+                        report.add(record)
                         if format == .jsonl { record.appendJSON(to: &text, showToken: showTokens) }
                     }
                     output.write(text.bytes)
@@ -154,19 +166,35 @@ struct AuditCommand {
         return report.tokens == report.valid ? .ok : .rejected
     }
 
-    /// The tokens of a range of lines, evaluated.
+    /// The longest line (or tagged line's text) read; longer ones are `oversized_line`.
+    static let lineLimit = 4 << 20
+    /// Room for the tag of a `--tagged-input` line, on top of ``lineLimit``.
+    static let tagLimit = 4096
+
+    /// The tokens and discarded fragments of a range of lines, each in input order.
     private func evaluate(
         _ batch: LineBatch, _ range: Range<Int>, file: String, verifier: Verifier, sources: [String: String]
-    ) -> (records: [AuditRecord], discarded: [TokenExtractor.Discard]) {
+    ) -> (records: [AuditRecord], discarded: [AuditDiscard]) {
         var records: [AuditRecord] = []
-        var discarded: [TokenExtractor.Discard] = []
+        var discarded: [AuditDiscard] = []
         for index in range {
-            guard case .text(let bytes) = batch.lines[index] else {
-                discarded.append(.oversizedLine)
+            let lineNumber = batch.firstLineNumber + index
+            guard case .text(var bytes) = batch.lines[index] else {
+                discarded.append(AuditDiscard(reason: .oversizedLine, origin: taggedInput ? .tag(nil) : .line(file: file, number: lineNumber)))
                 continue
             }
+            var origin = AuditOrigin.line(file: file, number: lineNumber)
+            if taggedInput {
+                let tab = batch.storage[bytes].firstIndex(of: UInt8(ascii: "\t"))
+                origin = .tag(tab.map { String(decoding: batch.storage[bytes.lowerBound..<$0], as: UTF8.self) })
+                if let tab { bytes = (tab + 1)..<bytes.upperBound }
+                if bytes.count > Self.lineLimit {
+                    discarded.append(AuditDiscard(reason: .oversizedLine, origin: origin))
+                    continue
+                }
+            }
             let scan = batch.storage.withUnsafeBytes { TokenExtractor.scan(UnsafeRawBufferPointer(rebasing: $0[bytes])) }
-            discarded += scan.discarded
+            for reason in scan.discarded { discarded.append(AuditDiscard(reason: reason, origin: origin)) }
             for found in scan.found {
                 let peek = UnverifiedToken(peeking: found.token)
                 let time = atIssueTime ? peek.claims.issuedAt : (now ?? Verifier.systemClock())
@@ -179,8 +207,8 @@ struct AuditCommand {
                 let keySource: String? = if case .success(let verified) = result { verified.keyID.flatMap { sources[$0] } } else { nil }
                 records.append(
                     AuditRecord(
-                        file: file, line: batch.firstLineNumber + index, column: found.column, token: found.token,
-                        fingerprintBytes: MessageDigest.sha256.hash(found.token), evaluatedAt: time, result: result, peek: peek, keySource: keySource))
+                        origin: origin, column: found.column, token: found.token, evaluatedAt: time, result: result, peek: peek,
+                        keySource: keySource, allowList: algorithms))
             }
         }
         return (records, discarded)

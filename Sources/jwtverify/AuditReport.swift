@@ -1,9 +1,42 @@
 import JWTVerify
 
+/// Where `audit` found something: a file and line, or the tag of a `--tagged-input` line.
+enum AuditOrigin: Sendable {
+    case line(file: String, number: Int)
+    /// `nil`: a tagged line too long to read its tag.
+    case tag(String?)
+
+    /// Appends `"file": …, "line": …` or `"tag": …`.
+    func appendJSON(to text: inout JSONText) {
+        switch self {
+        case .line(let file, let number):
+            text.member("file", file)
+            text.key("line")
+            text.integer(number)
+        case .tag(let tag):
+            text.member("tag", tag)
+        }
+    }
+}
+
+/// A token-like fragment `audit` did not take, and where it was (`--discards`).
+struct AuditDiscard: Sendable {
+    let reason: TokenExtractor.Discard
+    let origin: AuditOrigin
+
+    /// Appends the JSON Lines record: `{"discarded": REASON, "file": …, "line": …}` or with `"tag"`.
+    func appendJSON(to text: inout JSONText) {
+        text.beginObject()
+        text.member("discarded", reason.rawValue)
+        origin.appendJSON(to: &text)
+        text.endObject()
+        text.appendRaw([UInt8(ascii: "\n")])
+    }
+}
+
 /// One token found by `audit`, evaluated.
 struct AuditRecord: Sendable {
-    let file: String
-    let line: Int
+    let origin: AuditOrigin
     let column: Int
     let token: [UInt8]
     let fingerprintBytes: [UInt8]
@@ -11,11 +44,34 @@ struct AuditRecord: Sendable {
     let result: Result<VerifiedToken, VerificationError>
     let peek: UnverifiedToken
     let keySource: String?
+    /// SHA-256 of the `nonce` claim's UTF-8, when there is one.
+    let nonceDigest: [UInt8]?
+    /// What is worth a look about the token, in a fixed order.
+    let anomalies: [AuditAnomaly]
+
+    init(
+        origin: AuditOrigin, column: Int, token: [UInt8], evaluatedAt: Double?, result: Result<VerifiedToken, VerificationError>,
+        peek: UnverifiedToken, keySource: String?, allowList: Set<SignatureAlgorithm>
+    ) {
+        self.origin = origin
+        self.column = column
+        self.token = token
+        self.fingerprintBytes = MessageDigest.sha256.hash(token)
+        self.evaluatedAt = evaluatedAt
+        self.result = result
+        self.peek = peek
+        self.keySource = keySource
+        self.nonceDigest = peek.claims.nonce.map { MessageDigest.sha256.hash(Array($0.utf8)) }
+        self.anomalies = Self.anomalies(peek: peek, result: result, evaluatedAt: evaluatedAt, allowList: allowList)
+    }
 
     /// SHA-256 of the token, in hex.
-    var fingerprint: String {
+    var fingerprint: String { Self.hex(fingerprintBytes) }
+
+
+    static func hex(_ bytes: [UInt8]) -> String {
         let digits = Array("0123456789abcdef")
-        return String(fingerprintBytes.flatMap { [digits[Int($0 >> 4)], digits[Int($0 & 15)]] })
+        return String(bytes.flatMap { [digits[Int($0 >> 4)], digits[Int($0 & 15)]] })
     }
 
     /// `exp - iat`, when both are there.
@@ -24,13 +80,34 @@ struct AuditRecord: Sendable {
         return exp - iat
     }
 
+    /// The things worth a look about a token, each counted in the report and listed in its record.
+    static func anomalies(
+        peek: UnverifiedToken, result: Result<VerifiedToken, VerificationError>, evaluatedAt: Double?, allowList: Set<SignatureAlgorithm>
+    ) -> [AuditAnomaly] {
+        var found: [AuditAnomaly] = []
+        let alg = peek.algorithm ?? ""
+        let isNone = alg.lowercased() == "none"
+        if isNone { found.append(.algNone) }
+        if alg.hasPrefix("HS") { found.append(.hmac) }
+        if !alg.isEmpty, !isNone, !alg.hasPrefix("HS"), SignatureAlgorithm(name: alg).map({ !allowList.contains($0) }) ?? true {
+            found.append(.algOutsideAllowList)
+        }
+        if case .failure(let error) = result, error.reason == .unknownKeyID { found.append(.unknownKeyID) }
+        if peek.claims.nonce == nil { found.append(.noNonce) }
+        if let iat = peek.claims.issuedAt, let at = evaluatedAt, iat > at { found.append(.issuedAfterEvaluation) }
+        if let exp = peek.claims.expiresAt, let iat = peek.claims.issuedAt, exp - iat > 86_400 { found.append(.lifetimeOver24Hours) }
+        if case .object(let claims)? = peek.payload, let verified = claims["email_verified"],
+            verified == .bool(false) || verified == .string("false")
+        {
+            found.append(.emailNotVerified)
+        }
+        return found
+    }
+
     /// Appends the JSON Lines record (`--format jsonl`).
     func appendJSON(to text: inout JSONText, showToken: Bool) {
         text.beginObject()
-        text.key("file")
-        text.string(file)
-        text.key("line")
-        text.integer(line)
+        origin.appendJSON(to: &text)
         text.key("column")
         text.integer(column)
         text.key("valid")
@@ -60,6 +137,11 @@ struct AuditRecord: Sendable {
         text.member("evaluated_at", evaluatedAt)
         text.key("fingerprint")
         text.string(fingerprint)
+        text.member("nonce_fingerprint", nonceDigest.map(Self.hex))
+        text.key("anomalies")
+        text.beginArray()
+        for anomaly in anomalies { text.string(anomaly.rawValue) }
+        text.endArray()
         if showToken {
             text.key("token")
             text.string(token)
@@ -67,6 +149,18 @@ struct AuditRecord: Sendable {
         text.endObject()
         text.appendRaw([UInt8(ascii: "\n")])
     }
+}
+
+/// Something about a token worth a look; the raw value is the report's wording and the record's.
+enum AuditAnomaly: String, Sendable {
+    case algNone = "alg none"
+    case hmac = "HMAC (HS*) alg"
+    case algOutsideAllowList = "alg outside the allow-list"
+    case unknownKeyID = "unknown kid"
+    case noNonce = "no nonce claim"
+    case issuedAfterEvaluation = "iat after the evaluation time"
+    case lifetimeOver24Hours = "lifetime over 24 h"
+    case emailNotVerified = "email_verified false"
 }
 
 /// The first 128 bits of a SHA-256: what repeat tracking keeps instead of tokens or nonces.
@@ -110,7 +204,7 @@ struct AuditReport {
 
     static let lifetimeBuckets = ["<= 10 min", "<= 1 h", "<= 24 h", "> 24 h", "unknown"]
 
-    mutating func add(_ record: AuditRecord, allowList: Set<SignatureAlgorithm>) {
+    mutating func add(_ record: AuditRecord) {
         tokens += 1
         var firstSighting = true
         let tokenKey = DigestKey(record.fingerprintBytes)
@@ -140,8 +234,8 @@ struct AuditReport {
         default: bucket = "> 24 h"
         }
         lifetimes[bucket, default: 0] += 1
-        if firstSighting, let nonce = record.peek.claims.nonce {
-            let nonceKey = DigestKey(MessageDigest.sha256.hash(Array(nonce.utf8)))
+        if firstSighting, let nonceDigest = record.nonceDigest {
+            let nonceKey = DigestKey(nonceDigest)
             if let count = nonceOwners[nonceKey] {
                 nonceOwners[nonceKey] = count + 1
                 if count == 1 {
@@ -156,29 +250,11 @@ struct AuditReport {
                 trackingCapped = true
             }
         }
-        // Anomalies worth a look.
-        let alg = record.peek.algorithm ?? ""
-        if alg.lowercased() == "none" { anomalies["alg none", default: 0] += 1 }
-        if alg.hasPrefix("HS") { anomalies["HMAC (HS*) alg", default: 0] += 1 }
-        if !alg.isEmpty, alg.lowercased() != "none", !alg.hasPrefix("HS"),
-            SignatureAlgorithm(name: alg).map({ !allowList.contains($0) }) ?? true
-        {
-            anomalies["alg outside the allow-list", default: 0] += 1
-        }
-        if case .failure(let error) = record.result, error.reason == .unknownKeyID { anomalies["unknown kid", default: 0] += 1 }
-        if record.peek.claims.nonce == nil { anomalies["no nonce claim", default: 0] += 1 }
-        if let iat = record.peek.claims.issuedAt, let at = record.evaluatedAt, iat > at {
-            anomalies["iat after the evaluation time", default: 0] += 1
-        }
-        if let lifetime = record.lifetime, lifetime > 86_400 { anomalies["lifetime over 24 h", default: 0] += 1 }
-        if case .object(let claims)? = record.peek.payload, let verified = claims["email_verified"],
-            verified == .bool(false) || verified == .string("false")
-        {
-            anomalies["email_verified false", default: 0] += 1
-        }
+        for anomaly in record.anomalies { anomalies[anomaly.rawValue, default: 0] += 1 }
     }
 
     mutating func discard(_ reason: TokenExtractor.Discard) { discarded[reason.rawValue, default: 0] += 1 }
+
 
     /// Sorted by count, then name.
     private static func ranked(_ counts: [String: Int]) -> [(String, Int)] {

@@ -90,6 +90,51 @@ struct CLIAuditTests {
         #expect(shown.records.first?["token"] as? String == Self.tF)
     }
 
+    @Test("jsonl records carry the nonce's fingerprint and the token's anomalies; --discards adds the fragments")
+    func fingerprintsAndDiscards() throws {
+        let (directory, jwks, files) = try Self.fixtures()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let outcome = try CLIRunner.run(["audit", "--jwks", jwks, "--now", "1700001000", "--format", "jsonl", "--discards"] + files)
+        let discards = outcome.records.filter { $0["discarded"] != nil }
+        #expect(discards.count == 1)
+        #expect(discards.first?["discarded"] as? String == "truncated")
+        #expect(discards.first?["file"] as? String == files[0])
+        #expect(discards.first?["line"] as? Int == 5)
+        let records = outcome.records.filter { $0["discarded"] == nil }
+        #expect(records.count == 9)
+        let nonceA = MessageDigest.sha256.hash(Array("n-A".utf8)).map { String(format: "%02x", $0) }.joined()
+        #expect(records[0]["nonce_fingerprint"] as? String == nonceA)
+        #expect(records[4]["nonce_fingerprint"] as? String == nonceA)  // D replays A's nonce
+        #expect(records[1]["nonce_fingerprint"] as? String != nonceA)
+        #expect(records[0]["anomalies"] as? [String] == [])
+        #expect(records[3]["anomalies"] as? [String] == ["unknown kid"])
+        #expect(records[5]["anomalies"] as? [String] == ["alg none"])
+        #expect(records[6]["anomalies"] as? [String] == ["lifetime over 24 h", "email_verified false"])
+        let plain = try CLIRunner.run(["audit", "--jwks", jwks, "--now", "1700001000", "--format", "jsonl"] + files)
+        #expect(plain.records.count == 9)  // no discard records without the flag
+    }
+
+    @Test("--tagged-input: each line's tag replaces file and line; columns and the line limit count from the text")
+    func taggedInput() throws {
+        let (directory, jwks, _) = try Self.fixtures()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        var input = Data()
+        for (number, line) in Self.log.split(separator: "\n").enumerated() { input.append(Data("f#\(number + 1)\t\(line)\n".utf8)) }
+        input.append(Data("untagged \(Self.tD)\n".utf8))
+        input.append(Data("big\t".utf8) + Data(repeating: UInt8(ascii: "x"), count: (4 << 20) + 1) + Data("\n".utf8))
+        input.append(Data(("fits\t" + String(repeating: "y", count: (4 << 20) - Self.tA.utf8.count - 1) + " " + Self.tA + "\n").utf8))
+        let outcome = try CLIRunner.run(["audit", "--jwks", jwks, "--now", "1700001000", "--format", "jsonl", "--discards", "--tagged-input"], input: input)
+        let records = outcome.records.filter { $0["discarded"] == nil }
+        #expect(records.map { $0["tag"] as? String ?? "(null)" } == ["f#1", "f#2", "f#3", "f#4", "(null)", "fits"])
+        #expect(records.allSatisfy { $0["file"] == nil && $0["line"] == nil })
+        #expect(records[0]["column"] as? Int == Self.logPrefix.utf8.count + 1)
+        #expect(records[4]["column"] as? Int == 10)
+        #expect(records[5]["column"] as? Int == (4 << 20) - Self.tA.utf8.count + 1)
+        let discards = outcome.records.filter { $0["discarded"] != nil }
+        #expect(discards.map { $0["discarded"] as? String ?? "?" } == ["truncated", "oversized_line"])
+        #expect(discards.map { $0["tag"] as? String ?? "?" } == ["f#5", "big"])
+    }
+
     @Test("--at iat evaluates each token at its own issue time")
     func atIssueTime() throws {
         let (directory, jwks, files) = try Self.fixtures()
