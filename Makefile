@@ -1,12 +1,13 @@
 # JWTVerify — the two commands the README promises, plus the longer runs.
 #   make demo   install what is missing, build in release, verify the bundled sample tokens
 #   make test   install what is missing, run the whole test suite
+#   make test-spark  the Spark job's tests in local mode (PySpark from PyPI into .build/spark-venv)
 SHELL := /bin/bash
 SWIFT ?= swift
 SYSTEM_PACKAGES := pkg-config libssl-dev libjansson-dev
 JWTVERIFY := .build/release/jwtverify
 
-.PHONY: all deps build release demo test bench fuzz fuzz-json asan tsan vectors clean
+.PHONY: all deps build release demo test test-spark spark-deps spark-binary bench bench-spark fuzz fuzz-json asan tsan vectors clean
 
 all: build
 
@@ -49,6 +50,39 @@ demo: release
 test: deps
 	$(SWIFT) test
 
+# The Spark job (Sources/SparkAudit): PySpark and the tests' signing library in a virtual environment,
+# and a Java runtime (installed with apt-get when missing). Tests run the debug binary `make test` built.
+SPARK_VENV := .build/spark-venv
+SPARK_REQUIREMENTS := pyspark==3.5.3 cryptography==48.0.0
+spark-deps: deps
+	@command -v java >/dev/null || { \
+	  sudo=""; [ "$$(id -u)" -ne 0 ] && sudo="sudo"; echo "Installing a Java runtime for Spark"; \
+	  $$sudo apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$sudo apt-get install -y -qq --no-install-recommends default-jre-headless; }
+	@if [ "$$(cat $(SPARK_VENV)/.requirements 2>/dev/null)" != "$(SPARK_REQUIREMENTS)" ]; then \
+	  rm -rf $(SPARK_VENV) && \
+	  { python3 -m venv $(SPARK_VENV) 2>/dev/null || { \
+	      sudo=""; [ "$$(id -u)" -ne 0 ] && sudo="sudo"; \
+	      $$sudo apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$sudo apt-get install -y -qq python3-venv && \
+	      python3 -m venv $(SPARK_VENV); }; } && \
+	  echo "Installing $(SPARK_REQUIREMENTS) into $(SPARK_VENV)" && \
+	  $(SPARK_VENV)/bin/pip install -q --disable-pip-version-check $(SPARK_REQUIREMENTS) && \
+	  echo "$(SPARK_REQUIREMENTS)" > $(SPARK_VENV)/.requirements; \
+	fi
+
+test-spark: spark-deps
+	$(SWIFT) build --product jwtverify
+	PATH="$(CURDIR)/$(SPARK_VENV)/bin:$$PATH" PYSPARK_PYTHON="$(CURDIR)/$(SPARK_VENV)/bin/python" \
+	JWTVERIFY="$(CURDIR)/.build/debug/jwtverify" $(SPARK_VENV)/bin/python -m unittest discover -s Tests/SparkAudit -v
+
+# A jwtverify to ship to Spark executors: the Swift runtime linked in, so executors need only
+# libssl3, libjansson4 and libcurl4 (linking needs libcurl4-openssl-dev here).
+spark-binary: deps
+	@dpkg-query -W -f='$${Status}' libcurl4-openssl-dev 2>/dev/null | grep -q "install ok installed" || { \
+	  sudo=""; [ "$$(id -u)" -ne 0 ] && sudo="sudo"; \
+	  $$sudo apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$sudo apt-get install -y -qq --no-install-recommends libcurl4-openssl-dev; }
+	$(SWIFT) build -c release --static-swift-stdlib --product jwtverify --build-path .build/static
+	@echo "Built .build/static/release/jwtverify"
+
 # Throughput against the raw OpenSSL limit, and the CLI over 1,000,000 tokens (several minutes).
 bench: deps
 	Benchmarks/run.sh
@@ -64,6 +98,11 @@ asan: deps
 tsan: deps
 	$(SWIFT) test --sanitize=thread --build-path .build/tsan \
 	    --filter "ConcurrencyTests|KeyCacheStateTests|JWTVerifyTests.RemoteKeySetTests|HTTPKeySetTests|CLIRemoteKeySetTests"
+
+# The Spark job on local[2] against one jwtverify audit process over the same generated logs.
+bench-spark: spark-deps release
+	PATH="$(CURDIR)/$(SPARK_VENV)/bin:$$PATH" PYSPARK_PYTHON="$(CURDIR)/$(SPARK_VENV)/bin/python" \
+	$(SPARK_VENV)/bin/python Benchmarks/spark_throughput.py --jwtverify $(JWTVERIFY)
 
 # libFuzzer + AddressSanitizer: make fuzz TARGET=json|token|jwks|input|mutation FUZZ_SECONDS=600.
 # Seeds: the project's sample tokens and the shared attack corpus; crashes land in .fuzz/TARGET/.

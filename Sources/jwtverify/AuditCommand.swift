@@ -25,6 +25,7 @@ struct AuditCommand {
     var showTokens = false
     var showDiscards = false
     var taggedInput = false
+    var quiet = false
     var threads = BenchmarkHost.processorCount
     var maxTokenBytes = Verifier.defaultMaxTokenBytes
     var inputs: [String] = []
@@ -57,6 +58,7 @@ struct AuditCommand {
                                    records carry "tag" instead of "file" and "line", and columns and
                                    the line limit count from TEXT.
           --threads N              Worker threads (default: the number of CPUs).
+          -q, --quiet              jsonl: no summary line on standard error.
           -h, --help               Show this help.
 
         EXIT STATUS: 0 every token found was valid (or none was found), 1 some token was rejected,
@@ -90,6 +92,7 @@ struct AuditCommand {
                 case "--show-tokens": showTokens = true
                 case "--discards": showDiscards = true
                 case "--tagged-input": taggedInput = true
+                case "-q", "--quiet": quiet = true
                 case "--threads": threads = try OptionValue.count(name, try arguments.value(for: name, inline: inline), in: 1...256)
                 default:
                     if try keySets.parse(name, inline: inline, &arguments) { continue }
@@ -156,7 +159,7 @@ struct AuditCommand {
         }
         switch format {
         case .jsonl:
-            StandardError.write("jwtverify: \(report.tokens) tokens found, \(report.valid) valid, \(report.tokens - report.valid) rejected\n")
+            if !quiet { StandardError.write("jwtverify: \(report.tokens) tokens found, \(report.valid) valid, \(report.tokens - report.valid) rejected\n") }
         case .json: output.write(report.json())
         case .table: output.write(report.render(markdown: false))
         case .markdown: output.write(report.render(markdown: true))

@@ -123,7 +123,8 @@ struct CLIAuditTests {
         input.append(Data("untagged \(Self.tD)\n".utf8))
         input.append(Data("big\t".utf8) + Data(repeating: UInt8(ascii: "x"), count: (4 << 20) + 1) + Data("\n".utf8))
         input.append(Data(("fits\t" + String(repeating: "y", count: (4 << 20) - Self.tA.utf8.count - 1) + " " + Self.tA + "\n").utf8))
-        let outcome = try CLIRunner.run(["audit", "--jwks", jwks, "--now", "1700001000", "--format", "jsonl", "--discards", "--tagged-input"], input: input)
+        let outcome = try CLIRunner.run(["audit", "--jwks", jwks, "--now", "1700001000", "--format", "jsonl", "--discards", "--tagged-input", "-q"], input: input)
+        #expect(outcome.stderr.isEmpty)  // -q: no summary line
         let records = outcome.records.filter { $0["discarded"] == nil }
         #expect(records.map { $0["tag"] as? String ?? "(null)" } == ["f#1", "f#2", "f#3", "f#4", "(null)", "fits"])
         #expect(records.allSatisfy { $0["file"] == nil && $0["line"] == nil })

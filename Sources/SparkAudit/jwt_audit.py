@@ -1,0 +1,513 @@
+#!/usr/bin/env python3
+"""jwt_audit.py: `jwtverify audit` as a stage of an Apache Spark job, for audits that outgrow one machine.
+
+    spark-submit [SPARK OPTIONS] jwt_audit.py --jwks SRC --output DIR [OPTIONS] INPUT...
+
+Every line of every INPUT (any path Spark's Hadoop layer reads: local, hdfs://, s3a://; a
+directory is read whole, globs are expanded) is tagged with its file and line number and streamed,
+one partition at a time, through `jwtverify audit --tagged-input --format jsonl --discards` with
+`RDD.pipe`. The per-token records become a DataFrame written to DIR/tokens (Parquet or JSON
+Lines); the summary report is computed over all of them at once, so repeated tokens and nonces
+shared by distinct tokens are found across partitions, from the fingerprints (never the tokens).
+It is the report `jwtverify audit` prints over the same files, written to DIR/report.json and
+DIR/report.txt and printed on stdout.
+
+Every partition is evaluated with the same keys and at the same time: key sets given as URLs or
+presets are fetched once on the driver into snapshots, and without --now or --at iat the job's
+start time is used everywhere. The snapshots and a `jwtverify` given as a file are shipped to the
+executors with the job (on a cluster, to each executor's working directory).
+
+Exit status, as `jwtverify audit`: 0 every token found was valid (or none was found), 1 some token
+was rejected, 64 usage, 65 unusable key set, 66 input missing, 69 a key set could not be fetched,
+70 the Spark job failed.
+"""
+
+import argparse
+import json
+import os
+import shlex
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+
+EXIT_OK, EXIT_REJECTED, EXIT_USAGE, EXIT_DATA, EXIT_NO_INPUT, EXIT_UNAVAILABLE, EXIT_SOFTWARE = 0, 1, 64, 65, 66, 69, 70
+
+# The report's fixed vocabulary, as `jwtverify audit` prints it.
+LIFETIME_BUCKETS = ["<= 10 min", "<= 1 h", "<= 24 h", "> 24 h", "unknown"]
+PRESETS = {"apple", "google", "firebase"}
+
+
+class Failure(Exception):
+    """A reason to stop, with the exit status that says which."""
+
+    def __init__(self, status, message):
+        super().__init__(message)
+        self.status = status
+
+
+# ----------------------------------------------------------------------------------------------
+# Options
+
+
+def parse_arguments(argv):
+    parser = argparse.ArgumentParser(
+        prog="jwt_audit.py",
+        description="Audit the tokens in logs of any size with jwtverify, on Apache Spark.",
+        epilog="Results: DIR/tokens (one record per token found), DIR/report.json, DIR/report.txt.",
+    )
+    parser.add_argument("inputs", nargs="+", metavar="INPUT", help="files, directories or globs Spark can read")
+    parser.add_argument("--output", required=True, metavar="DIR", help="where results go (must not exist)")
+    parser.add_argument(
+        "--jwks", action="append", required=True, metavar="SRC",
+        help="key set: a file, an https:// URL or a preset (apple, google, firebase); repeatable",
+    )
+    parser.add_argument("--profile", help="apple | apple-notification | firebase | google | oidc")
+    parser.add_argument("--project", help="Firebase project ID (with --profile firebase)")
+    parser.add_argument("--issuer", help='required "iss"')
+    parser.add_argument("--audience", action="append", default=[], metavar="AUD", help='accepted "aud", repeatable')
+    parser.add_argument("--nonce", metavar="RAW", help='raw nonce every token\'s "nonce" must match')
+    when = parser.add_mutually_exclusive_group()
+    when.add_argument("--now", metavar="T", help="evaluate every token at T (Unix seconds or RFC 3339); default: the job's start")
+    when.add_argument("--at", choices=["iat"], help="evaluate each token at its own iat")
+    parser.add_argument("--leeway", metavar="SECONDS", help="clock-skew allowance (jwtverify's default: 60)")
+    parser.add_argument("--algorithms", metavar="LIST", help="allow-list (jwtverify's default: RS256,ES256)")
+    parser.add_argument("--show-tokens", action="store_true", help="keep the raw token in each result")
+    parser.add_argument("--results-format", choices=["parquet", "json"], default="parquet", help="DIR/tokens format")
+    parser.add_argument(
+        "--report-format", choices=["table", "markdown", "json"], default="table", help="the report on stdout",
+    )
+    parser.add_argument(
+        "--jwtverify", default="jwtverify", metavar="PATH",
+        help="the binary: a file is shipped with the job; a bare name is looked up on the executors' PATH",
+    )
+    parser.add_argument(
+        "--executor-path", default="/usr/local/bin:/usr/bin:/bin", metavar="PATH",
+        help="PATH for jwtverify on the executors (default: %(default)s)",
+    )
+    parser.add_argument("--threads-per-task", type=int, default=1, metavar="N", help="jwtverify threads per Spark task")
+    parser.add_argument("--split-size", type=int, metavar="BYTES", help="largest input split (default: Hadoop's)")
+    try:
+        options = parser.parse_args(argv)
+    except SystemExit as exit:
+        raise Failure(EXIT_OK if exit.code == 0 else EXIT_USAGE, "") from None
+    if options.threads_per_task < 1:
+        raise Failure(EXIT_USAGE, "--threads-per-task must be at least 1")
+    return options
+
+
+def evaluation_arguments(options, start_time):
+    """The `jwtverify audit` flags every partition gets, apart from the key sets."""
+    arguments = []
+    if options.profile:
+        arguments += ["--profile", options.profile]
+    if options.project:
+        arguments += ["--project", options.project]
+    if options.issuer:
+        arguments += ["--issuer", options.issuer]
+    for audience in options.audience:
+        arguments += ["--audience", audience]
+    if options.nonce is not None:
+        arguments += ["--nonce", options.nonce]
+    if options.at:
+        arguments += ["--at", options.at]
+    else:
+        arguments += ["--now", options.now if options.now is not None else str(start_time)]
+    if options.leeway is not None:
+        arguments += ["--leeway", options.leeway]
+    if options.algorithms is not None:
+        arguments += ["--algorithms", options.algorithms]
+    if options.show_tokens:
+        arguments.append("--show-tokens")
+    return arguments
+
+
+# ----------------------------------------------------------------------------------------------
+# The binary and the key sets, on the driver
+
+
+def driver_binary(path):
+    """The `jwtverify` the driver can run itself, or None."""
+    if os.sep in path:
+        return path if os.access(path, os.X_OK) else None
+    return shutil.which(path)
+
+
+def run_driver_binary(binary, arguments):
+    try:
+        return subprocess.run([binary] + arguments, capture_output=True, text=True, timeout=120)
+    except (OSError, subprocess.TimeoutExpired) as error:
+        return subprocess.CompletedProcess([binary] + arguments, 126, "", str(error))
+
+
+def snapshot_key_sets(sources, binary, directory):
+    """Each key set as a local file: files are copied, URLs and presets fetched once (one snapshot
+    for the whole job, so every partition sees the same keys). Returns (original, local file) pairs."""
+    snapshots = []
+    for index, source in enumerate(sources):
+        target = os.path.join(directory, "jwks-%d.json" % index)
+        if source.startswith("https://") or source.startswith("http://") or source in PRESETS:
+            if binary is None:
+                raise Failure(
+                    EXIT_USAGE,
+                    "--jwks %s: fetching needs jwtverify on the driver; fetch a snapshot with "
+                    "'jwtverify jwks fetch %s -o FILE' and pass the file" % (source, source),
+                )
+            fetched = run_driver_binary(binary, ["jwks", "fetch", source, "-o", target])
+            if fetched.returncode != 0:
+                raise Failure(fetched.returncode if fetched.returncode in (EXIT_DATA, EXIT_UNAVAILABLE) else EXIT_UNAVAILABLE,
+                              fetched.stderr.strip() or "cannot fetch %s" % source)
+        else:
+            try:
+                shutil.copyfile(source, target)
+            except OSError as error:
+                raise Failure(EXIT_NO_INPUT, "--jwks %s: %s" % (source, error.strerror or error))
+        snapshots.append((source, target))
+    return snapshots
+
+
+def check_on_driver(binary, arguments, snapshots):
+    """Runs the stage's exact command on empty input: bad flags, unusable key sets and the like
+    stop the job here, with jwtverify's message and status, rather than fail every task."""
+    try:
+        checked = subprocess.run([binary] + arguments, input="", capture_output=True, text=True, timeout=120)
+    except (OSError, subprocess.TimeoutExpired):
+        return  # not runnable here (another platform): the executors will say
+    if checked.returncode > EXIT_REJECTED:
+        message = checked.stderr.strip()
+        for original, local in snapshots:
+            message = message.replace(local, original)
+        raise Failure(checked.returncode, message.replace("jwtverify: ", "") or "jwtverify audit exited %d" % checked.returncode)
+
+
+# ----------------------------------------------------------------------------------------------
+# Input
+
+
+def list_input_files(sc, patterns):
+    """Every file named by the patterns, with its size, through Hadoop's file systems: globs
+    expanded, directories read recursively (without hidden and `_` files, as Hadoop's input
+    formats skip them)."""
+    jvm = sc._jvm
+    conf = sc._jsc.hadoopConfiguration()
+    files = []
+    for pattern in patterns:
+        path = jvm.org.apache.hadoop.fs.Path(pattern)
+        fs = path.getFileSystem(conf)
+        statuses = fs.globStatus(path)
+        if statuses is None or len(statuses) == 0:
+            raise Failure(EXIT_NO_INPUT, "%s: no such file or directory" % pattern)
+        for status in sorted(statuses, key=lambda s: s.getPath().toString()):
+            if not status.isDirectory():
+                files.append((status.getPath().toString(), status.getLen()))
+                continue
+            found = []
+            iterator = fs.listFiles(status.getPath(), True)
+            while iterator.hasNext():
+                child = iterator.next()
+                relative = child.getPath().toString()[len(status.getPath().toString()):]
+                if not any(part.startswith((".", "_")) for part in relative.split("/") if part):
+                    found.append((child.getPath().toString(), child.getLen()))
+            files += sorted(found)
+    return files
+
+
+def numbered_lines(sc, files, split_size):
+    """One RDD over all files: each line as `FILE_INDEX:LINE_NUMBER<TAB>TEXT`, numbered within its
+    file as jwtverify numbers them. Lines end at `\\n` only, as jwtverify reads them (a `\\r`
+    stays in the text). Numbering costs one extra pass that only counts each split's lines."""
+    sc._jsc.hadoopConfiguration().set("textinputformat.record.delimiter", "\n")
+    parts, owner = [], []
+    for index, (name, size) in enumerate(files):
+        splits = max(1, -(-size // split_size)) if split_size else None
+        part = sc.textFile(name, minPartitions=splits) if splits else sc.textFile(name)
+        parts.append(part)
+        owner += [index] * part.getNumPartitions()
+    lines = sc.union(parts) if len(parts) > 1 else parts[0]
+    counts = lines.mapPartitions(lambda split: [sum(1 for _ in split)]).collect()
+    first_line, seen = [], {}
+    for partition, count in enumerate(counts):
+        first_line.append(seen.get(owner[partition], 0) + 1)
+        seen[owner[partition]] = first_line[-1] - 1 + count
+
+    def tag(partition, split):
+        prefix = "%d:" % owner[partition]
+        for number, text in enumerate(split, first_line[partition]):
+            yield prefix + str(number) + "\t" + text
+
+    return lines.mapPartitionsWithIndex(tag, preservesPartitioning=True)
+
+
+# ----------------------------------------------------------------------------------------------
+# Records
+
+
+def stage_schema(show_tokens):
+    """The JSON Lines `jwtverify audit --tagged-input --discards` writes, as Spark reads it. `aud`
+    is read as text here (a string, or an array's JSON); ``results`` makes it an array."""
+    from pyspark.sql.types import ArrayType, BooleanType, DoubleType, IntegerType, StringType, StructField, StructType
+    fields = [
+        StructField("discarded", StringType()),
+        StructField("tag", StringType()),
+        StructField("column", IntegerType()),
+        StructField("valid", BooleanType()),
+        StructField("reason", StringType()),
+        StructField("detail", StringType()),
+        StructField("alg", StringType()),
+        StructField("kid", StringType()),
+        StructField("key_source", StringType()),
+        StructField("iss", StringType()),
+        StructField("aud", StringType()),
+        StructField("sub", StringType()),
+        StructField("iat", DoubleType()),
+        StructField("exp", DoubleType()),
+        StructField("lifetime", DoubleType()),
+        StructField("evaluated_at", DoubleType()),
+        StructField("fingerprint", StringType()),
+        StructField("nonce_fingerprint", StringType()),
+        StructField("anomalies", ArrayType(StringType())),
+    ]
+    if show_tokens:
+        fields.append(StructField("token", StringType()))
+    return StructType(fields)
+
+
+def results(spark, records, names, key_sources, show_tokens):
+    """The per-token results: the stage's token records with `file` and `line` from the tag,
+    `aud` as an array and `key_source` as the user named it. All in the JVM, no Python per row."""
+    from pyspark.sql import functions as F
+    from pyspark.sql.types import ArrayType, StringType, StructField, StructType
+    tag = F.split(F.col("tag"), ":", 2)
+    files = spark.createDataFrame([(index, name) for index, name in enumerate(names)], "file_index int, file string")
+    # A string "aud" fails to read as an array and an array reads as one: no string can pass for an array.
+    audience_array = F.from_json(F.col("_line"), StructType([StructField("aud", ArrayType(StringType()))]))["aud"]
+    audience = F.coalesce(audience_array, F.when(F.col("aud").isNotNull(), F.array(F.col("aud"))))
+    key_source = F.col("key_source")
+    for path, original in key_sources.items():
+        key_source = F.when(F.col("key_source") == path, F.lit(original)).otherwise(key_source)
+    columns = ["file", tag[1].cast("long").alias("line"), "column", "valid", "reason", "detail", "alg", "kid",
+               key_source.alias("key_source"), "iss", audience.alias("aud"), "sub", "iat", "exp", "lifetime", "evaluated_at",
+               "fingerprint", "nonce_fingerprint", "anomalies"]
+    if show_tokens:
+        columns.append("token")
+    tokens = records.where(F.col("discarded").isNull()).withColumn("file_index", tag[0].cast("int"))
+    return tokens.join(F.broadcast(files), "file_index", "left").select(*columns)
+
+
+# ----------------------------------------------------------------------------------------------
+# The report, computed globally
+
+
+def ranked(counts):
+    """By count, largest first, then by name: the order `jwtverify audit` prints."""
+    return sorted(counts.items(), key=lambda item: (-item[1], item[0]))
+
+
+def compute_report(tokens, discarded_counts):
+    """The same numbers `jwtverify audit --format json` gives, over every partition at once."""
+    from pyspark.sql import functions as F
+
+    def counts(column, frame=tokens):
+        if isinstance(column, str):
+            column = F.col(column)
+        return {row[0]: row[1] for row in frame.select(column.alias("key")).groupBy("key").count().collect()}
+
+    totals = tokens.agg(F.count(F.lit(1)).alias("n"), F.sum(F.col("valid").cast("long")).alias("valid")).first()
+    total, valid = totals["n"], totals["valid"] or 0
+    repeats = (
+        tokens.groupBy("fingerprint").count().where(F.col("count") > 1)
+        .agg(F.count(F.lit(1)).alias("tokens"), F.sum(F.col("count") - 1).alias("occurrences")).first()
+    )
+    shared = (
+        tokens.where(F.col("nonce_fingerprint").isNotNull()).select("fingerprint", "nonce_fingerprint").distinct()
+        .groupBy("nonce_fingerprint").count().where(F.col("count") > 1)
+        .agg(F.count(F.lit(1)).alias("nonces"), F.sum("count").alias("tokens")).first()
+    )
+    lifetime = (
+        F.when(F.col("lifetime").isNull(), "unknown").when(F.col("lifetime") <= 600, "<= 10 min")
+        .when(F.col("lifetime") <= 3600, "<= 1 h").when(F.col("lifetime") <= 86400, "<= 24 h").otherwise("> 24 h")
+    )
+    return {
+        "tokens": total,
+        "valid": valid,
+        "rejected": total - valid,
+        "by_reason": dict(ranked(counts("reason", tokens.where(~F.col("valid"))))),
+        "by_kid": dict(ranked(counts(F.coalesce("kid", F.lit("(none)"))))),
+        "by_issuer": dict(ranked(counts(F.coalesce("iss", F.lit("(none)"))))),
+        "by_audience": dict(ranked(counts(F.explode(F.coalesce("aud", F.array(F.lit("(none)"))))))),
+        "lifetimes": dict(ranked(counts(lifetime))),
+        "repeated_tokens": repeats["tokens"] or 0,
+        "repeated_occurrences": repeats["occurrences"] or 0,
+        "shared_nonces": shared["nonces"] or 0,
+        "tokens_sharing_nonces": shared["tokens"] or 0,
+        "anomalies": dict(ranked(counts(F.explode("anomalies")))),
+        "discarded": dict(ranked(discarded_counts)),
+        "tracking_capped": False,
+    }
+
+
+def render_report(report, form):
+    """The report as `jwtverify audit --format table|markdown|json` prints it."""
+    if form == "json":
+        return json.dumps(report, separators=(",", ":"), ensure_ascii=False) + "\n"
+    markdown = form == "markdown"
+    total, valid = report["tokens"], report["valid"]
+    out = "# Token audit\n\n" if markdown else "TOKEN AUDIT\n\n"
+    out += ("**%d** tokens: **%d** valid, **%d** rejected.\n\n" if markdown else "%d tokens: %d valid, %d rejected\n\n") % (
+        total, valid, total - valid)
+
+    def section(title, rows):
+        nonlocal out
+        if not rows:
+            return
+        if markdown:
+            out += "## %s\n\n| | count |\n| --- | ---: |\n" % title
+            out += "".join("| %s | %d |\n" % (name.replace("|", "\\|"), count) for name, count in rows)
+        else:
+            out += "%s\n" % title
+            out += "".join("  %s %d\n" % (name.ljust(40), count) for name, count in rows)
+        out += "\n"
+
+    section("By reason", ranked(report["by_reason"]))
+    section("By kid", ranked(report["by_kid"]))
+    section("By issuer", ranked(report["by_issuer"]))
+    section("By audience", ranked(report["by_audience"]))
+    section("Lifetime (exp - iat)", [(b, report["lifetimes"][b]) for b in LIFETIME_BUCKETS if b in report["lifetimes"]])
+    section("Repeats", [
+        ("tokens seen more than once", report["repeated_tokens"]),
+        ("extra occurrences", report["repeated_occurrences"]),
+        ("nonces shared by distinct tokens (possible replay)", report["shared_nonces"]),
+        ("distinct tokens sharing a nonce", report["tokens_sharing_nonces"]),
+    ])
+    section("Anomalies worth a look", ranked(report["anomalies"]))
+    section("Discarded candidates", ranked(report["discarded"]))
+    return out
+
+
+def write_text(sc, directory, name, text):
+    """Writes one small file next to the results, through Hadoop's file systems."""
+    jvm = sc._jvm
+    path = jvm.org.apache.hadoop.fs.Path(directory, name)
+    stream = path.getFileSystem(sc._jsc.hadoopConfiguration()).create(path, True)
+    try:
+        stream.write(bytearray(text.encode("utf-8")))
+    finally:
+        stream.close()
+
+
+# ----------------------------------------------------------------------------------------------
+# The job
+
+
+class Plan:
+    """What the driver settles before Spark starts: the key-set snapshots, the evaluation time and
+    the stage's arguments, checked by running them once on empty input."""
+
+    def __init__(self, options, staging):
+        self.options = options
+        self.start_time = int(time.time())
+        binary = driver_binary(options.jwtverify)
+        self.snapshots = snapshot_key_sets(options.jwks, binary, staging)
+        if os.sep in options.jwtverify and not os.path.isfile(options.jwtverify):
+            raise Failure(EXIT_NO_INPUT, "--jwtverify %s: no such file" % options.jwtverify)
+        if binary is not None:
+            check_on_driver(binary, self.audit_arguments([local for _, local in self.snapshots]), self.snapshots)
+
+    def audit_arguments(self, key_paths):
+        options = self.options
+        arguments = ["audit", "--tagged-input", "--format", "jsonl", "--discards", "--quiet", "--threads", str(options.threads_per_task)]
+        for path in key_paths:
+            arguments += ["--jwks", path]
+        return arguments + evaluation_arguments(options, self.start_time)
+
+
+def run(plan, spark):
+    options = plan.options
+    sc = spark.sparkContext
+    snapshots = plan.snapshots
+    files = list_input_files(sc, options.inputs)
+    jvm = sc._jvm
+    output = jvm.org.apache.hadoop.fs.Path(options.output)
+    if output.getFileSystem(sc._jsc.hadoopConfiguration()).exists(output):
+        raise Failure(EXIT_USAGE, "--output %s exists" % options.output)
+
+    # One JVM (local[N]): the executors see the driver's files. A cluster: ship them; each lands
+    # in the executor's working directory, where the pipe's command runs.
+    single_process = sc.master == "local" or sc.master.startswith("local[")
+    key_files = []
+    for original, local in snapshots:
+        if single_process:
+            key_files.append((original, local))
+        else:
+            sc.addFile(local)
+            key_files.append((original, os.path.basename(local)))
+    command = options.jwtverify
+    if os.sep in command:
+        if single_process:
+            command = os.path.abspath(command)
+        else:
+            sc.addFile(command)
+            command = "./" + os.path.basename(command)
+    audit = [command] + plan.audit_arguments([path for _, path in key_files])
+    # `audit` exits 1 when it found a rejected token: a finding, not a failure of the stage.
+    pipe_command = shlex.join(["/bin/sh", "-c", '"$@"; status=$?; [ "$status" -le 1 ] || exit "$status"', "jwtverify"] + audit)
+
+    lines = numbered_lines(sc, files, options.split_size)
+    partitions = lines.getNumPartitions()
+    piped = lines.pipe(pipe_command, env={"PATH": options.executor_path}, checkCode=True)
+    # The stage's JSON is parsed in the JVM; the raw line is kept for `aud` (see `results`).
+    from pyspark.sql import functions as F
+    # Each line wrapped as {"_line": "…"}: Spark's fast path from Python strings to a DataFrame.
+    raw = spark.read.schema("_line string").json(piped.map(lambda line: '{"_line":%s}' % json.dumps(line)))
+    records = raw.select(F.col("_line"), F.from_json("_line", stage_schema(options.show_tokens)).alias("r")).select("_line", "r.*")
+    # Two uses of the piped records (the results, the discards): keep them rather than pipe twice.
+    records.persist()
+    destination = options.output.rstrip("/") + "/tokens"
+    tokens = results(spark, records, [name for name, _ in files], {p: o for o, p in key_files}, options.show_tokens)
+    writer = tokens.write
+    (writer.parquet if options.results_format == "parquet" else writer.json)(destination)
+    discarded = {row[0]: row[1] for row in records.where(F.col("discarded").isNotNull()).groupBy("discarded").count().collect()}
+    records.unpersist()
+    # The report is computed from the results as written.
+    reader = spark.read.schema(tokens.schema)
+    written = reader.parquet(destination) if options.results_format == "parquet" else reader.json(destination)
+    report = compute_report(written, discarded)
+
+    write_text(sc, options.output, "report.json", render_report(report, "json"))
+    write_text(sc, options.output, "report.txt", render_report(report, "table"))
+    sys.stdout.write(render_report(report, options.report_format))
+    sys.stdout.flush()
+    sys.stderr.write("jwt_audit: %d files in %d partitions, %d tokens found, %d valid, %d rejected\n" % (
+        len(files), partitions, report["tokens"], report["valid"], report["rejected"]))
+    return EXIT_OK if report["tokens"] == report["valid"] else EXIT_REJECTED
+
+
+def main(argv=None):
+    staging = tempfile.mkdtemp(prefix="jwt-audit-")
+    try:
+        options = parse_arguments(sys.argv[1:] if argv is None else argv)
+        plan = Plan(options, staging)
+    except Failure as failure:
+        if failure.args[0]:
+            sys.stderr.write("jwt_audit: %s\n" % failure.args[0])
+        shutil.rmtree(staging, ignore_errors=True)
+        return failure.status
+    from pyspark.sql import SparkSession
+    spark = SparkSession.builder.appName("jwt_audit").config("spark.log.level", "WARN").getOrCreate()
+    try:
+        return run(plan, spark)
+    except Failure as failure:
+        sys.stderr.write("jwt_audit: %s\n" % failure.args[0])
+        return failure.status
+    except Exception as error:  # a failed stage (a task's jwtverify exited with an error, a lost executor)
+        lines = [line for line in str(error).splitlines() if line.strip()]
+        sys.stderr.write("jwt_audit: the Spark job failed: %s\n" % (lines[0] if lines else type(error).__name__))
+        return EXIT_SOFTWARE
+    finally:
+        spark.stop()
+        shutil.rmtree(staging, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,235 @@
+"""The Spark job (Sources/SparkAudit/jwt_audit.py) in local mode against one `jwtverify audit` run.
+
+Run by `make test-spark`, which makes a virtual environment with PySpark and points JWTVERIFY at
+the built binary. Every job runs through `spark-submit --master local[2]`, as a user would."""
+
+import glob
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import unittest
+import urllib.request
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+import fixtures  # noqa: E402
+
+ROOT = fixtures.ROOT
+JOB = os.path.join(ROOT, "Sources", "SparkAudit", "jwt_audit.py")
+JWTVERIFY = os.path.abspath(os.environ.get("JWTVERIFY", os.path.join(ROOT, ".build", "debug", "jwtverify")))
+SPLIT_SIZE = 64 * 1024
+NOW = str(fixtures.EVALUATION_TIME)
+
+
+def spark_submit(arguments, master="local[2]", extra=()):
+    """Runs the job; spark-submit merges the driver's stdout and stderr, so `.output` is both."""
+    command = ["spark-submit", "--master", master, "--conf", "spark.ui.enabled=false", *extra, JOB] + arguments
+    run = subprocess.run(command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, timeout=600)
+    run.output = run.stdout
+    return run
+
+
+def jwtverify(arguments, input_path=None):
+    stdin = open(input_path, "rb") if input_path else subprocess.DEVNULL
+    try:
+        return subprocess.run([JWTVERIFY] + arguments, stdin=stdin, capture_output=True, timeout=600)
+    finally:
+        if input_path:
+            stdin.close()
+
+
+def partitions_used(stderr):
+    for line in stderr.splitlines():
+        if line.startswith("jwt_audit: ") and " partitions, " in line:
+            return int(line.split(" files in ")[1].split(" partitions")[0])
+    raise AssertionError("no summary line in:\n" + stderr[-3000:])
+
+
+def read_json_lines(directory):
+    records = []
+    for part in sorted(glob.glob(os.path.join(directory, "part-*"))):
+        with open(part) as f:
+            records += [json.loads(line) for line in f if line.strip()]
+    return records
+
+
+class SparkAuditTests(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        if not os.access(JWTVERIFY, os.X_OK):
+            raise unittest.SkipTest("no jwtverify binary at %s (run through make test-spark)" % JWTVERIFY)
+        cls.work = tempfile.mkdtemp(prefix="jwt-audit-test-")
+        cls.logs = os.path.join(cls.work, "logs")
+        cls.fixture = fixtures.Fixture(cls.logs)
+        cls.concatenated = os.path.join(cls.work, "all.log")
+        with open(cls.concatenated, "wb") as out:
+            for path in cls.fixture.paths:
+                with open(path, "rb") as f:
+                    out.write(f.read())
+        cls.flags = ["--jwks", fixtures.JWKS, "--issuer", fixtures.ISSUER, "--audience", fixtures.AUDIENCE]
+
+    @classmethod
+    def tearDownClass(cls):
+        shutil.rmtree(cls.work, ignore_errors=True)
+
+    def output(self, name):
+        return os.path.join(self.work, name)
+
+    def test_report_and_results_equal_one_jwtverify_run(self):
+        out = self.output("now")
+        job = spark_submit(self.flags + ["--now", NOW, "--jwtverify", JWTVERIFY, "--split-size", str(SPLIT_SIZE),
+                                         "--results-format", "json", "--report-format", "json", "--output", out, self.logs])
+        self.assertEqual(job.returncode, 1, job.output[-3000:])  # some tokens are rejected
+        self.assertGreaterEqual(partitions_used(job.output), 4 * len(self.fixture.paths) - 1)
+        with open(os.path.join(out, "report.json")) as f:
+            report = json.load(f)
+        self.assertIn(json.dumps(report, separators=(",", ":"), ensure_ascii=False) + "\n", job.output)
+
+        single = jwtverify(["audit", "--format", "json", "--now", NOW] + self.flags, self.concatenated)
+        self.assertEqual(single.returncode, 1, single.stderr)
+        expected = json.loads(single.stdout)
+        self.assertEqual(report, expected)
+        # And the numbers are the fixture's: nothing lost or counted twice across partitions.
+        # Every placed token is found but one: the samples' last line is a cut-off token (truncated).
+        self.assertEqual(report["tokens"], self.fixture.token_count - 1)
+        self.assertEqual(report["repeated_tokens"], 2)
+        self.assertEqual(report["repeated_occurrences"], 3)
+        self.assertEqual(report["shared_nonces"], 2)  # the replayed nonce, and the samples' shared one
+        self.assertEqual(report["tokens_sharing_nonces"], 2 + 21)
+        self.assertEqual(report["discarded"]["truncated"], self.fixture.truncated + 1)
+        self.assertEqual(report["by_reason"]["expired"], 4 + 1)
+        self.assertEqual(report["anomalies"]["email_verified false"], 3)
+        self.assertEqual(report["by_audience"]["com.other.app"], 3)
+        self.assertEqual(report["by_audience"]['["%s"]' % fixtures.AUDIENCE], 1)
+
+        # Per token: the same records as jwtverify over the same files, at the same places.
+        results = read_json_lines(os.path.join(out, "tokens"))
+        plain = jwtverify(["audit", "--format", "jsonl", "--now", NOW] + self.flags + self.fixture.paths)
+        expected_records = [json.loads(line) for line in plain.stdout.decode().splitlines()]
+        self.assertEqual(len(results), len(expected_records))
+
+        def normalized_job(record):
+            path = record["file"][len("file:"):] if record["file"].startswith("file:") else record["file"]
+            return (path, record["line"]) + tuple(record.get(k) for k in COMPARED) + (record.get("aud"),)
+
+        def normalized_cli(record):
+            audience = record.get("aud")
+            return (record["file"], record["line"]) + tuple(record.get(k) for k in COMPARED) + (
+                [audience] if isinstance(audience, str) else audience,)
+
+        place = lambda row: row[:3]
+        job_rows = sorted(map(normalized_job, results), key=place)
+        cli_rows = sorted(map(normalized_cli, expected_records), key=place)
+        self.assertEqual(job_rows, cli_rows)
+        # The repeats and the replay really were split: different files, and 200 KB apart in one.
+        where = {}
+        for row in job_rows:
+            where.setdefault(row[COMPARED.index("fingerprint") + 2], []).append(row[:2])
+        self.assertEqual(len({path for path, _ in where[fixtures_fingerprint(self.fixture.repeated_across_files)]}), 3)
+        self.assertEqual([line for _, line in where[fixtures_fingerprint(self.fixture.repeated_in_file)]],
+                         [6, fixtures.Fixture.LINES_PER_FILE - 4])
+        replay_files = {where[fixtures_fingerprint(t)][0][0] for t in self.fixture.replay}
+        self.assertEqual(len(replay_files), 2)
+
+    def test_at_iat_and_the_table_report(self):
+        out = self.output("iat")
+        pattern = os.path.join(self.logs, "app-*.log")
+        job = spark_submit(self.flags + ["--at", "iat", "--jwtverify", JWTVERIFY, "--split-size", str(SPLIT_SIZE),
+                                         "--output", out, pattern])
+        self.assertEqual(job.returncode, 1, job.output[-3000:])
+        single = jwtverify(["audit", "--format", "table", "--at", "iat"] + self.flags, self.concatenated)
+        with open(os.path.join(out, "report.txt")) as f:
+            self.assertEqual(f.read(), single.stdout.decode())
+        self.assertIn(single.stdout.decode(), job.output)
+        with open(os.path.join(out, "report.json")) as f:
+            report = json.load(f)
+        self.assertNotIn("expired", report["by_reason"])  # each token is judged at its own iat
+        self.assertTrue(glob.glob(os.path.join(out, "tokens", "part-*.parquet")))
+        self.assertTrue(os.path.exists(os.path.join(out, "tokens", "_SUCCESS")))
+
+    def test_on_a_cluster_keys_are_fetched_once_and_shipped_with_the_binary(self):
+        # local-cluster: two executor JVMs with their own working directories, as on a real cluster.
+        # The job fetches the URL once on the driver; the snapshot and the binary travel with it.
+        origin = subprocess.Popen([sys.executable, os.path.join(ROOT, "Tests", "Support", "jwks_origin.py")],
+                                  stdout=subprocess.PIPE, text=True)
+        try:
+            port = int(origin.stdout.readline())
+            with open(fixtures.JWKS) as f:
+                document = f.read()
+            control = urllib.request.Request("http://127.0.0.1:%d/control" % port, method="POST",
+                                             data=json.dumps({"mode": "ok", "document": document}).encode())
+            urllib.request.urlopen(control, timeout=10).read()
+            url = "http://127.0.0.1:%d/keys" % port
+            binary = os.path.join(self.work, "shipped", "jwtverify")
+            os.makedirs(os.path.dirname(binary), exist_ok=True)
+            shutil.copy(JWTVERIFY, binary)
+            out = self.output("cluster")
+            job = spark_submit(["--jwks", url, "--issuer", fixtures.ISSUER, "--audience", fixtures.AUDIENCE, "--now", NOW,
+                                "--jwtverify", binary, "--split-size", str(SPLIT_SIZE), "--results-format", "json",
+                                "--output", out] + self.fixture.paths[:2],
+                               master="local-cluster[2,1,1024]")
+            self.assertEqual(job.returncode, 1, job.output[-3000:])
+            self.assertGreaterEqual(partitions_used(job.output), 8)
+            stats = json.loads(urllib.request.urlopen("http://127.0.0.1:%d/stats" % port, timeout=10).read())
+            self.assertEqual(stats["requests"], 1)
+        finally:
+            origin.kill()
+            origin.wait()
+            origin.stdout.close()
+        both = os.path.join(self.work, "first-two.log")
+        with open(both, "wb") as target:
+            for path in self.fixture.paths[:2]:
+                with open(path, "rb") as f:
+                    target.write(f.read())
+        single = jwtverify(["audit", "--format", "json", "--now", NOW] + self.flags, both)
+        with open(os.path.join(out, "report.json")) as f:
+            self.assertEqual(json.load(f), json.loads(single.stdout))
+        sources = {record.get("key_source") for record in read_json_lines(os.path.join(out, "tokens"))}
+        self.assertEqual(sources, {url, None})  # named as given; None where no key verified
+
+    def test_usage_and_input_errors(self):
+        usage = spark_submit(["--jwks", fixtures.JWKS, self.logs])  # no --output
+        self.assertEqual(usage.returncode, 64, usage.output[-2000:])
+        bad_flag = spark_submit(self.flags + ["--leeway", "soon", "--jwtverify", JWTVERIFY, "--output", self.output("x"), self.logs])
+        self.assertEqual(bad_flag.returncode, 64, bad_flag.output[-2000:])
+        self.assertIn("--leeway", bad_flag.output)
+        garbage = os.path.join(self.work, "garbage.json")
+        with open(garbage, "w") as f:
+            f.write("{not json")
+        unusable = spark_submit(["--jwks", garbage, "--jwtverify", JWTVERIFY, "--output", self.output("y"), self.logs])
+        self.assertEqual(unusable.returncode, 65, unusable.output[-2000:])
+        self.assertIn(garbage, unusable.output)
+        missing_keys = spark_submit(["--jwks", garbage + ".absent", "--jwtverify", JWTVERIFY, "--output", self.output("z"), self.logs])
+        self.assertEqual(missing_keys.returncode, 66, missing_keys.output[-2000:])
+        missing = spark_submit(self.flags + ["--now", NOW, "--jwtverify", JWTVERIFY, "--output", self.output("m"),
+                                             os.path.join(self.work, "absent", "*.log")])
+        self.assertEqual(missing.returncode, 66, missing.output[-2000:])
+        self.assertIn("no such file", missing.output)
+        self.assertFalse(os.path.exists(self.output("m")))
+
+    def test_a_failing_stage_fails_the_job(self):
+        # Passes the driver's check (empty input) but exits 9 on the first line it reads.
+        stage = os.path.join(self.work, "failing-jwtverify")
+        with open(stage, "w") as f:
+            f.write("#!/bin/sh\nif read -r line; then echo 'stage broke' >&2; exit 9; fi\nexit 0\n")
+        os.chmod(stage, 0o755)
+        job = spark_submit(self.flags + ["--now", NOW, "--jwtverify", stage, "--output", self.output("f"), self.logs])
+        self.assertEqual(job.returncode, 70, job.output[-3000:])
+        self.assertIn("the Spark job failed", job.output)
+        self.assertFalse(os.path.exists(os.path.join(self.output("f"), "report.json")))
+
+
+COMPARED = ["column", "valid", "reason", "detail", "alg", "kid", "key_source", "iss", "sub", "iat", "exp", "lifetime",
+            "evaluated_at", "fingerprint", "nonce_fingerprint", "anomalies"]
+
+
+def fixtures_fingerprint(token):
+    import hashlib
+    return hashlib.sha256(token.encode()).hexdigest()
+
+
+if __name__ == "__main__":
+    unittest.main(verbosity=2)
