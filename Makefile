@@ -1,13 +1,13 @@
 # JWTVerify — the two commands the README promises, plus the longer runs.
 #   make demo   install what is missing, build in release, verify the bundled sample tokens
-#   make test   install what is missing, run the whole test suite
-#   make test-spark  the Spark job's tests in local mode (PySpark from PyPI into .build/spark-venv)
+#   make test   install what is missing, run the whole test suite: the Swift tests (make test-swift)
+#               and the Spark job's tests (make test-spark: PySpark from PyPI into .build/spark-venv)
 SHELL := /bin/bash
 SWIFT ?= swift
 SYSTEM_PACKAGES := pkg-config libssl-dev libjansson-dev
 JWTVERIFY := .build/release/jwtverify
 
-.PHONY: all deps build release demo test test-spark spark-deps spark-binary bench bench-spark fuzz fuzz-json asan tsan vectors clean
+.PHONY: all deps build release demo test test-swift test-spark spark-deps spark-binary bench bench-spark fuzz fuzz-json asan tsan vectors clean
 
 all: build
 
@@ -47,11 +47,13 @@ demo: release
 	echo "== exit status $$status (1: some tokens were rejected, as the sample intends)"; \
 	[ $$status -le 1 ]
 
-test: deps
+test: test-swift test-spark
+
+test-swift: deps
 	$(SWIFT) test
 
 # The Spark job (Sources/SparkAudit): PySpark and the tests' signing library in a virtual environment,
-# and a Java runtime (installed with apt-get when missing). Tests run the debug binary `make test` built.
+# and a Java runtime (installed with apt-get when missing). The tests run the debug build of jwtverify.
 SPARK_VENV := .build/spark-venv
 SPARK_REQUIREMENTS := pyspark==3.5.3 cryptography==48.0.0
 spark-deps: deps
