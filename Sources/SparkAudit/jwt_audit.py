@@ -134,9 +134,10 @@ def driver_binary(path):
     return shutil.which(path)
 
 
-def run_driver_binary(binary, arguments):
+def run_driver_binary(binary, arguments, stdin=None):
+    """Runs jwtverify on the driver; status 126 when it cannot run here (another platform)."""
     try:
-        return subprocess.run([binary] + arguments, capture_output=True, text=True, timeout=120)
+        return subprocess.run([binary] + arguments, input=stdin, capture_output=True, text=True, timeout=120)
     except (OSError, subprocess.TimeoutExpired) as error:
         return subprocess.CompletedProcess([binary] + arguments, 126, "", str(error))
 
@@ -170,10 +171,9 @@ def snapshot_key_sets(sources, binary, directory):
 def check_on_driver(binary, arguments, snapshots):
     """Runs the stage's exact command on empty input: bad flags, unusable key sets and the like
     stop the job here, with jwtverify's message and status, rather than fail every task."""
-    try:
-        checked = subprocess.run([binary] + arguments, input="", capture_output=True, text=True, timeout=120)
-    except (OSError, subprocess.TimeoutExpired):
-        return  # not runnable here (another platform): the executors will say
+    checked = run_driver_binary(binary, arguments, stdin="")
+    if checked.returncode == 126:
+        return  # not runnable here: the executors will say
     if checked.returncode > EXIT_REJECTED:
         message = checked.stderr.strip()
         for original, local in snapshots:

@@ -7,7 +7,7 @@ import Darwin
 #endif
 
 /// `jwtverify audit`: finds tokens in arbitrary text and reports on each and on the lot.
-struct AuditCommand {
+struct AuditCommand: ClaimFlags {
     enum Format: String { case jsonl, table, markdown, json }
 
     var keySets = KeySetOptions()
@@ -21,6 +21,7 @@ struct AuditCommand {
     var now: Double?
     var atIssueTime = false
     var algorithms = SignatureAlgorithm.defaultAllowed
+    var algorithmsGiven = false
     var format: Format = isatty(1) == 1 ? .table : .jsonl
     var showTokens = false
     var showDiscards = false
@@ -67,24 +68,14 @@ struct AuditCommand {
 
     init(parsing words: ArraySlice<String>) throws(CommandFailure) {
         var arguments = Arguments(words)
-        var sawAlgorithms = false
         while let word = arguments.next() {
             switch word {
             case .operand(let path): inputs.append(path)
             case .option(let name, let inline):
                 switch name {
-                case "--issuer": issuer = try arguments.value(for: name, inline: inline)
-                case "--audience": audiences.append(try arguments.value(for: name, inline: inline))
-                case "--nonce": nonce = try arguments.value(for: name, inline: inline)
-                case "--leeway": leeway = try OptionValue.seconds(name, try arguments.value(for: name, inline: inline))
-                case "--now": now = try OptionValue.time(name, try arguments.value(for: name, inline: inline))
                 case "--at":
                     guard try arguments.value(for: name, inline: inline) == "iat" else { throw .usage("--at takes: iat") }
                     atIssueTime = true
-                case "--algorithms":
-                    let parsed = try OptionValue.algorithms(name, try arguments.value(for: name, inline: inline))
-                    algorithms = sawAlgorithms ? algorithms.union(parsed) : parsed
-                    sawAlgorithms = true
                 case "--format":
                     let text = try arguments.value(for: name, inline: inline)
                     guard let value = Format(rawValue: text) else { throw .usage("--format takes jsonl, table, markdown or json") }
@@ -95,6 +86,7 @@ struct AuditCommand {
                 case "-q", "--quiet": quiet = true
                 case "--threads": threads = try OptionValue.count(name, try arguments.value(for: name, inline: inline), in: 1...256)
                 default:
+                    if try parseClaimFlag(name, inline: inline, &arguments) { continue }
                     if try keySets.parse(name, inline: inline, &arguments) { continue }
                     guard try profileOptions.parse(name, inline: inline, &arguments) else { throw .usage("unknown option \(name)") }
                 }
@@ -103,7 +95,7 @@ struct AuditCommand {
         // A profile fills in the issuer(s), the algorithms and the default key source.
         if let profile = try profileOptions.profile(issuer: issuer, audiences: audiences) {
             issuers = profile.issuers
-            if !sawAlgorithms { algorithms = profile.algorithms }
+            if !algorithmsGiven { algorithms = profile.algorithms }
             if let project = profile.project { audiences = [project] }
             if keySets.sources.isEmpty, let source = profile.keySource { keySets.sources = [source.description] }
         } else {

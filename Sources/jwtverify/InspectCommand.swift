@@ -7,7 +7,7 @@ import Darwin
 #endif
 
 /// `jwtverify inspect`: decodes one token for people; verifies it only when given keys.
-struct InspectCommand {
+struct InspectCommand: ClaimFlags {
     static let help = """
         USAGE: jwtverify inspect TOKEN|-|FILE [--jwks SRC [--issuer ISS] [--audience AUD] [--nonce RAW]]
                                               [--now T]
@@ -35,6 +35,7 @@ struct InspectCommand {
     var leeway = Verifier.defaultLeeway
     var algorithms = SignatureAlgorithm.defaultAllowed
     var now: Double?
+    var algorithmsGiven = false
 
     init(parsing words: ArraySlice<String>) throws(CommandFailure) {
         var arguments = Arguments(words)
@@ -46,16 +47,8 @@ struct InspectCommand {
             case .option("-", nil):
                 subject = "-"
             case .option(let name, let inline):
-                switch name {
-                case "--issuer": issuer = try arguments.value(for: name, inline: inline)
-                case "--audience": audiences.append(try arguments.value(for: name, inline: inline))
-                case "--nonce": nonce = try arguments.value(for: name, inline: inline)
-                case "--leeway": leeway = try OptionValue.seconds(name, try arguments.value(for: name, inline: inline))
-                case "--algorithms": algorithms = try OptionValue.algorithms(name, try arguments.value(for: name, inline: inline))
-                case "--now": now = try OptionValue.time(name, try arguments.value(for: name, inline: inline))
-                default:
-                    guard try keySets.parse(name, inline: inline, &arguments) else { throw .usage("unknown option \(name)") }
-                }
+                if try parseClaimFlag(name, inline: inline, &arguments) { continue }
+                guard try keySets.parse(name, inline: inline, &arguments) else { throw .usage("unknown option \(name)") }
             }
         }
         guard subject != nil else { throw .usage("inspect needs a token, '-' or a file") }

@@ -1,7 +1,7 @@
 import JWTVerify
 
 /// The flags of `jwtverify verify`, parsed and validated before any input is read.
-struct VerifyOptions {
+struct VerifyOptions: ClaimFlags {
     var keySets = KeySetOptions()
     var profileOptions = ProfileOptions()
     /// The profile, once the flags are read.
@@ -12,6 +12,7 @@ struct VerifyOptions {
     var leeway = Verifier.defaultLeeway
     var now: Double?
     var algorithms = SignatureAlgorithm.defaultAllowed
+    var algorithmsGiven = false
     var maxTokenBytes = Verifier.defaultMaxTokenBytes
     var threads = VerifyOptions.defaultThreads
     var inputs: [String] = []
@@ -63,7 +64,6 @@ struct VerifyOptions {
     /// Parses the words after `verify`.
     init(parsing words: ArraySlice<String>) throws(CommandFailure) {
         var arguments = Arguments(words)
-        var sawAlgorithms = false
         while let word = arguments.next() {
             switch word {
             case .operand(let path):
@@ -72,22 +72,11 @@ struct VerifyOptions {
                 switch name {
                 case "-h", "--help":
                     helpRequested = true
-                case "--issuer":
-                    issuer = try arguments.value(for: name, inline: inline)
-                case "--audience":
-                    audiences.append(try arguments.value(for: name, inline: inline))
-                case "--nonce":
-                    nonce = try arguments.value(for: name, inline: inline)
-                case "--leeway": leeway = try OptionValue.seconds(name, try arguments.value(for: name, inline: inline))
-                case "--now": now = try OptionValue.time(name, try arguments.value(for: name, inline: inline))
-                case "--algorithms":
-                    let parsed = try OptionValue.algorithms(name, try arguments.value(for: name, inline: inline))
-                    algorithms = sawAlgorithms ? algorithms.union(parsed) : parsed
-                    sawAlgorithms = true
                 case "--max-token-bytes":
                     maxTokenBytes = try OptionValue.count(name, try arguments.value(for: name, inline: inline), in: 1...(1 << 30))
                 case "--threads": threads = try OptionValue.count(name, try arguments.value(for: name, inline: inline), in: 1...256)
                 default:
+                    if try parseClaimFlag(name, inline: inline, &arguments) { continue }
                     if try keySets.parse(name, inline: inline, &arguments) { continue }
                     guard try profileOptions.parse(name, inline: inline, &arguments) else { throw .usage("unknown option \(name)") }
                 }

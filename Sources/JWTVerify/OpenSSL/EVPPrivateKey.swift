@@ -92,13 +92,6 @@ extension EVPPublicKey {
         return EVPPublicKey(takingOwnershipOf: pkey)
     }
 
-    /// The key as PKCS#8 PEM (as Apple's `.p8` files hold it).
-    package func pkcs8PEM() -> [UInt8] {
-        var out = [UInt8](repeating: 0, count: 16384)
-        let n = out.withUnsafeMutableBufferPointer { copenssl_private_key_pem(pointer, $0.baseAddress, $0.count) }
-        return Array(out[..<n])
-    }
-
     /// The key's type as a JWK `kty`: "RSA", "EC" or "OKP".
     package var keyType: String {
         if EVP_PKEY_is_a(pointer, "RSA") == 1 { return "RSA" }
