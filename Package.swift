@@ -31,6 +31,13 @@ let package = Package(
             dependencies: ["COpenSSL", "CJansson"],
             swiftSettings: strictSettings
         ),
+        // What the executables and the tests share, and no service needs: batch I/O, report
+        // records, audit extraction, the benchmark and the differential oracle. Not a product.
+        .target(
+            name: "JWTVerifyTooling",
+            dependencies: ["JWTVerify"],
+            swiftSettings: strictSettings
+        ),
         .target(
             name: "JWTVerifyRemote",
             dependencies: ["JWTVerify"],
@@ -38,18 +45,18 @@ let package = Package(
         ),
         .executableTarget(
             name: "jwtverify",
-            dependencies: ["JWTVerify", "JWTVerifyRemote"],
+            dependencies: ["JWTVerify", "JWTVerifyRemote", "JWTVerifyTooling"],
             swiftSettings: strictSettings
         ),
         .executableTarget(
             name: "jwtbench",
-            dependencies: ["JWTVerify"],
+            dependencies: ["JWTVerify", "JWTVerifyTooling"],
             path: "Benchmarks/JWTBench",
             swiftSettings: strictSettings
         ),
         .executableTarget(
             name: "jwtfuzz",
-            dependencies: ["JWTVerify", "JWTVerifyTestSupport"],
+            dependencies: ["JWTVerify", "JWTVerifyTooling", "JWTVerifyTestSupport"],
             path: "Tests/Fuzz/FuzzTargets",
             swiftSettings: strictSettings
         ),
@@ -62,7 +69,7 @@ let package = Package(
         ),
         .testTarget(
             name: "JWTVerifyTests",
-            dependencies: ["JWTVerify", "JWTVerifyTestSupport"],
+            dependencies: ["JWTVerify", "JWTVerifyTooling", "JWTVerifyTestSupport"],
             swiftSettings: strictSettings
         ),
         .testTarget(
@@ -72,7 +79,7 @@ let package = Package(
         ),
         .testTarget(
             name: "JWTVerifyCLITests",
-            dependencies: ["jwtverify", "JWTVerifyTestSupport"],
+            dependencies: ["jwtverify", "JWTVerifyTooling", "JWTVerifyTestSupport"],
             swiftSettings: strictSettings
         ),
     ],

@@ -1,4 +1,5 @@
 import JWTVerify
+import JWTVerifyTooling
 #if canImport(Glibc)
 import Glibc
 #endif

@@ -1,4 +1,4 @@
-/// A token whose signature and claims all checked out.
+/// A token whose signature, claims and provider rules all checked out.
 public struct VerifiedToken: Sendable {
     /// The header's `alg` (on the allow-list and fitting the key).
     public let algorithm: SignatureAlgorithm
@@ -6,6 +6,8 @@ public struct VerifiedToken: Sendable {
     public let keyID: String?
     /// The typed registered claims (`exp` is always present).
     public let claims: RegisteredClaims
+    /// The provider claims the policy's rules read, typed (empty without provider rules).
+    public let provider: ProviderClaims
     /// The decoded payload: the exact JSON bytes that were signed.
     public let payload: [UInt8]
 

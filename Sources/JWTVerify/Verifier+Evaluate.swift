@@ -7,44 +7,131 @@ import Darwin
 extension Verifier {
     /// One token's way through the checks, in the normative order (vectors README §1.5): size,
     /// segments, header, header parameters, payload/signature decoding, key selection, key
-    /// usability, signature, payload JSON, claim types, issuer, audience, exp, nbf, iat, nonce.
+    /// usability, signature, payload JSON, claim types, issuer, audience, exp, nbf, iat, nonce,
+    /// and then the policy's provider rules over the payload already parsed.
     ///
     /// All three segments are decoded into one temporary buffer the size of the token (on the
     /// stack for ordinary tokens); the signature covers the token's own `header.payload` bytes.
-    func evaluate(_ token: UnsafeRawBufferPointer, rawNonce: UnsafeRawBufferPointer?, now: Double) -> Result<VerifiedToken, VerificationError> {
-        guard token.count <= maxTokenBytes else {
-            return .failure(VerificationError(.tooLarge, detail: "token is \(token.count) octets; the limit is \(maxTokenBytes)"))
+    /// With `report`, a rejected token's outcome also carries what could be read without trust.
+    func walk(_ token: UnsafeRawBufferPointer, rawNonce: UnsafeRawBufferPointer?, time: EvaluationTime, report: Bool) -> VerificationOutcome {
+        if case .appleNotification = policy.rules, token.first == UInt8(ascii: "{"),
+            let unwrapped = NotificationBody.evaluate(token, { walk($0, rawNonce: rawNonce, time: time, report: report) })
+        {
+            return unwrapped
+        }
+        guard token.count <= policy.maxTokenBytes else {
+            return VerificationOutcome(
+                .failure(VerificationError(.tooLarge, detail: "token is \(token.count) octets; the limit is \(policy.maxTokenBytes)")))
         }
         let jws: CompactJWS
         switch CompactJWS.split(token) {
         case .success(let split): jws = split
         case .failure(.encrypted):
-            return .failure(VerificationError(.unsupportedAlgorithm, detail: "token has 5 segments: JWE is not supported"))
+            return VerificationOutcome(.failure(VerificationError(.unsupportedAlgorithm, detail: "token has 5 segments: JWE is not supported")))
         case .failure(.segmentCount(let count)):
-            return .failure(VerificationError(.malformed, detail: "token has \(count) segment(s), not 3"))
+            return VerificationOutcome(.failure(VerificationError(.malformed, detail: "token has \(count) segment(s), not 3")))
         }
         return withUnsafeTemporaryAllocation(byteCount: max(token.count, 1), alignment: 8) { scratch in
-            evaluate(token, jws, scratch: scratch, rawNonce: rawNonce, now: now)
+            walk(token, jws, scratch: scratch, rawNonce: rawNonce, time: time, report: report)
         }
     }
 
-    private func evaluate(
+    private func walk(
         _ token: UnsafeRawBufferPointer, _ jws: CompactJWS, scratch: UnsafeMutableRawBufferPointer,
-        rawNonce: UnsafeRawBufferPointer?, now: Double
-    ) -> Result<VerifiedToken, VerificationError> {
+        rawNonce: UnsafeRawBufferPointer?, time: EvaluationTime, report: Bool
+    ) -> VerificationOutcome {
+        var outcome = VerificationOutcome(.failure(VerificationError(.malformed)))
+        /// A rejection; in a report, with what the payload says read without trust.
+        func reject(_ error: VerificationError, payload: UnsafeRawBufferPointer? = nil) -> VerificationOutcome {
+            outcome.result = .failure(error)
+            if report { peek(token, jws, decoded: payload, scratch: scratch, into: &outcome, time: time) }
+            return outcome
+        }
+
         let signed: SignedParts
-        switch verifySignature(token, jws, scratch: scratch) {
-        case .success(let parts): signed = parts
-        case .failure(let error): return .failure(error)
+        switch verifySignature(token, jws, scratch: scratch, report: report, into: &outcome) {
+        case .signed(let parts): signed = parts
+        case .failed(let failure): return reject(failure.error, payload: failure.payload)
         }
+
+        let read: PayloadRead
+        switch JSONObjectParser.parse(signed.payload, PayloadReading(known: knownStrings, rules: policy.rules, report: report)) {
+        case .success(let value): read = value
+        case .failure(.invalid(let message)):
+            return reject(VerificationError(.malformed, detail: "payload is not valid JSON: \(message)"))
+        case .failure(.notObject):
+            return reject(VerificationError(.malformed, detail: "payload is not a JSON object"))
+        }
+        outcome.emailVerified = read.emailVerified
         let claims: RegisteredClaims
-        switch Self.readObject(signed.payload, RegisteredClaimsReading(known: knownStrings), "payload") {
+        switch read.claims {
         case .success(let value): claims = value
-        case .failure(let error): return .failure(error)
+        case .failure(let error):
+            outcome.claims = read.lenient ?? RegisteredClaims()
+            outcome.evaluatedAt = evaluationInstant(time, issuedAt: outcome.claims.issuedAt)
+            outcome.result = .failure(error)
+            return outcome
         }
-        if let failure = check(claims, rawNonce: rawNonce, now: now) { return .failure(failure) }
-        return .success(
-            VerifiedToken(algorithm: signed.header.algorithm, keyID: signed.header.keyID, claims: claims, payload: Array(signed.payload)))
+        outcome.claims = claims
+        let now: Double
+        switch time {
+        case .clock: now = policy.clock()
+        case .fixed(let instant): now = instant
+        case .issuedAt:
+            guard let iat = claims.issuedAt else {
+                outcome.result = .failure(VerificationError(.claimType, detail: "evaluation at the token's iat: the token has no usable iat"))
+                return outcome
+            }
+            now = iat
+        }
+        outcome.evaluatedAt = now
+        let provider = read.provider
+        let nonceSupported = (try? provider.get())?.nonceSupported
+        if let failure = check(claims, rawNonce: rawNonce, now: now, nonceSupported: nonceSupported) {
+            outcome.result = .failure(failure)
+            return outcome
+        }
+        let providerClaims: ProviderClaims
+        switch provider {
+        case .success(let value): providerClaims = value
+        case .failure(let error):
+            outcome.result = .failure(error)
+            return outcome
+        }
+        if let failure = policy.rules.check(providerClaims, now: now, leeway: policy.leeway) {
+            outcome.result = .failure(failure)
+            return outcome
+        }
+        outcome.result = .success(
+            VerifiedToken(
+                algorithm: signed.header.algorithm, keyID: signed.header.keyID, claims: claims, provider: providerClaims,
+                payload: Array(signed.payload)))
+        return outcome
+    }
+
+    private func evaluationInstant(_ time: EvaluationTime, issuedAt: Double?) -> Double? {
+        switch time {
+        case .clock: policy.clock()
+        case .fixed(let instant): instant
+        case .issuedAt: issuedAt
+        }
+    }
+
+    /// Fills a report outcome with what the payload says, read without trust: `decoded` when the
+    /// payload segment was already decoded, else decoded now into `scratch`.
+    private func peek(
+        _ token: UnsafeRawBufferPointer, _ jws: CompactJWS, decoded: UnsafeRawBufferPointer?, scratch: UnsafeMutableRawBufferPointer,
+        into outcome: inout VerificationOutcome, time: EvaluationTime
+    ) {
+        var payload = decoded
+        if payload == nil, let length = Base64URL.decode(UnsafeRawBufferPointer(rebasing: token[jws.payload]), into: scratch) {
+            payload = UnsafeRawBufferPointer(rebasing: scratch[..<length])
+        }
+        if let payload, case .success(let read) = JSONObjectParser.parse(payload, UnverifiedPayloadReading()) {
+            outcome.claims = read.claims
+            outcome.emailVerified = read.emailVerified
+        }
+        outcome.evaluatedAt = evaluationInstant(time, issuedAt: outcome.claims.issuedAt)
     }
 
     /// A token whose signature verified; `payload` points into the caller's scratch buffer.
@@ -53,30 +140,55 @@ extension Verifier {
         let payload: UnsafeRawBufferPointer
     }
 
+    /// Why the JWS layer failed, with the decoded payload when it got that far (a borrowed view of
+    /// the scratch buffer: not an `Error`, which would have to be `Sendable`).
+    struct SignatureFailure {
+        let error: VerificationError
+        var payload: UnsafeRawBufferPointer? = nil
+    }
+
+    /// The JWS layer's verdict.
+    enum SignatureStep {
+        case signed(SignedParts)
+        case failed(SignatureFailure)
+    }
+
     /// Steps 3–8: header, header parameters, payload/signature decoding, key selection, key
-    /// usability and the signature itself. The payload is decoded but not parsed.
+    /// usability and the signature itself. The payload is decoded but not parsed. With `report`,
+    /// the header's `alg` and `kid` as written go into `outcome`.
     func verifySignature(
-        _ token: UnsafeRawBufferPointer, _ jws: CompactJWS, scratch: UnsafeMutableRawBufferPointer
-    ) -> Result<SignedParts, VerificationError> {
+        _ token: UnsafeRawBufferPointer, _ jws: CompactJWS, scratch: UnsafeMutableRawBufferPointer, report: Bool,
+        into outcome: inout VerificationOutcome
+    ) -> SignatureStep {
         // Header: base64url, JSON object, parameters.
         guard let headerLength = Base64URL.decode(UnsafeRawBufferPointer(rebasing: token[jws.header]), into: scratch) else {
-            return .failure(VerificationError(.malformed, detail: "header segment is not strict base64url"))
+            return .failed(SignatureFailure(error: VerificationError(.malformed, detail: "header segment is not strict base64url")))
         }
         let header: JOSEHeader
-        switch Self.readObject(UnsafeRawBufferPointer(rebasing: scratch[..<headerLength]), JOSEHeaderValidation(allowList: allowList), "header") {
-        case .success(let value): header = value
-        case .failure(let error): return .failure(error)
+        switch JSONObjectParser.parse(UnsafeRawBufferPointer(rebasing: scratch[..<headerLength]), HeaderReading(allowList: allowList, report: report)) {
+        case .success(let read):
+            outcome.algorithm = read.algorithm
+            outcome.keyID = read.keyID
+            switch read.header {
+            case .success(let value): header = value
+            case .failure(let error): return .failed(SignatureFailure(error: error))
+            }
+        case .failure(.invalid(let message)):
+            return .failed(SignatureFailure(error: VerificationError(.malformed, detail: "header is not valid JSON: \(message)")))
+        case .failure(.notObject):
+            return .failed(SignatureFailure(error: VerificationError(.malformed, detail: "header is not a JSON object")))
         }
 
         // Payload and signature segments: strict base64url.
         let payloadBuffer = UnsafeMutableRawBufferPointer(rebasing: scratch[headerLength...])
         guard let payloadLength = Base64URL.decode(UnsafeRawBufferPointer(rebasing: token[jws.payload]), into: payloadBuffer) else {
-            return .failure(VerificationError(.malformed, detail: "payload segment is not strict base64url"))
+            return .failed(SignatureFailure(error: VerificationError(.malformed, detail: "payload segment is not strict base64url")))
         }
         let payload = UnsafeRawBufferPointer(rebasing: payloadBuffer[..<payloadLength])
         let signatureBuffer = UnsafeMutableRawBufferPointer(rebasing: payloadBuffer[payloadLength...])
         guard let signatureLength = Base64URL.decode(UnsafeRawBufferPointer(rebasing: token[jws.signature]), into: signatureBuffer) else {
-            return .failure(VerificationError(.malformed, detail: "signature segment is not strict base64url"))
+            return .failed(
+                SignatureFailure(error: VerificationError(.malformed, detail: "signature segment is not strict base64url"), payload: payload))
         }
         let signature = UnsafeRawBufferPointer(rebasing: signatureBuffer[..<signatureLength])
 
@@ -84,32 +196,39 @@ extension Verifier {
         let entry: JWK
         if let kid = header.keyID {
             guard let found = keys.key(withID: kid) else {
-                return .failure(VerificationError(.unknownKeyID, detail: "no key has kid \(Self.quoted(kid))"))
+                return .failed(SignatureFailure(error: VerificationError(.unknownKeyID, detail: "no key has kid \(Self.quoted(kid))"), payload: payload))
             }
             entry = found
         } else {
             guard keys.keys.count == 1 else {
-                return .failure(VerificationError(.unknownKeyID, detail: "token has no kid and the key set has \(keys.keys.count) keys"))
+                return .failed(
+                    SignatureFailure(
+                        error: VerificationError(.unknownKeyID, detail: "token has no kid and the key set has \(keys.keys.count) keys"),
+                        payload: payload))
             }
             entry = keys.keys[0]
         }
         if let mismatch = entry.mismatch(for: header.algorithm) {
-            return .failure(VerificationError(.keyAlgorithmMismatch, detail: mismatch))
+            return .failed(SignatureFailure(error: VerificationError(.keyAlgorithmMismatch, detail: mismatch), payload: payload))
         }
         guard let key = entry.key,
             key.isValidSignature(signature, over: UnsafeRawBufferPointer(rebasing: token[jws.signingInput]), algorithm: header.algorithm)
         else {
-            return .failure(VerificationError(.badSignature, detail: "\(header.algorithm.name) signature does not verify with kid \(Self.quoted(entry.keyID ?? ""))"))
+            return .failed(
+                SignatureFailure(
+                    error: VerificationError(
+                        .badSignature, detail: "\(header.algorithm.name) signature does not verify with kid \(Self.quoted(entry.keyID ?? ""))"),
+                    payload: payload))
         }
-        return .success(SignedParts(header: header, payload: payload))
+        return .signed(SignedParts(header: header, payload: payload))
     }
 
     /// Verifies only the JWS layer of `token` (size, structure, header, key, signature) and returns
     /// the algorithm and the decoded payload, without reading it as JWT claims. For JWS payloads
     /// that are not JWTs (RFC examples, Wycheproof) and for diagnostics; never for accepting sign-ins.
     package func verifySignatureOnly(_ token: [UInt8]) -> Result<(SignatureAlgorithm, [UInt8]), VerificationError> {
-        guard token.count <= maxTokenBytes else {
-            return .failure(VerificationError(.tooLarge, detail: "token is \(token.count) octets; the limit is \(maxTokenBytes)"))
+        guard token.count <= policy.maxTokenBytes else {
+            return .failure(VerificationError(.tooLarge, detail: "token is \(token.count) octets; the limit is \(policy.maxTokenBytes)"))
         }
         return token.withUnsafeBytes { bytes in
             let jws: CompactJWS
@@ -120,31 +239,25 @@ extension Verifier {
                 return .failure(VerificationError(.malformed, detail: "token has \(count) segment(s), not 3"))
             }
             return withUnsafeTemporaryAllocation(byteCount: max(bytes.count, 1), alignment: 8) { scratch in
-                verifySignature(bytes, jws, scratch: scratch).map { ($0.header.algorithm, Array($0.payload)) }
+                var outcome = VerificationOutcome(.failure(VerificationError(.malformed)))
+                switch verifySignature(bytes, jws, scratch: scratch, report: false, into: &outcome) {
+                case .signed(let parts): return .success((parts.header.algorithm, Array(parts.payload)))
+                case .failed(let failure): return .failure(failure.error)
+                }
             }
         }
     }
 
-    /// Parses a header or payload object and runs `consumer` on it; JSON that is invalid or not an
-    /// object is `malformed`, naming `part`.
-    private static func readObject<Consumer: JSONObjectConsumer, Value>(
-        _ bytes: UnsafeRawBufferPointer, _ consumer: Consumer, _ part: String
-    ) -> Result<Value, VerificationError> where Consumer.Output == Result<Value, VerificationError> {
-        switch JSONObjectParser.parse(bytes, consumer) {
-        case .success(let result): return result
-        case .failure(.invalid(let message)):
-            return .failure(VerificationError(.malformed, detail: "\(part) is not valid JSON: \(message)"))
-        case .failure(.notObject):
-            return .failure(VerificationError(.malformed, detail: "\(part) is not a JSON object"))
-        }
-    }
-
-    /// The claim policy: issuer, audience, exp, nbf, iat, nonce — in that order.
-    func check(_ claims: RegisteredClaims, rawNonce: UnsafeRawBufferPointer?, now: Double) -> VerificationError? {
+    /// The generic claim checks: issuer, audience, exp, nbf, iat, nonce — in that order.
+    /// `nonceSupported`: the token's `nonce_supported`, for the Apple rule that may excuse a
+    /// missing nonce.
+    func check(_ claims: RegisteredClaims, rawNonce: UnsafeRawBufferPointer?, now: Double, nonceSupported: Bool?) -> VerificationError? {
+        let leeway = policy.leeway
         if let issuerBytes {
             guard let iss = claims.issuer else { return VerificationError(.issuerMismatch, detail: "iss is missing") }
             guard issuerBytes.contains(where: { Self.sameBytes(iss, $0) }) else {
-                return VerificationError(.issuerMismatch, detail: "iss \(Self.quoted(iss)) is not \(Self.quoted(issuer ?? ""))")
+                return VerificationError(
+                    .issuerMismatch, detail: "iss \(Self.quoted(iss)) is not \(policy.issuers?.map(Self.quoted).joined(separator: " or ") ?? "")")
             }
         }
         if let audienceBytes {
@@ -165,6 +278,7 @@ extension Verifier {
         }
         if let rawNonce {
             guard var nonce = claims.nonce else {
+                if policy.rules.acceptsMissingNonceWhenUnsupported && nonceSupported == false { return nil }
                 return VerificationError(.nonceMissing, detail: "a nonce was expected but the token has none")
             }
             let matches = nonce.withUTF8 { Nonce.matches(claim: UnsafeRawBufferPointer($0), rawNonce: rawNonce) }

@@ -1,4 +1,5 @@
 import JWTVerify
+import JWTVerifyTooling
 
 /// `jwtverify apple client-secret`: makes the ES256 client secret Apple's REST endpoints require.
 struct AppleCommand {
@@ -11,6 +12,9 @@ struct AppleCommand {
         .p8 key, with iss = team ID, sub = client ID, aud = https://appleid.apple.com, iat = now and
         exp = now + lifetime (default 86400, at most 15777000).
 
+        OPTIONS:
+        \(table.help)
+
         EXIT STATUS: 0 printed, 64 usage, 65 the key or a value is unusable, 66 key file missing.
         """
 
@@ -20,24 +24,24 @@ struct AppleCommand {
     var keyFile = ""
     var lifetime = 86_400.0
 
-    init(parsing words: ArraySlice<String>) throws(CommandFailure) {
-        var arguments = Arguments(words)
-        guard case .operand("client-secret")? = arguments.next() else { throw .usage("apple needs a subcommand: client-secret") }
-        while let word = arguments.next() {
-            guard case .option(let name, let inline) = word else { throw .usage("unexpected argument") }
-            let value = try arguments.value(for: name, inline: inline)
-            switch name {
-            case "--team-id": teamID = value
-            case "--key-id": keyID = value
-            case "--client-id": clientID = value
-            case "--key": keyFile = value
-            case "--lifetime":
-                guard let seconds = Double(value), seconds >= 1, seconds <= AppleClientSecret.maximumLifetime else {
-                    throw .usage("--lifetime takes 1 to \(Int(AppleClientSecret.maximumLifetime)) seconds")
-                }
-                lifetime = seconds
-            default: throw .usage("unknown option \(name)")
+    static let table = OptionTable<AppleCommand>([
+        .value("--team-id", placeholder: "ID", help: "Your Apple Developer team ID (the secret's iss).") { $0.teamID = $1 },
+        .value("--key-id", placeholder: "ID", help: "The .p8 key's ID (the header's kid).") { $0.keyID = $1 },
+        .value("--client-id", placeholder: "ID", help: "The Services ID or bundle ID (the secret's sub).") { $0.clientID = $1 },
+        .value("--key", placeholder: "FILE.p8", help: "The private key file, AuthKey_<key ID>.p8.") { $0.keyFile = $1 },
+        .value("--lifetime", placeholder: "SECONDS", help: "Seconds until exp (default 86400, at most 15777000).") {
+            options, value, name throws(CommandFailure) in
+            guard let seconds = Double(value), seconds >= 1, seconds <= AppleClientSecret.maximumLifetime else {
+                throw .usage("\(name) takes 1 to \(Int(AppleClientSecret.maximumLifetime)) seconds")
             }
+            options.lifetime = seconds
+        },
+    ])
+
+    init(parsing words: ArraySlice<String>) throws(CommandFailure) {
+        guard words.first == "client-secret" else { throw .usage("apple needs a subcommand: client-secret") }
+        _ = try Self.table.parse(words.dropFirst(), into: &self) { _, operand throws(CommandFailure) in
+            throw .usage("unexpected argument \"\(operand)\"")
         }
         guard !teamID.isEmpty, !keyID.isEmpty, !clientID.isEmpty, !keyFile.isEmpty else {
             throw .usage("--team-id, --key-id, --client-id and --key are required")

@@ -1,4 +1,5 @@
 import JWTVerify
+import JWTVerifyTooling
 
 #if canImport(Glibc)
 import Glibc
@@ -7,147 +8,103 @@ import Darwin
 #endif
 
 /// `jwtverify audit`: finds tokens in arbitrary text and reports on each and on the lot.
-struct AuditCommand: ClaimFlags {
+struct AuditCommand {
     enum Format: String { case jsonl, table, markdown, json }
 
     var keySets = KeySetOptions()
-    var profileOptions = ProfileOptions()
-    var issuer: String?
-    var audiences: [String] = []
-    /// The accepted issuers (from --issuer or a profile); `nil`: not checked.
-    var issuers: [String]?
-    var nonce: String?
-    var leeway = Verifier.defaultLeeway
-    var now: Double?
+    var flags = PolicyFlags()
+    var policy = VerificationPolicy(issuers: nil, audiences: nil)
     var atIssueTime = false
-    var algorithms = SignatureAlgorithm.defaultAllowed
-    var algorithmsGiven = false
     var format: Format = isatty(1) == 1 ? .table : .jsonl
     var showTokens = false
     var showDiscards = false
     var taggedInput = false
     var quiet = false
     var threads = BenchmarkHost.processorCount
-    var maxTokenBytes = Verifier.defaultMaxTokenBytes
     var inputs: [String] = []
+    var helpRequested = false
+
+    static let table = OptionTable<AuditCommand>(
+        KeySetOptions.options().map { $0.lifted(\.keySets) },
+        PolicyFlags.all(optionalClaims: true).map { $0.lifted(\.flags) },
+        [
+            .value("--at", placeholder: "iat", help: "Evaluate each token at its own iat (\"was it valid when issued?\").\nDefault: the current time (or --now).") {
+                options, value, name throws(CommandFailure) in
+                guard value == "iat" else { throw .usage("\(name) takes: iat") }
+                options.atIssueTime = true
+            },
+            .value("--format", placeholder: "F", help: "jsonl (one object per token found), or a report: table, markdown,\njson. Default: table on a terminal, jsonl otherwise.") {
+                options, value, name throws(CommandFailure) in
+                guard let format = Format(rawValue: value) else { throw .usage("\(name) takes jsonl, table, markdown or json") }
+                options.format = format
+            },
+            .flag("--show-tokens", help: "Include the raw token in jsonl records (default: fingerprints only).") { $0.showTokens = true },
+            .flag("--discards", help: "jsonl: also write a record per discarded fragment\n({\"discarded\": REASON, \"file\": ..., \"line\": ...}).") { $0.showDiscards = true },
+            .flag("--tagged-input", help: "Each input line is TAG<TAB>TEXT, as a stage of a pipeline (the Spark job):\nrecords carry \"tag\" instead of \"file\" and \"line\", and columns and\nthe line limit count from TEXT.") { $0.taggedInput = true },
+            .value("--threads", placeholder: "N", help: "Worker threads (default: the number of CPUs).") { options, value, name throws(CommandFailure) in
+                options.threads = try OptionValue.count(name, value, in: 1...256)
+            },
+            .flag("-q", "--quiet", help: "jsonl: no summary line on standard error.") { $0.quiet = true },
+        ])
 
     static let help = """
         USAGE: jwtverify audit --jwks SRC [options] [FILE...]
 
         Finds every compact JWS in arbitrary text (logs, HAR files, JSON dumps, URLs, form bodies,
-        cookies, Authorization headers; URL-encoding and JSON escapes are undone), evaluates each,
-        and reports per occurrence and on the whole. Reads standard input when no FILE is given.
+        cookies, Authorization headers; URL-encoding and JSON escapes are undone), evaluates each
+        through the same verifier and policy as 'verify', and reports per occurrence and on the
+        whole. Reads standard input when no FILE is given.
 
         OPTIONS:
-        \(KeySetOptions.help)
-          --profile P              apple | apple-notification | firebase | google | oidc: sets the issuer,
-                                   algorithms and default key set (with --project ID for firebase).
-          --issuer ISS             Required "iss" (optional here: without it, issuers are reported).
-          --audience AUD           Accepted "aud", repeatable (optional here, as --issuer).
-          --nonce RAW              Raw nonce every token's "nonce" must match.
-          --now T                  Evaluate every token at T (Unix seconds or RFC 3339).
-          --at iat                 Evaluate each token at its own iat ("was it valid when issued?").
-                                   Default: the current time.
-          --leeway SECONDS         Clock-skew allowance (default 60).
-          --algorithms LIST        Allow-list (default RS256,ES256).
-          --format F               jsonl (one object per token found), or a report: table, markdown,
-                                   json. Default: table on a terminal, jsonl otherwise.
-          --show-tokens            Include the raw token in jsonl records (default: fingerprints only).
-          --discards               jsonl: also write a record per discarded fragment
-                                   ({"discarded": REASON, "file": ..., "line": ...}).
-          --tagged-input           Each input line is TAG<TAB>TEXT, as a stage of a pipeline (the Spark job):
-                                   records carry "tag" instead of "file" and "line", and columns and
-                                   the line limit count from TEXT.
-          --threads N              Worker threads (default: the number of CPUs).
-          -q, --quiet              jsonl: no summary line on standard error.
-          -h, --help               Show this help.
+        \(table.help)
 
         EXIT STATUS: 0 every token found was valid (or none was found), 1 some token was rejected,
         64 usage, 65 unusable key set, 66 input missing, 69 remote key set unavailable, 74 I/O error.
         """
 
     init(parsing words: ArraySlice<String>) throws(CommandFailure) {
-        var arguments = Arguments(words)
-        while let word = arguments.next() {
-            switch word {
-            case .operand(let path): inputs.append(path)
-            case .option(let name, let inline):
-                switch name {
-                case "--at":
-                    guard try arguments.value(for: name, inline: inline) == "iat" else { throw .usage("--at takes: iat") }
-                    atIssueTime = true
-                case "--format":
-                    let text = try arguments.value(for: name, inline: inline)
-                    guard let value = Format(rawValue: text) else { throw .usage("--format takes jsonl, table, markdown or json") }
-                    format = value
-                case "--show-tokens": showTokens = true
-                case "--discards": showDiscards = true
-                case "--tagged-input": taggedInput = true
-                case "-q", "--quiet": quiet = true
-                case "--threads": threads = try OptionValue.count(name, try arguments.value(for: name, inline: inline), in: 1...256)
-                default:
-                    if try parseClaimFlag(name, inline: inline, &arguments) { continue }
-                    if try keySets.parse(name, inline: inline, &arguments) { continue }
-                    guard try profileOptions.parse(name, inline: inline, &arguments) else { throw .usage("unknown option \(name)") }
-                }
-            }
-        }
-        // A profile fills in the issuer(s), the algorithms and the default key source.
-        if let profile = try profileOptions.profile(issuer: issuer, audiences: audiences) {
-            issuers = profile.issuers
-            if !algorithmsGiven { algorithms = profile.algorithms }
-            if let project = profile.project { audiences = [project] }
-            if keySets.sources.isEmpty, let source = profile.keySource { keySets.sources = [source.description] }
-        } else {
-            issuers = issuer.map { [$0] }
-        }
+        helpRequested = try Self.table.parse(words, into: &self) { options, path throws(CommandFailure) in options.inputs.append(path) }
+        if helpRequested { return }
+        policy = try flags.policy(strict: false)
+        if keySets.sources.isEmpty, let source = policy.keySource { keySets.sources = [source.description] }
         if keySets.sources.isEmpty { throw .usage("--jwks is required (a file, URL, preset or snapshot)") }
-        if now != nil && atIssueTime { throw .usage("--now and --at iat exclude each other") }
+        if flags.now != nil && atIssueTime { throw .usage("--now and --at iat exclude each other") }
     }
 
     func run() throws(CommandFailure) -> ExitStatus {
         let loaded = try KeySetLoader.loadEach(keySets)
-        let keys = try KeySetLoader.load(keySets)
+        let keys = try KeySetLoader.merge(loaded, sources: keySets.sources)
         var sources: [String: String] = [:]
         for source in loaded {
             for key in source.keys.keys { if let kid = key.keyID, sources[kid] == nil { sources[kid] = source.source } }
         }
         let sourceByKeyID = sources
-        let verifier = Verifier(
-            keys: keys, optionalIssuers: issuers, optionalAudiences: audiences.isEmpty ? nil : audiences, algorithms: algorithms,
-            leeway: leeway, maxTokenBytes: maxTokenBytes)
+        let verifier = Verifier(keys: keys, policy: policy)
+        let time: EvaluationTime = atIssueTime ? .issuedAt : flags.evaluationTime
         let inputs = try InputFile.openAll(self.inputs)
+        defer { for input in inputs { input.close() } }
         let output = OutputSink()
         var report = AuditReport()
         let options = self
-        for input in inputs {
-            defer { input.close() }
-            let reader = LineReader(fd: input.fd, lineLimit: Self.lineLimit + (taggedInput ? Self.tagLimit : 0))
-            while true {
-                let batch: LineBatch?
-                do {
-                    batch = try reader.nextBatch(maxLines: 4096, maxBytes: 8 << 20)
-                } catch {
-                    throw CommandFailure(status: .ioError, message: "cannot read \(input.name): \(String(cString: strerror(error.code)))")
+        let runner = BatchRunner(threads: threads, lineLimit: Self.lineLimit + (taggedInput ? Self.tagLimit : 0))
+        do {
+            try runner.run(inputs.map { BatchInput(name: $0.name, fd: $0.fd) }) { batch, range, input in
+                options.evaluate(batch, range, file: input.name, verifier: verifier, time: time, sources: sourceByKeyID)
+            } consume: { part, _ in
+                var text = JSONText()
+                for discard in part.discarded {
+                    report.discard(discard.reason)
+                    if format == .jsonl && showDiscards { discard.appendJSON(to: &text) }
                 }
-                guard let batch else { break }
-                let name = input.name
-                let parts = ParallelMap.chunks(count: batch.lines.count, threads: threads) { range in
-                    options.evaluate(batch, range, file: name, verifier: verifier, sources: sourceByKeyID)
+                for record in part.records {
+                    report.add(record)
+                    if format == .jsonl { record.appendJSON(to: &text, showToken: showTokens, rules: policy.rules) }
                 }
-                for part in parts {
-                    var text = JSONText()
-                    for discard in part.discarded {
-                        report.discard(discard.reason)
-                        if format == .jsonl && showDiscards { discard.appendJSON(to: &text) }
-                    }
-                    for record in part.records {
-                        report.add(record)
-                        if format == .jsonl { record.appendJSON(to: &text, showToken: showTokens) }
-                    }
-                    output.write(text.bytes)
-                }
+                output.write(text.bytes)
+                return output.failure == nil
             }
+        } catch {
+            throw CommandFailure(status: .ioError, message: "cannot read \(error.input): \(String(cString: strerror(error.code)))")
         }
         switch format {
         case .jsonl:
@@ -168,8 +125,8 @@ struct AuditCommand: ClaimFlags {
 
     /// The tokens and discarded fragments of a range of lines, each in input order.
     private func evaluate(
-        _ batch: LineBatch, _ range: Range<Int>, file: String, verifier: Verifier, sources: [String: String]
-    ) -> (records: [AuditRecord], discarded: [AuditDiscard]) {
+        _ batch: LineBatch, _ range: Range<Int>, file: String, verifier: Verifier, time: EvaluationTime, sources: [String: String]
+    ) -> AuditPart {
         var records: [AuditRecord] = []
         var discarded: [AuditDiscard] = []
         for index in range {
@@ -191,21 +148,20 @@ struct AuditCommand: ClaimFlags {
             let scan = batch.storage.withUnsafeBytes { TokenExtractor.scan(UnsafeRawBufferPointer(rebasing: $0[bytes])) }
             for reason in scan.discarded { discarded.append(AuditDiscard(reason: reason, origin: origin)) }
             for found in scan.found {
-                let peek = UnverifiedToken(peeking: found.token)
-                let time = atIssueTime ? peek.claims.issuedAt : (now ?? Verifier.systemClock())
-                let result: Result<VerifiedToken, VerificationError>
-                if let time {
-                    result = found.token.withUnsafeBytes { verifier.evaluate($0, nonce: nonce, at: time) }
-                } else {
-                    result = .failure(VerificationError(.claimType, detail: "--at iat: the token has no usable iat"))
-                }
-                let keySource: String? = if case .success(let verified) = result { verified.keyID.flatMap { sources[$0] } } else { nil }
+                let outcome = found.token.withUnsafeBytes { verifier.outcome($0, nonce: flags.nonce, at: time) }
+                let keySource = outcome.verified ? outcome.keyID.flatMap { sources[$0] } : nil
                 records.append(
                     AuditRecord(
-                        origin: origin, column: found.column, token: found.token, evaluatedAt: time, result: result, peek: peek,
-                        keySource: keySource, allowList: algorithms))
+                        origin: origin, column: found.column, token: found.token, outcome: outcome, keySource: keySource,
+                        allowList: policy.algorithms))
             }
         }
-        return (records, discarded)
+        return AuditPart(records: records, discarded: discarded)
     }
+}
+
+/// The tokens and discarded fragments of a range of lines, each in input order.
+struct AuditPart: Sendable {
+    let records: [AuditRecord]
+    let discarded: [AuditDiscard]
 }

@@ -1,4 +1,5 @@
 import JWTVerify
+import JWTVerifyTooling
 
 /// Where `audit` found something: a file and line, or the tag of a `--tagged-input` line.
 enum AuditOrigin: Sendable {
@@ -40,9 +41,8 @@ struct AuditRecord: Sendable {
     let column: Int
     let token: [UInt8]
     let fingerprintBytes: [UInt8]
-    let evaluatedAt: Double?
-    let result: Result<VerifiedToken, VerificationError>
-    let peek: UnverifiedToken
+    /// The verdict and what the verifier read on the way (verified claims for a valid token).
+    let outcome: VerificationOutcome
     let keySource: String?
     /// SHA-256 of the `nonce` claim's UTF-8, when there is one.
     let nonceDigest: [UInt8]?
@@ -50,24 +50,21 @@ struct AuditRecord: Sendable {
     let anomalies: [AuditAnomaly]
 
     init(
-        origin: AuditOrigin, column: Int, token: [UInt8], evaluatedAt: Double?, result: Result<VerifiedToken, VerificationError>,
-        peek: UnverifiedToken, keySource: String?, allowList: Set<SignatureAlgorithm>
+        origin: AuditOrigin, column: Int, token: [UInt8], outcome: VerificationOutcome, keySource: String?,
+        allowList: Set<SignatureAlgorithm>
     ) {
         self.origin = origin
         self.column = column
         self.token = token
         self.fingerprintBytes = MessageDigest.sha256.hash(token)
-        self.evaluatedAt = evaluatedAt
-        self.result = result
-        self.peek = peek
+        self.outcome = outcome
         self.keySource = keySource
-        self.nonceDigest = peek.claims.nonce.map { MessageDigest.sha256.hash(Array($0.utf8)) }
-        self.anomalies = Self.anomalies(peek: peek, result: result, evaluatedAt: evaluatedAt, allowList: allowList)
+        self.nonceDigest = outcome.claims.nonce.map { MessageDigest.sha256.hash(Array($0.utf8)) }
+        self.anomalies = Self.anomalies(outcome, allowList: allowList)
     }
 
     /// SHA-256 of the token, in hex.
     var fingerprint: String { Self.hex(fingerprintBytes) }
-
 
     static func hex(_ bytes: [UInt8]) -> String {
         let digits = Array("0123456789abcdef")
@@ -76,65 +73,41 @@ struct AuditRecord: Sendable {
 
     /// `exp - iat`, when both are there.
     var lifetime: Double? {
-        guard let exp = peek.claims.expiresAt, let iat = peek.claims.issuedAt else { return nil }
+        guard let exp = outcome.claims.expiresAt, let iat = outcome.claims.issuedAt else { return nil }
         return exp - iat
     }
 
     /// The things worth a look about a token, each counted in the report and listed in its record.
-    static func anomalies(
-        peek: UnverifiedToken, result: Result<VerifiedToken, VerificationError>, evaluatedAt: Double?, allowList: Set<SignatureAlgorithm>
-    ) -> [AuditAnomaly] {
+    static func anomalies(_ outcome: VerificationOutcome, allowList: Set<SignatureAlgorithm>) -> [AuditAnomaly] {
         var found: [AuditAnomaly] = []
-        let alg = peek.algorithm ?? ""
+        let alg = outcome.algorithm ?? ""
         let isNone = alg.lowercased() == "none"
         if isNone { found.append(.algNone) }
         if alg.hasPrefix("HS") { found.append(.hmac) }
         if !alg.isEmpty, !isNone, !alg.hasPrefix("HS"), SignatureAlgorithm(name: alg).map({ !allowList.contains($0) }) ?? true {
             found.append(.algOutsideAllowList)
         }
-        if case .failure(let error) = result, error.reason == .unknownKeyID { found.append(.unknownKeyID) }
-        if peek.claims.nonce == nil { found.append(.noNonce) }
-        if let iat = peek.claims.issuedAt, let at = evaluatedAt, iat > at { found.append(.issuedAfterEvaluation) }
-        if let exp = peek.claims.expiresAt, let iat = peek.claims.issuedAt, exp - iat > 86_400 { found.append(.lifetimeOver24Hours) }
-        if case .object(let claims)? = peek.payload, let verified = claims["email_verified"],
-            verified == .bool(false) || verified == .string("false")
-        {
-            found.append(.emailNotVerified)
-        }
+        if outcome.error?.reason == .unknownKeyID { found.append(.unknownKeyID) }
+        let claims = outcome.claims
+        if claims.nonce == nil { found.append(.noNonce) }
+        if let iat = claims.issuedAt, let at = outcome.evaluatedAt, iat > at { found.append(.issuedAfterEvaluation) }
+        if let exp = claims.expiresAt, let iat = claims.issuedAt, exp - iat > 86_400 { found.append(.lifetimeOver24Hours) }
+        if outcome.emailVerified == false { found.append(.emailNotVerified) }
         return found
     }
 
-    /// Appends the JSON Lines record (`--format jsonl`).
-    func appendJSON(to text: inout JSONText, showToken: Bool) {
+    /// Appends the JSON Lines record (`--format jsonl`): where it was found, the fields every
+    /// record shares, then the audit's own.
+    func appendJSON(to text: inout JSONText, showToken: Bool, rules: ProviderRules) {
         text.beginObject()
         origin.appendJSON(to: &text)
         text.key("column")
         text.integer(column)
-        text.key("valid")
-        switch result {
-        case .success:
-            text.bool(true)
-            text.key("reason")
-            text.null()
-            text.key("detail")
-            text.null()
-        case .failure(let error):
-            text.bool(false)
-            text.key("reason")
-            text.string(error.reason.rawValue)
-            text.key("detail")
-            text.string(error.detail)
-        }
-        text.member("alg", peek.algorithm)
-        text.member("kid", peek.keyID)
+        TokenReport.appendVerdict(outcome, to: &text)
+        TokenReport.appendProviderClaims(outcome, rules: rules, to: &text)
         text.member("key_source", keySource)
-        text.member("iss", peek.claims.issuer)
-        text.audience(peek.claims)
-        text.member("sub", peek.claims.subject)
-        text.member("iat", peek.claims.issuedAt)
-        text.member("exp", peek.claims.expiresAt)
         text.member("lifetime", lifetime)
-        text.member("evaluated_at", evaluatedAt)
+        text.member("evaluated_at", outcome.evaluatedAt)
         text.key("fingerprint")
         text.string(fingerprint)
         text.member("nonce_fingerprint", nonceDigest.map(Self.hex))
@@ -218,13 +191,13 @@ struct AuditReport {
         } else {
             trackingCapped = true
         }
-        switch record.result {
+        switch record.outcome.result {
         case .success: valid += 1
         case .failure(let error): byReason[error.reason.rawValue, default: 0] += 1
         }
-        byKeyID[record.peek.keyID ?? "(none)", default: 0] += 1
-        byIssuer[record.peek.claims.issuer ?? "(none)", default: 0] += 1
-        for audience in record.peek.claims.audience ?? ["(none)"] { byAudience[audience, default: 0] += 1 }
+        byKeyID[record.outcome.keyID ?? "(none)", default: 0] += 1
+        byIssuer[record.outcome.claims.issuer ?? "(none)", default: 0] += 1
+        for audience in record.outcome.claims.audience ?? ["(none)"] { byAudience[audience, default: 0] += 1 }
         let bucket: String
         switch record.lifetime {
         case nil: bucket = "unknown"

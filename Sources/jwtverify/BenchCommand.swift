@@ -1,4 +1,5 @@
 import JWTVerify
+import JWTVerifyTooling
 
 #if canImport(Glibc)
 import Glibc
@@ -52,7 +53,7 @@ struct BenchCommand {
         }
         return BenchmarkCorpus(
             keys: keys, tokens: tokens, nonces: nonces, issuer: options.issuer, audience: options.audience,
-            now: options.now ?? Verifier.systemClock())
+            now: options.now ?? VerificationPolicy.systemClock())
     }
 
     /// The non-empty lines of a file (CR before LF removed).

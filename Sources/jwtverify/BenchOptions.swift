@@ -1,4 +1,5 @@
 import JWTVerify
+import JWTVerifyTooling
 
 /// The flags of `jwtverify bench`.
 struct BenchOptions {
@@ -15,6 +16,32 @@ struct BenchOptions {
     var json = false
     var helpRequested = false
 
+    static let table = OptionTable<BenchOptions>([
+        .value("--jwks", placeholder: "FILE", help: "Key set for --tokens.") { $0.jwksFile = $1 },
+        .value("--tokens", placeholder: "FILE", help: "Tokens, one per line.") { $0.tokensFile = $1 },
+        .value("--nonces", placeholder: "FILE", help: "Raw nonces, one per line, in the same order as the tokens.") { $0.noncesFile = $1 },
+        .value("--issuer", placeholder: "ISS", help: "Required iss (default https://appleid.apple.com).") { $0.issuer = $1 },
+        .value("--audience", placeholder: "AUD", help: "Accepted aud (default com.example.app).") { $0.audience = $1 },
+        .value("--now", placeholder: "T", help: "Evaluate at T (Unix seconds or RFC 3339); default: now.") { options, value, name throws(CommandFailure) in
+            options.now = try OptionValue.time(name, value)
+        },
+        .value("--algorithm", placeholder: "ALG", help: "Algorithm of the generated corpus (RS256, ES256, PS256, ES384, ...).") {
+            options, value, name throws(CommandFailure) in
+            guard let algorithm = SignatureAlgorithm(name: value) else { throw .usage("\(name): unknown \"\(value)\"") }
+            options.algorithm = algorithm
+        },
+        .value("--count", placeholder: "N", help: "Tokens in the generated corpus (default 2000).") { options, value, name throws(CommandFailure) in
+            options.count = try OptionValue.count(name, value, in: 1...1_000_000)
+        },
+        .value("--threads", placeholder: "N", help: "Worker threads (default: the number of CPUs).") { options, value, name throws(CommandFailure) in
+            options.threads = try OptionValue.count(name, value, in: 1...256)
+        },
+        .value("--reps", placeholder: "N", help: "Measured rounds; the median is reported (default 7).") { options, value, name throws(CommandFailure) in
+            options.rounds = try OptionValue.count(name, value, in: 1...1000)
+        },
+        .flag("--json", help: "Print one JSON object: tokens_per_sec, cpu_tokens_per_sec, n, valid,\nthreads, raw_limit_tokens_per_sec, ratio, p50_us, p99_us.") { $0.json = true },
+    ])
+
     static let help = """
         USAGE: jwtverify bench [--jwks FILE --tokens FILE [--nonces FILE] --issuer ISS --audience AUD]
                                [--threads N] [--reps N] [--json]
@@ -27,49 +54,15 @@ struct BenchOptions {
         fresh keys, each with its own nonce (--algorithm, default RS256; --count, default 2000).
 
         OPTIONS:
-          --jwks FILE          Key set for --tokens.
-          --tokens FILE        Tokens, one per line.
-          --nonces FILE        Raw nonces, one per line, in the same order as the tokens.
-          --issuer ISS         Required iss (default https://appleid.apple.com).
-          --audience AUD       Accepted aud (default com.example.app).
-          --now T              Evaluate at T (Unix seconds or RFC 3339); default: now.
-          --algorithm ALG      Algorithm of the generated corpus (RS256, ES256, PS256, ES384, ...).
-          --count N            Tokens in the generated corpus (default 2000).
-          --threads N          Worker threads (default: the number of CPUs).
-          --reps N             Measured rounds; the median is reported (default 7).
-          --json               Print one JSON object: tokens_per_sec, cpu_tokens_per_sec, n, valid,
-                               threads, raw_limit_tokens_per_sec, ratio, p50_us, p99_us.
-          -h, --help           Show this help.
+        \(table.help)
 
         The ratio is meaningful for a corpus of valid tokens: rejected tokens skip the signature check.
         Build in release for meaningful numbers (make release); a debug build says so and exits 78.
         """
 
     init(parsing words: ArraySlice<String>) throws(CommandFailure) {
-        var arguments = Arguments(words)
-        while let word = arguments.next() {
-            guard case .option(let name, let inline) = word else {
-                if case .operand(let operand) = word { throw .usage("unexpected argument \"\(operand)\"") }
-                continue
-            }
-            switch name {
-            case "-h", "--help": helpRequested = true
-            case "--jwks": jwksFile = try arguments.value(for: name, inline: inline)
-            case "--tokens": tokensFile = try arguments.value(for: name, inline: inline)
-            case "--nonces": noncesFile = try arguments.value(for: name, inline: inline)
-            case "--issuer": issuer = try arguments.value(for: name, inline: inline)
-            case "--audience": audience = try arguments.value(for: name, inline: inline)
-            case "--now": now = try OptionValue.time(name, try arguments.value(for: name, inline: inline))
-            case "--algorithm":
-                let text = try arguments.value(for: name, inline: inline)
-                guard let value = SignatureAlgorithm(name: text) else { throw .usage("--algorithm: unknown \"\(text)\"") }
-                algorithm = value
-            case "--count": count = try OptionValue.count(name, try arguments.value(for: name, inline: inline), in: 1...1_000_000)
-            case "--threads": threads = try OptionValue.count(name, try arguments.value(for: name, inline: inline), in: 1...256)
-            case "--reps": rounds = try OptionValue.count(name, try arguments.value(for: name, inline: inline), in: 1...1000)
-            case "--json": json = true
-            default: throw .usage("unknown option \(name)")
-            }
+        helpRequested = try Self.table.parse(words, into: &self) { _, operand throws(CommandFailure) in
+            throw .usage("unexpected argument \"\(operand)\"")
         }
         if helpRequested { return }
         if tokensFile != nil && jwksFile == nil { throw .usage("--tokens needs --jwks") }

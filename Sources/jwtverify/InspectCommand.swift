@@ -1,4 +1,5 @@
 import JWTVerify
+import JWTVerifyTooling
 
 #if canImport(Glibc)
 import Glibc
@@ -7,51 +8,39 @@ import Darwin
 #endif
 
 /// `jwtverify inspect`: decodes one token for people; verifies it only when given keys.
-struct InspectCommand: ClaimFlags {
+struct InspectCommand {
+    var subject: String?
+    var keySets = KeySetOptions()
+    var flags = PolicyFlags()
+    var helpRequested = false
+
+    static let table = OptionTable<InspectCommand>(
+        KeySetOptions.options().map { $0.lifted(\.keySets) },
+        PolicyFlags.all(optionalClaims: true).map { $0.lifted(\.flags) })
+
     static let help = """
         USAGE: jwtverify inspect TOKEN|-|FILE [--jwks SRC [--issuer ISS] [--audience AUD] [--nonce RAW]]
                                               [--now T]
 
         Decodes a token (given as an argument, on stdin with -, or the first token in FILE) and shows
         its header and claims as JSON, with times in UTC and relative to now. Without --jwks nothing
-        is verified, and the output says so. With --jwks it verifies, and says which check failed
-        and why.
+        is verified, and the output says so. With --jwks it verifies through the same verifier and
+        policy as 'verify' (issuer and audience are optional here), and says which check failed and why.
 
         OPTIONS:
-        \(KeySetOptions.help)
-          --issuer ISS, --audience AUD, --nonce RAW, --leeway SECONDS, --algorithms LIST
-                                   As for 'verify' (issuer and audience are optional here).
-          --now T                  Evaluate at T (Unix seconds or RFC 3339); default: now.
-          -h, --help               Show this help.
+        \(table.help)
 
         EXIT STATUS: 0 decoded (and, with --jwks, valid), 1 rejected, 64 usage, 65 no token found.
         """
 
-    var subject: String?
-    var keySets = KeySetOptions()
-    var issuer: String?
-    var audiences: [String] = []
-    var nonce: String?
-    var leeway = Verifier.defaultLeeway
-    var algorithms = SignatureAlgorithm.defaultAllowed
-    var now: Double?
-    var algorithmsGiven = false
-
     init(parsing words: ArraySlice<String>) throws(CommandFailure) {
-        var arguments = Arguments(words)
-        while let word = arguments.next() {
-            switch word {
-            case .operand(let text):
-                guard subject == nil else { throw .usage("inspect takes one token, '-' or one file") }
-                subject = text
-            case .option("-", nil):
-                subject = "-"
-            case .option(let name, let inline):
-                if try parseClaimFlag(name, inline: inline, &arguments) { continue }
-                guard try keySets.parse(name, inline: inline, &arguments) else { throw .usage("unknown option \(name)") }
-            }
+        helpRequested = try Self.table.parse(words, into: &self) { options, text throws(CommandFailure) in
+            guard options.subject == nil else { throw .usage("inspect takes one token, '-' or one file") }
+            options.subject = text
         }
+        if helpRequested { return }
         guard subject != nil else { throw .usage("inspect needs a token, '-' or a file") }
+        _ = try flags.policy(strict: false)
     }
 
     func run() throws(CommandFailure) -> ExitStatus {
@@ -62,20 +51,19 @@ struct InspectCommand: ClaimFlags {
             throw CommandFailure(status: .dataError, message: "no token found")
         }
         let peek = UnverifiedToken(peeking: token)
-        let at = now ?? Verifier.systemClock()
+        let at = flags.now ?? VerificationPolicy.systemClock()
         var out = ""
         var status = ExitStatus.ok
         if keySets.sources.isEmpty {
             out += "UNVERIFIED: decoded only. The signature and the claims were NOT checked (give --jwks to verify).\n\n"
         } else {
             let keys = try KeySetLoader.load(keySets)
-            let verifier = Verifier(
-                keys: keys, optionalIssuer: issuer, optionalAudiences: audiences.isEmpty ? nil : audiences, algorithms: algorithms,
-                leeway: leeway)
-            switch token.withUnsafeBytes({ verifier.evaluate($0, nonce: nonce, at: at) }) {
+            let policy = try flags.policy(strict: false)
+            let verifier = Verifier(keys: keys, policy: policy)
+            switch token.withUnsafeBytes({ verifier.evaluate($0, nonce: flags.nonce, at: .fixed(at)) }) {
             case .success(let verified):
                 out += "VERIFIED: signature by kid \(verified.keyID ?? "(none)") (\(verified.algorithm))"
-                out += ", claims checked" + (issuer == nil ? " (issuer not checked)" : "") + (audiences.isEmpty ? " (audience not checked)" : "")
+                out += ", claims checked" + (policy.issuers == nil ? " (issuer not checked)" : "") + (policy.audiences == nil ? " (audience not checked)" : "")
                 out += " at \(TimeArgument.format(at)).\n\n"
             case .failure(let error):
                 out += "REJECTED: \(error.reason.rawValue): \(error.detail)\n(everything below is UNVERIFIED)\n\n"

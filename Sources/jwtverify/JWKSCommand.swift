@@ -1,4 +1,5 @@
 import JWTVerify
+import JWTVerifyTooling
 import JWTVerifyRemote
 
 #if canImport(Glibc)
@@ -23,10 +24,7 @@ struct JWKSCommand {
         SRC is a file, an https:// URL, or a preset: apple, google, firebase.
 
         OPTIONS:
-          --json             One JSON object per key instead of a table.
-          --jwks-cache DIR   Use and keep snapshots of remote key sets in DIR.
-          -o FILE            Where 'fetch' writes the document.
-          -h, --help         Show this help.
+        \(table.help)
 
         EXIT STATUS: 0 at least one usable key, 65 no usable key or not a key set, 66 file missing,
         69 a remote key set cannot be fetched, 74 cannot write.
@@ -34,29 +32,25 @@ struct JWKSCommand {
 
     enum Action { case show, fetch }
 
+    static let table = OptionTable<JWKSCommand>(
+        [
+            .flag("--json", help: "One JSON object per key instead of a table.") { $0.json = true },
+            .value("-o", "--output", placeholder: "FILE", help: "Where 'fetch' writes the document.") { $0.output = $1 },
+        ],
+        KeySetOptions.options(sourceOption: false).map { $0.lifted(\.keySets) })
+
     let action: Action
     var keySets = KeySetOptions()
     var json = false
     var output: String?
 
     init(parsing words: ArraySlice<String>) throws(CommandFailure) {
-        var arguments = Arguments(words)
-        switch arguments.next() {
-        case .operand("show")?: action = .show
-        case .operand("fetch")?: action = .fetch
+        switch words.first {
+        case "show"?: action = .show
+        case "fetch"?: action = .fetch
         default: throw .usage("jwks needs a subcommand: show or fetch")
         }
-        while let word = arguments.next() {
-            switch word {
-            case .operand(let source): keySets.sources.append(source)
-            case .option("--json", nil): json = true
-            case .option("-o", let inline), .option("--output", let inline): output = try arguments.value(for: "-o", inline: inline)
-            case .option(let name, let inline):
-                guard name != "--jwks", try keySets.parse(name, inline: inline, &arguments) else {
-                    throw .usage("unknown option \(name)")
-                }
-            }
-        }
+        _ = try Self.table.parse(words.dropFirst(), into: &self) { options, source throws(CommandFailure) in options.keySets.sources.append(source) }
         guard !keySets.sources.isEmpty else { throw .usage("jwks \(action == .show ? "show" : "fetch") needs a key set source") }
         if action == .fetch && keySets.sources.count != 1 { throw .usage("jwks fetch takes exactly one source") }
     }

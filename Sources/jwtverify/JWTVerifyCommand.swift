@@ -50,6 +50,19 @@ enum JWTVerifyCommand {
         return bare ? .usage : .ok
     }
 
+    /// The options a subcommand accepts, from the same tables its parser and help use.
+    static func acceptedOptions(_ command: String) -> [String]? {
+        switch command {
+        case "verify": VerifyOptions.table.acceptedNames
+        case "audit": AuditCommand.table.acceptedNames
+        case "inspect": InspectCommand.table.acceptedNames
+        case "bench": BenchOptions.table.acceptedNames
+        case "jwks": JWKSCommand.table.acceptedNames
+        case "apple": AppleCommand.table.acceptedNames
+        default: nil
+        }
+    }
+
     static func run(_ words: ArraySlice<String>) throws(CommandFailure) -> ExitStatus {
         guard let command = words.first else {
             StandardError.write(help + "\n")
@@ -75,6 +88,11 @@ enum JWTVerifyCommand {
         case "inspect":
             if let status = help(InspectCommand.help, words, neededArguments: false) { return status }
             return try InspectCommand(parsing: words.dropFirst()).run()
+        case "options":
+            // For the tests: every spelling a subcommand accepts, one per line.
+            guard let names = words.dropFirst().first.flatMap(acceptedOptions) else { throw .usage("options needs a command name") }
+            for name in names { print(name) }
+            return .ok
         case "apple":
             if let status = help(AppleCommand.help, words, neededArguments: true) { return status }
             return try AppleCommand(parsing: words.dropFirst()).run()

@@ -11,32 +11,30 @@ struct KeySetOptions {
     /// The max-age clamp (`--jwks-min-ttl`, `--jwks-max-ttl`).
     var policy = KeyCachePolicy()
 
-    /// Consumes `--jwks`, `--jwks-cache`, `--jwks-min-ttl` and `--jwks-max-ttl`; false for other options.
-    mutating func parse(_ name: String, inline: String?, _ arguments: inout Arguments) throws(CommandFailure) -> Bool {
-        switch name {
-        case "--jwks": sources.append(try arguments.value(for: name, inline: inline))
-        case "--jwks-cache": cacheDirectory = try arguments.value(for: name, inline: inline)
-        case "--jwks-min-ttl", "--jwks-max-ttl":
-            let text = try arguments.value(for: name, inline: inline)
-            guard let seconds = Double(text), seconds.isFinite, seconds >= 0 else {
-                throw .usage("\(name) needs a number of seconds, not \"\(text)\"")
-            }
-            if name == "--jwks-min-ttl" { policy.minimumTTL = seconds } else { policy.maximumTTL = seconds }
-            guard policy.minimumTTL <= policy.maximumTTL else { throw .usage("--jwks-min-ttl is above --jwks-max-ttl") }
-        default: return false
-        }
-        return true
+    /// `--jwks` (unless `sourceOption` is false: `jwks show` takes sources as operands),
+    /// `--jwks-cache`, `--jwks-min-ttl` and `--jwks-max-ttl`.
+    static func options(sourceOption: Bool = true) -> [Option<KeySetOptions>] {
+        let source: Option<KeySetOptions> = .value(
+            "--jwks", placeholder: "SRC",
+            help: "Key set: a file (JWKS, single JWK, or kid-to-certificate map), an\nhttps:// URL, or a preset: apple, google, firebase. Repeatable: merged."
+        ) { $0.sources.append($1) }
+        let rest: [Option<KeySetOptions>] = [
+            .value(
+                "--jwks-cache", placeholder: "DIR",
+                help: "Keep snapshots of remote key sets in DIR: used while fresh, revalidated\n(ETag) when due, and served (stale) if the origin then fails."
+            ) { $0.cacheDirectory = $1 },
+            .value("--jwks-min-ttl", placeholder: "SECONDS", help: "Lower clamp for the origin's Cache-Control max-age (default 60).") {
+                options, value, name throws(CommandFailure) in
+                options.policy.minimumTTL = try OptionValue.seconds(name, value)
+                guard options.policy.minimumTTL <= options.policy.maximumTTL else { throw .usage("--jwks-min-ttl is above --jwks-max-ttl") }
+            },
+            .value("--jwks-max-ttl", placeholder: "SECONDS", help: "Upper clamp (default 86400).") { options, value, name throws(CommandFailure) in
+                options.policy.maximumTTL = try OptionValue.seconds(name, value)
+                guard options.policy.minimumTTL <= options.policy.maximumTTL else { throw .usage("--jwks-min-ttl is above --jwks-max-ttl") }
+            },
+        ]
+        return (sourceOption ? [source] : []) + rest
     }
-
-    /// Help lines for these options.
-    static let help = """
-          --jwks SRC               Key set: a file (JWKS, single JWK, or kid-to-certificate map), an
-                                   https:// URL, or a preset: apple, google, firebase. Repeatable: merged.
-          --jwks-cache DIR         Keep snapshots of remote key sets in DIR: used while fresh, revalidated
-                                   (ETag) when due, and served (stale) if the origin then fails.
-          --jwks-min-ttl SECONDS   Lower clamp for the origin's Cache-Control max-age (default 60).
-          --jwks-max-ttl SECONDS   Upper clamp (default 86400).
-        """
 }
 
 /// Loads the `--jwks` sources: files are read; remote sources come from the snapshot cache when
@@ -83,7 +81,11 @@ enum KeySetLoader {
     /// All sources merged, with unusable entries reported; fails when no key is usable.
     static func load(_ options: KeySetOptions) throws(CommandFailure) -> JWKSet {
         guard !options.sources.isEmpty else { throw .usage("--jwks is required") }
-        let loaded = try loadEach(options)
+        return try merge(try loadEach(options), sources: options.sources)
+    }
+
+    /// Already loaded sources merged, with unusable entries reported; fails when no key is usable.
+    static func merge(_ loaded: [Loaded], sources: [String]) throws(CommandFailure) -> JWKSet {
         var merged = loaded[0].keys
         for next in loaded.dropFirst() { merged = merged.merging(next.keys) }
         for key in merged.keys {
@@ -92,7 +94,7 @@ enum KeySetLoader {
             }
         }
         guard merged.keys.contains(where: { $0.unusableReason == nil }) else {
-            throw CommandFailure(status: .dataError, message: "no usable key in \(options.sources.joined(separator: ", "))")
+            throw CommandFailure(status: .dataError, message: "no usable key in \(sources.joined(separator: ", "))")
         }
         return merged
     }

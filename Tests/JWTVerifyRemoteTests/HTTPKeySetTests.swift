@@ -45,7 +45,7 @@ struct HTTPKeySetTests {
         let clock = Clock()
         let keySet = RemoteKeySet(url: origin.keysURL, fetcher: fetcher, clock: { clock.now })
         let verifier = RemoteVerifier(
-            keySet: keySet, issuer: TokenFactory.issuer, audiences: [TokenFactory.audience], clock: { clock.now })
+            keySet: keySet, policy: VerificationPolicy.generic(issuer: TokenFactory.issuer, audiences: [TokenFactory.audience]).clock { clock.now })
         return (origin, keySet, verifier, clock)
     }
 
@@ -104,7 +104,7 @@ struct HTTPKeySetTests {
     @Test("a refused connection is a fast failure: jwks_unavailable with no keys at all")
     func refused() async throws {
         let keySet = RemoteKeySet(url: "http://127.0.0.1:9/keys", fetcher: Self.fast)
-        let verifier = RemoteVerifier(keySet: keySet, issuer: TokenFactory.issuer, audiences: [TokenFactory.audience])
+        let verifier = RemoteVerifier(keySet: keySet, policy: .generic(issuer: TokenFactory.issuer, audiences: [TokenFactory.audience]))
         let started = Date()
         await #expect(throws: VerificationError(.keySetUnavailable)) { try await verifier.verify(Self.token(TokenFactory.rsa)) }
         #expect(Date().timeIntervalSince(started) < 2)

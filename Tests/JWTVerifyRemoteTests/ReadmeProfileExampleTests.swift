@@ -14,16 +14,16 @@ struct AppleUser: Sendable {
 }
 
 let appleSignIn = RemoteVerifier(
-    profile: .apple(),  // RS256, iss https://appleid.apple.com, exp and iat required, typed claims
-    audiences: ["com.example.app", "com.example.web"],  // bundle ID and Services ID
-    keySet: .https(KeySetSource.apple.description, snapshotDirectory: "/var/cache/example"))
+    keySet: .https(KeySetSource.apple.description, snapshotDirectory: "/var/cache/example"),
+    // RS256, iss https://appleid.apple.com, exp and iat required, Apple's claim rules
+    policy: .appleIdentityToken(audiences: ["com.example.app", "com.example.web"]))  // bundle ID and Services ID
 
 func signIn(identityToken: String, rawNonce: String, verifier: RemoteVerifier = appleSignIn) async throws(VerificationError) -> AppleUser {
-    let token = try await verifier.verifyProfile(identityToken, nonce: rawNonce)
+    let token = try await verifier.verify(identityToken, nonce: rawNonce)
     return AppleUser(
-        id: token.token.claims.subject ?? "",
-        email: token.claims["email"]?.stringValue,
-        emailVerified: token.claims["email_verified"]?.boolValue ?? false)  // true or "true" from Apple
+        id: token.claims.subject ?? "",
+        email: token.provider.email,
+        emailVerified: token.provider.emailVerified ?? false)  // true or "true" from Apple
 }
 // README-PROFILE-EXAMPLE-END
 
@@ -35,7 +35,7 @@ struct ReadmeProfileExampleTests {
 
         let origin = try OriginServer()
         try origin.set(["document": "{\"keys\":[\(TokenFactory.rsa.jwkJSON)]}"])
-        let verifier = RemoteVerifier(profile: .apple(), audiences: ["com.example.app"], keySet: .https(origin.keysURL))
+        let verifier = RemoteVerifier(keySet: .https(origin.keysURL), policy: .appleIdentityToken(audiences: ["com.example.app"]))
         let now = Int(Date().timeIntervalSince1970)
         let claims = #"{"iss":"https://appleid.apple.com","aud":"com.example.app","exp":\#(now + 600),"iat":\#(now),"sub":"001.u.9","email":"a@privaterelay.appleid.com","email_verified":"true","nonce":"\#(Nonce.expectedClaim(forRawNonce: "r-9"))"}"#
         let user = try await signIn(identityToken: TokenFactory.token(payload: claims), rawNonce: "r-9", verifier: verifier)

@@ -9,7 +9,7 @@ import Testing
 /// refreshed ahead of expiry, and refetched once when a token names a new key.
 func makeAppleVerifier(cacheDirectory: String, keysURL: String = KeySetSource.apple.description) -> RemoteVerifier {
     let keys = RemoteKeySet.https(keysURL, snapshotDirectory: cacheDirectory)
-    return RemoteVerifier(keySet: keys, issuer: "https://appleid.apple.com", audiences: ["com.example.app"])
+    return RemoteVerifier(keySet: keys, policy: .appleIdentityToken(audiences: ["com.example.app"]))
 }
 
 func appleUserID(_ verifier: RemoteVerifier, identityToken: String, rawNonce: String) async throws(VerificationError) -> String {

@@ -1,4 +1,5 @@
 @testable import JWTVerify
+import JWTVerifyTooling
 import Testing
 
 /// The benchmark's machinery and output contract (never its speed: that is measured, not asserted).

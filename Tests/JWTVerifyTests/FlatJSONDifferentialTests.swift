@@ -1,5 +1,6 @@
 import Foundation
 @testable import JWTVerify
+import JWTVerifyTooling
 import JWTVerifyTestSupport
 import Testing
 

@@ -13,9 +13,22 @@ struct ProfileTests {
         return #"{"iss":"https://appleid.apple.com","aud":"com.example.app","exp":1700001500,"iat":\#(iat),"sub":"001234.abc.1234","c_hash":"x","auth_time":1700000890\#(nonceMember)\#(extra)}"#
     }
 
-    static func verify(_ profile: Profile, _ payload: String, audiences: [String] = ["com.example.app"], nonce: String? = nil,
-                       header: String? = nil) -> Result<ProfileToken, VerificationError> {
-        let verifier = ProfileVerifier(profile: profile, keys: TokenFactory.keys, audiences: audiences, clock: { now })
+    /// A provider preset, given the audiences (the tests vary them).
+    typealias Preset = ([String]) -> VerificationPolicy
+
+    static func apple(acceptMissingNonceWhenUnsupported accept: Bool = false) -> Preset {
+        { .appleIdentityToken(audiences: $0, acceptMissingNonceWhenUnsupported: accept) }
+    }
+    static func appleNotification() -> Preset { { .appleNotification(audiences: $0) } }
+    static func firebase(project: String) -> Preset { { _ in .firebase(project: project) } }
+    static func google(hostedDomain: String? = nil, authorizedParty: String? = nil) -> Preset {
+        { .google(audiences: $0, hostedDomain: hostedDomain, authorizedParty: authorizedParty) }
+    }
+    static func oidc(issuer: String) -> Preset { { .oidc(issuer: issuer, audiences: $0) } }
+
+    static func verify(_ preset: Preset, _ payload: String, audiences: [String] = ["com.example.app"], nonce: String? = nil,
+                       header: String? = nil) -> Result<VerifiedToken, VerificationError> {
+        let verifier = Verifier(keys: TokenFactory.keys, policy: preset(audiences).clock { now })
         do {
             return .success(try verifier.verify(TokenFactory.token(header: header, payload: payload), nonce: nonce))
         } catch {
@@ -23,45 +36,45 @@ struct ProfileTests {
         }
     }
 
-    static func reason(_ result: Result<ProfileToken, VerificationError>) -> String? {
+    static func reason(_ result: Result<VerifiedToken, VerificationError>) -> String? {
         if case .failure(let error) = result { return error.reason.rawValue }
         return nil
     }
 
     @Test("Apple: email_verified and is_private_email as strings or booleans; anything else is claim_type")
     func appleBooleans() throws {
-        let strings = try Self.verify(.apple(), Self.apple(#","email_verified":"true","is_private_email":"false""#), nonce: "raw-1").get()
-        #expect(strings.claims["email_verified"] == .bool(true))
-        #expect(strings.claims["is_private_email"] == .bool(false))
-        let booleans = try Self.verify(.apple(), Self.apple(#","email_verified":false,"is_private_email":true"#), nonce: "raw-1").get()
-        #expect(booleans.claims["email_verified"] == .bool(false))
+        let strings = try Self.verify(Self.apple(), Self.apple(#","email_verified":"true","is_private_email":"false""#), nonce: "raw-1").get()
+        #expect(strings.typed["email_verified"] == .bool(true))
+        #expect(strings.typed["is_private_email"] == .bool(false))
+        let booleans = try Self.verify(Self.apple(), Self.apple(#","email_verified":false,"is_private_email":true"#), nonce: "raw-1").get()
+        #expect(booleans.typed["email_verified"] == .bool(false))
         for bad in [#""TRUE""#, #""yes""#, "1", "null"] {
-            #expect(Self.reason(Self.verify(.apple(), Self.apple(#","email_verified":\#(bad)"#), nonce: "raw-1")) == "claim_type", "\(bad)")
+            #expect(Self.reason(Self.verify(Self.apple(), Self.apple(#","email_verified":\#(bad)"#), nonce: "raw-1")) == "claim_type", "\(bad)")
         }
     }
 
     @Test("Apple: typed claims, real_user_status 0/1/2, iat required, RS256 only, the nonce rules")
     func appleRules() throws {
-        let token = try Self.verify(.apple(), Self.apple(#","real_user_status":2,"nonce_supported":true,"transfer_sub":"t","org_id":"o""#), nonce: "raw-1").get()
-        #expect(token.claims["real_user_status"] == .integer(2))
-        #expect(token.claims["nonce_supported"] == .bool(true))
-        #expect(token.claims["auth_time"] == .integer(1_700_000_890))
-        #expect(token.claims["sub"] == .string("001234.abc.1234"))
-        #expect(Self.reason(Self.verify(.apple(), Self.apple(#","real_user_status":3"#), nonce: "raw-1")) == "claim_type")
+        let token = try Self.verify(Self.apple(), Self.apple(#","real_user_status":2,"nonce_supported":true,"transfer_sub":"t","org_id":"o""#), nonce: "raw-1").get()
+        #expect(token.typed["real_user_status"] == .integer(2))
+        #expect(token.typed["nonce_supported"] == .bool(true))
+        #expect(token.typed["auth_time"] == .integer(1_700_000_890))
+        #expect(token.typed["sub"] == .string("001234.abc.1234"))
+        #expect(Self.reason(Self.verify(Self.apple(), Self.apple(#","real_user_status":3"#), nonce: "raw-1")) == "claim_type")
         let noIat = #"{"iss":"https://appleid.apple.com","aud":"com.example.app","exp":1700001500,"sub":"s","nonce":"\#(Self.nonceHash)"}"#
-        #expect(Self.reason(Self.verify(.apple(), noIat, nonce: "raw-1")) == "claim_type")
-        #expect(Self.reason(Self.verify(.apple(), Self.apple(), nonce: "raw-2")) == "nonce_mismatch")
-        #expect(Self.reason(Self.verify(.apple(), Self.apple(nonce: nil), nonce: "raw-1")) == "nonce_missing")
+        #expect(Self.reason(Self.verify(Self.apple(), noIat, nonce: "raw-1")) == "claim_type")
+        #expect(Self.reason(Self.verify(Self.apple(), Self.apple(), nonce: "raw-2")) == "nonce_mismatch")
+        #expect(Self.reason(Self.verify(Self.apple(), Self.apple(nonce: nil), nonce: "raw-1")) == "nonce_missing")
         let unsupported = Self.apple(#","nonce_supported":false"#, nonce: nil)
-        #expect(Self.reason(Self.verify(.apple(), unsupported, nonce: "raw-1")) == "nonce_missing")
-        #expect(Self.reason(Self.verify(.apple(acceptMissingNonceWhenUnsupported: true), unsupported, nonce: "raw-1")) == nil)
-        #expect(Self.reason(Self.verify(.apple(acceptMissingNonceWhenUnsupported: true), Self.apple(nonce: nil), nonce: "raw-1")) == "nonce_missing")
-        let es256 = ProfileVerifier(profile: .apple(), keys: TokenFactory.keys, audiences: ["com.example.app"], clock: { Self.now })
+        #expect(Self.reason(Self.verify(Self.apple(), unsupported, nonce: "raw-1")) == "nonce_missing")
+        #expect(Self.reason(Self.verify(Self.apple(acceptMissingNonceWhenUnsupported: true), unsupported, nonce: "raw-1")) == nil)
+        #expect(Self.reason(Self.verify(Self.apple(acceptMissingNonceWhenUnsupported: true), Self.apple(nonce: nil), nonce: "raw-1")) == "nonce_missing")
+        let es256 = Verifier(keys: TokenFactory.keys, policy: VerificationPolicy.appleIdentityToken(audiences: ["com.example.app"]).clock { Self.now })
         #expect(throws: VerificationError(.unsupportedAlgorithm)) {
             try es256.verify(TokenFactory.token(payload: Self.apple(), signer: TokenFactory.ec), nonce: "raw-1")
         }
         let wrongIssuer = Self.apple().replacingOccurrences(of: "https://appleid.apple.com", with: "https://evil.example")
-        #expect(Self.reason(Self.verify(.apple(), wrongIssuer, nonce: "raw-1")) == "issuer_mismatch")
+        #expect(Self.reason(Self.verify(Self.apple(), wrongIssuer, nonce: "raw-1")) == "issuer_mismatch")
     }
 
     @Test("Apple notifications: every event type, from the raw JWS or the POST body; never confused with identity tokens")
@@ -70,17 +83,17 @@ struct ProfileTests {
             let events = #"{\"type\":\"\#(type)\",\"sub\":\"001234.abc.1234\",\"email\":\"x@privaterelay.appleid.com\",\"is_private_email\":\"true\",\"event_time\":1700000950123}"#
             let payload = #"{"iss":"https://appleid.apple.com","aud":"com.example.app","exp":1700001500,"iat":1700000950,"jti":"j","events":"\#(events)"}"#
             let jws = TokenFactory.token(payload: payload)
-            let verifier = ProfileVerifier(profile: .appleNotification, keys: TokenFactory.keys, audiences: ["com.example.app"], clock: { Self.now })
+            let verifier = Verifier(keys: TokenFactory.keys, policy: VerificationPolicy.appleNotification(audiences: ["com.example.app"]).clock { Self.now })
             for input in [jws, #"{"payload": "\#(jws)"}"#] {
-                let event = try #require(try verifier.verify(input).event)
+                let event = try #require(try verifier.verify(input).provider.event)
                 #expect(event.type == type)
                 #expect(event.subject == "001234.abc.1234")
                 #expect(event.isPrivateEmail == true)
                 #expect(event.eventTime == 1_700_000_950_123)
             }
-            #expect(Self.reason(Self.verify(.apple(), payload)) == "claim_type")  // not an identity token
+            #expect(Self.reason(Self.verify(Self.apple(), payload)) == "claim_type")  // not an identity token
         }
-        #expect(Self.reason(Self.verify(.appleNotification, Self.apple())) == "claim_type")  // not a notification
+        #expect(Self.reason(Self.verify(Self.appleNotification(), Self.apple())) == "claim_type")  // not a notification
     }
 
     @Test("Firebase: issuer and audience from the project; sub of 1…128 characters; iat and auth_time not in the future")
@@ -88,18 +101,18 @@ struct ProfileTests {
         func payload(sub: String = "uid-1", authTime: String = "1700000000", iss: String = "https://securetoken.google.com/p-1", aud: String = "p-1") -> String {
             #"{"iss":"\#(iss)","aud":"\#(aud)","exp":1700003600,"iat":1700000000,"sub":"\#(sub)","auth_time":\#(authTime),"email":"a@b.c","email_verified":true,"firebase":{"sign_in_provider":"apple.com","identities":{"apple.com":["001"]}}}"#
         }
-        let token = try Self.verify(.firebase(project: "p-1"), payload(), audiences: []).get()
-        #expect(token.claims["uid"] == .string("uid-1"))
-        #expect(token.claims["firebase.sign_in_provider"] == .string("apple.com"))
-        #expect(token.claims["firebase.identities"] == .object(["apple.com": .array([.string("001")])]))
-        #expect(token.claims["email_verified"] == .bool(true))
-        #expect(Self.reason(Self.verify(.firebase(project: "p-1"), payload(sub: String(repeating: "u", count: 128)), audiences: [])) == nil)
-        #expect(Self.reason(Self.verify(.firebase(project: "p-1"), payload(sub: String(repeating: "u", count: 129)), audiences: [])) == "claim_type")
-        #expect(Self.reason(Self.verify(.firebase(project: "p-1"), payload(sub: ""), audiences: [])) == "claim_type")
-        #expect(Self.reason(Self.verify(.firebase(project: "p-1"), payload(authTime: "1700001100"), audiences: [])) == "issued_in_future")
-        #expect(Self.reason(Self.verify(.firebase(project: "p-1"), payload(aud: "p-2"), audiences: ["p-2"])) == "audience_mismatch")
+        let token = try Self.verify(Self.firebase(project: "p-1"), payload(), audiences: []).get()
+        #expect(token.typed["uid"] == .string("uid-1"))
+        #expect(token.typed["firebase.sign_in_provider"] == .string("apple.com"))
+        #expect(token.typed["firebase.identities"] == .object(["apple.com": .array([.string("001")])]))
+        #expect(token.typed["email_verified"] == .bool(true))
+        #expect(Self.reason(Self.verify(Self.firebase(project: "p-1"), payload(sub: String(repeating: "u", count: 128)), audiences: [])) == nil)
+        #expect(Self.reason(Self.verify(Self.firebase(project: "p-1"), payload(sub: String(repeating: "u", count: 129)), audiences: [])) == "claim_type")
+        #expect(Self.reason(Self.verify(Self.firebase(project: "p-1"), payload(sub: ""), audiences: [])) == "claim_type")
+        #expect(Self.reason(Self.verify(Self.firebase(project: "p-1"), payload(authTime: "1700001100"), audiences: [])) == "issued_in_future")
+        #expect(Self.reason(Self.verify(Self.firebase(project: "p-1"), payload(aud: "p-2"), audiences: ["p-2"])) == "audience_mismatch")
         // The expected issuer comes from configuration: a token for project p-2 is refused even when its aud/iss agree.
-        #expect(Self.reason(Self.verify(.firebase(project: "p-1"), payload(iss: "https://securetoken.google.com/p-2", aud: "p-2"), audiences: [])) == "issuer_mismatch")
+        #expect(Self.reason(Self.verify(Self.firebase(project: "p-1"), payload(iss: "https://securetoken.google.com/p-2", aud: "p-2"), audiences: [])) == "issuer_mismatch")
     }
 
     @Test("Google: both issuer spellings; hosted-domain and authorized-party checks; email_verified typed")
@@ -108,21 +121,21 @@ struct ProfileTests {
             #"{"iss":"\#(iss)","aud":"client-1","azp":"\#(azp)","exp":1700003600,"iat":1700000000,"sub":"1","email":"a@example.com","email_verified":"true","hd":"\#(hd)"}"#
         }
         for issuer in ["https://accounts.google.com", "accounts.google.com"] {
-            let token = try Self.verify(.google(), payload(iss: issuer), audiences: ["client-1"]).get()
-            #expect(token.claims["email_verified"] == .bool(true))
+            let token = try Self.verify(Self.google(), payload(iss: issuer), audiences: ["client-1"]).get()
+            #expect(token.typed["email_verified"] == .bool(true))
         }
-        #expect(Self.reason(Self.verify(.google(), payload(iss: "https://accounts.google.com.evil"), audiences: ["client-1"])) == "issuer_mismatch")
-        #expect(Self.reason(Self.verify(.google(hostedDomain: "example.com"), payload(iss: "accounts.google.com"), audiences: ["client-1"])) == nil)
-        #expect(Self.reason(Self.verify(.google(hostedDomain: "corp.example"), payload(iss: "accounts.google.com"), audiences: ["client-1"])) == "hosted_domain_mismatch")
-        #expect(Self.reason(Self.verify(.google(authorizedParty: "client-2"), payload(iss: "accounts.google.com"), audiences: ["client-1"])) == "audience_mismatch")
+        #expect(Self.reason(Self.verify(Self.google(), payload(iss: "https://accounts.google.com.evil"), audiences: ["client-1"])) == "issuer_mismatch")
+        #expect(Self.reason(Self.verify(Self.google(hostedDomain: "example.com"), payload(iss: "accounts.google.com"), audiences: ["client-1"])) == nil)
+        #expect(Self.reason(Self.verify(Self.google(hostedDomain: "corp.example"), payload(iss: "accounts.google.com"), audiences: ["client-1"])) == "hosted_domain_mismatch")
+        #expect(Self.reason(Self.verify(Self.google(authorizedParty: "client-2"), payload(iss: "accounts.google.com"), audiences: ["client-1"])) == "audience_mismatch")
     }
 
     @Test("generic OIDC: the configured issuer and audiences")
     func oidc() throws {
         let payload = #"{"iss":"https://login.example.com","aud":"api","exp":1700003600,"sub":"u","email_verified":false}"#
-        let token = try Self.verify(.oidc(issuer: "https://login.example.com"), payload, audiences: ["api"]).get()
-        #expect(token.claims["email_verified"] == .bool(false))
-        #expect(Self.reason(Self.verify(.oidc(issuer: "https://other.example.com"), payload, audiences: ["api"])) == "issuer_mismatch")
+        let token = try Self.verify(Self.oidc(issuer: "https://login.example.com"), payload, audiences: ["api"]).get()
+        #expect(token.typed["email_verified"] == .bool(false))
+        #expect(Self.reason(Self.verify(Self.oidc(issuer: "https://other.example.com"), payload, audiences: ["api"])) == "issuer_mismatch")
     }
 
     @Test("Apple client secret: an ES256 JWT that verifies with the key's public half, with the claims Apple requires")
@@ -145,5 +158,17 @@ struct ProfileTests {
         #expect(throws: AppleClientSecret.Failure.self) {
             try AppleClientSecret.make(teamID: "T", keyID: "K", clientID: "C", privateKeyPEM: Array("not a key".utf8))
         }
+    }
+}
+
+extension VerifiedToken {
+    /// The provider claims under their JWT names, with `sub` (and Firebase's `uid`), as the CLI prints them.
+    var typed: [String: JSONValue] {
+        var members = provider.members
+        if let subject = claims.subject {
+            members["sub"] = .string(subject)
+            members["uid"] = .string(subject)
+        }
+        return members
     }
 }

@@ -15,8 +15,7 @@ struct RFCExampleTests {
         let vector = try SharedVectors.json("rfc/\(file)")
         let jwk = try JSONSerialization.data(withJSONObject: try #require(vector["jwk"]))
         let verifier = Verifier(
-            keys: try JWKSet(json: [UInt8](jwk)), optionalIssuer: nil, optionalAudiences: nil,
-            algorithms: Set(SignatureAlgorithm.all))
+            keys: try JWKSet(json: [UInt8](jwk)), policy: VerificationPolicy(issuers: nil, audiences: nil, algorithms: Set(SignatureAlgorithm.all)))
         let result = verifier.verifySignatureOnly(Array(try #require(vector["token"] as? String).utf8))
         if vector["expect"] as? String == "valid" {
             let (algorithm, payload) = try result.get()

@@ -11,9 +11,7 @@ struct AppleSignIn {
     init(keysFile: String) throws {
         verifier = Verifier(
             keys: try JWKSet(contentsOfFile: keysFile),  // Apple's JWKS, fetched from appleid.apple.com/auth/keys
-            issuer: "https://appleid.apple.com",
-            audiences: ["com.example.app"],  // your bundle ID and/or Services ID
-            leeway: 60)
+            policy: .appleIdentityToken(audiences: ["com.example.app"]))  // your bundle ID and/or Services ID
     }
 
     /// The user's stable Apple ID, if the identity token is genuine, current, meant for this app,

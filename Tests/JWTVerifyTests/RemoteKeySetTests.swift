@@ -62,7 +62,7 @@ struct RemoteKeySetTests {
     }
 
     static func verifier(_ keySet: RemoteKeySet, clock: TestClock) -> RemoteVerifier {
-        RemoteVerifier(keySet: keySet, issuer: TokenFactory.issuer, audiences: [TokenFactory.audience], clock: clock.function)
+        RemoteVerifier(keySet: keySet, policy: VerificationPolicy.generic(issuer: TokenFactory.issuer, audiences: [TokenFactory.audience]).clock(clock.function))
     }
 
     @Test("first use loads the keys; routine use does not fetch again")

@@ -1,4 +1,5 @@
 @testable import JWTVerify
+import JWTVerifyTooling
 import JWTVerifyTestSupport
 import Testing
 

@@ -33,7 +33,7 @@ struct StressTests {
         var policy = KeyCachePolicy()
         policy.retryAfterFailure = 0
         let keySet = RemoteKeySet(url: "https://example.test/keys", fetcher: fetcher, policy: policy, clock: clock.function)
-        let verifier = RemoteVerifier(keySet: keySet, issuer: TokenFactory.issuer, audiences: [TokenFactory.audience], clock: clock.function)
+        let verifier = RemoteVerifier(keySet: keySet, policy: VerificationPolicy.generic(issuer: TokenFactory.issuer, audiences: [TokenFactory.audience]).clock(clock.function))
         await keySet.load()
         let genuine = TokenFactory.token(payload: TokenFactory.claims(exp: "1800000000"))
         let forged = TokenFactory.token(header: #"{"kid":"rsa-a","alg":"RS256"}"#, payload: TokenFactory.claims(exp: "1800000000"), signer: TokenFactory.rsaB)

@@ -96,7 +96,7 @@ struct WycheproofTests {
             let jwkMembers = (group["public"] ?? group["private"]) as? [String: Any] ?? [:]
             let keys = try JWKSet(json: [UInt8](try JSONSerialization.data(withJSONObject: jwkMembers)))
             let verifier = Verifier(
-                keys: keys, optionalIssuer: nil, optionalAudiences: nil, algorithms: Set(SignatureAlgorithm.all))
+                keys: keys, policy: VerificationPolicy(issuers: nil, audiences: nil, algorithms: Set(SignatureAlgorithm.all)))
             let isHMAC = (jwkMembers["kty"] as? String) == "oct"
             for test in group["tests"] as? [[String: Any]] ?? [] {
                 let id = test["tcId"] as? Int ?? -1

@@ -7,18 +7,18 @@ import Darwin
 /// The configured issuer and audiences as ready-made values, so reading a token whose `iss` and
 /// `aud` equal them (the common case) reuses these instead of allocating new strings and arrays.
 struct KnownClaimStrings: Sendable {
-    private let issuer: (bytes: [UInt8], string: String)?
+    private let issuers: [(bytes: [UInt8], string: String)]
     private let audiences: [(bytes: [UInt8], list: [String])]
 
-    init(issuer: String?, audiences: [String]?) {
-        self.issuer = issuer.map { (Array($0.utf8), $0) }
+    init(issuers: [String]?, audiences: [String]?) {
+        self.issuers = (issuers ?? []).map { (Array($0.utf8), $0) }
         self.audiences = (audiences ?? []).map { (Array($0.utf8), [$0]) }
     }
 
-    /// The issuer string, when `bytes` spell it.
+    /// An accepted issuer's string, when `bytes` spell it.
     func issuer(_ bytes: UnsafeRawBufferPointer) -> String? {
-        guard let issuer, Self.equal(bytes, issuer.bytes) else { return nil }
-        return issuer.string
+        for issuer in issuers where Self.equal(bytes, issuer.bytes) { return issuer.string }
+        return nil
     }
 
     /// A one-element audience list, when `bytes` spell an accepted audience.

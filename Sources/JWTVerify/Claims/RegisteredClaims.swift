@@ -29,9 +29,12 @@ public struct RegisteredClaims: Sendable, Hashable {
     ///
     /// `iss`, `sub`, `nonce` must be strings; `aud` a string or an array of strings; `exp`, `nbf`,
     /// `iat` numbers within 0 … 2^53 − 1; `exp` is required.
-    static func read<Object: JSONObjectReading>(
-        _ payload: Object, known: KnownClaimStrings = KnownClaimStrings(issuer: nil, audiences: nil)
-    ) -> Result<RegisteredClaims, VerificationError> {
+    package static func read<Object: JSONObjectReading>(_ payload: Object) -> Result<RegisteredClaims, VerificationError> {
+        read(payload, known: KnownClaimStrings(issuers: nil, audiences: nil))
+    }
+
+    /// ``read(_:)``, reusing the configured issuer and audience strings where the token's match.
+    static func read<Object: JSONObjectReading>(_ payload: Object, known: KnownClaimStrings) -> Result<RegisteredClaims, VerificationError> {
         var claims = RegisteredClaims()
         func string(_ name: StaticString) -> Result<String?, VerificationError> {
             guard let node = payload.member(name) else { return .success(nil) }
@@ -88,10 +91,38 @@ public struct RegisteredClaims: Sendable, Hashable {
     }
 }
 
+extension RegisteredClaims {
+    /// The registered claims of an object that may be anything (a rejected token): each member is
+    /// taken only when it has the expected type; nothing fails.
+    package static func readLeniently<Object: JSONObjectReading>(_ payload: Object) -> RegisteredClaims {
+        var claims = RegisteredClaims()
+        claims.issuer = payload.member("iss")?.string
+        claims.subject = payload.member("sub")?.string
+        claims.nonce = payload.member("nonce")?.string
+        if let aud = payload.member("aud") {
+            if let single = aud.string {
+                claims.audience = [single]
+            } else if aud.kind == .array {
+                let members = (0..<aud.count).compactMap { aud[$0]?.string }
+                if members.count == aud.count {
+                    claims.audience = members
+                    claims.audienceIsArray = true
+                }
+            }
+        }
+        claims.expiresAt = payload.member("exp")?.number
+        claims.notBefore = payload.member("nbf")?.number
+        claims.issuedAt = payload.member("iat")?.number
+        return claims
+    }
+}
+
 /// Claim reading as a ``JSONObjectConsumer``.
-struct RegisteredClaimsReading: JSONObjectConsumer {
-    var known = KnownClaimStrings(issuer: nil, audiences: nil)
-    func consume<Object: JSONObjectReading>(_ object: Object) -> Result<RegisteredClaims, VerificationError> {
+package struct RegisteredClaimsReading: JSONObjectConsumer {
+    var known = KnownClaimStrings(issuers: nil, audiences: nil)
+    package init() {}
+    init(known: KnownClaimStrings) { self.known = known }
+    package func consume<Object: JSONObjectReading>(_ object: Object) -> Result<RegisteredClaims, VerificationError> {
         RegisteredClaims.read(object, known: known)
     }
 }

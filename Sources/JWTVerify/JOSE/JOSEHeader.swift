@@ -84,10 +84,25 @@ struct AlgorithmAllowList: Sendable, CustomStringConvertible {
     var description: String { entries.map(\.1.name).joined(separator: ", ") }
 }
 
+/// What header reading found: the validation verdict, and for reports the `alg` and `kid` as
+/// written (strings only), whether or not the header is acceptable.
+struct HeaderRead {
+    var header: Result<JOSEHeader, VerificationError>
+    var algorithm: String?
+    var keyID: String?
+}
+
 /// Header validation as a ``JSONObjectConsumer``.
-struct JOSEHeaderValidation: JSONObjectConsumer {
+struct HeaderReading: JSONObjectConsumer {
     let allowList: AlgorithmAllowList
-    func consume<Object: JSONObjectReading>(_ object: Object) -> Result<JOSEHeader, VerificationError> {
-        JOSEHeader.validate(object, allowList: allowList)
+    /// Whether to copy `alg` and `kid` as written (for reports).
+    var report = false
+
+    func consume<Object: JSONObjectReading>(_ object: Object) -> HeaderRead {
+        let header = JOSEHeader.validate(object, allowList: allowList)
+        guard report else { return HeaderRead(header: header) }
+        let keyID: String? = if case .success(let valid) = header { valid.keyID } else { object.member("kid")?.string }
+        let algorithm: String? = if case .success(let valid) = header { valid.algorithm.name } else { object.member("alg")?.string }
+        return HeaderRead(header: header, algorithm: algorithm, keyID: keyID)
     }
 }

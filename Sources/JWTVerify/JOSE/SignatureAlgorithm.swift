@@ -65,7 +65,7 @@ public struct SignatureAlgorithm: Hashable, Sendable, CustomStringConvertible {
     init(backing: Backing) { self.backing = backing }
 
     /// How a signature of this algorithm is checked.
-    enum Family: Equatable {
+    package enum Family: Equatable {
         case rsaPKCS1
         case rsaPSS
         /// ECDSA over `curve` (a JWK `crv` name) with R and S of `scalarSize` octets each.
@@ -73,7 +73,7 @@ public struct SignatureAlgorithm: Hashable, Sendable, CustomStringConvertible {
         case edDSA
     }
 
-    var family: Family {
+    package var family: Family {
         switch backing {
         case .rs256, .rs384, .rs512: .rsaPKCS1
         case .ps256, .ps384, .ps512: .rsaPSS
@@ -85,7 +85,7 @@ public struct SignatureAlgorithm: Hashable, Sendable, CustomStringConvertible {
     }
 
     /// The message digest applied to the signing input (EdDSA hashes internally: `nil`).
-    var digest: MessageDigest? {
+    package var digest: MessageDigest? {
         switch backing {
         case .rs256, .ps256, .es256: .sha256
         case .rs384, .ps384, .es384: .sha384

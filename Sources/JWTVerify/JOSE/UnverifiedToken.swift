@@ -34,23 +34,7 @@ package struct UnverifiedToken: Sendable {
             document.withRoot { root in
                 guard root.kind == .object else { return }
                 payload = root.value
-                claims.issuer = root.member("iss")?.string
-                claims.subject = root.member("sub")?.string
-                claims.nonce = root.member("nonce")?.string
-                if let aud = root.member("aud") {
-                    if let single = aud.string {
-                        claims.audience = [single]
-                    } else if aud.kind == .array {
-                        let members = (0..<aud.count).compactMap { aud[$0]?.string }
-                        if members.count == aud.count {
-                            claims.audience = members
-                            claims.audienceIsArray = true
-                        }
-                    }
-                }
-                claims.expiresAt = root.member("exp")?.number
-                claims.notBefore = root.member("nbf")?.number
-                claims.issuedAt = root.member("iat")?.number
+                claims = RegisteredClaims.readLeniently(root)
             }
         }
     }

@@ -1,37 +1,42 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
 /// A strict, allocation-free JSON scanner for the shape real token headers and payloads have: one
-/// object whose values are strings, numbers, `true`/`false`/`null`, or arrays of those.
+/// object whose values are strings, numbers, `true`/`false`/`null`, arrays, and objects nested at
+/// most ``maximumDepth`` levels deep (Firebase's `firebase` claim, `aud` arrays).
 ///
 /// It never rejects: it either accepts (and only input that is valid under the rules
 /// ``JSONDocument`` enforces, with the same members and values) or declines, and the caller hands
 /// the bytes to jansson, the arbiter. It declines anything it is unsure of: escapes, bytes outside
-/// printable ASCII inside strings, numbers other than plain integers of up to 15 digits, nested
-/// objects, arrays inside arrays, more than ``maximumMembers`` members, duplicate names, trailing
-/// data, or any syntax error. The differential tests keep the two parsers in agreement.
-enum FlatJSONScanner {
+/// printable ASCII inside strings, numbers other than plain integers of up to 15 digits, nesting
+/// deeper than ``maximumDepth``, more than ``maximumMembers`` members in one object, duplicate
+/// names at any depth, trailing data, or any syntax error. The differential tests keep the two
+/// parsers in agreement.
+package enum FlatJSONScanner {
     /// Most members a scanned object may have (more: declined).
     static let maximumMembers = 48
+    /// Deepest nesting scanned; the outermost object is depth 1 (deeper: declined).
+    static let maximumDepth = 4
 
     /// One member: name and value as byte ranges of the input.
-    struct Member {
-        var nameStart: Int32
-        var nameEnd: Int32
-        var valueStart: Int32
-        var valueEnd: Int32
-        var kind: JSONKind
+    package struct Member {
+        package var nameStart: Int32
+        package var nameEnd: Int32
+        package var valueStart: Int32
+        package var valueEnd: Int32
+        package var kind: JSONKind
     }
 
     /// Scans `bytes`; when accepted, runs `body` with the object and returns true.
     static func accepts(_ bytes: UnsafeRawBufferPointer, _ body: (FlatJSONObject) -> Void) -> Bool {
-        guard bytes.count < Int(Int32.max), let base = bytes.baseAddress else { return false }
-        return withUnsafeTemporaryAllocation(of: Member.self, capacity: maximumMembers) { table in
-            guard let count = scan(bytes, into: table) else { return false }
-            body(FlatJSONObject(base: base, members: UnsafeBufferPointer(rebasing: table[..<count])))
-            return true
-        }
+        withObject(bytes) { body($0) } != nil
     }
 
     /// Scans `bytes`; when accepted, runs `body` with the object (valid only inside `body`).
-    static func withObject<R>(_ bytes: UnsafeRawBufferPointer, _ body: (FlatJSONObject) -> R) -> R? {
+    package static func withObject<R>(_ bytes: UnsafeRawBufferPointer, _ body: (FlatJSONObject) -> R) -> R? {
         guard bytes.count < Int(Int32.max), let base = bytes.baseAddress else { return nil }
         return withUnsafeTemporaryAllocation(of: Member.self, capacity: maximumMembers) { table in
             guard let count = scan(bytes, into: table) else { return nil }
@@ -43,58 +48,65 @@ enum FlatJSONScanner {
         byte == 0x20 || byte == 0x0A || byte == 0x0D || byte == 0x09
     }
 
-    /// Fills `table` with the members; `nil` declines.
+    private static func skipSpace(_ bytes: UnsafeRawBufferPointer, _ i: inout Int) {
+        while i < bytes.count && isSpace(bytes[i]) { i += 1 }
+    }
+
+    /// Fills `table` with the members of the document `bytes`; `nil` declines.
     static func scan(_ bytes: UnsafeRawBufferPointer, into table: UnsafeMutableBufferPointer<Member>) -> Int? {
-        let end = bytes.count
         var i = 0
-        func skipSpace() { while i < end && isSpace(bytes[i]) { i += 1 } }
-        skipSpace()
-        guard i < end, bytes[i] == UInt8(ascii: "{") else { return nil }
-        i += 1
-        skipSpace()
+        skipSpace(bytes, &i)
+        guard let (count, close) = scanObject(bytes, from: i, depth: 1, into: table) else { return nil }
+        i = close
+        skipSpace(bytes, &i)
+        return i == bytes.count ? count : nil
+    }
+
+    /// Scans the object whose `{` is at `start`; fills `table` and returns the member count and
+    /// the index just past its `}`.
+    static func scanObject(
+        _ bytes: UnsafeRawBufferPointer, from start: Int, depth: Int, into table: UnsafeMutableBufferPointer<Member>
+    ) -> (count: Int, end: Int)? {
+        let end = bytes.count
+        guard start < end, bytes[start] == UInt8(ascii: "{") else { return nil }
+        var i = start + 1
+        skipSpace(bytes, &i)
         var count = 0
-        if i < end && bytes[i] == UInt8(ascii: "}") {
+        if i < end && bytes[i] == UInt8(ascii: "}") { return (0, i + 1) }
+        while true {
+            guard count < table.count, i < end, bytes[i] == UInt8(ascii: "\"") else { return nil }
+            let nameStart = i + 1
+            guard let nameEnd = scanString(bytes, from: nameStart) else { return nil }
+            i = nameEnd + 1
+            skipSpace(bytes, &i)
+            guard i < end, bytes[i] == UInt8(ascii: ":") else { return nil }
             i += 1
-        } else {
-            while true {
-                guard count < table.count, i < end, bytes[i] == UInt8(ascii: "\"") else { return nil }
-                let nameStart = i + 1
-                guard let nameEnd = scanString(bytes, from: nameStart) else { return nil }
-                i = nameEnd + 1
-                skipSpace()
-                guard i < end, bytes[i] == UInt8(ascii: ":") else { return nil }
-                i += 1
-                skipSpace()
-                guard i < end, let (kind, valueEnd) = scanValue(bytes, from: i, allowArray: true) else { return nil }
-                // Duplicate names (compared as raw bytes: no escapes were allowed).
-                let nameLength = nameEnd - nameStart
-                for j in 0..<count {
-                    let other = table[j]
-                    if Int(other.nameEnd - other.nameStart) == nameLength
-                        && memoryEqual(bytes, nameStart, Int(other.nameStart), nameLength)
-                    {
-                        return nil
-                    }
+            skipSpace(bytes, &i)
+            guard i < end, let (kind, valueEnd) = scanValue(bytes, from: i, depth: depth) else { return nil }
+            // Duplicate names (compared as raw bytes: no escapes were allowed).
+            let nameLength = nameEnd - nameStart
+            for j in 0..<count {
+                let other = table[j]
+                if Int(other.nameEnd - other.nameStart) == nameLength
+                    && memoryEqual(bytes, nameStart, Int(other.nameStart), nameLength)
+                {
+                    return nil
                 }
-                table[count] = Member(
-                    nameStart: Int32(nameStart), nameEnd: Int32(nameEnd), valueStart: Int32(i), valueEnd: Int32(valueEnd),
-                    kind: kind)
-                count += 1
-                i = valueEnd
-                skipSpace()
-                guard i < end else { return nil }
-                if bytes[i] == UInt8(ascii: ",") {
-                    i += 1
-                    skipSpace()
-                    continue
-                }
-                guard bytes[i] == UInt8(ascii: "}") else { return nil }
-                i += 1
-                break
             }
+            table[count] = Member(
+                nameStart: Int32(nameStart), nameEnd: Int32(nameEnd), valueStart: Int32(i), valueEnd: Int32(valueEnd), kind: kind)
+            count += 1
+            i = valueEnd
+            skipSpace(bytes, &i)
+            guard i < end else { return nil }
+            if bytes[i] == UInt8(ascii: ",") {
+                i += 1
+                skipSpace(bytes, &i)
+                continue
+            }
+            guard bytes[i] == UInt8(ascii: "}") else { return nil }
+            return (count, i + 1)
         }
-        skipSpace()
-        return i == end ? count : nil
     }
 
     private static func memoryEqual(_ bytes: UnsafeRawBufferPointer, _ a: Int, _ b: Int, _ length: Int) -> Bool {
@@ -126,8 +138,9 @@ enum FlatJSONScanner {
         return 0
     }
 
-    /// Scans one value starting at `start`; returns its kind and the index just past it.
-    static func scanValue(_ bytes: UnsafeRawBufferPointer, from start: Int, allowArray: Bool) -> (JSONKind, Int)? {
+    /// Scans one value starting at `start`, inside a container at `depth`; returns its kind and
+    /// the index just past it.
+    static func scanValue(_ bytes: UnsafeRawBufferPointer, from start: Int, depth: Int) -> (JSONKind, Int)? {
         let end = bytes.count
         let byte = bytes[start]
         switch byte {
@@ -152,21 +165,26 @@ enum FlatJSONScanner {
         case UInt8(ascii: "t"): return literal(bytes, start, "true", .true)
         case UInt8(ascii: "f"): return literal(bytes, start, "false", .false)
         case UInt8(ascii: "n"): return literal(bytes, start, "null", .null)
+        case UInt8(ascii: "{"):
+            guard depth < maximumDepth else { return nil }
+            return withUnsafeTemporaryAllocation(of: Member.self, capacity: maximumMembers) { table in
+                scanObject(bytes, from: start, depth: depth + 1, into: table).map { (.object, $0.end) }
+            }
         case UInt8(ascii: "["):
-            guard allowArray else { return nil }
+            guard depth < maximumDepth else { return nil }
             var i = start + 1
-            while i < end && isSpace(bytes[i]) { i += 1 }
+            skipSpace(bytes, &i)
             guard i < end else { return nil }
             if bytes[i] == UInt8(ascii: "]") { return (.array, i + 1) }
             while true {
-                guard i < end, let (_, next) = scanValue(bytes, from: i, allowArray: false) else { return nil }
+                guard i < end, let (_, next) = scanValue(bytes, from: i, depth: depth + 1) else { return nil }
                 i = next
-                while i < end && isSpace(bytes[i]) { i += 1 }
+                skipSpace(bytes, &i)
                 guard i < end else { return nil }
                 if bytes[i] == UInt8(ascii: "]") { return (.array, i + 1) }
                 guard bytes[i] == UInt8(ascii: ",") else { return nil }
                 i += 1
-                while i < end && isSpace(bytes[i]) { i += 1 }
+                skipSpace(bytes, &i)
             }
         default:
             return nil
@@ -192,21 +210,20 @@ enum FlatJSONScanner {
 }
 
 /// An object accepted by ``FlatJSONScanner``; valid only while its input bytes are.
-struct FlatJSONObject: JSONObjectReading {
-    let base: UnsafeRawPointer
-    let members: UnsafeBufferPointer<FlatJSONScanner.Member>
+package struct FlatJSONObject: JSONObjectReading {
+    package let base: UnsafeRawPointer
+    package let members: UnsafeBufferPointer<FlatJSONScanner.Member>
 
-    func member(_ name: StaticString) -> FlatJSONValue? {
+    package func member(_ name: StaticString) -> FlatJSONValue? {
+        Self.find(name, in: members, base: base)
+    }
+
+    /// The member of `members` named `name`.
+    static func find(_ name: StaticString, in members: UnsafeBufferPointer<FlatJSONScanner.Member>, base: UnsafeRawPointer) -> FlatJSONValue? {
         let length = name.utf8CodeUnitCount
         return name.withUTF8Buffer { wanted -> FlatJSONValue? in
             for member in members where Int(member.nameEnd - member.nameStart) == length {
-                let start = Int(member.nameStart)
-                var same = true
-                for k in 0..<length where base.load(fromByteOffset: start + k, as: UInt8.self) != wanted[k] {
-                    same = false
-                    break
-                }
-                if same {
+                if memcmp(base + Int(member.nameStart), wanted.baseAddress!, length) == 0 {
                     return FlatJSONValue(base: base, kind: member.kind, start: Int(member.valueStart), end: Int(member.valueEnd))
                 }
             }
@@ -215,18 +232,25 @@ struct FlatJSONObject: JSONObjectReading {
     }
 }
 
-/// A value inside a ``FlatJSONObject``.
-struct FlatJSONValue: JSONValueReading {
-    let base: UnsafeRawPointer
-    let kind: JSONKind
-    let start: Int
-    let end: Int
+/// A value inside a ``FlatJSONObject``: its kind and byte range (`base` + `start` ..< `end`).
+package struct FlatJSONValue: JSONValueReading {
+    package let base: UnsafeRawPointer
+    package let kind: JSONKind
+    package let start: Int
+    package let end: Int
 
-    var stringBytes: UnsafeRawBufferPointer? {
+    package init(base: UnsafeRawPointer, kind: JSONKind, start: Int, end: Int) {
+        self.base = base
+        self.kind = kind
+        self.start = start
+        self.end = end
+    }
+
+    package var stringBytes: UnsafeRawBufferPointer? {
         kind == .string ? UnsafeRawBufferPointer(start: base + start + 1, count: end - start - 2) : nil
     }
 
-    var number: Double? {
+    package var number: Double? {
         guard kind == .integer else { return nil }
         var i = start
         var negative = false
@@ -242,12 +266,13 @@ struct FlatJSONValue: JSONValueReading {
         return Double(negative ? -value : value)
     }
 
-    private var bytes: UnsafeRawBufferPointer { UnsafeRawBufferPointer(start: base + start, count: end - start) }
+    /// The input up to the end of this value (offsets stay relative to `base`).
+    private var prefix: UnsafeRawBufferPointer { UnsafeRawBufferPointer(start: base, count: end) }
 
-    /// Start offsets (relative to `base`) of the elements of an array, walked once.
+    /// Runs `body` on each element of an array, in order, until it returns false.
     private func forEachElement(_ body: (FlatJSONValue) -> Bool) {
         guard kind == .array else { return }
-        let all = UnsafeRawBufferPointer(start: base, count: end)
+        let all = prefix
         var i = start + 1
         func skipSpace() {
             while i < end {
@@ -258,7 +283,8 @@ struct FlatJSONValue: JSONValueReading {
         }
         skipSpace()
         while i < end && all[i] != UInt8(ascii: "]") {
-            guard let (kind, next) = FlatJSONScanner.scanValue(all, from: i, allowArray: false) else { return }
+            // Depth was checked when the document was scanned; re-scanning an element cannot fail.
+            guard let (kind, next) = FlatJSONScanner.scanValue(all, from: i, depth: 1) else { return }
             if !body(FlatJSONValue(base: base, kind: kind, start: i, end: next)) { return }
             i = next
             skipSpace()
@@ -269,7 +295,17 @@ struct FlatJSONValue: JSONValueReading {
         }
     }
 
-    var count: Int {
+    /// Runs `body` with the members of a nested object (empty for other kinds).
+    private func withMembers<R>(_ body: (UnsafeBufferPointer<FlatJSONScanner.Member>) -> R) -> R {
+        withUnsafeTemporaryAllocation(of: FlatJSONScanner.Member.self, capacity: FlatJSONScanner.maximumMembers) { table in
+            guard kind == .object, let (count, _) = FlatJSONScanner.scanObject(prefix, from: start, depth: 1, into: table) else {
+                return body(UnsafeBufferPointer(rebasing: table[..<0]))
+            }
+            return body(UnsafeBufferPointer(rebasing: table[..<count]))
+        }
+    }
+
+    package var count: Int {
         var n = 0
         forEachElement { _ in
             n += 1
@@ -278,7 +314,7 @@ struct FlatJSONValue: JSONValueReading {
         return n
     }
 
-    subscript(index: Int) -> FlatJSONValue? {
+    package subscript(index: Int) -> FlatJSONValue? {
         var position = 0
         var found: FlatJSONValue? = nil
         forEachElement { element in
@@ -290,5 +326,38 @@ struct FlatJSONValue: JSONValueReading {
             return true
         }
         return found
+    }
+
+    package func member(_ name: StaticString) -> FlatJSONValue? {
+        withMembers { FlatJSONObject.find(name, in: $0, base: base) }
+    }
+
+    package var value: JSONValue {
+        switch kind {
+        case .object:
+            return withMembers { members in
+                var copy: [String: JSONValue] = [:]
+                for member in members {
+                    let name = String(
+                        decoding: UnsafeRawBufferPointer(start: base + Int(member.nameStart), count: Int(member.nameEnd - member.nameStart)),
+                        as: UTF8.self)
+                    copy[name] = FlatJSONValue(base: base, kind: member.kind, start: Int(member.valueStart), end: Int(member.valueEnd)).value
+                }
+                return .object(copy)
+            }
+        case .array:
+            var elements: [JSONValue] = []
+            forEachElement { element in
+                elements.append(element.value)
+                return true
+            }
+            return .array(elements)
+        case .string: return .string(string ?? "")
+        case .integer: return .integer(Int64(number ?? 0))
+        case .real: return .number(number ?? 0)
+        case .true: return .bool(true)
+        case .false: return .bool(false)
+        case .null: return .null
+        }
     }
 }

@@ -5,23 +5,23 @@ internal import CJansson
 /// Parsing is strict (RFC 8259 plus I-JSON): invalid UTF-8, unpaired surrogate escapes, trailing
 /// data, numbers that overflow a double, and duplicate member names at any depth are all errors;
 /// escaped NUL is allowed. Nesting deeper than ``maximumDepth`` is an error too.
-final class JSONDocument {
+package final class JSONDocument {
     /// Deepest nesting accepted; the outermost object or array is depth 1.
     static let maximumDepth = 64
 
     private let root: UnsafeMutablePointer<json_t>
 
     /// Why a document was refused.
-    struct ParseFailure: Error, CustomStringConvertible {
+    package struct ParseFailure: Error, CustomStringConvertible {
         /// jansson's message, or the depth/shape rule that failed.
-        let description: String
+        package let description: String
     }
 
     private init(root: UnsafeMutablePointer<json_t>) { self.root = root }
     deinit { cjansson_decref(root) }
 
     /// Parses `bytes` as one JSON object or array.
-    static func parse(_ bytes: UnsafeRawBufferPointer) -> Result<JSONDocument, ParseFailure> {
+    package static func parse(_ bytes: UnsafeRawBufferPointer) -> Result<JSONDocument, ParseFailure> {
         var error = json_error_t()
         guard let root = json_loadb(bytes.baseAddress, bytes.count, cjansson_strict_flags(), &error) else {
             let text = withUnsafeBytes(of: error.text) { raw in
@@ -37,25 +37,25 @@ final class JSONDocument {
     }
 
     /// Parses `bytes` (any contiguous byte collection).
-    static func parse(_ bytes: [UInt8]) -> Result<JSONDocument, ParseFailure> {
+    package static func parse(_ bytes: [UInt8]) -> Result<JSONDocument, ParseFailure> {
         bytes.withUnsafeBytes { parse($0) }
     }
 
     /// Runs `body` with the root value. The node (and every node and byte buffer reached from it)
     /// is valid only inside `body`: copy out what must outlive it.
-    func withRoot<R, E: Error>(_ body: (JSONNode) throws(E) -> R) throws(E) -> R {
+    package func withRoot<R, E: Error>(_ body: (JSONNode) throws(E) -> R) throws(E) -> R {
         try withExtendedLifetime(self) { () throws(E) -> R in try body(JSONNode(root)) }
     }
 }
 
 /// A borrowed view of one value inside a ``JSONDocument``; valid only while the document is.
-struct JSONNode: JSONValueReading, JSONObjectReading {
+package struct JSONNode: JSONValueReading, JSONObjectReading {
     private let raw: UnsafeMutablePointer<json_t>
 
     fileprivate init(_ raw: UnsafeMutablePointer<json_t>) { self.raw = raw }
 
     /// This value's type.
-    var kind: JSONKind {
+    package var kind: JSONKind {
         switch cjansson_typeof(raw) {
         case JSON_OBJECT: .object
         case JSON_ARRAY: .array
@@ -69,14 +69,14 @@ struct JSONNode: JSONValueReading, JSONObjectReading {
     }
 
     /// The member named `name` of an object (`nil` if absent or not an object).
-    func member(_ name: StaticString) -> JSONNode? {
+    package func member(_ name: StaticString) -> JSONNode? {
         name.withUTF8Buffer { key in
             json_object_getn(raw, UnsafeRawPointer(key.baseAddress)?.assumingMemoryBound(to: CChar.self), key.count)
         }.map(JSONNode.init)
     }
 
     /// The member named `name` of an object (`nil` if absent or not an object).
-    func member(_ name: String) -> JSONNode? {
+    package func member(_ name: String) -> JSONNode? {
         var name = name
         return name.withUTF8 { key in
             json_object_getn(raw, UnsafeRawPointer(key.baseAddress)?.assumingMemoryBound(to: CChar.self), key.count)
@@ -84,7 +84,7 @@ struct JSONNode: JSONValueReading, JSONObjectReading {
     }
 
     /// The UTF-8 bytes of a string value (which may contain NUL), or `nil` for other types.
-    var stringBytes: UnsafeRawBufferPointer? {
+    package var stringBytes: UnsafeRawBufferPointer? {
         guard kind == .string, let value = json_string_value(raw) else { return nil }
         return UnsafeRawBufferPointer(start: value, count: json_string_length(raw))
     }
@@ -96,7 +96,7 @@ struct JSONNode: JSONValueReading, JSONObjectReading {
     }
 
     /// The value of an integer or real, as a double (`nil` for other types).
-    var number: Double? {
+    package var number: Double? {
         switch kind {
         case .integer: Double(json_integer_value(raw))
         case .real: json_real_value(raw)
@@ -105,19 +105,19 @@ struct JSONNode: JSONValueReading, JSONObjectReading {
     }
 
     /// The value of an integer (`nil` for other types).
-    var integer: Int64? { kind == .integer ? Int64(json_integer_value(raw)) : nil }
+    package var integer: Int64? { kind == .integer ? Int64(json_integer_value(raw)) : nil }
 
     /// The number of elements of an array (0 for other types).
-    var count: Int { kind == .array ? json_array_size(raw) : 0 }
+    package var count: Int { kind == .array ? json_array_size(raw) : 0 }
 
     /// The number of members of an object (0 for other types).
-    var memberCount: Int { kind == .object ? json_object_size(raw) : 0 }
+    package var memberCount: Int { kind == .object ? json_object_size(raw) : 0 }
 
     /// The element at `index` of an array.
-    subscript(index: Int) -> JSONNode? { json_array_get(raw, index).map(JSONNode.init) }
+    package subscript(index: Int) -> JSONNode? { json_array_get(raw, index).map(JSONNode.init) }
 
     /// Calls `body` with each member of an object, in jansson's order.
-    func forEachMember(_ body: (_ name: UnsafeRawBufferPointer, _ value: JSONNode) -> Void) {
+    package func forEachMember(_ body: (_ name: UnsafeRawBufferPointer, _ value: JSONNode) -> Void) {
         var iterator = json_object_iter(raw)
         while let current = iterator {
             if let key = json_object_iter_key(current), let value = json_object_iter_value(current) {
@@ -145,7 +145,7 @@ struct JSONNode: JSONValueReading, JSONObjectReading {
     }
 
     /// A copy of this value (and everything inside it) as a ``JSONValue``.
-    var value: JSONValue {
+    package var value: JSONValue {
         switch kind {
         case .object:
             var members: [String: JSONValue] = [:]
@@ -163,7 +163,7 @@ struct JSONNode: JSONValueReading, JSONObjectReading {
     }
 
     /// This value serialised as compact JSON (for echoing a caller's value back unchanged).
-    var compactJSON: String {
+    package var compactJSON: String {
         guard let text = json_dumps(raw, cjansson_dump_flags()) else { return "null" }
         defer { cjansson_free(text) }
         return String(cString: text)

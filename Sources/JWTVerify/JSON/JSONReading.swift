@@ -1,9 +1,9 @@
 /// The JSON type of a value.
-enum JSONKind: Equatable { case object, array, string, integer, real, `true`, `false`, null }
+package enum JSONKind: Equatable { case object, array, string, integer, real, `true`, `false`, null }
 
 /// Read access to one JSON value, whichever parser produced it (the fast scanner or jansson), so
 /// header and claim checks are written once and specialised for each.
-protocol JSONValueReading {
+package protocol JSONValueReading {
     /// This value's type.
     var kind: JSONKind { get }
     /// The UTF-8 bytes of a string value (escapes undone), or `nil` for other types.
@@ -14,31 +14,45 @@ protocol JSONValueReading {
     var count: Int { get }
     /// The element at `index` of an array.
     subscript(index: Int) -> Self? { get }
+    /// The member named `name` of an object (`nil` if absent or not an object).
+    func member(_ name: StaticString) -> Self?
+    /// A copy of this value and everything inside it.
+    var value: JSONValue { get }
 }
 
 extension JSONValueReading {
     /// A copy of a string value.
-    var string: String? { stringBytes.map { String(decoding: $0, as: UTF8.self) } }
+    package var string: String? { stringBytes.map { String(decoding: $0, as: UTF8.self) } }
+    /// The value of `true` or `false`.
+    package var bool: Bool? { kind == .true ? true : kind == .false ? false : nil }
+    /// A JSON boolean, or the strings "true"/"false" (Apple has sent both); `nil` otherwise.
+    package var lenientBool: Bool? {
+        if let bool { return bool }
+        guard let bytes = stringBytes else { return nil }
+        if bytes.elementsEqual("true".utf8) { return true }
+        if bytes.elementsEqual("false".utf8) { return false }
+        return nil
+    }
 }
 
 /// Read access to a JSON object's members.
-protocol JSONObjectReading {
+package protocol JSONObjectReading {
     associatedtype Value: JSONValueReading
     /// The member named `name`.
     func member(_ name: StaticString) -> Value?
 }
 
 /// Work done on a parsed JSON object, generic over the parser that produced it.
-protocol JSONObjectConsumer {
+package protocol JSONObjectConsumer {
     associatedtype Output
     func consume<Object: JSONObjectReading>(_ object: Object) -> Output
 }
 
 /// Parses JSON objects for the per-token path: the strict ``FlatJSONScanner`` for the plain shape
 /// real tokens have, jansson (``JSONDocument``) as the arbiter for everything else.
-enum JSONObjectParser {
+package enum JSONObjectParser {
     /// Why bytes were not a JSON object.
-    enum Problem: Error {
+    package enum Problem: Error {
         /// Not valid JSON (jansson's message).
         case invalid(String)
         /// Valid JSON, but not an object.
@@ -46,7 +60,7 @@ enum JSONObjectParser {
     }
 
     /// Parses `bytes` and runs `consumer` on the object.
-    static func parse<Consumer: JSONObjectConsumer>(_ bytes: UnsafeRawBufferPointer, _ consumer: Consumer) -> Result<Consumer.Output, Problem> {
+    package static func parse<Consumer: JSONObjectConsumer>(_ bytes: UnsafeRawBufferPointer, _ consumer: Consumer) -> Result<Consumer.Output, Problem> {
         // The scanner reports acceptance as a Bool, and the output lands in a fully initialised
         // variable (an Optional-wrapped generic Result confused memcheck's definedness tracking).
         var output: Result<Consumer.Output, Problem> = .failure(.notObject)

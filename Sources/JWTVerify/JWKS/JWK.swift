@@ -26,7 +26,7 @@ public struct JWK: Sendable {
     public let thumbprint: String?
 
     /// The imported OpenSSL key, when usable.
-    let key: EVPPublicKey?
+    package let key: EVPPublicKey?
     /// The public material (RSA `n`‖`e`, EC/OKP point), to tell a repeated key from a conflicting one.
     let material: [UInt8]
 

@@ -151,7 +151,7 @@ public struct JWKSetError: Error, Sendable, CustomStringConvertible {
     /// Whether the error is that a file does not exist.
     public let isMissingFile: Bool
 
-    init(_ description: String, isMissingFile: Bool = false) {
+    package init(_ description: String, isMissingFile: Bool = false) {
         self.description = description
         self.isMissingFile = isMissingFile
     }

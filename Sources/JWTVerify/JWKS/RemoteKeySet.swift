@@ -30,7 +30,7 @@ public final class RemoteKeySet: Sendable {
     ///   - clock: the time source (seconds since the epoch).
     public init(
         url: String, fetcher: some KeySetFetcher, policy: KeyCachePolicy = KeyCachePolicy(), snapshotDirectory: String? = nil,
-        clock: @escaping @Sendable () -> Double = Verifier.systemClock
+        clock: @escaping @Sendable () -> Double = VerificationPolicy.systemClock
     ) {
         self.url = url
         self.fetcher = fetcher

@@ -15,7 +15,7 @@ extension EVPPublicKey {
         let contexts = ThreadContexts.current
         switch algorithm.family {
         case .edDSA:
-            return signature.count == 64 && verifyEdDSA(signature, over: signingInput, contexts: contexts)
+            return signature.count == 64 && contexts.verifyOneShot(signature, over: signingInput, key: self)
         case .rsaPKCS1, .rsaPSS:
             guard signature.count == (bits + 7) / 8 else { return false }
             return verifyPrehashed(signature, over: signingInput, algorithm: algorithm, contexts: contexts)
@@ -42,33 +42,20 @@ extension EVPPublicKey {
         algorithm: SignatureAlgorithm,
         contexts: ThreadContexts
     ) -> Bool {
-        guard let digest = algorithm.digest, let ctx = contexts.verifyContext(for: self, algorithm: algorithm) else {
+        guard let digest = algorithm.digest, let context = contexts.verifyContext(for: self, algorithm: algorithm) else {
             return false
         }
-        return withUnsafeTemporaryAllocation(byteCount: 64, alignment: 8) { hash in
-            let length = contexts.hash(signingInput, with: digest, into: hash)
-            let rc = EVP_PKEY_verify(
-                ctx, signature.baseAddress?.assumingMemoryBound(to: UInt8.self), signature.count,
-                hash.baseAddress?.assumingMemoryBound(to: UInt8.self), length)
-            if rc != 1 { OpenSSLFailure.clear() }
-            return rc == 1
-        }
+        return contexts.verify(prehashed: context, signature: signature, over: signingInput, digest: digest)
     }
 
-    private func verifyEdDSA(
-        _ signature: UnsafeRawBufferPointer, over signingInput: UnsafeRawBufferPointer, contexts: ThreadContexts
-    ) -> Bool {
-        let ctx = contexts.oneShotContext
-        // A one-shot context must be reset before reuse, or a failed verification poisons the next.
-        _ = EVP_MD_CTX_reset(ctx)
-        guard EVP_DigestVerifyInit_ex(ctx, nil, nil, nil, nil, pointer, nil) == 1 else {
+    /// An ECDSA JWS signature (R‖S) as minimal DER, or `nil` when it is not two equal halves.
+    package static func ecdsaDER(fromJWS signature: [UInt8]) -> [UInt8]? {
+        var der = [UInt8](repeating: 0, count: signature.count + 16)
+        let length = copenssl_ecdsa_raw_to_der(signature, signature.count, &der, der.count)
+        guard length > 0 else {
             OpenSSLFailure.clear()
-            return false
+            return nil
         }
-        let rc = EVP_DigestVerify(
-            ctx, signature.baseAddress?.assumingMemoryBound(to: UInt8.self), signature.count,
-            signingInput.baseAddress?.assumingMemoryBound(to: UInt8.self), signingInput.count)
-        if rc != 1 { OpenSSLFailure.clear() }
-        return rc == 1
+        return Array(der[..<length])
     }
 }

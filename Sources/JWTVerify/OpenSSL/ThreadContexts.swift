@@ -12,7 +12,11 @@ import Darwin
 /// prepared verify context per (key, algorithm) it has used, reached through a POSIX thread-local
 /// slot: no lock, no allocation once warm. Contexts are freed when the thread exits, or all at once
 /// when a thread has prepared more than ``capacity`` of them (key sets rotate).
-final class ThreadContexts {
+///
+/// The benchmark's raw OpenSSL limit owns one of these per worker thread and calls the same
+/// ``prepare(key:algorithm:)``, ``hash(_:with:into:)`` and ``verify(prehashed:signature:digest:)``
+/// the core calls, so the two measure the same OpenSSL work.
+package final class ThreadContexts {
     /// The digest context used for hashing signing inputs and nonces.
     let digestContext: OpaquePointer
     /// The context re-initialised for each one-shot (EdDSA) verification.
@@ -20,7 +24,8 @@ final class ThreadContexts {
     private var verifyContexts: [UInt64: OpaquePointer] = [:]
     private static let capacity = 256
 
-    private init() {
+    /// Contexts owned by the caller (the raw limit); verification uses ``current``.
+    package init() {
         guard let ctx = EVP_MD_CTX_new(), let oneShot = EVP_MD_CTX_new() else { fatalError("EVP_MD_CTX_new: out of memory") }
         digestContext = ctx
         oneShotContext = oneShot
@@ -53,7 +58,7 @@ final class ThreadContexts {
     }
 
     /// Hashes `input` with `digest` into `output` (at least `digest.size` octets); returns the length.
-    func hash(_ input: UnsafeRawBufferPointer, with digest: MessageDigest, into output: UnsafeMutableRawBufferPointer) -> Int {
+    package func hash(_ input: UnsafeRawBufferPointer, with digest: MessageDigest, into output: UnsafeMutableRawBufferPointer) -> Int {
         var length: UInt32 = 0
         guard EVP_DigestInit_ex(digestContext, digest.pointer, nil) == 1,
             EVP_DigestUpdate(digestContext, input.baseAddress, input.count) == 1,
@@ -78,6 +83,54 @@ final class ThreadContexts {
         return ctx
     }
 
+    /// Hashes `signingInput` with `digest` and checks the DER or raw `signature` against it with
+    /// the prepared `context`; OpenSSL's `1` only counts as valid, and a failure leaves the
+    /// thread's error queue empty.
+    package func verify(
+        prehashed context: PreparedVerifyContext, signature: UnsafeRawBufferPointer, over signingInput: UnsafeRawBufferPointer,
+        digest: MessageDigest
+    ) -> Bool {
+        verify(prehashed: context.pointer, signature: signature, over: signingInput, digest: digest)
+    }
+
+    /// ``verify(prehashed:signature:over:digest:)`` with a context from this thread's cache.
+    func verify(
+        prehashed context: OpaquePointer, signature: UnsafeRawBufferPointer, over signingInput: UnsafeRawBufferPointer,
+        digest: MessageDigest
+    ) -> Bool {
+        withUnsafeTemporaryAllocation(byteCount: 64, alignment: 8) { hash in
+            let length = self.hash(signingInput, with: digest, into: hash)
+            let rc = EVP_PKEY_verify(
+                context, signature.baseAddress?.assumingMemoryBound(to: UInt8.self), signature.count,
+                hash.baseAddress?.assumingMemoryBound(to: UInt8.self), length)
+            if rc != 1 { OpenSSLFailure.clear() }
+            return rc == 1
+        }
+    }
+
+    /// One-shot (EdDSA) verification of `message` with `key`.
+    package func verifyOneShot(_ signature: UnsafeRawBufferPointer, over message: UnsafeRawBufferPointer, key: EVPPublicKey) -> Bool {
+        let ctx = oneShotContext
+        // A one-shot context must be reset before reuse, or a failed verification poisons the next.
+        _ = EVP_MD_CTX_reset(ctx)
+        guard EVP_DigestVerifyInit_ex(ctx, nil, nil, nil, nil, key.pointer, nil) == 1 else {
+            OpenSSLFailure.clear()
+            return false
+        }
+        let rc = EVP_DigestVerify(
+            ctx, signature.baseAddress?.assumingMemoryBound(to: UInt8.self), signature.count,
+            message.baseAddress?.assumingMemoryBound(to: UInt8.self), message.count)
+        if rc != 1 { OpenSSLFailure.clear() }
+        return rc == 1
+    }
+
+    /// A verify context for `key` and `algorithm` owned by the caller (freed with it): the same
+    /// preparation the core's cached contexts get.
+    package static func prepared(key: EVPPublicKey, algorithm: SignatureAlgorithm) -> PreparedVerifyContext? {
+        prepare(key: key, algorithm: algorithm).map(PreparedVerifyContext.init(takingOwnershipOf:))
+    }
+
+    /// The one place verify contexts are prepared: digest, padding, MGF1 digest and PSS salt length.
     private static func prepare(key: EVPPublicKey, algorithm: SignatureAlgorithm) -> OpaquePointer? {
         guard let digest = algorithm.digest, let ctx = EVP_PKEY_CTX_new_from_pkey(nil, key.pointer, nil) else {
             return nil
@@ -100,4 +153,11 @@ final class ThreadContexts {
         }
         return ctx
     }
+}
+
+/// A prepared `EVP_PKEY_CTX` owned by the caller (the raw limit), freed exactly once, in `deinit`.
+package final class PreparedVerifyContext {
+    let pointer: OpaquePointer
+    init(takingOwnershipOf pointer: OpaquePointer) { self.pointer = pointer }
+    deinit { EVP_PKEY_CTX_free(pointer) }
 }

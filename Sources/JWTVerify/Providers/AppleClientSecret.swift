@@ -20,7 +20,7 @@ public enum AppleClientSecret {
     ///   - lifetime: seconds until `exp` (1 … ``maximumLifetime``), one day by default.
     public static func make(
         teamID: String, keyID: String, clientID: String, privateKeyPEM: [UInt8], lifetime: Double = 86_400,
-        now: Double = Verifier.systemClock()
+        now: Double = VerificationPolicy.systemClock()
     ) throws(Failure) -> String {
         guard lifetime >= 1, lifetime <= maximumLifetime else {
             throw Failure(description: "lifetime must be 1 to \(Int(maximumLifetime)) seconds")

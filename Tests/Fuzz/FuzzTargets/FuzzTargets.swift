@@ -7,6 +7,7 @@
 //   mutation  mutations of valid tokens: a token that differs from a signed one must never verify
 // A plain build replays files given as arguments through the chosen target.
 import JWTVerify
+import JWTVerifyTooling
 import JWTVerifyTestSupport
 
 #if canImport(Glibc)
@@ -20,6 +21,13 @@ enum FuzzTargets {
         keys: TokenFactory.keys, issuer: TokenFactory.issuer, audiences: [TokenFactory.audience],
         algorithms: Set(SignatureAlgorithm.all), clock: { TokenFactory.now })
 
+    /// The same keys under each provider's rules, for the token target.
+    static let profileVerifiers: [Verifier] = [
+        VerificationPolicy.appleIdentityToken(audiences: [TokenFactory.audience], acceptMissingNonceWhenUnsupported: true),
+        .appleNotification(audiences: [TokenFactory.audience]), .firebase(project: TokenFactory.audience),
+        .google(audiences: [TokenFactory.audience], hostedDomain: "example.com"), .oidc(issuer: TokenFactory.issuer, audiences: [TokenFactory.audience]),
+    ].map { Verifier(keys: TokenFactory.keys, policy: $0.clock { TokenFactory.now }) }
+
     /// Valid tokens by each key, for the mutation target.
     static let validTokens: [[UInt8]] = [TokenFactory.rsa, TokenFactory.ec].map { signer in
         Array(TokenFactory.token(payload: TokenFactory.claims(extra: #""nonce":"n""#), signer: signer).utf8)
@@ -28,7 +36,9 @@ enum FuzzTargets {
     static func run(_ bytes: UnsafeRawBufferPointer) {
         switch target {
         case "token":
-            _ = verifier.evaluate(bytes, nonce: "raw", at: nil)
+            _ = verifier.evaluate(bytes, nonce: "raw", at: .clock)
+            _ = verifier.outcome(bytes, nonce: nil, at: .issuedAt)
+            for profiled in profileVerifiers { _ = profiled.outcome(bytes, nonce: "raw", at: .clock) }
             _ = UnverifiedToken(peeking: bytes)
         case "jwks":
             if let keys = try? JWKSet(json: Array(bytes)) {
@@ -45,19 +55,14 @@ enum FuzzTargets {
                 return n
             }
             var text = JSONText()
+            let lines = RequestLineEvaluator(verifier: verifier, defaultNonce: nil, time: .clock)
             while let batch = try? reader.nextBatch(maxLines: 7, maxBytes: 1000) {
                 for case .text(let range) in batch.lines {
                     batch.storage.withUnsafeBytes { storage in
                         let line = UnsafeRawBufferPointer(rebasing: storage[range])
-                        if line.first == UInt8(ascii: "{"), case .success(let request) = TokenRequest.parse(jsonLine: line) {
-                            request.token.withUnsafeBytes { token in
-                                TokenReport.append(
-                                    to: &text, line: 1, file: nil, idJSON: request.idJSON, token: token,
-                                    result: verifier.evaluate(token, nonce: request.nonce, at: nil), peekLimit: 65536)
-                            }
-                        }
+                        lines.evaluate(line, number: 1, file: nil, into: &text)
                         for found in TokenExtractor.scan(line).found {
-                            found.token.withUnsafeBytes { _ = verifier.evaluate($0, nonce: nil, at: nil) }
+                            found.token.withUnsafeBytes { _ = verifier.outcome($0, nonce: nil, at: .clock) }
                         }
                     }
                 }
@@ -77,7 +82,7 @@ enum FuzzTargets {
                 index += 2
             }
             let original = validTokens.contains(token)
-            let accepted = token.withUnsafeBytes { if case .success = verifier.evaluate($0, nonce: nil, at: nil) { true } else { false } }
+            let accepted = token.withUnsafeBytes { if case .success = verifier.evaluate($0, nonce: nil, at: .clock) { true } else { false } }
             if accepted && !original { fatalError("a modified token verified: \(String(decoding: token, as: UTF8.self))") }
         default:
             if let problem = JSONDifferential.disagreement(bytes) { fatalError("scanner and jansson disagree: \(problem)") }

@@ -1,3 +1,4 @@
+package import JWTVerify
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -5,7 +6,7 @@ import Darwin
 #endif
 
 /// Lines of input gathered into one contiguous buffer, for one round of parallel verification.
-package struct LineBatch {
+package struct LineBatch: Sendable {
     /// One line: its bytes in ``storage`` (without the newline), or only its length when it was
     /// longer than the reader's limit and was discarded while streaming.
     package enum Line: Sendable {

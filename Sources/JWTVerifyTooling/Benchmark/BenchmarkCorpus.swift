@@ -1,3 +1,4 @@
+package import JWTVerify
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)

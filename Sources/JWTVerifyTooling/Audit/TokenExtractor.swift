@@ -1,3 +1,4 @@
+package import JWTVerify
 /// Finds compact JWS tokens inside arbitrary text: log lines, HAR and JSON dumps, URLs and form
 /// bodies, cookies, `Authorization: Bearer` headers.
 ///

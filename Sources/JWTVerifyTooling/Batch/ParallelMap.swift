@@ -2,8 +2,8 @@ import Dispatch
 
 /// Runs `transform` over `0..<count` on up to `threads` threads, in contiguous chunks, and returns
 /// the chunks' results in order.
-enum ParallelMap {
-    static func chunks<Output: Sendable>(
+package enum ParallelMap {
+    package static func chunks<Output: Sendable>(
         count: Int, threads: Int, _ transform: @escaping @Sendable (Range<Int>) -> Output
     ) -> [Output] {
         guard count > 0 else { return [] }

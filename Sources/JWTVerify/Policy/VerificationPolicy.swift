@@ -1,0 +1,153 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// Everything that decides a verdict apart from the keys: issuers, audiences, algorithms, leeway,
+/// clock, size limit, and the provider's own rules.
+///
+/// A policy is a plain `Sendable` value: build it once, hand it to ``Verifier/init(keys:policy:)``
+/// or ``RemoteVerifier/init(keySet:policy:)``, and every face (library, CLI, server, Spark job)
+/// applies exactly the same checks in the same order. Provider presets fill in what the provider
+/// fixes (issuer, algorithm, where its keys live, its claim rules):
+///
+/// ```swift
+/// let apple = VerificationPolicy.appleIdentityToken(audiences: ["com.example.app"])
+/// let firebase = VerificationPolicy.firebase(project: "my-project")
+/// ```
+public struct VerificationPolicy: Sendable {
+    /// The accepted `iss` values (any of them); `nil` leaves `iss` unchecked (audits only).
+    public var issuers: [String]?
+    /// The accepted `aud` values (any of them); `nil` leaves `aud` unchecked (audits only).
+    public var audiences: [String]?
+    /// The accepted `alg` values.
+    public var algorithms: Set<SignatureAlgorithm>
+    /// Clock-skew allowance in seconds (finite, ≥ 0), applied to `exp`, `nbf`, `iat` and `auth_time`.
+    public var leeway: Double
+    /// Longest token accepted, in octets; checked before anything else.
+    public var maxTokenBytes: Int
+    /// The current time in seconds since the epoch (injectable for tests and audits).
+    public var clock: @Sendable () -> Double
+    /// The provider's own rules, run after the generic checks over the payload already parsed.
+    public var rules: ProviderRules
+    /// Where the provider publishes its keys, for presets that have one place.
+    public var keySource: KeySetSource?
+
+    /// The default token size limit: 64 KiB.
+    public static let defaultMaxTokenBytes = 65536
+    /// The default leeway: 60 seconds.
+    public static let defaultLeeway = 60.0
+
+    /// The system's wall clock, with sub-second precision.
+    public static let systemClock: @Sendable () -> Double = {
+        var now = timespec()
+        clock_gettime(CLOCK_REALTIME, &now)
+        return Double(now.tv_sec) + Double(now.tv_nsec) / 1e9
+    }
+
+    /// A policy from its parts.
+    ///
+    /// - Parameters:
+    ///   - issuers: accepted issuers; `nil` only for signature-and-time audits, never for sign-ins.
+    ///   - audiences: accepted audiences (bundle IDs, Services IDs, client IDs, project IDs); `nil`
+    ///     as for `issuers`.
+    ///   - algorithms: the `alg` allow-list; RS256 and ES256 by default.
+    ///   - leeway: clock-skew allowance in seconds (≥ 0), 60 by default.
+    ///   - maxTokenBytes: longest token accepted, 65536 by default.
+    ///   - clock: the time source, the system clock by default.
+    ///   - rules: provider rules, none by default.
+    ///   - keySource: the provider's key source, if it has one.
+    public init(
+        issuers: [String]?,
+        audiences: [String]?,
+        algorithms: Set<SignatureAlgorithm> = SignatureAlgorithm.defaultAllowed,
+        leeway: Double = VerificationPolicy.defaultLeeway,
+        maxTokenBytes: Int = VerificationPolicy.defaultMaxTokenBytes,
+        clock: @escaping @Sendable () -> Double = VerificationPolicy.systemClock,
+        rules: ProviderRules = .none,
+        keySource: KeySetSource? = nil
+    ) {
+        precondition(leeway >= 0 && leeway.isFinite, "leeway must be a finite number of seconds >= 0")
+        precondition(maxTokenBytes >= 0, "maxTokenBytes must not be negative")
+        self.issuers = issuers
+        self.audiences = audiences
+        self.algorithms = algorithms
+        self.leeway = leeway
+        self.maxTokenBytes = maxTokenBytes
+        self.clock = clock
+        self.rules = rules
+        self.keySource = keySource
+    }
+
+    /// Any issuer's tokens: `iss` exactly `issuer`, `aud` one of `audiences`, no provider rules.
+    public static func generic(
+        issuer: String, audiences: [String], algorithms: Set<SignatureAlgorithm> = SignatureAlgorithm.defaultAllowed
+    ) -> VerificationPolicy {
+        VerificationPolicy(issuers: [issuer], audiences: audiences, algorithms: algorithms)
+    }
+
+    /// Sign in with Apple identity tokens: RS256, `iss` `https://appleid.apple.com`, `iat` required,
+    /// `email_verified`/`is_private_email`/`nonce_supported` as booleans or "true"/"false",
+    /// `real_user_status` 0, 1 or 2; a server-to-server notification is refused as `claim_type`.
+    ///
+    /// - Parameter acceptMissingNonceWhenUnsupported: accept a token without `nonce` when a nonce
+    ///   was expected but the token says `nonce_supported: false` (older devices). Off by default.
+    public static func appleIdentityToken(audiences: [String], acceptMissingNonceWhenUnsupported: Bool = false) -> VerificationPolicy {
+        VerificationPolicy(
+            issuers: [appleIssuer], audiences: audiences, algorithms: [.rs256],
+            rules: .appleIdentityToken(acceptMissingNonceWhenUnsupported: acceptMissingNonceWhenUnsupported), keySource: .apple)
+    }
+
+    /// Apple's server-to-server notifications: verified like identity tokens, and the `events`
+    /// claim (a JSON object in a string) must be there with a `type`. A notification's POST body
+    /// `{"payload": "<JWS>"}` is accepted in place of the JWS.
+    public static func appleNotification(audiences: [String]) -> VerificationPolicy {
+        VerificationPolicy(issuers: [appleIssuer], audiences: audiences, algorithms: [.rs256], rules: .appleNotification, keySource: .apple)
+    }
+
+    /// Firebase Authentication ID tokens of `project`: `iss` `https://securetoken.google.com/<project>`
+    /// and `aud` the project, both from configuration, never from the token; `sub` non-empty and at
+    /// most 128 characters, `auth_time` required and not in the future.
+    public static func firebase(project: String) -> VerificationPolicy {
+        VerificationPolicy(
+            issuers: ["https://securetoken.google.com/" + project], audiences: [project], algorithms: [.rs256],
+            rules: .firebase(project: project), keySource: .firebase)
+    }
+
+    /// Google ID tokens: `iss` `https://accounts.google.com` or `accounts.google.com`, RS256.
+    ///
+    /// - Parameters:
+    ///   - hostedDomain: when set, `hd` must be exactly this (else `hosted_domain_mismatch`).
+    ///   - authorizedParty: when set, an `azp` the token carries must be this (else `audience_mismatch`).
+    public static func google(audiences: [String], hostedDomain: String? = nil, authorizedParty: String? = nil) -> VerificationPolicy {
+        VerificationPolicy(
+            issuers: ["https://accounts.google.com", "accounts.google.com"], audiences: audiences, algorithms: [.rs256],
+            rules: .google(hostedDomain: hostedDomain, authorizedParty: authorizedParty), keySource: .google)
+    }
+
+    /// Any OpenID Connect issuer: the generic checks, with `sub`, `email` and `email_verified` typed.
+    public static func oidc(
+        issuer: String, audiences: [String], algorithms: Set<SignatureAlgorithm> = SignatureAlgorithm.defaultAllowed
+    ) -> VerificationPolicy {
+        VerificationPolicy(issuers: [issuer], audiences: audiences, algorithms: algorithms, rules: .oidc)
+    }
+
+    /// Apple's issuer.
+    public static let appleIssuer = "https://appleid.apple.com"
+
+    /// This policy with another leeway.
+    public func leeway(_ seconds: Double) -> VerificationPolicy {
+        var copy = self
+        precondition(seconds >= 0 && seconds.isFinite, "leeway must be a finite number of seconds >= 0")
+        copy.leeway = seconds
+        return copy
+    }
+
+    /// This policy with another clock.
+    public func clock(_ clock: @escaping @Sendable () -> Double) -> VerificationPolicy {
+        var copy = self
+        copy.clock = clock
+        return copy
+    }
+}

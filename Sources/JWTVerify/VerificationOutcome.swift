@@ -1,0 +1,32 @@
+/// A verdict together with what the verifier decoded on the way, for reports: the CLI's records
+/// and the audit report are written from this, never from a second decoding of the token.
+///
+/// For a valid token the fields are the verified ones. For a rejected token they are what could
+/// be read without trust: each is filled only when its segment decoded and the member had the
+/// expected JSON type.
+package struct VerificationOutcome: Sendable {
+    /// The verdict.
+    package var result: Result<VerifiedToken, VerificationError>
+    /// The header's `alg` as written, when it is a string.
+    package var algorithm: String?
+    /// The header's `kid`, when it is a string.
+    package var keyID: String?
+    /// The registered claims: verified when ``verified``, else read without trust.
+    package var claims = RegisteredClaims()
+    /// `email_verified` as a boolean or "true"/"false", when present (verified or not).
+    package var emailVerified: Bool?
+    /// The time the token was evaluated at (for ``EvaluationTime/issuedAt``, its `iat`).
+    package var evaluatedAt: Double?
+
+    /// Whether the token verified.
+    package var verified: Bool { if case .success = result { true } else { false } }
+
+    /// The verified token, if any.
+    package var token: VerifiedToken? { if case .success(let token) = result { token } else { nil } }
+
+    /// The error, if any.
+    package var error: VerificationError? { if case .failure(let error) = result { error } else { nil } }
+
+    /// An outcome that carries only a verdict.
+    package init(_ result: Result<VerifiedToken, VerificationError>) { self.result = result }
+}

@@ -1,0 +1,103 @@
+/// One command-line option, declared once: its names, its value's placeholder, its help text and
+/// what it does. A command's parser and its `--help` both come from its ``OptionTable``, so the
+/// help cannot drift from what is accepted.
+struct Option<Options>: Sendable {
+    /// Every spelling, short first (`-q`, `--quiet`).
+    let names: [String]
+    /// The value's placeholder (`SRC`, `N`), or `nil` for a flag.
+    let placeholder: String?
+    /// The help text; `\n` starts a continuation line.
+    let help: String
+    /// Applies the option (`value` is empty for a flag; `name` is the spelling used).
+    let apply: @Sendable (_ options: inout Options, _ value: String, _ name: String) throws(CommandFailure) -> Void
+
+    /// A flag without a value.
+    static func flag(_ names: String..., help: String, _ set: @escaping @Sendable (inout Options) -> Void) -> Option {
+        Option(names: names, placeholder: nil, help: help) { options, _, _ throws(CommandFailure) in set(&options) }
+    }
+
+    /// An option with a value.
+    static func value(
+        _ names: String..., placeholder: String, help: String,
+        _ set: @escaping @Sendable (inout Options, _ value: String, _ name: String) throws(CommandFailure) -> Void
+    ) -> Option {
+        Option(names: names, placeholder: placeholder, help: help, apply: set)
+    }
+
+    /// An option whose value is stored as given.
+    static func value(
+        _ names: String..., placeholder: String, help: String, _ set: @escaping @Sendable (inout Options, _ value: String) -> Void
+    ) -> Option {
+        Option(names: names, placeholder: placeholder, help: help) { options, value, _ throws(CommandFailure) in set(&options, value) }
+    }
+
+    /// This option applied to the part of a larger options value at `path`.
+    func lifted<Outer>(_ path: WritableKeyPath<Outer, Options> & Sendable) -> Option<Outer> {
+        let apply = self.apply
+        return Option<Outer>(names: names, placeholder: placeholder, help: help) { outer, value, name throws(CommandFailure) in
+            try apply(&outer[keyPath: path], value, name)
+        }
+    }
+}
+
+/// A command's options: the parser and the `OPTIONS:` help text, both from the same declarations.
+/// `-h`/`--help` is always accepted.
+struct OptionTable<Options>: Sendable {
+    let options: [Option<Options>]
+
+    init(_ groups: [Option<Options>]...) { options = groups.flatMap { $0 } }
+
+    /// Every accepted spelling, `-h` and `--help` included.
+    var acceptedNames: [String] { options.flatMap(\.names) + ["-h", "--help"] }
+
+    /// The `OPTIONS:` lines: names and placeholder in a 25-column field, then the help.
+    var help: String {
+        var lines: [String] = []
+        func add(_ label: String, _ help: String) {
+            let parts = help.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+            let head = "  " + label
+            if head.count <= 26 {
+                lines.append(head + String(repeating: " ", count: 27 - head.count) + parts[0])
+            } else {
+                lines.append(head)
+                lines.append(String(repeating: " ", count: 27) + parts[0])
+            }
+            for part in parts.dropFirst() { lines.append(String(repeating: " ", count: 27) + part) }
+        }
+        for option in options {
+            add(option.names.joined(separator: ", ") + (option.placeholder.map { " " + $0 } ?? ""), option.help)
+        }
+        add("-h, --help", "Show this help.")
+        return lines.joined(separator: "\n")
+    }
+
+    /// Parses `words` into `options`; operands go to `operand`. Returns true when help was asked for.
+    func parse(
+        _ words: ArraySlice<String>, into values: inout Options,
+        operand: (inout Options, String) throws(CommandFailure) -> Void
+    ) throws(CommandFailure) -> Bool {
+        var arguments = Arguments(words)
+        var helpRequested = false
+        while let word = arguments.next() {
+            switch word {
+            case .operand(let text):
+                try operand(&values, text)
+            case .option("-", nil):
+                try operand(&values, "-")
+            case .option(let name, let inline):
+                if name == "-h" || name == "--help" {
+                    helpRequested = true
+                    continue
+                }
+                guard let option = options.first(where: { $0.names.contains(name) }) else { throw .usage("unknown option \(name)") }
+                if option.placeholder == nil {
+                    if inline != nil { throw .usage("\(name) takes no value") }
+                    try option.apply(&values, "", name)
+                } else {
+                    try option.apply(&values, try arguments.value(for: name, inline: inline), name)
+                }
+            }
+        }
+        return helpRequested
+    }
+}

@@ -1,0 +1,129 @@
+import JWTVerify
+
+/// The flags that make a ``VerificationPolicy``, shared by `verify`, `audit` and `inspect`:
+/// `--profile` and its companions, `--issuer`, `--audience`, `--nonce`, `--leeway`, `--now`,
+/// `--algorithms` and `--max-token-bytes`. The policy is built in one place, ``policy(strict:)``.
+struct PolicyFlags {
+    var profile: String?
+    var project: String?
+    var hostedDomain: String?
+    var authorizedParty: String?
+    var acceptMissingNonceWhenUnsupported = false
+    var issuer: String?
+    var audiences: [String] = []
+    var nonce: String?
+    var leeway = VerificationPolicy.defaultLeeway
+    var now: Double?
+    /// `nil`: not given (the profile's or the default allow-list applies).
+    var algorithms: Set<SignatureAlgorithm>?
+    var maxTokenBytes = VerificationPolicy.defaultMaxTokenBytes
+
+    static let profileNames = ["apple", "apple-notification", "firebase", "google", "oidc"]
+
+    /// `--profile` and the flags that go with it.
+    static let profileOptions: [Option<PolicyFlags>] = [
+        .value(
+            "--profile", placeholder: "P",
+            help: "apple | apple-notification | firebase | google | oidc: fills in the\nissuer, algorithms and default key set (--jwks overrides it), adds\nthe provider's rules, and a typed \"claims\" object to the output."
+        ) { flags, value, name throws(CommandFailure) in
+            guard profileNames.contains(value) else { throw .usage("\(name) takes apple, apple-notification, firebase, google or oidc") }
+            flags.profile = value
+        },
+        .value("--project", placeholder: "ID", help: "Firebase project (instead of --issuer/--audience).") { $0.project = $1 },
+        .value("--hosted-domain", placeholder: "D", help: "Google: required \"hd\".") { $0.hostedDomain = $1 },
+        .value("--authorized-party", placeholder: "A", help: "Google: required \"azp\", when the token has one.") { $0.authorizedParty = $1 },
+        .flag(
+            "--accept-missing-nonce-when-unsupported",
+            help: "Apple: accept a token without nonce if it says nonce_supported false."
+        ) { $0.acceptMissingNonceWhenUnsupported = true },
+    ]
+
+    /// `--issuer` and `--audience`; `optional`: wording for faces where they may be left out.
+    static func claimOptions(optional: Bool) -> [Option<PolicyFlags>] {
+        [
+            .value("--issuer", placeholder: "ISS", help: optional ? "Required \"iss\" (optional here: without it, issuers are reported)." : "Required \"iss\", compared exactly.") {
+                $0.issuer = $1
+            },
+            .value("--audience", placeholder: "AUD", help: optional ? "Accepted \"aud\", repeatable (optional here, as --issuer)." : "Accepted \"aud\". Repeatable: any of them is accepted.") {
+                $0.audiences.append($1)
+            },
+        ]
+    }
+
+    static let nonceOption: Option<PolicyFlags> = .value(
+        "--nonce", placeholder: "RAW",
+        help: "Raw nonce for tokens without their own; the token's \"nonce\" must be\nthe lowercase hex SHA-256 of it."
+    ) { $0.nonce = $1 }
+
+    static let leewayOption: Option<PolicyFlags> = .value(
+        "--leeway", placeholder: "SECONDS", help: "Clock-skew allowance for exp/nbf/iat (default 60)."
+    ) { flags, value, name throws(CommandFailure) in flags.leeway = try OptionValue.seconds(name, value) }
+
+    static let nowOption: Option<PolicyFlags> = .value(
+        "--now", placeholder: "T",
+        help: "Evaluate at T: Unix seconds (fractions allowed) or RFC 3339\n(e.g. 2023-11-14T22:30:00Z). Default: the current time."
+    ) { flags, value, name throws(CommandFailure) in flags.now = try OptionValue.time(name, value) }
+
+    static let algorithmsOption: Option<PolicyFlags> = .value(
+        "--algorithms", placeholder: "LIST",
+        help: "Comma-separated allow-list (default RS256,ES256; repeats add up). Known:\nRS256,RS384,RS512,PS256,PS384,PS512,ES256,ES384,ES512,EdDSA."
+    ) { flags, value, name throws(CommandFailure) in
+        let parsed = try OptionValue.algorithms(name, value)
+        flags.algorithms = (flags.algorithms ?? []).union(parsed)
+    }
+
+    static let maxTokenBytesOption: Option<PolicyFlags> = .value(
+        "--max-token-bytes", placeholder: "N", help: "Longest token accepted (default 65536); longer ones are \"too_large\"."
+    ) { flags, value, name throws(CommandFailure) in flags.maxTokenBytes = try OptionValue.count(name, value, in: 1...(1 << 30)) }
+
+    /// Every policy flag, in help order.
+    static func all(optionalClaims: Bool) -> [Option<PolicyFlags>] {
+        profileOptions + claimOptions(optional: optionalClaims) + [nonceOption, leewayOption, nowOption, algorithmsOption, maxTokenBytesOption]
+    }
+
+    /// The policy these flags describe. `strict` (verify, serve): an issuer and an audience are
+    /// required, as a sign-in check needs; otherwise (audit, inspect) each may be left unchecked.
+    func policy(strict: Bool) throws(CommandFailure) -> VerificationPolicy {
+        var policy: VerificationPolicy
+        if let profile {
+            if profile != "oidc" && issuer != nil { throw .usage("--profile \(profile) sets the issuer; drop --issuer") }
+            if profile != "firebase" && project != nil { throw .usage("--project goes with --profile firebase") }
+            if profile != "google" && (hostedDomain != nil || authorizedParty != nil) {
+                throw .usage("--hosted-domain and --authorized-party go with --profile google")
+            }
+            if profile != "apple" && acceptMissingNonceWhenUnsupported {
+                throw .usage("--accept-missing-nonce-when-unsupported goes with --profile apple")
+            }
+            switch profile {
+            case "apple":
+                policy = .appleIdentityToken(audiences: audiences, acceptMissingNonceWhenUnsupported: acceptMissingNonceWhenUnsupported)
+            case "apple-notification": policy = .appleNotification(audiences: audiences)
+            case "firebase":
+                guard let project else { throw .usage("--profile firebase needs --project") }
+                if !audiences.isEmpty { throw .usage("--profile firebase takes --project, not --audience") }
+                policy = .firebase(project: project)
+            case "google": policy = .google(audiences: audiences, hostedDomain: hostedDomain, authorizedParty: authorizedParty)
+            default:
+                guard let issuer else { throw .usage("--profile oidc needs --issuer") }
+                policy = .oidc(issuer: issuer, audiences: audiences)
+            }
+        } else {
+            if project != nil || hostedDomain != nil || authorizedParty != nil || acceptMissingNonceWhenUnsupported {
+                throw .usage("--project, --hosted-domain, --authorized-party and --accept-missing-nonce-when-unsupported need --profile")
+            }
+            if strict && issuer == nil { throw .usage("--issuer is required (or --profile)") }
+            policy = VerificationPolicy(issuers: issuer.map { [$0] }, audiences: audiences)
+        }
+        if policy.audiences?.isEmpty ?? true {
+            if strict { throw .usage("--audience is required (repeat it to accept several)") }
+            policy.audiences = nil
+        }
+        if let algorithms { policy.algorithms = algorithms }
+        policy.leeway = leeway
+        policy.maxTokenBytes = maxTokenBytes
+        return policy
+    }
+
+    /// When tokens are evaluated: `--now`, or the clock.
+    var evaluationTime: EvaluationTime { now.map(EvaluationTime.fixed) ?? .clock }
+}
