@@ -79,7 +79,7 @@ let package = Package(
         ),
         .testTarget(
             name: "JWTVerifyCLITests",
-            dependencies: ["jwtverify", "JWTVerifyTooling", "JWTVerifyTestSupport"],
+            dependencies: ["jwtverify", "JWTVerify", "JWTVerifyRemote", "JWTVerifyTooling", "JWTVerifyTestSupport"],
             swiftSettings: strictSettings
         ),
     ],

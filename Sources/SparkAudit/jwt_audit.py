@@ -262,6 +262,7 @@ def stage_schema(show_tokens):
         StructField("valid", BooleanType()),
         StructField("reason", StringType()),
         StructField("detail", StringType()),
+        StructField("claims_verified", BooleanType()),
         StructField("alg", StringType()),
         StructField("kid", StringType()),
         StructField("key_source", StringType()),

@@ -1,5 +1,6 @@
 import Foundation
 import JWTVerify
+import JWTVerifyTestSupport
 import Testing
 
 /// Every case of `../shared/vectors/attacks/cases.jsonl` must give the expected verdict and the

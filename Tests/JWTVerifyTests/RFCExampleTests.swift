@@ -1,5 +1,6 @@
 import Foundation
 @testable import JWTVerify
+import JWTVerifyTestSupport
 import Testing
 
 /// The RFC 7515/7517/7520/8037 examples in `../shared/vectors/rfc`.

@@ -1,5 +1,6 @@
 import Foundation
 import JWTVerify
+import JWTVerifyTestSupport
 import Testing
 
 /// The project's own Apple-shaped samples (`Vectors/samples`, made by `Vectors/generate.py`):

@@ -1,5 +1,6 @@
 import Foundation
 @testable import JWTVerify
+import JWTVerifyTestSupport
 import Testing
 
 /// Project Wycheproof through the signature layer: keys imported through the JWK path, signatures

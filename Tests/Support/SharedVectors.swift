@@ -1,17 +1,16 @@
-import Foundation
+package import Foundation
 
 /// Locates the shared conformance vectors (`../shared/vectors` beside the repository) and the
 /// project's own `Vectors/` folder, from this file's path: no bundle resources needed.
-enum SharedVectors {
+package enum SharedVectors {
     /// The repository root.
-    static let repositoryRoot: URL = URL(fileURLWithPath: #filePath)
+    package static let repositoryRoot: URL = URL(fileURLWithPath: #filePath)
         .deletingLastPathComponent()  // Support
-        .deletingLastPathComponent()  // JWTVerifyTests
         .deletingLastPathComponent()  // Tests
         .deletingLastPathComponent()  // root
 
     /// `../shared/vectors`, or `JWTVERIFY_SHARED_VECTORS` when set.
-    static let directory: URL = {
+    package static let directory: URL = {
         if let override = ProcessInfo.processInfo.environment["JWTVERIFY_SHARED_VECTORS"] {
             return URL(fileURLWithPath: override)
         }
@@ -20,28 +19,28 @@ enum SharedVectors {
 
     /// Whether the shared vectors are present. When they are not, the suites that need them are
     /// disabled and the test output says why.
-    static let available: Bool = FileManager.default.fileExists(atPath: directory.appendingPathComponent("README.md").path)
+    package static let available: Bool = FileManager.default.fileExists(atPath: directory.appendingPathComponent("README.md").path)
 
     /// The message shown when the vectors are absent.
-    static let missingMessage = "shared vectors not found at \(directory.path): conformance suites SKIPPED"
+    package static let missingMessage = "shared vectors not found at \(directory.path): conformance suites SKIPPED"
 
     /// The project's own `Vectors/` folder.
-    static let projectVectors = repositoryRoot.appendingPathComponent("Vectors")
+    package static let projectVectors = repositoryRoot.appendingPathComponent("Vectors")
 
     /// Reads a file below the shared vectors folder.
-    static func data(_ relativePath: String) throws -> Data {
+    package static func data(_ relativePath: String) throws -> Data {
         try Data(contentsOf: directory.appendingPathComponent(relativePath))
     }
 
     /// Reads and parses a JSON file below the shared vectors folder.
-    static func json(_ relativePath: String) throws -> [String: Any] {
+    package static func json(_ relativePath: String) throws -> [String: Any] {
         try JSONSerialization.jsonObject(with: data(relativePath), options: [.fragmentsAllowed]) as? [String: Any] ?? [:]
     }
 }
 
 /// Hex decoding for Wycheproof fields.
 extension Array where Element == UInt8 {
-    init(hex: String) {
+    package init(hex: String) {
         var bytes: [UInt8] = []
         var iterator = hex.utf8.makeIterator()
         func nibble(_ c: UInt8) -> UInt8 {

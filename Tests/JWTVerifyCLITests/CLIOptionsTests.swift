@@ -1,0 +1,54 @@
+import Foundation
+import Testing
+
+/// Each command's parser and `--help` come from one declaration per option: every spelling a
+/// subcommand accepts is listed in its help's OPTIONS section, and nothing else is.
+@Suite("options declared once")
+struct CLIOptionsTests {
+    static let commands: [(name: String, helpWords: [String])] = [
+        ("verify", ["verify", "--help"]), ("audit", ["audit", "--help"]), ("inspect", ["inspect", "--help"]),
+        ("bench", ["bench", "--help"]), ("jwks", ["jwks", "--help"]), ("apple", ["apple", "--help"]),
+    ]
+
+    /// The option spellings named at the start of the OPTIONS section's entries.
+    static func listedOptions(_ help: String) -> Set<String> {
+        guard let start = help.range(of: "OPTIONS:\n") else { return [] }
+        var names: Set<String> = []
+        for line in help[start.upperBound...].split(separator: "\n", omittingEmptySubsequences: false) {
+            if line.isEmpty { break }
+            guard line.hasPrefix("  -") else { continue }
+            // "  -q, --quiet" or "  --jwks SRC   Key set...": names are the comma-separated words starting with "-".
+            let head = line.dropFirst(2).split(separator: " ", omittingEmptySubsequences: true)
+            for word in head {
+                let name = word.hasSuffix(",") ? word.dropLast() : word
+                guard name.hasPrefix("-") else { break }
+                names.insert(String(name))
+                if !word.hasSuffix(",") { break }
+            }
+        }
+        return names
+    }
+
+    @Test("every accepted option is in --help, and every option in --help is accepted", arguments: commands.map(\.name))
+    func helpMatchesParser(_ command: String) throws {
+        let accepted = try CLIRunner.run(["options", command])
+        #expect(accepted.status == 0)
+        let names = Set(String(decoding: accepted.stdout, as: UTF8.self).split(separator: "\n").map(String.init))
+        #expect(names.count >= 3)
+        let help = try CLIRunner.run(Self.commands.first { $0.name == command }!.helpWords)
+        #expect(help.status == 0)
+        let listed = Self.listedOptions(String(decoding: help.stdout, as: UTF8.self))
+        #expect(listed == names, "in help only: \(listed.subtracting(names).sorted()); accepted only: \(names.subtracting(listed).sorted())")
+    }
+
+    @Test("the profile flags are accepted, and listed, by verify, audit and inspect alike")
+    func sharedPolicyFlags() throws {
+        for command in ["verify", "audit", "inspect"] {
+            let names = Set(String(decoding: try CLIRunner.run(["options", command]).stdout, as: UTF8.self).split(separator: "\n").map(String.init))
+            for flag in ["--profile", "--project", "--hosted-domain", "--authorized-party", "--accept-missing-nonce-when-unsupported",
+                         "--issuer", "--audience", "--nonce", "--leeway", "--now", "--algorithms", "--max-token-bytes", "--jwks", "--jwks-cache"] {
+                #expect(names.contains(flag), "\(command) lacks \(flag)")
+            }
+        }
+    }
+}

@@ -1,0 +1,335 @@
+import Foundation
+import JWTVerify
+import JWTVerifyRemote
+import JWTVerifyTestSupport
+import Testing
+
+/// One pipeline under every face: the same token under the same policy gets the same verdict and
+/// reason from the library (`Verifier`), from `RemoteVerifier` over a live local origin, from
+/// `jwtverify verify` and from `jwtverify audit`. Corpora: the shared attack corpus, the bundled
+/// Apple-shaped samples, and a profile corpus covering every rule of every provider, each token
+/// under every profile.
+@Suite("faces agree", .serialized)
+struct FaceAgreementTests {
+    /// One token to evaluate, with everything that decides its verdict.
+    struct Case {
+        let id: String
+        let token: String
+        let nonce: String?
+        /// The expected reason when the corpus states one (`""`: valid).
+        let expected: String?
+    }
+
+    /// A set of cases sharing keys, policy and time: one CLI run per face.
+    struct Group {
+        let name: String
+        let jwks: [UInt8]
+        let policy: VerificationPolicy
+        /// The same policy as CLI flags.
+        let arguments: [String]
+        let now: Double
+        var cases: [Case]
+    }
+
+    /// Verdict per face: `""` valid, else the reason; a face absent from the map could not run it.
+    typealias Verdicts = [String: String]
+
+    // MARK: - Faces
+
+    static func library(_ group: Group) throws -> [String: String] {
+        let verifier = Verifier(keys: try JWKSet(json: group.jwks), policy: group.policy)
+        var verdicts: [String: String] = [:]
+        for item in group.cases {
+            do {
+                _ = try verifier.verify(item.token, nonce: item.nonce, at: group.now)
+                verdicts[item.id] = ""
+            } catch {
+                verdicts[item.id] = error.reason.rawValue
+            }
+        }
+        return verdicts
+    }
+
+    static func remote(_ group: Group, origin: OriginServer) async throws -> [String: String] {
+        try origin.set(["document": String(decoding: group.jwks, as: UTF8.self)])
+        let verifier = RemoteVerifier(keySet: .https(origin.keysURL), policy: group.policy)
+        var verdicts: [String: String] = [:]
+        for item in group.cases {
+            do {
+                _ = try await verifier.verify(item.token, nonce: item.nonce, at: group.now)
+                verdicts[item.id] = ""
+            } catch {
+                verdicts[item.id] = error.reason.rawValue
+            }
+        }
+        return verdicts
+    }
+
+    /// `jwtverify verify` over JSON request lines (each with its own nonce); empty when the CLI
+    /// refuses the key set (a set with no usable key is a configuration error there, status 65).
+    static func verifyCLI(_ group: Group, jwksFile: String) throws -> [String: String] {
+        var input = Data()
+        for (index, item) in group.cases.enumerated() {
+            var request: [String: Any] = ["token": item.token, "id": index]
+            if let nonce = item.nonce { request["nonce"] = nonce }
+            input += try JSONSerialization.data(withJSONObject: request) + Data([0x0A])
+        }
+        let run = try CLIRunner.run(["verify", "--jwks", jwksFile, "--now", "\(group.now)", "--threads", "2"] + group.arguments, input: input)
+        if run.status == 65 { return [:] }
+        #expect(run.status <= 1, "\(group.name): verify exited \(run.status): \(run.stderr)")
+        var verdicts: [String: String] = [:]
+        for line in run.stdout.split(separator: 0x0A) {
+            let record = try #require(try JSONSerialization.jsonObject(with: Data(line)) as? [String: Any])
+            let index = try #require(record["id"] as? Int)
+            verdicts[group.cases[index].id] = (record["reason"] as? String) ?? ""
+        }
+        return verdicts
+    }
+
+    /// `jwtverify audit` over one token per line, one run per nonce; only tokens the extractor
+    /// finds whole are compared (audit looks for tokens in text, so a malformed one may not be found).
+    static func auditCLI(_ group: Group, jwksFile: String) throws -> [String: String] {
+        var verdicts: [String: String] = [:]
+        let byNonce = Dictionary(grouping: group.cases.filter { !$0.token.contains("\n") && !$0.token.isEmpty }, by: { $0.nonce ?? "" })
+        for (nonce, cases) in byNonce {
+            let input = Data(cases.map(\.token).joined(separator: "\n").utf8) + Data([0x0A])
+            let arguments = ["audit", "--format", "jsonl", "--show-tokens", "-q", "--jwks", jwksFile, "--now", "\(group.now)"]
+                + (nonce.isEmpty ? [] : ["--nonce", nonce]) + group.arguments
+            let run = try CLIRunner.run(arguments, input: input)
+            if run.status == 65 { return [:] }
+            #expect(run.status <= 1, "\(group.name): audit exited \(run.status): \(run.stderr)")
+            var byToken: [String: [String]] = [:]
+            for item in cases { byToken[item.token, default: []].append(item.id) }
+            for line in run.stdout.split(separator: 0x0A) {
+                let record = try #require(try JSONSerialization.jsonObject(with: Data(line)) as? [String: Any])
+                guard let token = record["token"] as? String, let ids = byToken[token] else { continue }
+                for id in ids { verdicts[id] = (record["reason"] as? String) ?? "" }
+            }
+        }
+        return verdicts
+    }
+
+    /// Runs every face over `groups`; returns how many verdicts each face gave.
+    static func agree(_ groups: [Group]) async throws -> [String: Int] {
+        let origin = try OriginServer()
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("jwtverify-faces-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        var counts: [String: Int] = [:]
+        var disagreements: [String] = []
+        for (index, group) in groups.enumerated() {
+            let jwksFile = directory.appendingPathComponent("jwks-\(index).json").path
+            try Data(group.jwks).write(to: URL(fileURLWithPath: jwksFile))
+            let library = try library(group)
+            let faces: [(String, [String: String])] = [
+                ("library", library),
+                ("remote", try await remote(group, origin: origin)),
+                ("verify", try verifyCLI(group, jwksFile: jwksFile)),
+                ("audit", try auditCLI(group, jwksFile: jwksFile)),
+            ]
+            for item in group.cases {
+                let reference = library[item.id] ?? "?"
+                if let expected = item.expected, expected != reference {
+                    disagreements.append("\(group.name)/\(item.id): library \(reference), corpus expects \(expected)")
+                }
+                for (face, verdicts) in faces {
+                    guard let verdict = verdicts[item.id] else { continue }
+                    counts[face, default: 0] += 1
+                    if verdict != reference { disagreements.append("\(group.name)/\(item.id): \(face) \(verdict), library \(reference)") }
+                }
+            }
+        }
+        #expect(disagreements.isEmpty, "\(disagreements.count) disagreements: \(disagreements.prefix(10))")
+        return counts
+    }
+
+    // MARK: - Corpora
+
+    @Test("the attack corpus: every face gives the corpus's verdict and reason", .enabled(if: SharedVectors.available))
+    func attackCorpus() async throws {
+        var groups: [String: Group] = [:]
+        var order: [String] = []
+        let data = try SharedVectors.data("attacks/cases.jsonl")
+        for line in data.split(separator: 0x0A) {
+            let object = try #require(try JSONSerialization.jsonObject(with: Data(line)) as? [String: Any])
+            let options = try #require(object["options"] as? [String: Any])
+            let jwks: [UInt8]
+            if let inline = object["jwks"] {
+                jwks = [UInt8](try JSONSerialization.data(withJSONObject: inline, options: [.sortedKeys]))
+            } else {
+                jwks = [UInt8](try SharedVectors.data("attacks/\(object["jwks_ref"] as? String ?? "jwks.json")"))
+            }
+            let issuer = options["issuer"] as? String ?? ""
+            let audiences = (options["audience"] as? [String]) ?? [(options["audience"] as? String) ?? ""]
+            let algorithms = options["algorithms"] as? [String] ?? []
+            let leeway = (options["leeway"] as? NSNumber)?.doubleValue ?? 60
+            let maxBytes = (options["max_token_bytes"] as? NSNumber)?.intValue ?? 65536
+            let now = (options["now"] as? NSNumber)?.doubleValue ?? 0
+            let policy = VerificationPolicy(
+                issuers: [issuer], audiences: audiences, algorithms: Set(algorithms.compactMap(SignatureAlgorithm.init(name:))),
+                leeway: leeway, maxTokenBytes: maxBytes)
+            let arguments = ["--issuer", issuer] + audiences.flatMap { ["--audience", $0] }
+                + ["--algorithms", algorithms.joined(separator: ","), "--leeway", "\(leeway)", "--max-token-bytes", "\(maxBytes)"]
+            let key = String(decoding: jwks, as: UTF8.self) + arguments.joined(separator: " ") + "\(now)"
+            let expect = object["expect"] as? String == "accept" ? "" : object["reason"] as? String
+            let item = Case(id: object["id"] as? String ?? "?", token: object["token"] as? String ?? "", nonce: options["nonce"] as? String, expected: expect)
+            if groups[key] == nil {
+                order.append(key)
+                groups[key] = Group(name: "attacks", jwks: jwks, policy: policy, arguments: arguments, now: now, cases: [])
+            }
+            groups[key]!.cases.append(item)
+        }
+        let counts = try await Self.agree(order.map { groups[$0]! })
+        print("faces agree on the attack corpus: \(counts.sorted { $0.key < $1.key })")
+        #expect(counts["library"] == 183)
+        #expect(counts["remote"] == 183)
+        #expect(counts["verify", default: 0] >= 169)
+        #expect(counts["audit", default: 0] >= 120)
+    }
+
+    @Test("the bundled samples: generic and Apple policies")
+    func samples() async throws {
+        let jwks = [UInt8](try Data(contentsOf: SharedVectors.projectVectors.appendingPathComponent("jwks.json")))
+        var cases: [Case] = []
+        let data = try Data(contentsOf: SharedVectors.projectVectors.appendingPathComponent("samples/apple-identity-tokens.jsonl"))
+        for line in data.split(separator: 0x0A) {
+            let object = try #require(try JSONSerialization.jsonObject(with: Data(line)) as? [String: Any])
+            cases.append(Case(id: object["id"] as? String ?? "?", token: object["token"] as? String ?? "", nonce: object["nonce"] as? String, expected: nil))
+        }
+        let now = 1_767_225_600.0
+        let groups = [
+            Group(
+                name: "samples/generic", jwks: jwks, policy: .generic(issuer: "https://appleid.apple.com", audiences: ["com.example.app"]),
+                arguments: ["--issuer", "https://appleid.apple.com", "--audience", "com.example.app"], now: now, cases: cases),
+            Group(
+                name: "samples/apple", jwks: jwks, policy: .appleIdentityToken(audiences: ["com.example.app"]),
+                arguments: ["--profile", "apple", "--audience", "com.example.app"], now: now, cases: cases),
+        ]
+        let counts = try await Self.agree(groups)
+        print("faces agree on the samples: \(counts.sorted { $0.key < $1.key })")
+        #expect(counts["library"] == 2 * cases.count)
+        #expect(counts["verify"] == 2 * cases.count)
+    }
+
+    @Test("the profile corpus: every provider rule, each token under every profile")
+    func profileCorpus() async throws {
+        let tokens = ProfileCorpus.tokens
+        let groups = ProfileCorpus.policies.flatMap { policy in
+            [nil, "raw-1"].map { nonce in
+                Group(
+                    name: "profiles/\(policy.name)/\(nonce ?? "-")", jwks: Array(TokenFactory.jwksJSON.utf8), policy: policy.policy,
+                    arguments: policy.arguments, now: TokenFactory.now,
+                    cases: tokens.map { Case(id: $0.id, token: $0.token, nonce: nonce, expected: nil) })
+            }
+        }
+        let counts = try await Self.agree(groups)
+        print("faces agree on the profile corpus (\(tokens.count) tokens x \(groups.count) policy/nonce pairs): \(counts.sorted { $0.key < $1.key })")
+        let total = tokens.count * groups.count
+        #expect(counts["library"] == total)
+        #expect(counts["remote"] == total)
+        #expect(counts["verify"] == total)
+        #expect(counts["audit"] == total)
+        // The corpus exercises every reason the provider rules can give, under some profile.
+        let verdicts = try groups.flatMap { try Self.library($0).values }
+        for reason in ["", "claim_type", "issued_in_future", "hosted_domain_mismatch", "audience_mismatch", "issuer_mismatch", "unsupported_alg", "nonce_missing", "expired"] {
+            #expect(verdicts.contains(reason), "no case gives \(reason)")
+        }
+    }
+}
+
+/// Tokens that each break one provider rule (or none), signed with the test keys.
+enum ProfileCorpus {
+    struct Policy {
+        let name: String
+        let policy: VerificationPolicy
+        let arguments: [String]
+    }
+
+    static let policies: [Policy] = [
+        Policy(name: "generic", policy: .generic(issuer: TokenFactory.issuer, audiences: ["com.example.app"]), arguments: ["--issuer", TokenFactory.issuer, "--audience", "com.example.app"]),
+        Policy(name: "apple", policy: .appleIdentityToken(audiences: ["com.example.app"]), arguments: ["--profile", "apple", "--audience", "com.example.app"]),
+        Policy(
+            name: "apple-relaxed", policy: .appleIdentityToken(audiences: ["com.example.app"], acceptMissingNonceWhenUnsupported: true),
+            arguments: ["--profile", "apple", "--audience", "com.example.app", "--accept-missing-nonce-when-unsupported"]),
+        Policy(name: "apple-notification", policy: .appleNotification(audiences: ["com.example.app"]), arguments: ["--profile", "apple-notification", "--audience", "com.example.app"]),
+        Policy(name: "firebase", policy: .firebase(project: "p-1"), arguments: ["--profile", "firebase", "--project", "p-1"]),
+        Policy(name: "google", policy: .google(audiences: ["client-1"]), arguments: ["--profile", "google", "--audience", "client-1"]),
+        Policy(
+            name: "google-hd-azp", policy: .google(audiences: ["client-1"], hostedDomain: "example.com", authorizedParty: "client-1"),
+            arguments: ["--profile", "google", "--audience", "client-1", "--hosted-domain", "example.com", "--authorized-party", "client-1"]),
+        Policy(
+            name: "oidc", policy: .oidc(issuer: "https://login.example.com", audiences: ["api"]),
+            arguments: ["--profile", "oidc", "--issuer", "https://login.example.com", "--audience", "api"]),
+    ]
+
+    static let nonce = Nonce.expectedClaim(forRawNonce: "raw-1")
+
+    static func apple(_ extra: String = "", iat: String? = "1700000900", nonce: String? = ProfileCorpus.nonce, exp: String = "1700001500") -> String {
+        var members = [#""iss":"https://appleid.apple.com""#, #""aud":"com.example.app""#, #""exp":\#(exp)"#, #""sub":"001234.abc.1234""#, #""auth_time":1700000890"#]
+        if let iat { members.append(#""iat":\#(iat)"#) }
+        if let nonce { members.append(#""nonce":"\#(nonce)""#) }
+        return "{" + members.joined(separator: ",") + extra + "}"
+    }
+
+    static func firebase(sub: String = "uid-1", authTime: String? = "1700000000", extra: String = #","firebase":{"sign_in_provider":"apple.com","identities":{"apple.com":["001"],"email":["a@b.c"]}}"#) -> String {
+        #"{"iss":"https://securetoken.google.com/p-1","aud":"p-1","exp":1700003600,"iat":1700000000,"sub":"\#(sub)""#
+            + (authTime.map { #","auth_time":\#($0)"# } ?? "") + #","email":"a@b.c","email_verified":true,"nonce":"\#(nonce)""# + extra + "}"
+    }
+
+    static func google(iss: String = "https://accounts.google.com", extra: String = #","hd":"example.com","azp":"client-1","email_verified":"true""#) -> String {
+        #"{"iss":"\#(iss)","aud":"client-1","exp":1700003600,"iat":1700000000,"sub":"1","email":"a@example.com","nonce":"\#(nonce)""# + extra + "}"
+    }
+
+    static let events = #"{\"type\":\"email-disabled\",\"sub\":\"001234.abc.1234\",\"email\":\"x@privaterelay.appleid.com\",\"is_private_email\":\"true\",\"event_time\":1700000950123}"#
+
+    static let tokens: [(id: String, token: String)] = {
+        var payloads: [(String, String)] = [
+            ("apple-valid", apple()),
+            ("apple-email-strings", apple(#","email":"a@privaterelay.appleid.com","email_verified":"true","is_private_email":"false""#)),
+            ("apple-email-bools", apple(#","email_verified":false,"is_private_email":true"#)),
+            ("apple-email-verified-TRUE", apple(#","email_verified":"TRUE""#)),
+            ("apple-email-verified-1", apple(#","email_verified":1"#)),
+            ("apple-status-2", apple(#","real_user_status":2"#)),
+            ("apple-status-3", apple(#","real_user_status":3"#)),
+            ("apple-status-string", apple(#","real_user_status":"2""#)),
+            ("apple-no-iat", apple(iat: nil)),
+            ("apple-no-nonce-unsupported", apple(#","nonce_supported":false"#, nonce: nil)),
+            ("apple-no-nonce-unsupported-string", apple(#","nonce_supported":"false""#, nonce: nil)),
+            ("apple-no-nonce", apple(nonce: nil)),
+            ("apple-wrong-nonce", apple(nonce: Nonce.expectedClaim(forRawNonce: "raw-2"))),
+            ("apple-c-hash-number", apple(#","c_hash":5"#)),
+            ("apple-auth-time-string", apple().replacingOccurrences(of: #""auth_time":1700000890"#, with: #""auth_time":"x""#)),
+            ("apple-expired", apple(exp: "1700000000")),
+            ("apple-iat-future", apple(iat: "1700009000")),
+            ("apple-notification-as-identity", apple(#","events":"\#(events)""#)),
+            ("notification-valid", #"{"iss":"https://appleid.apple.com","aud":"com.example.app","exp":1700001500,"iat":1700000950,"jti":"j","events":"\#(events)"}"#),
+            ("notification-bad-private-flag", #"{"iss":"https://appleid.apple.com","aud":"com.example.app","exp":1700001500,"iat":1700000950,"events":"{\"type\":\"email-enabled\",\"is_private_email\":\"maybe\"}"}"#),
+            ("notification-events-not-json", #"{"iss":"https://appleid.apple.com","aud":"com.example.app","exp":1700001500,"iat":1700000950,"events":"not json"}"#),
+            ("notification-events-object", #"{"iss":"https://appleid.apple.com","aud":"com.example.app","exp":1700001500,"iat":1700000950,"events":{"type":"email-enabled"}}"#),
+            ("firebase-valid", firebase()),
+            ("firebase-sub-128", firebase(sub: String(repeating: "u", count: 128))),
+            ("firebase-sub-129", firebase(sub: String(repeating: "u", count: 129))),
+            ("firebase-sub-empty", firebase(sub: "")),
+            ("firebase-auth-time-future", firebase(authTime: "1700001100")),
+            ("firebase-auth-time-missing", firebase(authTime: nil)),
+            ("firebase-not-object", firebase(extra: #","firebase":"apple.com""#)),
+            ("firebase-provider-number", firebase(extra: #","firebase":{"sign_in_provider":7}"#)),
+            ("firebase-identities-array", firebase(extra: #","firebase":{"identities":["x"]}"#)),
+            ("firebase-deep", firebase(extra: #","firebase":{"identities":{"apple.com":["001"]},"tenant":{"a":{"b":{"c":1}}}}"#)),
+            ("firebase-other-project", firebase().replacingOccurrences(of: "p-1", with: "p-2")),
+            ("google-valid", google()),
+            ("google-bare-issuer", google(iss: "accounts.google.com")),
+            ("google-evil-issuer", google(iss: "https://accounts.google.com.evil")),
+            ("google-other-hd", google(extra: #","hd":"corp.example","azp":"client-1""#)),
+            ("google-no-hd", google(extra: #","azp":"client-1""#)),
+            ("google-other-azp", google(extra: #","hd":"example.com","azp":"client-2""#)),
+            ("google-email-verified-yes", google(extra: #","hd":"example.com","email_verified":"yes""#)),
+            ("oidc-valid", #"{"iss":"https://login.example.com","aud":"api","exp":1700003600,"sub":"u","email_verified":false,"nonce":"\#(nonce)"}"#),
+            ("oidc-email-number", #"{"iss":"https://login.example.com","aud":"api","exp":1700003600,"sub":"u","email":3}"#),
+        ]
+        var tokens = payloads.map { ($0.0, TokenFactory.token(payload: $0.1)) }
+        tokens.append(("apple-es256", TokenFactory.token(payload: apple(), signer: TokenFactory.ec)))
+        tokens.append(("apple-rsa-b", TokenFactory.token(payload: apple(), signer: TokenFactory.rsaB)))
+        return tokens
+    }()
+}
