@@ -60,3 +60,6 @@ for i, run in enumerate(cli):
     print(f"CLI run {i + 1}: {run['lines']:,} tokens in {run['wall']:.2f} s = {rate:,.0f}/s; library 1 thread around it "
           f"{single:,.0f}/s; CLI / (2 x library) = {rate / (2 * single):.3f}; peak RSS {run['rss_kb'] / 1024:.1f} MiB")
 PY
+
+echo "== Per face: 100,000 RS256 tokens on 1 thread, each face between two raw-limit measurements" >&2
+Benchmarks/faces.sh "$cli"
