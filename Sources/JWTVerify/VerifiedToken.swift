@@ -7,9 +7,21 @@ public struct VerifiedToken: Sendable {
     /// The typed registered claims (`exp` is always present).
     public let claims: RegisteredClaims
     /// The provider claims the policy's rules read, typed (empty without provider rules).
-    public let provider: ProviderClaims
+    public var provider: ProviderClaims { providerBox?.claims ?? ProviderClaims() }
     /// The decoded payload: the exact JSON bytes that were signed.
     public let payload: [UInt8]
+
+    /// Provider claims live behind one reference, so a token without provider rules carries none
+    /// and copying a token stays cheap.
+    private let providerBox: ProviderClaimsBox?
+
+    init(algorithm: SignatureAlgorithm, keyID: String?, claims: RegisteredClaims, provider: ProviderClaims?, payload: [UInt8]) {
+        self.algorithm = algorithm
+        self.keyID = keyID
+        self.claims = claims
+        self.providerBox = provider.map(ProviderClaimsBox.init)
+        self.payload = payload
+    }
 
     /// The expiry time (always present in a verified token).
     public var expiresAt: Double { claims.expiresAt ?? 0 }
@@ -27,4 +39,10 @@ public struct VerifiedToken: Sendable {
         else { return [:] }
         return members
     }
+}
+
+/// An immutable holder for a token's provider claims.
+private final class ProviderClaimsBox: Sendable {
+    let claims: ProviderClaims
+    init(_ claims: ProviderClaims) { self.claims = claims }
 }

@@ -12,101 +12,97 @@ extension Verifier {
     ///
     /// All three segments are decoded into one temporary buffer the size of the token (on the
     /// stack for ordinary tokens); the signature covers the token's own `header.payload` bytes.
-    /// With `report`, a rejected token's outcome also carries what could be read without trust.
-    func walk(_ token: UnsafeRawBufferPointer, rawNonce: UnsafeRawBufferPointer?, time: EvaluationTime, report: Bool) -> VerificationOutcome {
+    /// With `details` (reports), what was read on the way is written there too, and for a rejected
+    /// token what could be read without trust; the library path passes `nil` and pays nothing.
+    func walk(
+        _ token: UnsafeRawBufferPointer, rawNonce: UnsafeRawBufferPointer?, time: EvaluationTime,
+        details: UnsafeMutablePointer<VerificationOutcome>?
+    ) -> Result<VerifiedToken, VerificationError> {
         if case .appleNotification = policy.rules, token.first == UInt8(ascii: "{"),
-            let unwrapped = NotificationBody.evaluate(token, { walk($0, rawNonce: rawNonce, time: time, report: report) })
+            let unwrapped = NotificationBody.evaluate(token, { walk($0, rawNonce: rawNonce, time: time, details: details) })
         {
             return unwrapped
         }
         guard token.count <= policy.maxTokenBytes else {
-            return VerificationOutcome(
-                .failure(VerificationError(.tooLarge, detail: "token is \(token.count) octets; the limit is \(policy.maxTokenBytes)")))
+            return .failure(VerificationError(.tooLarge, detail: "token is \(token.count) octets; the limit is \(policy.maxTokenBytes)"))
         }
         let jws: CompactJWS
         switch CompactJWS.split(token) {
         case .success(let split): jws = split
         case .failure(.encrypted):
-            return VerificationOutcome(.failure(VerificationError(.unsupportedAlgorithm, detail: "token has 5 segments: JWE is not supported")))
+            return .failure(VerificationError(.unsupportedAlgorithm, detail: "token has 5 segments: JWE is not supported"))
         case .failure(.segmentCount(let count)):
-            return VerificationOutcome(.failure(VerificationError(.malformed, detail: "token has \(count) segment(s), not 3")))
+            return .failure(VerificationError(.malformed, detail: "token has \(count) segment(s), not 3"))
         }
         return withUnsafeTemporaryAllocation(byteCount: max(token.count, 1), alignment: 8) { scratch in
-            walk(token, jws, scratch: scratch, rawNonce: rawNonce, time: time, report: report)
+            walk(token, jws, scratch: scratch, rawNonce: rawNonce, time: time, details: details)
         }
     }
 
     private func walk(
         _ token: UnsafeRawBufferPointer, _ jws: CompactJWS, scratch: UnsafeMutableRawBufferPointer,
-        rawNonce: UnsafeRawBufferPointer?, time: EvaluationTime, report: Bool
-    ) -> VerificationOutcome {
-        var outcome = VerificationOutcome(.failure(VerificationError(.malformed)))
-        /// A rejection; in a report, with what the payload says read without trust.
-        func reject(_ error: VerificationError, payload: UnsafeRawBufferPointer? = nil) -> VerificationOutcome {
-            outcome.result = .failure(error)
-            if report { peek(token, jws, decoded: payload, scratch: scratch, into: &outcome, time: time) }
-            return outcome
-        }
-
+        rawNonce: UnsafeRawBufferPointer?, time: EvaluationTime, details: UnsafeMutablePointer<VerificationOutcome>?
+    ) -> Result<VerifiedToken, VerificationError> {
         let signed: SignedParts
-        switch verifySignature(token, jws, scratch: scratch, report: report, into: &outcome) {
+        switch verifySignature(token, jws, scratch: scratch, details: details) {
         case .signed(let parts): signed = parts
-        case .failed(let failure): return reject(failure.error, payload: failure.payload)
+        case .failed(let failure):
+            if let details { peek(token, jws, decoded: failure.payload, scratch: scratch, into: details, time: time) }
+            return .failure(failure.error)
         }
 
         let read: PayloadRead
-        switch JSONObjectParser.parse(signed.payload, PayloadReading(known: knownStrings, rules: policy.rules, report: report)) {
+        switch JSONObjectParser.parse(signed.payload, PayloadReading(known: knownStrings, rules: policy.rules, report: details != nil)) {
         case .success(let value): read = value
-        case .failure(.invalid(let message)):
-            return reject(VerificationError(.malformed, detail: "payload is not valid JSON: \(message)"))
-        case .failure(.notObject):
-            return reject(VerificationError(.malformed, detail: "payload is not a JSON object"))
+        case .failure(let problem):
+            if let details { details.pointee.evaluatedAt = evaluationInstant(time, issuedAt: nil) }
+            switch problem {
+            case .invalid(let message): return .failure(VerificationError(.malformed, detail: "payload is not valid JSON: \(message)"))
+            case .notObject: return .failure(VerificationError(.malformed, detail: "payload is not a JSON object"))
+            }
         }
-        outcome.emailVerified = read.emailVerified
         let claims: RegisteredClaims
         switch read.claims {
         case .success(let value): claims = value
         case .failure(let error):
-            outcome.claims = read.lenient ?? RegisteredClaims()
-            outcome.evaluatedAt = evaluationInstant(time, issuedAt: outcome.claims.issuedAt)
-            outcome.result = .failure(error)
-            return outcome
+            if let details {
+                details.pointee.emailVerified = read.emailVerified
+                details.pointee.claims = read.lenient ?? RegisteredClaims()
+                details.pointee.evaluatedAt = evaluationInstant(time, issuedAt: details.pointee.claims.issuedAt)
+            }
+            return .failure(error)
         }
-        outcome.claims = claims
+        if let details {
+            details.pointee.emailVerified = read.emailVerified
+            details.pointee.claims = claims
+        }
         let now: Double
         switch time {
         case .clock: now = policy.clock()
         case .fixed(let instant): now = instant
         case .issuedAt:
             guard let iat = claims.issuedAt else {
-                outcome.result = .failure(VerificationError(.claimType, detail: "evaluation at the token's iat: the token has no usable iat"))
-                return outcome
+                return .failure(VerificationError(.claimType, detail: "evaluation at the token's iat: the token has no usable iat"))
             }
             now = iat
         }
-        outcome.evaluatedAt = now
-        let provider = read.provider
-        let nonceSupported = (try? provider.get())?.nonceSupported
-        if let failure = check(claims, rawNonce: rawNonce, now: now, nonceSupported: nonceSupported) {
-            outcome.result = .failure(failure)
-            return outcome
+        details?.pointee.evaluatedAt = now
+        var nonceSupported: Bool? = nil
+        if case .success(let provider)? = read.provider { nonceSupported = provider.nonceSupported }
+        if let failure = check(claims, rawNonce: rawNonce, now: now, nonceSupported: nonceSupported) { return .failure(failure) }
+        var providerClaims: ProviderClaims? = nil
+        switch read.provider {
+        case nil: break
+        case .success(let value)?:
+            if let failure = policy.rules.check(value, now: now, leeway: policy.leeway) { return .failure(failure) }
+            providerClaims = value
+        case .failure(let error)?:
+            return .failure(error)
         }
-        let providerClaims: ProviderClaims
-        switch provider {
-        case .success(let value): providerClaims = value
-        case .failure(let error):
-            outcome.result = .failure(error)
-            return outcome
-        }
-        if let failure = policy.rules.check(providerClaims, now: now, leeway: policy.leeway) {
-            outcome.result = .failure(failure)
-            return outcome
-        }
-        outcome.result = .success(
+        return .success(
             VerifiedToken(
                 algorithm: signed.header.algorithm, keyID: signed.header.keyID, claims: claims, provider: providerClaims,
                 payload: Array(signed.payload)))
-        return outcome
     }
 
     private func evaluationInstant(_ time: EvaluationTime, issuedAt: Double?) -> Double? {
@@ -117,21 +113,21 @@ extension Verifier {
         }
     }
 
-    /// Fills a report outcome with what the payload says, read without trust: `decoded` when the
-    /// payload segment was already decoded, else decoded now into `scratch`.
+    /// Fills a report with what the payload says, read without trust: `decoded` when the payload
+    /// segment was already decoded, else decoded now into `scratch`.
     private func peek(
         _ token: UnsafeRawBufferPointer, _ jws: CompactJWS, decoded: UnsafeRawBufferPointer?, scratch: UnsafeMutableRawBufferPointer,
-        into outcome: inout VerificationOutcome, time: EvaluationTime
+        into details: UnsafeMutablePointer<VerificationOutcome>, time: EvaluationTime
     ) {
         var payload = decoded
         if payload == nil, let length = Base64URL.decode(UnsafeRawBufferPointer(rebasing: token[jws.payload]), into: scratch) {
             payload = UnsafeRawBufferPointer(rebasing: scratch[..<length])
         }
         if let payload, case .success(let read) = JSONObjectParser.parse(payload, UnverifiedPayloadReading()) {
-            outcome.claims = read.claims
-            outcome.emailVerified = read.emailVerified
+            details.pointee.claims = read.claims
+            details.pointee.emailVerified = read.emailVerified
         }
-        outcome.evaluatedAt = evaluationInstant(time, issuedAt: outcome.claims.issuedAt)
+        details.pointee.evaluatedAt = evaluationInstant(time, issuedAt: details.pointee.claims.issuedAt)
     }
 
     /// A token whose signature verified; `payload` points into the caller's scratch buffer.
@@ -154,21 +150,25 @@ extension Verifier {
     }
 
     /// Steps 3–8: header, header parameters, payload/signature decoding, key selection, key
-    /// usability and the signature itself. The payload is decoded but not parsed. With `report`,
-    /// the header's `alg` and `kid` as written go into `outcome`.
+    /// usability and the signature itself. The payload is decoded but not parsed. With `details`,
+    /// the header's `alg` and `kid` as written go there.
     func verifySignature(
-        _ token: UnsafeRawBufferPointer, _ jws: CompactJWS, scratch: UnsafeMutableRawBufferPointer, report: Bool,
-        into outcome: inout VerificationOutcome
+        _ token: UnsafeRawBufferPointer, _ jws: CompactJWS, scratch: UnsafeMutableRawBufferPointer,
+        details: UnsafeMutablePointer<VerificationOutcome>?
     ) -> SignatureStep {
         // Header: base64url, JSON object, parameters.
         guard let headerLength = Base64URL.decode(UnsafeRawBufferPointer(rebasing: token[jws.header]), into: scratch) else {
             return .failed(SignatureFailure(error: VerificationError(.malformed, detail: "header segment is not strict base64url")))
         }
         let header: JOSEHeader
-        switch JSONObjectParser.parse(UnsafeRawBufferPointer(rebasing: scratch[..<headerLength]), HeaderReading(allowList: allowList, report: report)) {
+        switch JSONObjectParser.parse(
+            UnsafeRawBufferPointer(rebasing: scratch[..<headerLength]), HeaderReading(allowList: allowList, report: details != nil))
+        {
         case .success(let read):
-            outcome.algorithm = read.algorithm
-            outcome.keyID = read.keyID
+            if let details {
+                details.pointee.algorithm = read.algorithm
+                details.pointee.keyID = read.keyID
+            }
             switch read.header {
             case .success(let value): header = value
             case .failure(let error): return .failed(SignatureFailure(error: error))
@@ -239,8 +239,7 @@ extension Verifier {
                 return .failure(VerificationError(.malformed, detail: "token has \(count) segment(s), not 3"))
             }
             return withUnsafeTemporaryAllocation(byteCount: max(bytes.count, 1), alignment: 8) { scratch in
-                var outcome = VerificationOutcome(.failure(VerificationError(.malformed)))
-                switch verifySignature(bytes, jws, scratch: scratch, report: false, into: &outcome) {
+                switch verifySignature(bytes, jws, scratch: scratch, details: nil) {
                 case .signed(let parts): return .success((parts.header.algorithm, Array(parts.payload)))
                 case .failed(let failure): return .failure(failure.error)
                 }

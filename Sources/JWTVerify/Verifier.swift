@@ -75,17 +75,20 @@ public struct Verifier: Sendable {
 
     /// Verifies borrowed token bytes with an optional raw nonce, as a `Result`.
     package func evaluate(_ bytes: UnsafeRawBufferPointer, nonce: String?, at time: EvaluationTime) -> Result<VerifiedToken, VerificationError> {
-        withRawNonce(nonce) { walk(bytes, rawNonce: $0, time: time, report: false).result }
+        withRawNonce(nonce) { walk(bytes, rawNonce: $0, time: time, details: nil) }
     }
 
     /// Evaluates borrowed token bytes and returns what was decoded on the way, for reports.
     package func outcome(_ bytes: UnsafeRawBufferPointer, nonce: String?, at time: EvaluationTime) -> VerificationOutcome {
-        withRawNonce(nonce) { walk(bytes, rawNonce: $0, time: time, report: true) }
+        withRawNonce(nonce) { outcome(bytes, rawNonce: $0, at: time) }
     }
 
     /// Evaluates with the nonce already as bytes (`nil`: no nonce check), for reports.
     package func outcome(_ bytes: UnsafeRawBufferPointer, rawNonce: UnsafeRawBufferPointer?, at time: EvaluationTime) -> VerificationOutcome {
-        walk(bytes, rawNonce: rawNonce, time: time, report: true)
+        var outcome = VerificationOutcome(.failure(VerificationError(.malformed)))
+        let result = withUnsafeMutablePointer(to: &outcome) { walk(bytes, rawNonce: rawNonce, time: time, details: $0) }
+        outcome.result = result
+        return outcome
     }
 
     private func withRawNonce<R>(_ nonce: String?, _ body: (UnsafeRawBufferPointer?) -> R) -> R {

@@ -32,7 +32,7 @@ struct Option<Options>: Sendable {
     }
 
     /// This option applied to the part of a larger options value at `path`.
-    func lifted<Outer>(_ path: WritableKeyPath<Outer, Options> & Sendable) -> Option<Outer> {
+    func lifted<Outer>(_ path: any WritableKeyPath<Outer, Options> & Sendable) -> Option<Outer> {
         let apply = self.apply
         return Option<Outer>(names: names, placeholder: placeholder, help: help) { outer, value, name throws(CommandFailure) in
             try apply(&outer[keyPath: path], value, name)

@@ -118,3 +118,49 @@ struct FlatJSONDifferentialTests {
         #expect(failures.isEmpty, "\(failures.prefix(5))")
     }
 }
+
+/// The word-at-a-time string scan against a byte-by-byte reference.
+@Suite("string scanning eight bytes at a time")
+struct StringScanTests {
+    /// The index of the closing quote, or nil for any byte that is not plain printable ASCII.
+    static func reference(_ bytes: [UInt8], from start: Int) -> Int? {
+        for i in start..<bytes.count {
+            let byte = bytes[i]
+            if byte == UInt8(ascii: "\"") { return i }
+            if byte < 0x20 || byte > 0x7E || byte == UInt8(ascii: "\\") { return nil }
+        }
+        return nil
+    }
+
+    @Test("every byte value at every position of the first two words and across the boundary")
+    func everyByteEverywhere() {
+        var checked = 0
+        for length in [7, 8, 9, 16, 17, 24] {
+            for position in 0..<length {
+                for value in 0...255 {
+                    var bytes = [UInt8](repeating: UInt8(ascii: "a"), count: length) + [UInt8(ascii: "\"")]
+                    bytes[position] = UInt8(value)
+                    let scanned = bytes.withUnsafeBytes { FlatJSONScanner.scanString($0, from: 0) }
+                    #expect(scanned == Self.reference(bytes, from: 0), "length \(length), byte \(value) at \(position)")
+                    checked += 1
+                }
+            }
+        }
+        #expect(checked == 81 * 256)
+    }
+
+    @Test("random strings from every start offset agree with the reference")
+    func randomStrings() {
+        var rng = FlatJSONDifferentialTests.SplitMix(state: 7)
+        let alphabet: [UInt8] = Array("abcXYZ019 -_.~".utf8) + [0x22, 0x5C, 0x1F, 0x7F, 0x80, 0xFF, 0x20, 0x7E, 0x21, 0x5B, 0x5D]
+        for _ in 0..<20_000 {
+            let length = Int.random(in: 0..<40, using: &rng)
+            let bytes = (0..<length).map { _ in
+                Int.random(in: 0..<10, using: &rng) < 9 ? UInt8(ascii: "a") : alphabet.randomElement(using: &rng)!
+            }
+            let start = length == 0 ? 0 : Int.random(in: 0..<length, using: &rng)
+            let scanned = bytes.withUnsafeBytes { FlatJSONScanner.scanString($0, from: start) }
+            #expect(scanned == Self.reference(bytes, from: start))
+        }
+    }
+}

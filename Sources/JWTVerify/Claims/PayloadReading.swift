@@ -2,7 +2,8 @@
 /// (or the rule they break), and for reports what could be read leniently.
 struct PayloadRead {
     var claims: Result<RegisteredClaims, VerificationError>
-    var provider: Result<ProviderClaims, VerificationError>
+    /// `nil` when the policy has no provider rules.
+    var provider: Result<ProviderClaims, VerificationError>?
     /// Reports: the registered claims read without the type rules, when `claims` failed.
     var lenient: RegisteredClaims?
     /// Reports: `email_verified` as a boolean or "true"/"false".
@@ -18,7 +19,7 @@ struct PayloadReading: JSONObjectConsumer {
 
     func consume<Object: JSONObjectReading>(_ object: Object) -> PayloadRead {
         let claims = RegisteredClaims.read(object, known: known)
-        var read = PayloadRead(claims: claims, provider: rules.read(object))
+        var read = PayloadRead(claims: claims, provider: rules == .none ? nil : rules.read(object))
         if report {
             if case .failure = claims { read.lenient = RegisteredClaims.readLeniently(object) }
             read.emailVerified = object.member("email_verified")?.lenientBool

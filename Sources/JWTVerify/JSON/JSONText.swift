@@ -51,7 +51,17 @@ package struct JSONText {
         needsComma = true
     }
 
+    /// Appends a member name known at compile time (plain ASCII, nothing to escape) and its colon.
+    package mutating func key(_ name: StaticString) {
+        separate()
+        bytes.append(UInt8(ascii: "\""))
+        name.withUTF8Buffer { bytes.append(contentsOf: $0) }
+        bytes.append(contentsOf: [UInt8(ascii: "\""), UInt8(ascii: ":")])
+        needsComma = false
+    }
+
     /// Appends a member name and its colon.
+    @_disfavoredOverload
     package mutating func key(_ name: String) {
         separate()
         var name = name
@@ -80,7 +90,7 @@ package struct JSONText {
     package mutating func number(_ value: Double) {
         separate()
         if value.isFinite, value == value.rounded(), abs(value) <= 9_007_199_254_740_992 {
-            bytes.append(contentsOf: String(Int64(value)).utf8)
+            appendDigits(Int64(value))
         } else if value.isFinite {
             bytes.append(contentsOf: "\(value)".utf8)
         } else {
@@ -92,8 +102,23 @@ package struct JSONText {
     /// Appends an integer.
     package mutating func integer(_ value: Int) {
         separate()
-        bytes.append(contentsOf: String(value).utf8)
+        appendDigits(Int64(value))
         needsComma = true
+    }
+
+    /// Writes the decimal digits of `value` (no `String` in between).
+    private mutating func appendDigits(_ value: Int64) {
+        if value < 0 { bytes.append(UInt8(ascii: "-")) }
+        var magnitude = value.magnitude
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 20) { digits in
+            var count = 0
+            repeat {
+                digits[19 - count] = UInt8(ascii: "0") + UInt8(magnitude % 10)
+                magnitude /= 10
+                count += 1
+            } while magnitude > 0
+            bytes.append(contentsOf: UnsafeBufferPointer(rebasing: digits[(20 - count)...]))
+        }
     }
 
     /// Appends `true` or `false`.
@@ -118,15 +143,36 @@ package struct JSONText {
     }
 
     /// Appends `"name": value`, or `"name": null` when `value` is `nil`.
-    package mutating func member(_ name: String, _ value: String?) {
+    package mutating func member(_ name: StaticString, _ value: String?) {
         key(name)
         if let value { string(value) } else { null() }
     }
 
     /// Appends `"name": value`, or `"name": null` when `value` is `nil`.
-    package mutating func member(_ name: String, _ value: Double?) {
+    package mutating func member(_ name: StaticString, _ value: Double?) {
         key(name)
         if let value { number(value) } else { null() }
+    }
+
+    /// Appends `"name": value` when `value` is there; nothing otherwise.
+    package mutating func optionalMember(_ name: StaticString, _ value: String?) {
+        guard let value else { return }
+        key(name)
+        string(value)
+    }
+
+    /// Appends `"name": value` when `value` is there; nothing otherwise.
+    package mutating func optionalMember(_ name: StaticString, _ value: Bool?) {
+        guard let value else { return }
+        key(name)
+        bool(value)
+    }
+
+    /// Appends `"name": value` when `value` is there; nothing otherwise.
+    package mutating func optionalMember(_ name: StaticString, _ value: Double?) {
+        guard let value else { return }
+        key(name)
+        number(value)
     }
 
     /// Appends `"aud": …` as the token had it: a string, an array (also of one), or `null`.
@@ -149,7 +195,7 @@ package struct JSONText {
         case .bool(let b): bool(b)
         case .integer(let i):
             separate()
-            bytes.append(contentsOf: String(i).utf8)
+            appendDigits(i)
             needsComma = true
         case .number(let d): number(d)
         case .string(let s): string(s)

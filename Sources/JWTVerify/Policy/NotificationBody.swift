@@ -3,8 +3,8 @@
 enum NotificationBody {
     /// Runs `evaluate` on the JWS inside `body`, or returns `nil` when `body` is not such an object.
     static func evaluate(
-        _ body: UnsafeRawBufferPointer, _ evaluate: (UnsafeRawBufferPointer) -> VerificationOutcome
-    ) -> VerificationOutcome? {
+        _ body: UnsafeRawBufferPointer, _ evaluate: (UnsafeRawBufferPointer) -> Result<VerifiedToken, VerificationError>
+    ) -> Result<VerifiedToken, VerificationError>? {
         withoutActuallyEscaping(evaluate) { evaluate in
             switch JSONObjectParser.parse(body, Unwrapping(evaluate: evaluate)) {
             case .success(let outcome): outcome
@@ -14,8 +14,8 @@ enum NotificationBody {
     }
 
     private struct Unwrapping: JSONObjectConsumer {
-        let evaluate: (UnsafeRawBufferPointer) -> VerificationOutcome
-        func consume<Object: JSONObjectReading>(_ object: Object) -> VerificationOutcome? {
+        let evaluate: (UnsafeRawBufferPointer) -> Result<VerifiedToken, VerificationError>
+        func consume<Object: JSONObjectReading>(_ object: Object) -> Result<VerifiedToken, VerificationError>? {
             object.member("payload")?.stringBytes.map(evaluate)
         }
     }

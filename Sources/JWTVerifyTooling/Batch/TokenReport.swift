@@ -37,18 +37,39 @@ package enum TokenReport {
     }
 
     /// Appends `claims` (the provider's typed claims, with `sub`, and `uid` for Firebase) and, for
-    /// a notification, `event`, when the policy has provider rules and the token verified.
+    /// a notification, `event`, when the policy has provider rules and the token verified. Members
+    /// are written in name order, straight from the typed values.
     package static func appendProviderClaims(_ outcome: VerificationOutcome, rules: ProviderRules, to out: inout JSONText) {
         guard rules != .none, let token = outcome.token else { return }
-        var members = token.provider.members
-        if let subject = token.claims.subject {
-            members["sub"] = .string(subject)
-            if case .firebase = rules { members["uid"] = .string(subject) }
-        }
-        if case .appleIdentityToken = rules, let nonce = token.claims.nonce { members["nonce"] = .string(nonce) }
+        let provider = token.provider
+        let isFirebase = if case .firebase = rules { true } else { false }
+        let isApple = if case .appleIdentityToken = rules { true } else { false }
         out.key("claims")
-        out.append(.object(members))
-        if let event = token.provider.event {
+        out.beginObject()
+        out.optionalMember("at_hash", provider.accessTokenHash)
+        out.optionalMember("auth_time", provider.authTime)
+        out.optionalMember("azp", provider.authorizedParty)
+        out.optionalMember("c_hash", provider.codeHash)
+        out.optionalMember("email", provider.email)
+        out.optionalMember("email_verified", provider.emailVerified)
+        if let identities = provider.identities {
+            out.key("firebase.identities")
+            out.append(identities)
+        }
+        out.optionalMember("firebase.sign_in_provider", provider.signInProvider)
+        out.optionalMember("hd", provider.hostedDomain)
+        out.optionalMember("is_private_email", provider.isPrivateEmail)
+        out.optionalMember("name", provider.name)
+        out.optionalMember("nonce", isApple ? token.claims.nonce : nil)
+        out.optionalMember("nonce_supported", provider.nonceSupported)
+        out.optionalMember("org_id", provider.organizationID)
+        out.optionalMember("picture", provider.picture)
+        out.optionalMember("real_user_status", provider.realUserStatus.map(Double.init))
+        out.optionalMember("sub", token.claims.subject)
+        out.optionalMember("transfer_sub", provider.transferSubject)
+        out.optionalMember("uid", isFirebase ? token.claims.subject : nil)
+        out.endObject()
+        if let event = provider.event {
             out.key("event")
             out.append(.object(event.members))
         }

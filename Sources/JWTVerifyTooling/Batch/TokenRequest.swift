@@ -26,32 +26,26 @@ package struct TokenRequest {
 
     /// Parses a line that starts with `{` and runs `body` with the request (valid only inside it).
     package static func withParsed<R>(jsonLine line: UnsafeRawBufferPointer, _ body: (Result<TokenRequest, Problem>) -> R) -> R {
-        withoutActuallyEscaping(body) { body in
-            switch JSONObjectParser.parse(line, Reading(body: body)) {
-            case .success(let result): return result
-            case .failure(.invalid(let message)):
-                return body(.failure(Problem(description: "input line is not valid JSON: \(message)", idJSON: nil)))
-            case .failure(.notObject):
-                return body(.failure(Problem(description: "input line is not a JSON object", idJSON: nil)))
-            }
+        let read: (strings: [JSONFieldReader.Field?], jsonValues: [JSONFieldReader.Field?])
+        switch JSONFieldReader.read(line, strings: ["token", "payload", "nonce"], jsonValues: ["id"]) {
+        case .success(let fields): read = fields
+        case .failure(.invalid(let message)):
+            return body(.failure(Problem(description: "input line is not valid JSON: \(message)", idJSON: nil)))
+        case .failure(.notObject):
+            return body(.failure(Problem(description: "input line is not a JSON object", idJSON: nil)))
         }
-    }
-
-    private struct Reading<R>: JSONObjectConsumer {
-        let body: (Result<TokenRequest, Problem>) -> R
-        func consume<Object: JSONObjectReading>(_ object: Object) -> R {
-            let idJSON = object.member("id")?.value.description
-            guard let token = (object.member("token") ?? object.member("payload"))?.stringBytes else {
-                return body(.failure(Problem(description: "input object has no string \"token\" (or \"payload\")", idJSON: idJSON)))
-            }
-            var nonce: UnsafeRawBufferPointer? = nil
-            if let node = object.member("nonce"), node.kind != .null {
-                guard let value = node.stringBytes else {
-                    return body(.failure(Problem(description: "\"nonce\" is not a string", idJSON: idJSON)))
-                }
-                nonce = value
-            }
-            return body(.success(TokenRequest(token: token, nonce: nonce, idJSON: idJSON)))
+        let idJSON = read.jsonValues[0]?.json
+        guard let token = (read.strings[0] ?? read.strings[1])?.string else {
+            return body(.failure(Problem(description: "input object has no string \"token\" (or \"payload\")", idJSON: idJSON)))
+        }
+        var nonce: JSONFieldReader.Bytes? = nil
+        if let field = read.strings[2], field.kind != .null {
+            guard let value = field.string else { return body(.failure(Problem(description: "\"nonce\" is not a string", idJSON: idJSON))) }
+            nonce = value
+        }
+        return token.withBytes(in: line) { tokenBytes in
+            guard let nonce else { return body(.success(TokenRequest(token: tokenBytes, nonce: nil, idJSON: idJSON))) }
+            return nonce.withBytes(in: line) { body(.success(TokenRequest(token: tokenBytes, nonce: $0, idJSON: idJSON))) }
         }
     }
 }
