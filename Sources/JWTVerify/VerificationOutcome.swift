@@ -17,6 +17,11 @@ package struct VerificationOutcome: Sendable {
     package var emailVerified: Bool?
     /// The time the token was evaluated at (for ``EvaluationTime/issuedAt``, its `iat`).
     package var evaluatedAt: Double?
+    /// SHA-256 of the whole token, when the signature step could continue it from its own
+    /// SHA-256 state (RS256, PS256, ES256 tokens that got as far as the signature).
+    package var fingerprint: [UInt8]?
+    /// Whether the caller asked for ``fingerprint`` (set before the walk, read by it).
+    var fingerprintWanted = false
 
     /// Whether the token verified.
     package var verified: Bool { if case .success = result { true } else { false } }

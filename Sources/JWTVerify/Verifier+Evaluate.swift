@@ -211,9 +211,7 @@ extension Verifier {
         if let mismatch = entry.mismatch(for: header.algorithm) {
             return .failed(SignatureFailure(error: VerificationError(.keyAlgorithmMismatch, detail: mismatch), payload: payload))
         }
-        guard let key = entry.key,
-            key.isValidSignature(signature, over: UnsafeRawBufferPointer(rebasing: token[jws.signingInput]), algorithm: header.algorithm)
-        else {
+        guard let key = entry.key, isValidSignature(key, signature, token, jws, header.algorithm, details: details) else {
             return .failed(
                 SignatureFailure(
                     error: VerificationError(
@@ -221,6 +219,30 @@ extension Verifier {
                     payload: payload))
         }
         return .signed(SignedParts(header: header, payload: payload))
+    }
+
+    /// The signature check; for a report, the token's SHA-256 fingerprint comes along when the
+    /// signature's own digest is SHA-256 (continued from the same state, not hashed again).
+    private func isValidSignature(
+        _ key: EVPPublicKey, _ signature: UnsafeRawBufferPointer, _ token: UnsafeRawBufferPointer, _ jws: CompactJWS,
+        _ algorithm: SignatureAlgorithm, details: UnsafeMutablePointer<VerificationOutcome>?
+    ) -> Bool {
+        let signingInput = UnsafeRawBufferPointer(rebasing: token[jws.signingInput])
+        guard let details, details.pointee.fingerprintWanted else {
+            return key.isValidSignature(signature, over: signingInput, algorithm: algorithm)
+        }
+        var written = false
+        var fingerprint = [UInt8](repeating: 0, count: 32)
+        let valid = fingerprint.withUnsafeMutableBytes { output in
+            withUnsafeMutablePointer(to: &written) { written in
+                key.isValidSignature(
+                    signature, over: signingInput, algorithm: algorithm,
+                    fingerprint: FingerprintRequest(
+                        rest: UnsafeRawBufferPointer(rebasing: token[jws.signingInput.upperBound...]), output: output, written: written))
+            }
+        }
+        if written { details.pointee.fingerprint = fingerprint }
+        return valid
     }
 
     /// Verifies only the JWS layer of `token` (size, structure, header, key, signature) and returns

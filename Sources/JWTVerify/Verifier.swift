@@ -78,14 +78,20 @@ public struct Verifier: Sendable {
         withRawNonce(nonce) { walk(bytes, rawNonce: $0, time: time, details: nil) }
     }
 
-    /// Evaluates borrowed token bytes and returns what was decoded on the way, for reports.
-    package func outcome(_ bytes: UnsafeRawBufferPointer, nonce: String?, at time: EvaluationTime) -> VerificationOutcome {
-        withRawNonce(nonce) { outcome(bytes, rawNonce: $0, at: time) }
+    /// Evaluates borrowed token bytes and returns what was decoded on the way, for reports; with
+    /// `fingerprint`, also the token's SHA-256 where the signature step can continue it.
+    package func outcome(
+        _ bytes: UnsafeRawBufferPointer, nonce: String?, at time: EvaluationTime, fingerprint: Bool = false
+    ) -> VerificationOutcome {
+        withRawNonce(nonce) { outcome(bytes, rawNonce: $0, at: time, fingerprint: fingerprint) }
     }
 
     /// Evaluates with the nonce already as bytes (`nil`: no nonce check), for reports.
-    package func outcome(_ bytes: UnsafeRawBufferPointer, rawNonce: UnsafeRawBufferPointer?, at time: EvaluationTime) -> VerificationOutcome {
+    package func outcome(
+        _ bytes: UnsafeRawBufferPointer, rawNonce: UnsafeRawBufferPointer?, at time: EvaluationTime, fingerprint: Bool = false
+    ) -> VerificationOutcome {
         var outcome = VerificationOutcome(.failure(VerificationError(.malformed)))
+        outcome.fingerprintWanted = fingerprint
         let result = withUnsafeMutablePointer(to: &outcome) { walk(bytes, rawNonce: rawNonce, time: time, details: $0) }
         outcome.result = result
         return outcome

@@ -148,7 +148,7 @@ struct AuditCommand {
             let scan = batch.storage.withUnsafeBytes { TokenExtractor.scan(UnsafeRawBufferPointer(rebasing: $0[bytes])) }
             for reason in scan.discarded { discarded.append(AuditDiscard(reason: reason, origin: origin)) }
             for found in scan.found {
-                let outcome = found.token.withUnsafeBytes { verifier.outcome($0, nonce: flags.nonce, at: time) }
+                let outcome = found.token.withUnsafeBytes { verifier.outcome($0, nonce: flags.nonce, at: time, fingerprint: true) }
                 let keySource = outcome.verified ? outcome.keyID.flatMap { sources[$0] } : nil
                 records.append(
                     AuditRecord(

@@ -31,7 +31,7 @@ struct AuditDiscard: Sendable {
         text.member("discarded", reason.rawValue)
         origin.appendJSON(to: &text)
         text.endObject()
-        text.appendRaw([UInt8(ascii: "\n")])
+        text.newline()
     }
 }
 
@@ -56,27 +56,12 @@ struct AuditRecord: Sendable {
         self.origin = origin
         self.column = column
         self.token = token
-        self.fingerprintBytes = MessageDigest.sha256.hash(token)
+        self.fingerprintBytes = outcome.fingerprint ?? MessageDigest.sha256.hash(token)
         self.outcome = outcome
         self.keySource = keySource
         self.nonceDigest = outcome.claims.nonce.map { MessageDigest.sha256.hash(Array($0.utf8)) }
         self.anomalies = Self.anomalies(outcome, allowList: allowList)
     }
-
-    /// SHA-256 of the token, in hex.
-    var fingerprint: String { Self.hex(fingerprintBytes) }
-
-    static func hex(_ bytes: [UInt8]) -> String {
-        String(unsafeUninitializedCapacity: bytes.count * 2) { buffer in
-            for (i, byte) in bytes.enumerated() {
-                buffer[2 * i] = hexDigits[Int(byte >> 4)]
-                buffer[2 * i + 1] = hexDigits[Int(byte & 15)]
-            }
-            return bytes.count * 2
-        }
-    }
-
-    private static let hexDigits: [UInt8] = Array("0123456789abcdef".utf8)
 
     /// `exp - iat`, when both are there.
     var lifetime: Double? {
@@ -120,8 +105,9 @@ struct AuditRecord: Sendable {
         text.member("lifetime", lifetime)
         text.member("evaluated_at", outcome.evaluatedAt)
         text.key("fingerprint")
-        text.string(fingerprint)
-        text.member("nonce_fingerprint", nonceDigest.map(Self.hex))
+        text.hexString(fingerprintBytes)
+        text.key("nonce_fingerprint")
+        if let nonceDigest { text.hexString(nonceDigest) } else { text.null() }
         text.key("anomalies")
         text.beginArray()
         for anomaly in anomalies { text.string(anomaly.rawValue) }
@@ -131,7 +117,7 @@ struct AuditRecord: Sendable {
             text.string(token)
         }
         text.endObject()
-        text.appendRaw([UInt8(ascii: "\n")])
+        text.newline()
     }
 }
 

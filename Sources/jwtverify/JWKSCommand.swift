@@ -131,7 +131,7 @@ struct JWKSCommand {
                 text.member("fetched_at", origin?.validity.map { TimeArgument.format($0.fetchedAt) })
                 text.member("expires_at", origin?.validity.map { TimeArgument.format($0.expiresAt) })
                 text.endObject()
-                text.appendRaw([UInt8(ascii: "\n")])
+                text.newline()
             } else {
                 let size = key.curve ?? key.bits.map { "\($0) bits" } ?? "-"
                 table += (key.keyID ?? "(none)").padding(12) + " " + (key.keyType ?? "?").padding(4) + " "

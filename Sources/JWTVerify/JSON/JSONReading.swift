@@ -29,8 +29,16 @@ extension JSONValueReading {
     package var lenientBool: Bool? {
         if let bool { return bool }
         guard let bytes = stringBytes else { return nil }
-        if bytes.elementsEqual("true".utf8) { return true }
-        if bytes.elementsEqual("false".utf8) { return false }
+        if bytes.count == 4 && bytes[0] == UInt8(ascii: "t") && bytes[1] == UInt8(ascii: "r") && bytes[2] == UInt8(ascii: "u")
+            && bytes[3] == UInt8(ascii: "e")
+        {
+            return true
+        }
+        if bytes.count == 5 && bytes[0] == UInt8(ascii: "f") && bytes[1] == UInt8(ascii: "a") && bytes[2] == UInt8(ascii: "l")
+            && bytes[3] == UInt8(ascii: "s") && bytes[4] == UInt8(ascii: "e")
+        {
+            return false
+        }
         return nil
     }
 }

@@ -25,6 +25,12 @@ package struct JSONText {
         needsComma = false
     }
 
+    /// Ends a JSON Lines record: a line break; the next value starts a new document.
+    package mutating func newline() {
+        bytes.append(UInt8(ascii: "\n"))
+        needsComma = false
+    }
+
     /// Appends `{`.
     package mutating func beginObject() {
         separate()
@@ -56,7 +62,8 @@ package struct JSONText {
         separate()
         bytes.append(UInt8(ascii: "\""))
         name.withUTF8Buffer { bytes.append(contentsOf: $0) }
-        bytes.append(contentsOf: [UInt8(ascii: "\""), UInt8(ascii: ":")])
+        bytes.append(UInt8(ascii: "\""))
+        bytes.append(UInt8(ascii: ":"))
         needsComma = false
     }
 
@@ -94,7 +101,7 @@ package struct JSONText {
         } else if value.isFinite {
             bytes.append(contentsOf: "\(value)".utf8)
         } else {
-            bytes.append(contentsOf: "null".utf8)
+            appendASCII("null")
         }
         needsComma = true
     }
@@ -124,14 +131,14 @@ package struct JSONText {
     /// Appends `true` or `false`.
     package mutating func bool(_ value: Bool) {
         separate()
-        bytes.append(contentsOf: (value ? "true" : "false").utf8)
+        appendASCII(value ? "true" : "false")
         needsComma = true
     }
 
     /// Appends `null`.
     package mutating func null() {
         separate()
-        bytes.append(contentsOf: "null".utf8)
+        appendASCII("null")
         needsComma = true
     }
 
@@ -213,6 +220,11 @@ package struct JSONText {
         }
     }
 
+    /// Appends literal ASCII text (no array or `String` in between).
+    private mutating func appendASCII(_ text: StaticString) {
+        text.withUTF8Buffer { bytes.append(contentsOf: $0) }
+    }
+
     private mutating func separate() {
         if needsComma { bytes.append(UInt8(ascii: ",")) }
     }
@@ -233,9 +245,22 @@ package struct JSONText {
     /// Appends `"value"`, copying runs of bytes that need no escape in bulk.
     private mutating func quoted(_ value: UnsafeRawBufferPointer) {
         bytes.append(UInt8(ascii: "\""))
+        // The common case, plain ASCII with nothing to escape, is found eight bytes at a time.
+        var clean = 0
+        if let base = value.baseAddress {
+            while clean + 8 <= value.count && !Self.mayNeedEscape(base.loadUnaligned(fromByteOffset: clean, as: UInt64.self)) { clean += 8 }
+        }
+        Self.needsEscape.withUnsafeBufferPointer { escape in
+            while clean < value.count && escape[Int(value[clean])] == 0 { clean += 1 }
+        }
+        if clean == value.count {
+            bytes.append(contentsOf: value)
+            bytes.append(UInt8(ascii: "\""))
+            return
+        }
         Self.needsEscape.withUnsafeBufferPointer { escape in
             var runStart = 0
-            for i in 0..<value.count where escape[Int(value[i])] != 0 {
+            for i in clean..<value.count where escape[Int(value[i])] != 0 {
                 if runStart < i { bytes.append(contentsOf: UnsafeRawBufferPointer(rebasing: value[runStart..<i])) }
                 appendEscaped(value[i])
                 runStart = i + 1
@@ -245,15 +270,39 @@ package struct JSONText {
         bytes.append(UInt8(ascii: "\""))
     }
 
+    /// Whether any byte of `word` is a quote, a backslash, a control character or DEL (no false
+    /// negatives; bytes of 0x80 and above need no escape).
+    @inline(__always)
+    private static func mayNeedEscape(_ word: UInt64) -> Bool {
+        let ones: UInt64 = 0x0101_0101_0101_0101
+        let highs: UInt64 = 0x8080_8080_8080_8080
+        func hasZeroByte(_ v: UInt64) -> UInt64 { (v &- ones) & ~v & highs }
+        let control = (word &- 0x2020_2020_2020_2020) & ~word & highs
+        return (control | hasZeroByte(word ^ 0x2222_2222_2222_2222) | hasZeroByte(word ^ 0x5C5C_5C5C_5C5C_5C5C)
+            | hasZeroByte(word ^ 0x7F7F_7F7F_7F7F_7F7F)) != 0
+    }
+
+    /// Appends `bytes` as a string of lowercase hex digits (digests, fingerprints).
+    package mutating func hexString(_ digest: [UInt8]) {
+        separate()
+        bytes.append(UInt8(ascii: "\""))
+        for byte in digest {
+            bytes.append(Self.hex[Int(byte >> 4)])
+            bytes.append(Self.hex[Int(byte & 0x0F)])
+        }
+        bytes.append(UInt8(ascii: "\""))
+        needsComma = true
+    }
+
     private mutating func appendEscaped(_ byte: UInt8) {
         switch byte {
-        case UInt8(ascii: "\""): bytes.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "\"")])
-        case UInt8(ascii: "\\"): bytes.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "\\")])
-        case UInt8(ascii: "\n"): bytes.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "n")])
-        case UInt8(ascii: "\r"): bytes.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "r")])
-        case UInt8(ascii: "\t"): bytes.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "t")])
+        case UInt8(ascii: "\""): appendASCII("\\\"")
+        case UInt8(ascii: "\\"): appendASCII("\\\\")
+        case UInt8(ascii: "\n"): appendASCII("\\n")
+        case UInt8(ascii: "\r"): appendASCII("\\r")
+        case UInt8(ascii: "\t"): appendASCII("\\t")
         default:
-            bytes.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "u"), UInt8(ascii: "0"), UInt8(ascii: "0")])
+            appendASCII("\\u00")
             bytes.append(Self.hex[Int(byte >> 4)])
             bytes.append(Self.hex[Int(byte & 0x0F)])
         }

@@ -45,7 +45,7 @@ struct KeySetSnapshot {
         text.key("document")
         text.string(document)
         text.endObject()
-        text.appendRaw([UInt8(ascii: "\n")])
+        text.newline()
         let temporary = path + ".tmp.\(getpid())"
         guard let file = fopen(temporary, "wb") else { return false }
         let written = text.bytes.withUnsafeBytes { fwrite($0.baseAddress, 1, $0.count, file) }

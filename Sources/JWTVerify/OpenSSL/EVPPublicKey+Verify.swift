@@ -10,7 +10,8 @@ extension EVPPublicKey {
     func isValidSignature(
         _ signature: UnsafeRawBufferPointer,
         over signingInput: UnsafeRawBufferPointer,
-        algorithm: SignatureAlgorithm
+        algorithm: SignatureAlgorithm,
+        fingerprint: FingerprintRequest? = nil
     ) -> Bool {
         let contexts = ThreadContexts.current
         switch algorithm.family {
@@ -18,7 +19,7 @@ extension EVPPublicKey {
             return signature.count == 64 && contexts.verifyOneShot(signature, over: signingInput, key: self)
         case .rsaPKCS1, .rsaPSS:
             guard signature.count == (bits + 7) / 8 else { return false }
-            return verifyPrehashed(signature, over: signingInput, algorithm: algorithm, contexts: contexts)
+            return verifyPrehashed(signature, over: signingInput, algorithm: algorithm, contexts: contexts, fingerprint: fingerprint)
         case .ecdsa(_, let scalarSize):
             guard signature.count == 2 * scalarSize else { return false }
             return withUnsafeTemporaryAllocation(byteCount: 2 * scalarSize + 16, alignment: 1) { der in
@@ -31,7 +32,7 @@ extension EVPPublicKey {
                 }
                 return verifyPrehashed(
                     UnsafeRawBufferPointer(rebasing: der[..<derLength]), over: signingInput, algorithm: algorithm,
-                    contexts: contexts)
+                    contexts: contexts, fingerprint: fingerprint)
             }
         }
     }
@@ -40,12 +41,13 @@ extension EVPPublicKey {
         _ signature: UnsafeRawBufferPointer,
         over signingInput: UnsafeRawBufferPointer,
         algorithm: SignatureAlgorithm,
-        contexts: ThreadContexts
+        contexts: ThreadContexts,
+        fingerprint: FingerprintRequest?
     ) -> Bool {
         guard let digest = algorithm.digest, let context = contexts.verifyContext(for: self, algorithm: algorithm) else {
             return false
         }
-        return contexts.verify(prehashed: context, signature: signature, over: signingInput, digest: digest)
+        return contexts.verify(prehashed: context, signature: signature, over: signingInput, digest: digest, fingerprint: fingerprint)
     }
 
     /// An ECDSA JWS signature (R‖S) as minimal DER, or `nil` when it is not two equal halves.

@@ -39,11 +39,11 @@ extension MessageDigest {
     }
 
     /// The digest of `input` as a new array.
-    package func hash(_ input: some Collection<UInt8>) -> [UInt8] {
-        var out = [UInt8](repeating: 0, count: size)
-        Array(input).withUnsafeBytes { inBuffer in
-            _ = out.withUnsafeMutableBytes { hash(inBuffer, into: $0) }
+    package func hash(_ input: [UInt8]) -> [UInt8] {
+        input.withUnsafeBytes { inBuffer in
+            [UInt8](unsafeUninitializedCapacity: size) { out, count in
+                count = hash(inBuffer, into: UnsafeMutableRawBufferPointer(out))
+            }
         }
-        return out
     }
 }

@@ -21,19 +21,25 @@ package final class ThreadContexts {
     let digestContext: OpaquePointer
     /// The context re-initialised for each one-shot (EdDSA) verification.
     let oneShotContext: OpaquePointer
+    /// The copy of a digest state that continues into a token's fingerprint (reports only).
+    let fingerprintContext: OpaquePointer
     private var verifyContexts: [UInt64: OpaquePointer] = [:]
     private static let capacity = 256
 
     /// Contexts owned by the caller (the raw limit); verification uses ``current``.
     package init() {
-        guard let ctx = EVP_MD_CTX_new(), let oneShot = EVP_MD_CTX_new() else { fatalError("EVP_MD_CTX_new: out of memory") }
+        guard let ctx = EVP_MD_CTX_new(), let oneShot = EVP_MD_CTX_new(), let fingerprint = EVP_MD_CTX_new() else {
+            fatalError("EVP_MD_CTX_new: out of memory")
+        }
         digestContext = ctx
+        fingerprintContext = fingerprint
         oneShotContext = oneShot
     }
 
     deinit {
         EVP_MD_CTX_free(digestContext)
         EVP_MD_CTX_free(oneShotContext)
+        EVP_MD_CTX_free(fingerprintContext)
         for ctx in verifyContexts.values { EVP_PKEY_CTX_free(ctx) }
     }
 
@@ -58,6 +64,27 @@ package final class ThreadContexts {
     }
 
     /// Hashes `input` with `digest` into `output` (at least `digest.size` octets); returns the length.
+    /// Hashes `input` into `output` like ``hash(_:with:into:)``, and also the digest of `input`
+    /// followed by `rest` into `continued` (at least `digest.size` octets): for SHA-256 signatures,
+    /// the token's fingerprint, SHA-256 of the whole token, from the state the signature needs anyway.
+    func hash(
+        _ input: UnsafeRawBufferPointer, continuing rest: UnsafeRawBufferPointer, with digest: MessageDigest,
+        into output: UnsafeMutableRawBufferPointer, continued: UnsafeMutableRawBufferPointer
+    ) -> Int {
+        var length: UInt32 = 0
+        var continuedLength: UInt32 = 0
+        guard EVP_DigestInit_ex(digestContext, digest.pointer, nil) == 1,
+            EVP_DigestUpdate(digestContext, input.baseAddress, input.count) == 1,
+            EVP_MD_CTX_copy_ex(fingerprintContext, digestContext) == 1,
+            EVP_DigestFinal_ex(digestContext, output.baseAddress?.assumingMemoryBound(to: UInt8.self), &length) == 1,
+            EVP_DigestUpdate(fingerprintContext, rest.baseAddress, rest.count) == 1,
+            EVP_DigestFinal_ex(fingerprintContext, continued.baseAddress?.assumingMemoryBound(to: UInt8.self), &continuedLength) == 1
+        else {
+            fatalError("\(digest.name) digest failed: \(OpenSSLFailure.drain("digest"))")
+        }
+        return Int(length)
+    }
+
     package func hash(_ input: UnsafeRawBufferPointer, with digest: MessageDigest, into output: UnsafeMutableRawBufferPointer) -> Int {
         var length: UInt32 = 0
         guard EVP_DigestInit_ex(digestContext, digest.pointer, nil) == 1,
@@ -96,10 +123,16 @@ package final class ThreadContexts {
     /// ``verify(prehashed:signature:over:digest:)`` with a context from this thread's cache.
     func verify(
         prehashed context: OpaquePointer, signature: UnsafeRawBufferPointer, over signingInput: UnsafeRawBufferPointer,
-        digest: MessageDigest
+        digest: MessageDigest, fingerprint: FingerprintRequest? = nil
     ) -> Bool {
         withUnsafeTemporaryAllocation(byteCount: 64, alignment: 8) { hash in
-            let length = self.hash(signingInput, with: digest, into: hash)
+            let length: Int
+            if let fingerprint, digest === MessageDigest.sha256 {
+                length = self.hash(signingInput, continuing: fingerprint.rest, with: digest, into: hash, continued: fingerprint.output)
+                fingerprint.written.pointee = true
+            } else {
+                length = self.hash(signingInput, with: digest, into: hash)
+            }
             let rc = EVP_PKEY_verify(
                 context, signature.baseAddress?.assumingMemoryBound(to: UInt8.self), signature.count,
                 hash.baseAddress?.assumingMemoryBound(to: UInt8.self), length)
@@ -160,4 +193,14 @@ package final class PreparedVerifyContext {
     let pointer: OpaquePointer
     init(takingOwnershipOf pointer: OpaquePointer) { self.pointer = pointer }
     deinit { EVP_PKEY_CTX_free(pointer) }
+}
+
+/// Where the report path wants a SHA-256 token's fingerprint continued from the signature digest.
+struct FingerprintRequest {
+    /// The token after its signing input (the dot and the signature segment).
+    let rest: UnsafeRawBufferPointer
+    /// 32 octets for the digest.
+    let output: UnsafeMutableRawBufferPointer
+    /// Set when the fingerprint was written.
+    let written: UnsafeMutablePointer<Bool>
 }

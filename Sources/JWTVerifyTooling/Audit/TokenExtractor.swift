@@ -1,4 +1,10 @@
 package import JWTVerify
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 /// Finds compact JWS tokens inside arbitrary text: log lines, HAR and JSON dumps, URLs and form
 /// bodies, cookies, `Authorization: Bearer` headers.
 ///
@@ -34,53 +40,67 @@ package enum TokenExtractor {
 
     /// The tokens in `line`, and the fragments discarded.
     package static func scan(_ line: UnsafeRawBufferPointer) -> (found: [Found], discarded: [Discard]) {
-        let text = normalized(line)
+        // Most lines have nothing to undo: scan them in place.
+        guard let base = line.baseAddress else { return ([], []) }
+        guard memchr(base, Int32(UInt8(ascii: "%")), line.count) == nil, memchr(base, Int32(UInt8(ascii: "\\")), line.count) == nil else {
+            return normalized(line).withUnsafeBytes { scan(normalizedText: $0) }
+        }
+        return scan(normalizedText: line)
+    }
+
+    /// ``scan(_:)`` over text whose escapes are already undone.
+    private static func scan(normalizedText text: UnsafeRawBufferPointer) -> (found: [Found], discarded: [Discard]) {
         var found: [Found] = []
         var discarded: [Discard] = []
         var i = 0
         let n = text.count
-        while i + 1 < n {
-            guard text[i] == UInt8(ascii: "e"), text[i + 1] == UInt8(ascii: "y"), i == 0 || !base64URL[Int(text[i - 1])] else {
-                i += 1
-                continue
-            }
-            var j = i
-            var dots = 0
-            var firstDot = -1
-            while j < n && (base64URL[Int(text[j])] || text[j] == UInt8(ascii: ".")) {
-                if text[j] == UInt8(ascii: ".") {
-                    dots += 1
-                    if firstDot < 0 { firstDot = j }
+        base64URL.withUnsafeBufferPointer { base64URL in
+            while i + 1 < n {
+                guard text[i] == UInt8(ascii: "e"), text[i + 1] == UInt8(ascii: "y"), i == 0 || !base64URL[Int(text[i - 1])] else {
+                    i += 1
+                    continue
                 }
-                j += 1
-            }
-            // A full token followed by a sentence's full stop: the stop is not part of it.
-            if dots == 3 && text[j - 1] == UInt8(ascii: ".") {
-                j -= 1
-                dots = 2
-            }
-            let headerEnd = firstDot < 0 ? j : firstDot
-            let looksLikeHeader = isJOSEHeader(text[i..<headerEnd])
-            if dots >= 2 {
-                if looksLikeHeader {
-                    found.append(Found(column: i + 1, token: Array(text[i..<j])))
-                } else {
-                    discarded.append(.notAHeader)
+                var j = i
+                var dots = 0
+                var firstDot = -1
+                while j < n && (base64URL[Int(text[j])] || text[j] == UInt8(ascii: ".")) {
+                    if text[j] == UInt8(ascii: ".") {
+                        dots += 1
+                        if firstDot < 0 { firstDot = j }
+                    }
+                    j += 1
                 }
-            } else if looksLikeHeader {
-                discarded.append(.truncated)
+                // A full token followed by a sentence's full stop: the stop is not part of it.
+                if dots == 3 && text[j - 1] == UInt8(ascii: ".") {
+                    j -= 1
+                    dots = 2
+                }
+                let headerEnd = firstDot < 0 ? j : firstDot
+                let looksLikeHeader = isJOSEHeader(UnsafeRawBufferPointer(rebasing: text[i..<headerEnd]))
+                if dots >= 2 {
+                    if looksLikeHeader {
+                        found.append(Found(column: i + 1, token: Array(UnsafeRawBufferPointer(rebasing: text[i..<j]))))
+                    } else {
+                        discarded.append(.notAHeader)
+                    }
+                } else if looksLikeHeader {
+                    discarded.append(.truncated)
+                }
+                i = max(j, i + 1)
             }
-            i = max(j, i + 1)
         }
         return (found, discarded)
     }
 
     /// Whether `segment` decodes to a JSON object with a string `alg`.
-    static func isJOSEHeader(_ segment: ArraySlice<UInt8>) -> Bool {
-        guard segment.count >= 8, let bytes = Base64URL.decode(segment), case .success(let document) = JSONDocument.parse(bytes) else {
-            return false
+    static func isJOSEHeader(_ segment: UnsafeRawBufferPointer) -> Bool {
+        guard segment.count >= 8 else { return false }
+        return withUnsafeTemporaryAllocation(byteCount: segment.count, alignment: 1) { buffer in
+            guard let length = Base64URL.decode(segment, into: buffer),
+                case .success(let fields) = JSONFieldReader.read(UnsafeRawBufferPointer(rebasing: buffer[..<length]), strings: ["alg"], jsonValues: [])
+            else { return false }
+            return fields.strings[0]?.kind == .string
         }
-        return document.withRoot { $0.kind == .object && $0.member("alg")?.stringBytes != nil }
     }
 
     /// `line` with `%XX`, `\uXXXX` (ASCII) and `\/` undone.

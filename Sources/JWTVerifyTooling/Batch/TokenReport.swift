@@ -94,6 +94,6 @@ package enum TokenReport {
         appendVerdict(outcome, to: &out)
         appendProviderClaims(outcome, rules: rules, to: &out)
         out.endObject()
-        out.appendRaw(CollectionOfOne(UInt8(ascii: "\n")))
+        out.newline()
     }
 }

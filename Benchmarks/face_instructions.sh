@@ -1,0 +1,44 @@
+#!/usr/bin/env bash
+# Per-face cost in instructions (make bench-instructions): deterministic where wall-clock rates on
+# a shared VM are not. Under callgrind, one thread, 2,000 Apple-shaped RS256 tokens: each face's
+# instructions per token (a run over the tokens minus a run over empty input, divided by the
+# count) against the raw OpenSSL limit's own (jwtverify bench's RawVerificationLimit.runOnce).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+cli=${1:-.build/release/jwtverify}
+command -v valgrind >/dev/null || { echo "needs valgrind (apt-get install valgrind)" >&2; exit 69; }
+out=$(mktemp -d)
+trap 'rm -rf "$out"' EXIT
+[ -x .build/release/jwtbench ] || swift build -c release >/dev/null
+.build/release/jwtbench rs256 --tokens 2000 --write-corpus "$out" --repeat 1 >/dev/null
+paste -d '\t' "$out/tokens.txt" "$out/nonces.txt" | python3 -c '
+import json, sys
+for line in sys.stdin:
+    token, nonce = line.rstrip("\n").split("\t")
+    print(json.dumps({"token": token, "nonce": nonce}))' > "$out/requests.jsonl"
+: > "$out/empty"
+now=1767225600
+total() { valgrind --tool=callgrind --callgrind-out-file="$out/cg" "$@" >/dev/null 2>&1 || true
+  callgrind_annotate "$out/cg" 2>/dev/null | awk '/PROGRAM TOTALS/ {gsub(",", "", $1); print $1}'; }
+valgrind --tool=callgrind --callgrind-out-file="$out/cg.bench" "$cli" bench --jwks "$out/jwks.json" --tokens "$out/tokens.txt" \
+  --nonces "$out/nonces.txt" --now "$now" --threads 1 --reps 1 >/dev/null 2>&1
+# --reps 1 runs the raw pass twice (a warm-up and the measured round) over the 2,000 tokens.
+raw=$(callgrind_annotate --inclusive=yes "$out/cg.bench" 2>/dev/null | python3 -c '
+import re, sys
+found = [line for line in sys.stdin if "RawVerificationLimitC7runOnce" in line]
+print(int(re.match(r"\s*([\d,]+)", found[0]).group(1).replace(",", "")) / (2 * 2000))')
+generic=(--issuer https://appleid.apple.com --audience com.example.app)
+apple=(--profile apple --audience com.example.app)
+row() {  # name, input, args...
+  local name=$1 input=$2; shift 2
+  local base full
+  base=$(total "$cli" "$@" --threads 1 --jwks "$out/jwks.json" --now "$now" "$out/empty")
+  full=$(total "$cli" "$@" --threads 1 --jwks "$out/jwks.json" --now "$now" "$input")
+  python3 -c "import sys; per=($full-$base)/2000; raw=float(sys.argv[2]); print(f'| {sys.argv[1]} | {per:,.0f} | {raw:,.0f} | {raw/per:.3f} |')" "$name" "$raw"
+}
+echo "| face (1 thread, 2,000 RS256 tokens, callgrind) | instructions/token | raw limit instructions/token | ratio |"
+echo "| --- | ---: | ---: | ---: |"
+row "verify, bare tokens" "$out/tokens.txt" verify "${generic[@]}"
+row "verify, JSON lines {token, nonce}" "$out/requests.jsonl" verify "${generic[@]}"
+row "verify --profile apple, JSON lines with nonce" "$out/requests.jsonl" verify "${apple[@]}"
+row "audit --profile apple --format jsonl" "$out/tokens.txt" audit --format jsonl -q "${apple[@]}"
