@@ -26,6 +26,8 @@ let package = Package(
             pkgConfig: "jansson",
             providers: [.apt(["libjansson-dev"]), .brew(["jansson"])]
         ),
+        // glibc allocator tuning for the CLI's batch work (a header only; libc is always linked).
+        .systemLibrary(name: "CMallocTuning"),
         .target(
             name: "JWTVerify",
             dependencies: ["COpenSSL", "CJansson"],
@@ -45,7 +47,7 @@ let package = Package(
         ),
         .executableTarget(
             name: "jwtverify",
-            dependencies: ["JWTVerify", "JWTVerifyRemote", "JWTVerifyTooling"],
+            dependencies: ["JWTVerify", "JWTVerifyRemote", "JWTVerifyTooling", "CMallocTuning"],
             swiftSettings: strictSettings
         ),
         .executableTarget(

@@ -52,7 +52,7 @@ extension Verifier {
         }
 
         let read: PayloadRead
-        switch JSONObjectParser.parse(signed.payload, PayloadReading(known: knownStrings, rules: policy.rules, report: details != nil)) {
+        switch JSONObjectParser.parse(signed.payload, PayloadReading(rules: policy.rules, report: details != nil)) {
         case .success(let value): read = value
         case .failure(let problem):
             if let details { details.pointee.evaluatedAt = evaluationInstant(time, issuedAt: nil) }
@@ -192,30 +192,37 @@ extension Verifier {
         }
         let signature = UnsafeRawBufferPointer(rebasing: signatureBuffer[..<signatureLength])
 
-        // Key: exact kid, or the only key; then whether it may verify this alg.
-        let entry: JWK
+        // Key: exact kid, or the only key; then whether it may verify this alg. The precomputed
+        // slot answers both without copying the entry; only a refusal reads the entry for its reason.
+        let index: Int
         if let kid = header.keyID {
-            guard let found = keys.key(withID: kid) else {
+            guard let found = keys.index(ofKeyID: kid) else {
                 return .failed(SignatureFailure(error: VerificationError(.unknownKeyID, detail: "no key has kid \(Self.quoted(kid))"), payload: payload))
             }
-            entry = found
+            index = found
         } else {
-            guard keys.keys.count == 1 else {
+            guard keys.slots.count == 1 else {
                 return .failed(
                     SignatureFailure(
                         error: VerificationError(.unknownKeyID, detail: "token has no kid and the key set has \(keys.keys.count) keys"),
                         payload: payload))
             }
-            entry = keys.keys[0]
+            index = 0
         }
-        if let mismatch = entry.mismatch(for: header.algorithm) {
+        let slot = keys.slots[index]
+        guard slot.allows(header.algorithm) else {
+            let mismatch = keys.keys[index].mismatch(for: header.algorithm) ?? "the key may not verify \(header.algorithm.name)"
             return .failed(SignatureFailure(error: VerificationError(.keyAlgorithmMismatch, detail: mismatch), payload: payload))
         }
-        guard let key = entry.key, isValidSignature(key, signature, token, jws, header.algorithm, details: details) else {
+        let valid = slot.key?._withUnsafeGuaranteedRef { key in
+            isValidSignature(key, signature, token, jws, header.algorithm, details: details)
+        } ?? false
+        guard valid else {
             return .failed(
                 SignatureFailure(
                     error: VerificationError(
-                        .badSignature, detail: "\(header.algorithm.name) signature does not verify with kid \(Self.quoted(entry.keyID ?? ""))"),
+                        .badSignature,
+                        detail: "\(header.algorithm.name) signature does not verify with kid \(Self.quoted(keys.keys[index].keyID ?? ""))"),
                     payload: payload))
         }
         return .signed(SignedParts(header: header, payload: payload))

@@ -23,7 +23,6 @@ public struct Verifier: Sendable {
     /// The accepted issuers' and audiences' bytes, compared without building strings.
     let issuerBytes: [[UInt8]]?
     let audienceBytes: [[UInt8]]?
-    let knownStrings: KnownClaimStrings
 
     /// A verifier applying `policy` with `keys`; only these keys are ever used, never keys named
     /// by a token.
@@ -33,7 +32,6 @@ public struct Verifier: Sendable {
         self.allowList = AlgorithmAllowList(policy.algorithms)
         self.issuerBytes = policy.issuers.map { $0.map { Array($0.utf8) } }
         self.audienceBytes = policy.audiences.map { $0.map { Array($0.utf8) } }
-        self.knownStrings = KnownClaimStrings(issuers: policy.issuers, audiences: policy.audiences)
     }
 
     /// A verifier requiring `iss == issuer` and `aud` to name one of `audiences`, with no provider

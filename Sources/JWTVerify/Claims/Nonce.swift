@@ -30,7 +30,7 @@ public enum Nonce {
     /// Writes the 64 lowercase hex digits of SHA-256(`raw`) into `out`.
     private static func writeExpectedClaim(forRawNonce raw: UnsafeRawBufferPointer, into out: UnsafeMutableRawBufferPointer) {
         withUnsafeTemporaryAllocation(byteCount: 32, alignment: 8) { digest in
-            _ = MessageDigest.sha256.hash(raw, into: digest)
+            _ = MessageDigest.unretainedSHA256._withUnsafeGuaranteedRef { $0.hash(raw, into: digest) }
             for i in 0..<32 {
                 out[2 * i] = hexDigits[Int(digest[i] >> 4)]
                 out[2 * i + 1] = hexDigits[Int(digest[i] & 0x0F)]

@@ -13,12 +13,11 @@ struct PayloadRead {
 /// The payload step as a ``JSONObjectConsumer``: registered claims and provider claims in one
 /// pass over the object the parser produced (the fast scanner's or jansson's).
 struct PayloadReading: JSONObjectConsumer {
-    let known: KnownClaimStrings
     let rules: ProviderRules
     let report: Bool
 
     func consume<Object: JSONObjectReading>(_ object: Object) -> PayloadRead {
-        let claims = RegisteredClaims.read(object, known: known)
+        let claims = RegisteredClaims.read(object)
         var read = PayloadRead(claims: claims, provider: rules == .none ? nil : rules.read(object))
         if report {
             if case .failure = claims { read.lenient = RegisteredClaims.readLeniently(object) }

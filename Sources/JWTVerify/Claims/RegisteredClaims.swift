@@ -29,12 +29,10 @@ public struct RegisteredClaims: Sendable, Hashable {
     ///
     /// `iss`, `sub`, `nonce` must be strings; `aud` a string or an array of strings; `exp`, `nbf`,
     /// `iat` numbers within 0 … 2^53 − 1; `exp` is required.
+    ///
+    /// Every string is the token's own, never one shared with the configuration: a shared string
+    /// would cost each token a reference-count round trip on memory all threads contend for.
     package static func read<Object: JSONObjectReading>(_ payload: Object) -> Result<RegisteredClaims, VerificationError> {
-        read(payload, known: KnownClaimStrings(issuers: nil, audiences: nil))
-    }
-
-    /// ``read(_:)``, reusing the configured issuer and audience strings where the token's match.
-    static func read<Object: JSONObjectReading>(_ payload: Object, known: KnownClaimStrings) -> Result<RegisteredClaims, VerificationError> {
         var claims = RegisteredClaims()
         func string(_ name: StaticString) -> Result<String?, VerificationError> {
             guard let node = payload.member(name) else { return .success(nil) }
@@ -51,16 +49,12 @@ public struct RegisteredClaims: Sendable, Hashable {
             return .success(value)
         }
         do {
-            if let iss = payload.member("iss"), let bytes = iss.stringBytes, let known = known.issuer(bytes) {
-                claims.issuer = known
-            } else {
-                claims.issuer = try string("iss").get()
-            }
+            claims.issuer = try string("iss").get()
             claims.subject = try string("sub").get()
             claims.nonce = try string("nonce").get()
             if let aud = payload.member("aud") {
                 if let bytes = aud.stringBytes {
-                    claims.audience = known.audienceList(bytes) ?? [String(decoding: bytes, as: UTF8.self)]
+                    claims.audience = [String(decoding: bytes, as: UTF8.self)]
                 } else if aud.kind == .array {
                     var list: [String] = []
                     list.reserveCapacity(aud.count)
@@ -119,10 +113,8 @@ extension RegisteredClaims {
 
 /// Claim reading as a ``JSONObjectConsumer``.
 package struct RegisteredClaimsReading: JSONObjectConsumer {
-    var known = KnownClaimStrings(issuers: nil, audiences: nil)
     package init() {}
-    init(known: KnownClaimStrings) { self.known = known }
     package func consume<Object: JSONObjectReading>(_ object: Object) -> Result<RegisteredClaims, VerificationError> {
-        RegisteredClaims.read(object, known: known)
+        RegisteredClaims.read(object)
     }
 }

@@ -94,6 +94,17 @@ public struct SignatureAlgorithm: Hashable, Sendable, CustomStringConvertible {
         }
     }
 
+    /// ``digest`` without a reference count: the digests are process-wide singletons, and a
+    /// retain and release per token on an object every thread shares costs more than the hash.
+    var unretainedDigest: Unmanaged<MessageDigest>? {
+        switch backing {
+        case .rs256, .ps256, .es256: MessageDigest.unretainedSHA256
+        case .rs384, .ps384, .es384: MessageDigest.unretainedSHA384
+        case .rs512, .ps512, .es512: MessageDigest.unretainedSHA512
+        case .edDSA: nil
+        }
+    }
+
     /// The JWK `kty` a key must have to verify this algorithm.
     var keyType: String {
         switch family {

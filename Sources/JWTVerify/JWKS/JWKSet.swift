@@ -115,6 +115,7 @@ public struct JWKSet: Sendable {
         }
         self.keys = merged
         self.indexByKeyID = index
+        self.slots = merged.map(KeySlot.init)
     }
 
     /// The union of two sets (as if their entries were in one document).
@@ -122,6 +123,13 @@ public struct JWKSet: Sendable {
 
     /// The entry with exactly this `kid`.
     public func key(withID keyID: String) -> JWK? { indexByKeyID[keyID].map { keys[$0] } }
+
+    /// The position of the entry with exactly this `kid`, for ``slots``.
+    func index(ofKeyID keyID: String) -> Int? { indexByKeyID[keyID] }
+
+    /// What the signature step needs of each entry, in ``keys`` order: precomputed so that
+    /// verification copies no `JWK` and touches no reference count the threads share.
+    let slots: [KeySlot]
 
     /// Reads a whole file, refusing anything over the document size limit.
     static func readFile(_ path: String) throws(JWKSetError) -> [UInt8] {
@@ -155,4 +163,26 @@ public struct JWKSetError: Error, Sendable, CustomStringConvertible {
         self.description = description
         self.isMissingFile = isMissingFile
     }
+}
+
+/// One key set entry as the hot path sees it: the algorithms it may verify as a bit mask, and its
+/// OpenSSL key unretained. The key set's own `JWK` owns the key, and outlives every use (a
+/// verifier holds its key set while it verifies).
+struct KeySlot: @unchecked Sendable {
+    /// Bit `n` set: ``SignatureAlgorithm`` with backing raw value `n` may be verified.
+    let allowed: UInt32
+    /// The key, when the entry has usable material.
+    let key: Unmanaged<EVPPublicKey>?
+
+    init(_ entry: JWK) {
+        var allowed: UInt32 = 0
+        for algorithm in SignatureAlgorithm.all where entry.mismatch(for: algorithm) == nil {
+            allowed |= 1 << UInt32(algorithm.backing.rawValue)
+        }
+        self.allowed = allowed
+        self.key = entry.key.map { Unmanaged.passUnretained($0) }
+    }
+
+    /// Whether this entry may verify `algorithm` (else the entry's `mismatch(for:)` says why).
+    func allows(_ algorithm: SignatureAlgorithm) -> Bool { allowed & (1 << UInt32(algorithm.backing.rawValue)) != 0 }
 }

@@ -44,10 +44,12 @@ extension EVPPublicKey {
         contexts: ThreadContexts,
         fingerprint: FingerprintRequest?
     ) -> Bool {
-        guard let digest = algorithm.digest, let context = contexts.verifyContext(for: self, algorithm: algorithm) else {
+        guard let digest = algorithm.unretainedDigest, let context = contexts.verifyContext(for: self, algorithm: algorithm) else {
             return false
         }
-        return contexts.verify(prehashed: context, signature: signature, over: signingInput, digest: digest, fingerprint: fingerprint)
+        return digest._withUnsafeGuaranteedRef { digest in
+            contexts.verify(prehashed: context, signature: signature, over: signingInput, digest: digest, fingerprint: fingerprint)
+        }
     }
 
     /// An ECDSA JWS signature (R‖S) as minimal DER, or `nil` when it is not two equal halves.

@@ -29,6 +29,11 @@ package final class MessageDigest: @unchecked Sendable {
     package static let sha384 = MessageDigest(name: "SHA384")
     /// SHA-512.
     package static let sha512 = MessageDigest(name: "SHA512")
+
+    /// The singletons, unretained, for the per-token path (they live as long as the process).
+    static let unretainedSHA256 = Unmanaged.passUnretained(sha256)
+    static let unretainedSHA384 = Unmanaged.passUnretained(sha384)
+    static let unretainedSHA512 = Unmanaged.passUnretained(sha512)
 }
 
 extension MessageDigest {

@@ -117,6 +117,17 @@ package struct BenchmarkCorpus: Sendable {
         return corpus
     }
 
+    /// The same corpus in storage of its own (token buffers and nonce strings not shared with
+    /// this one), for one benchmark thread.
+    package func privateCopy() -> BenchmarkCorpus {
+        var copy = BenchmarkCorpus(
+            keys: keys, tokens: tokens.map { token in token.withUnsafeBufferPointer { [UInt8]($0) } },
+            nonces: nonces.map { nonce in nonce.map { String(decoding: Array($0.utf8), as: UTF8.self) } }, issuer: issuer,
+            audience: audience, now: now)
+        copy.jwksDocument = jwksDocument
+        return copy
+    }
+
     /// A verifier for this corpus.
     package var verifier: Verifier {
         Verifier(
