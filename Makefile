@@ -7,7 +7,7 @@ SWIFT ?= swift
 SYSTEM_PACKAGES := pkg-config libssl-dev libjansson-dev
 JWTVERIFY := .build/release/jwtverify
 
-.PHONY: all deps build release demo test test-swift test-spark spark-deps spark-binary bench bench-spark fuzz fuzz-json asan tsan vectors clean
+.PHONY: all deps build release demo test test-swift test-spark spark-deps spark-binary bench bench-instructions bench-spark fuzz fuzz-json asan tsan vectors clean
 
 all: build
 
@@ -88,6 +88,15 @@ spark-binary: deps
 # Throughput against the raw OpenSSL limit, and the CLI over 1,000,000 tokens (several minutes).
 bench: deps
 	Benchmarks/run.sh
+
+# Per-face cost in instructions under callgrind (deterministic, where wall-clock rates on a shared
+# VM drift by 15%): each face's instructions per token against the raw OpenSSL limit's own.
+bench-instructions: deps
+	@command -v valgrind >/dev/null || { \
+	  sudo=""; [ "$$(id -u)" -ne 0 ] && sudo="sudo"; \
+	  $$sudo apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$sudo apt-get install -y -qq --no-install-recommends valgrind; }
+	$(SWIFT) build -c release
+	Benchmarks/face_instructions.sh
 
 # The whole suite under AddressSanitizer. Leak detection is off: FoundationNetworking/libcurl leak
 # a few hundred bytes per URLSession, which would fail every CLI run that fetches keys.
