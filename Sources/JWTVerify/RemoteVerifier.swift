@@ -20,10 +20,17 @@ public final class RemoteVerifier: Sendable {
     /// The verifier for the current keys, rebuilt when the key set changes.
     private let current = Mutex<(generation: Int, verifier: Verifier)?>(nil)
 
+    /// The verified-token cache shared by the verifiers of every key-set generation, if any.
+    public let cache: VerifiedTokenCache?
+
     /// A verifier applying `policy` to tokens signed by the keys of `keySet`.
-    public init(keySet: RemoteKeySet, policy: VerificationPolicy) {
+    ///
+    /// - Parameter cache: a verified-token cache (off by default). It lives across key refreshes;
+    ///   an entry whose key rotated away or changed is no longer a hit.
+    public init(keySet: RemoteKeySet, policy: VerificationPolicy, cache: VerifiedTokenCache.Configuration? = nil) {
         self.keySet = keySet
         self.policy = policy
+        self.cache = cache.map(VerifiedTokenCache.init)
     }
 
     /// Verifies `token`; on an unknown `kid`, waits for at most one key refresh and tries again.
@@ -51,7 +58,7 @@ public final class RemoteVerifier: Sendable {
         }
         return current.withLock { current -> Verifier in
             if let current, current.generation == generation { return current.verifier }
-            let verifier = Verifier(keys: keys, policy: policy)
+            let verifier = Verifier(keys: keys, policy: policy, sharedCache: cache)
             current = (generation, verifier)
             return verifier
         }

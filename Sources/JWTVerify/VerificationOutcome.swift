@@ -22,6 +22,9 @@ package struct VerificationOutcome: Sendable {
     package var fingerprint: [UInt8]?
     /// Whether the caller asked for ``fingerprint`` (set before the walk, read by it).
     var fingerprintWanted = false
+    /// Whether a rejected token's payload should be read without trust (reports); the cache's
+    /// own bookkeeping on a miss wants only what a success reads.
+    var peeksRejected = true
 
     /// Whether the token verified.
     package var verified: Bool { if case .success = result { true } else { false } }

@@ -26,6 +26,84 @@ extension Verifier {
         guard token.count <= policy.maxTokenBytes else {
             return .failure(VerificationError(.tooLarge, detail: "token is \(token.count) octets; the limit is \(policy.maxTokenBytes)"))
         }
+        if let cache, token.count <= cache.configuration.maxTokenBytes {
+            return cachedWalk(token, cache: cache, rawNonce: rawNonce, time: time, details: details)
+        }
+        return uncachedWalk(token, rawNonce: rawNonce, time: time, details: details)
+    }
+
+    /// Through the verified-token cache: a hit re-runs every check that depends on time, the call
+    /// or the key set's current state; a miss walks the whole way and stores a full success.
+    private func cachedWalk(
+        _ token: UnsafeRawBufferPointer, cache: VerifiedTokenCache, rawNonce: UnsafeRawBufferPointer?, time: EvaluationTime,
+        details: UnsafeMutablePointer<VerificationOutcome>?
+    ) -> Result<VerifiedToken, VerificationError> {
+        let hash = cache.hash(token)
+        if let entry = cache.lookup(token, hash: hash) {
+            if keyStillVerifies(entry) { return recheck(entry, rawNonce: rawNonce, time: time, details: details) }
+            cache.invalidate(token, hash: hash)
+        }
+        // A miss reads what a later report-mode hit must show (email_verified) on the same pass.
+        var local = VerificationOutcome(.failure(VerificationError(.malformed)))
+        local.peeksRejected = false
+        let result = withUnsafeMutablePointer(to: &local) { uncachedWalk(token, rawNonce: rawNonce, time: time, details: details ?? $0) }
+        if case .success(let verified) = result, let slot = slot(for: verified) {
+            let emailVerified = details?.pointee.emailVerified ?? local.emailVerified
+            cache.insert(
+                token, hash: hash, entry: VerifiedTokenCache.Entry(verified: verified, keyIdentity: slot.identity, emailVerified: emailVerified))
+        }
+        return result
+    }
+
+    /// The key slot a verified token names: its `kid`'s, or the only key's.
+    private func slot(for verified: VerifiedToken) -> KeySlot? {
+        if let kid = verified.keyID { return keys.index(ofKeyID: kid).map { keys.slots[$0] } }
+        return keys.slots.count == 1 ? keys.slots[0] : nil
+    }
+
+    /// Whether the key that verified a cached token is still in the key set under its `kid`,
+    /// unchanged, and still allowed this `alg`.
+    private func keyStillVerifies(_ entry: VerifiedTokenCache.Entry) -> Bool {
+        guard let slot = slot(for: entry.verified) else { return false }
+        return slot.identity == entry.keyIdentity && slot.allows(entry.verified.algorithm)
+    }
+
+    /// A cache hit: the time, nonce and provider rules of this call, in the walk's order.
+    private func recheck(
+        _ entry: VerifiedTokenCache.Entry, rawNonce: UnsafeRawBufferPointer?, time: EvaluationTime,
+        details: UnsafeMutablePointer<VerificationOutcome>?
+    ) -> Result<VerifiedToken, VerificationError> {
+        let verified = entry.verified
+        if let details {
+            details.pointee.algorithm = verified.algorithm.name
+            details.pointee.keyID = verified.keyID
+            details.pointee.claims = verified.claims
+            details.pointee.emailVerified = entry.emailVerified
+        }
+        let now: Double
+        switch time {
+        case .clock: now = policy.clock()
+        case .fixed(let instant): now = instant
+        case .issuedAt:
+            guard let iat = verified.claims.issuedAt else {
+                return .failure(VerificationError(.claimType, detail: "evaluation at the token's iat: the token has no usable iat"))
+            }
+            now = iat
+        }
+        details?.pointee.evaluatedAt = now
+        let provider = verified.provider
+        if let failure = checkTimeAndNonce(verified.claims, rawNonce: rawNonce, now: now, nonceSupported: provider.nonceSupported) {
+            return .failure(failure)
+        }
+        if policy.rules != .none, let failure = policy.rules.check(provider, now: now, leeway: policy.leeway) { return .failure(failure) }
+        return .success(verified)
+    }
+
+    /// The whole walk, after the size check.
+    private func uncachedWalk(
+        _ token: UnsafeRawBufferPointer, rawNonce: UnsafeRawBufferPointer?, time: EvaluationTime,
+        details: UnsafeMutablePointer<VerificationOutcome>?
+    ) -> Result<VerifiedToken, VerificationError> {
         let jws: CompactJWS
         switch CompactJWS.split(token) {
         case .success(let split): jws = split
@@ -47,7 +125,9 @@ extension Verifier {
         switch verifySignature(token, jws, scratch: scratch, details: details) {
         case .signed(let parts): signed = parts
         case .failed(let failure):
-            if let details { peek(token, jws, decoded: failure.payload, scratch: scratch, into: details, time: time) }
+            if let details, details.pointee.peeksRejected {
+                peek(token, jws, decoded: failure.payload, scratch: scratch, into: details, time: time)
+            }
             return .failure(failure.error)
         }
 
@@ -280,7 +360,11 @@ extension Verifier {
     /// `nonceSupported`: the token's `nonce_supported`, for the Apple rule that may excuse a
     /// missing nonce.
     func check(_ claims: RegisteredClaims, rawNonce: UnsafeRawBufferPointer?, now: Double, nonceSupported: Bool?) -> VerificationError? {
-        let leeway = policy.leeway
+        checkIssuerAndAudience(claims) ?? checkTimeAndNonce(claims, rawNonce: rawNonce, now: now, nonceSupported: nonceSupported)
+    }
+
+    /// `iss` and `aud` against the policy: decided by the token's bytes and the policy alone.
+    private func checkIssuerAndAudience(_ claims: RegisteredClaims) -> VerificationError? {
         if let issuerBytes {
             guard let iss = claims.issuer else { return VerificationError(.issuerMismatch, detail: "iss is missing") }
             guard issuerBytes.contains(where: { Self.sameBytes(iss, $0) }) else {
@@ -295,6 +379,13 @@ extension Verifier {
                 return VerificationError(.audienceMismatch, detail: "aud \(aud.map(Self.quoted)) names no accepted audience")
             }
         }
+        return nil
+    }
+
+    /// `exp`, `nbf`, `iat` against `now` with the leeway, then this call's nonce: what a cache hit
+    /// must check again.
+    func checkTimeAndNonce(_ claims: RegisteredClaims, rawNonce: UnsafeRawBufferPointer?, now: Double, nonceSupported: Bool?) -> VerificationError? {
+        let leeway = policy.leeway
         if let exp = claims.expiresAt, now >= exp + leeway {
             return VerificationError(.expired, detail: "expired at \(Self.number(exp)), \(Self.seconds(now - exp)) before now (leeway \(Self.seconds(leeway)))")
         }

@@ -24,11 +24,26 @@ public struct Verifier: Sendable {
     let issuerBytes: [[UInt8]]?
     let audienceBytes: [[UInt8]]?
 
+    /// The verified-token cache, when this verifier was made with one (its ``VerifiedTokenCache/counters``
+    /// are for metrics).
+    public let cache: VerifiedTokenCache?
+
     /// A verifier applying `policy` with `keys`; only these keys are ever used, never keys named
     /// by a token.
-    public init(keys: JWKSet, policy: VerificationPolicy) {
+    ///
+    /// - Parameter cache: a verified-token cache of its own for this verifier (off by default).
+    ///   A hit skips only the signature and what the token's bytes alone decide; see
+    ///   ``VerifiedTokenCache``.
+    public init(keys: JWKSet, policy: VerificationPolicy, cache: VerifiedTokenCache.Configuration? = nil) {
+        self.init(keys: keys, policy: policy, sharedCache: cache.map(VerifiedTokenCache.init))
+    }
+
+    /// A verifier using `sharedCache`, which must only ever serve verifiers with this same policy
+    /// (a ``RemoteVerifier`` passes its cache to the verifier of each key-set generation).
+    package init(keys: JWKSet, policy: VerificationPolicy, sharedCache: VerifiedTokenCache?) {
         self.keys = keys
         self.policy = policy
+        self.cache = sharedCache
         self.allowList = AlgorithmAllowList(policy.algorithms)
         self.issuerBytes = policy.issuers.map { $0.map { Array($0.utf8) } }
         self.audienceBytes = policy.audiences.map { $0.map { Array($0.utf8) } }

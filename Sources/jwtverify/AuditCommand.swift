@@ -21,6 +21,8 @@ struct AuditCommand {
     var taggedInput = false
     var quiet = false
     var threads = BenchmarkHost.processorCount
+    /// `--cache N`: entries of the verified-token cache (0: off).
+    var cacheCapacity = 0
     var inputs: [String] = []
     var helpRequested = false
 
@@ -41,6 +43,12 @@ struct AuditCommand {
             .flag("--show-tokens", help: "Include the raw token in jsonl records (default: fingerprints only).") { $0.showTokens = true },
             .flag("--discards", help: "jsonl: also write a record per discarded fragment\n({\"discarded\": REASON, \"file\": ..., \"line\": ...}).") { $0.showDiscards = true },
             .flag("--tagged-input", help: "Each input line is TAG<TAB>TEXT, as a stage of a pipeline (the Spark job):\nrecords carry \"tag\" instead of \"file\" and \"line\", and columns and\nthe line limit count from TEXT.") { $0.taggedInput = true },
+            .value(
+                "--cache", placeholder: "N",
+                help: "Keep up to N verified tokens (0, the default: off). A repeat of a kept token\nskips only the signature and what its bytes alone decide; exp/nbf/iat, the\nnonce and the provider's time rules are checked on every use, and a token\nwhose key rotated away or changed is verified again."
+            ) { options, value, name throws(CommandFailure) in
+                options.cacheCapacity = try OptionValue.count(name, value, in: 0...10_000_000)
+            },
             .value("--threads", placeholder: "N", help: "Worker threads (default: the number of CPUs).") { options, value, name throws(CommandFailure) in
                 options.threads = try OptionValue.count(name, value, in: 1...256)
             },
@@ -79,7 +87,7 @@ struct AuditCommand {
             for key in source.keys.keys { if let kid = key.keyID, sources[kid] == nil { sources[kid] = source.source } }
         }
         let sourceByKeyID = sources
-        let verifier = Verifier(keys: keys, policy: policy)
+        let verifier = Verifier(keys: keys, policy: policy, cache: cacheCapacity > 0 ? .init(capacity: cacheCapacity) : nil)
         let time: EvaluationTime = atIssueTime ? .issuedAt : flags.evaluationTime
         let inputs = try InputFile.openAll(self.inputs)
         defer { for input in inputs { input.close() } }
@@ -108,7 +116,10 @@ struct AuditCommand {
         }
         switch format {
         case .jsonl:
-            if !quiet { StandardError.write("jwtverify: \(report.tokens) tokens found, \(report.valid) valid, \(report.tokens - report.valid) rejected\n") }
+            if !quiet {
+                StandardError.write("jwtverify: \(report.tokens) tokens found, \(report.valid) valid, \(report.tokens - report.valid) rejected\n")
+                if let counters = verifier.cache?.counters { StandardError.write(VerifyCommand.cacheSummary(counters)) }
+            }
         case .json: output.write(report.json())
         case .table: output.write(report.render(markdown: false))
         case .markdown: output.write(report.render(markdown: true))

@@ -22,7 +22,8 @@ struct BenchCommand {
         if !options.json {
             StandardError.write("jwtverify bench: \(corpus.tokens.count) tokens, \(options.threads) thread(s), \(options.rounds) rounds\n")
         }
-        let report = ThroughputBenchmark.measure(corpus: corpus, threads: options.threads, rounds: options.rounds)
+        let report = ThroughputBenchmark.measure(
+            corpus: corpus, threads: options.threads, rounds: options.rounds, repeat: options.presentations)
         if options.json {
             print(report.json())
         } else {

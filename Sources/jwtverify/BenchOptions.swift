@@ -13,6 +13,7 @@ struct BenchOptions {
     var count = 2000
     var threads = BenchmarkHost.processorCount
     var rounds = 7
+    var presentations = 1
     var json = false
     var helpRequested = false
 
@@ -38,6 +39,10 @@ struct BenchOptions {
         },
         .value("--reps", placeholder: "N", help: "Measured rounds; the median is reported (default 7).") { options, value, name throws(CommandFailure) in
             options.rounds = try OptionValue.count(name, value, in: 1...1000)
+        },
+        .value("--repeat", placeholder: "K", help: "Present each token K times, round-robin over the whole corpus, through a\nverifier with a verified-token cache (reports cache_hits, cache_misses).") {
+            options, value, name throws(CommandFailure) in
+            options.presentations = try OptionValue.count(name, value, in: 1...100_000)
         },
         .flag("--json", help: "Print one JSON object: tokens_per_sec, cpu_tokens_per_sec, n, valid,\nthreads, raw_limit_tokens_per_sec, ratio, p50_us, p99_us.") { $0.json = true },
     ])

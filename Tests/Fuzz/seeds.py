@@ -23,6 +23,9 @@ elif target in ("token", "mutation"):
 elif target == "input":
     seeds = [json.dumps({"token": t, "id": i, "nonce": "n"}).encode() for i, t in enumerate(tokens[:40])]
     seeds += [("GET /cb?id_token=" + t + "&x=1 Authorization: Bearer " + t).encode() for t in tokens[:20]]
+elif target == "cache":
+    # Step streams: (token choice, time and nonce knobs) pairs, some with a mutation position.
+    seeds = [bytes((i * 37 + k * 11) % 256 for k in range(60)) for i in range(24)]
 elif target == "jwks":
     for name in ["jwks.json", "google-x509-keys.json"]:
         seeds.append(open(os.path.join(root, "Vectors", name), "rb").read())

@@ -13,6 +13,9 @@ package struct JSONText {
     /// The text as a `String`.
     package var string: String { String(decoding: bytes, as: UTF8.self) }
 
+    /// Makes room for `count` octets in one allocation.
+    package mutating func reserveCapacity(_ count: Int) { bytes.reserveCapacity(count) }
+
     /// Removes everything written, keeping the buffer's capacity.
     package mutating func reset() {
         bytes.removeAll(keepingCapacity: true)

@@ -173,6 +173,10 @@ struct KeySlot: @unchecked Sendable {
     let allowed: UInt32
     /// The key, when the entry has usable material.
     let key: Unmanaged<EVPPublicKey>?
+    /// The entry's identity across re-imports: the first 64 bits of SHA-256 over its key
+    /// material, mixed with ``allowed``. The same key fetched again has the same identity; a
+    /// changed key, or a key now allowed other algorithms, has another (verified-token cache).
+    let identity: UInt64
 
     init(_ entry: JWK) {
         var allowed: UInt32 = 0
@@ -181,6 +185,10 @@ struct KeySlot: @unchecked Sendable {
         }
         self.allowed = allowed
         self.key = entry.key.map { Unmanaged.passUnretained($0) }
+        let digest = MessageDigest.sha256.hash(entry.material)
+        var identity: UInt64 = 0
+        for byte in digest.prefix(8) { identity = identity << 8 | UInt64(byte) }
+        self.identity = identity ^ (UInt64(allowed) << 32)
     }
 
     /// Whether this entry may verify `algorithm` (else the entry's `mismatch(for:)` says why).

@@ -39,6 +39,9 @@ package final class LineReader {
     private var discarding: Int? = nil
     /// The current line's start in the batch being built, if it was begun in an earlier chunk.
     private var pending: [UInt8] = []
+    /// The size of the last batch, reserved for the next one (no growth by doubling and copying).
+    private var lastStorageBytes = 0
+    private var lastLineCount = 0
 
     /// A failed `read(2)`.
     package struct ReadFailure: Error {
@@ -62,6 +65,12 @@ package final class LineReader {
     package func nextBatch(maxLines: Int, maxBytes: Int) throws(ReadFailure) -> LineBatch? {
         var batch = LineBatch()
         batch.firstLineNumber = nextLineNumber
+        batch.storage.reserveCapacity(lastStorageBytes)
+        batch.lines.reserveCapacity(lastLineCount)
+        defer {
+            lastStorageBytes = batch.storage.count
+            lastLineCount = batch.lines.count
+        }
         while batch.lines.count < maxLines && batch.storage.count < maxBytes {
             if position == end {
                 if atEOF { break }

@@ -24,6 +24,9 @@ package struct ThroughputReport: Sendable {
     /// Median and 99th-percentile time of one full verification, in microseconds.
     package var p50Microseconds: Double
     package var p99Microseconds: Double
+    /// With `--repeat`: the verified-token cache's hits and misses over the whole run.
+    package var cacheHits: Int? = nil
+    package var cacheMisses: Int? = nil
 
     /// Full verification as a fraction of the raw limit.
     package var ratio: Double { rawLimitTokensPerSecond > 0 ? tokensPerSecond / rawLimitTokensPerSecond : 0 }
@@ -54,6 +57,12 @@ package struct ThroughputReport: Sendable {
         text.number((p50Microseconds * 100).rounded() / 100)
         text.key("p99_us")
         text.number((p99Microseconds * 100).rounded() / 100)
+        if let cacheHits, let cacheMisses {
+            text.key("cache_hits")
+            text.integer(cacheHits)
+            text.key("cache_misses")
+            text.integer(cacheMisses)
+        }
         text.endObject()
         return text.string
     }
@@ -63,11 +72,17 @@ package struct ThroughputReport: Sendable {
 /// `threads` threads (interleaved, so drift affects both alike), after one warm-up pass of each;
 /// then one pass timing every token for latency percentiles.
 package enum ThroughputBenchmark {
-    package static func measure(corpus: BenchmarkCorpus, threads: Int, rounds: Int) -> ThroughputReport {
+    /// With `repeat` > 1, each token is presented `repeat` times in round-robin order over the
+    /// whole corpus (so hits are not back to back and the cache must hold the corpus), through a
+    /// verifier with a verified-token cache of twice the corpus's size; the raw limit is measured
+    /// per distinct token, as always.
+    package static func measure(corpus: BenchmarkCorpus, threads: Int, rounds: Int, repeat presentations: Int = 1) -> ThroughputReport {
         // One verifier shared by every thread, as a service shares one; but each thread gets its
         // own copy of the token bytes and nonces, as each request brings its own. Shared corpus
         // arrays would add a contended reference count per token to both sides of the ratio.
-        let verifier = corpus.verifier
+        let verifier = presentations > 1
+            ? Verifier(keys: corpus.keys, policy: corpus.verifier.policy, cache: .init(capacity: 2 * corpus.tokens.count))
+            : corpus.verifier
         let copies = (0..<threads).map { _ in corpus.privateCopy() }
         let raws = copies.map { RawVerificationLimit(corpus: $0) }
         let rawBox = UncheckedBox(raws)
@@ -75,7 +90,8 @@ package enum ThroughputBenchmark {
         let fullPass: @Sendable (Int) -> Int = { thread in
             let own = copies[thread]
             var valid = 0
-            for index in 0..<count {
+            for presentation in 0..<(count * presentations) {
+                let index = presentation % count
                 let accepted = own.tokens[index].withUnsafeBytes { token in
                     if case .success = verifier.evaluate(token, nonce: own.nonces[index], at: .clock) { return true }
                     return false
@@ -96,15 +112,20 @@ package enum ThroughputBenchmark {
             let rawTiming = run(threads: threads, rawPass)
             raw.append(Double(threads * raws[0].count) / rawTiming.wall)
             let timing = run(threads: threads, fullPass)
-            ours.append(Double(threads * count) / timing.wall)
-            cpu.append(Double(threads * count) / timing.cpu)
-            valid = timing.result / threads
+            ours.append(Double(threads * count * presentations) / timing.wall)
+            cpu.append(Double(threads * count * presentations) / timing.cpu)
+            valid = timing.result / threads / presentations
         }
         let latencies = latencySamples(corpus: corpus, verifier: verifier, threads: threads).sorted()
-        return ThroughputReport(
+        var report = ThroughputReport(
             n: count, valid: valid, threads: threads, tokensPerSecond: median(ours), cpuTokensPerSecond: median(cpu),
             rawLimitTokensPerSecond: median(raw), p50Microseconds: percentile(latencies, 0.50),
             p99Microseconds: percentile(latencies, 0.99))
+        if let counters = verifier.cache?.counters {
+            report.cacheHits = counters.hits
+            report.cacheMisses = counters.misses
+        }
+        return report
     }
 
     private struct Timing {

@@ -28,6 +28,20 @@ enum FuzzTargets {
         .google(audiences: [TokenFactory.audience], hostedDomain: "example.com"), .oidc(issuer: TokenFactory.issuer, audiences: [TokenFactory.audience]),
     ].map { Verifier(keys: TokenFactory.keys, policy: $0.clock { TokenFactory.now }) }
 
+    /// Tokens for the cache target: valid ones by each key (with and without a nonce, with nbf),
+    /// one near expiry, and one for another audience.
+    static let cacheTokens: [[UInt8]] = {
+        let nonce = Nonce.expectedClaim(forRawNonce: "r")
+        let payloads = [
+            TokenFactory.claims(extra: #""nonce":"\#(nonce)""#), TokenFactory.claims(),
+            TokenFactory.claims(exp: "1700001200", iat: "1700000900", extra: #""nbf":1700000950"#),
+            #"{"iss":"https://appleid.apple.com","aud":"com.example.other","exp":1700003600,"iat":1700000000,"sub":"s"}"#,
+        ]
+        return payloads.flatMap { payload in
+            [TokenFactory.rsa, TokenFactory.ec].map { Array(TokenFactory.token(payload: payload, signer: $0).utf8) }
+        }
+    }()
+
     /// Valid tokens by each key, for the mutation target.
     static let validTokens: [[UInt8]] = [TokenFactory.rsa, TokenFactory.ec].map { signer in
         Array(TokenFactory.token(payload: TokenFactory.claims(extra: #""nonce":"n""#), signer: signer).utf8)
@@ -84,6 +98,32 @@ enum FuzzTargets {
             let original = validTokens.contains(token)
             let accepted = token.withUnsafeBytes { if case .success = verifier.evaluate($0, nonce: nil, at: .clock) { true } else { false } }
             if accepted && !original { fatalError("a modified token verified: \(String(decoding: token, as: UTF8.self))") }
+        case "cache":
+            // A stream of genuine, repeated and mutated tokens, evaluated at moving times with
+            // varying nonces, through a cached and an uncached verifier side by side. Each pair of
+            // bytes is one step: which token (and whether to mutate it), then time and nonce.
+            let cached = Verifier(keys: TokenFactory.keys, policy: verifier.policy, cache: .init(capacity: 3))
+            var index = 0
+            while index + 1 < bytes.count {
+                let choice = Int(bytes[index])
+                let knobs = Int(bytes[index + 1])
+                index += 2
+                var token = cacheTokens[choice % cacheTokens.count]
+                if choice >= 128, index < bytes.count {
+                    let position = Int(bytes[index]) * token.count / 256
+                    token[position] = token[position] == UInt8(ascii: "A") ? UInt8(ascii: "B") : UInt8(ascii: "A")
+                    index += 1
+                }
+                let time = TokenFactory.now + Double((knobs & 0x1F) - 16) * 250
+                let nonce: String? = [nil, "r", "x", nil][knobs >> 6]
+                let plain = token.withUnsafeBytes { verifier.evaluate($0, nonce: nonce, at: .fixed(time)) }
+                let fromCache = token.withUnsafeBytes { cached.evaluate($0, nonce: nonce, at: .fixed(time)) }
+                switch (plain, fromCache) {
+                case (.success(let a), .success(let b)) where a.claims == b.claims && a.payload == b.payload: break
+                case (.failure(let a), .failure(let b)) where a.reason == b.reason: break
+                default: fatalError("cached and uncached verdicts differ: \(plain) vs \(fromCache)")
+                }
+            }
         default:
             if let problem = JSONDifferential.disagreement(bytes) { fatalError("scanner and jansson disagree: \(problem)") }
         }
