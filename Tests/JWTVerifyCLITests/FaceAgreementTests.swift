@@ -5,7 +5,8 @@ import JWTVerifyTestSupport
 import Testing
 
 /// One pipeline under every face: the same token under the same policy gets the same verdict and
-/// reason from the library (`Verifier`), from `RemoteVerifier` over a live local origin, from
+/// reason from the library (`Verifier`), from a cached `Verifier` on a repeat (a cache hit), from
+/// `RemoteVerifier` over a live local origin, from
 /// `jwtverify verify` and from `jwtverify audit`. Corpora: the shared attack corpus, the bundled
 /// Apple-shaped samples, and a profile corpus covering every rule of every provider, each token
 /// under every profile.
@@ -45,6 +46,24 @@ struct FaceAgreementTests {
                 verdicts[item.id] = ""
             } catch {
                 verdicts[item.id] = error.reason.rawValue
+            }
+        }
+        return verdicts
+    }
+
+    /// A cached verifier, each case twice: the second verdict (a cache hit when the first was
+    /// valid) is the one compared.
+    static func cached(_ group: Group) throws -> [String: String] {
+        let verifier = Verifier(keys: try JWKSet(json: group.jwks), policy: group.policy, cache: .init(capacity: 4096))
+        var verdicts: [String: String] = [:]
+        for item in group.cases {
+            for _ in 0..<2 {
+                do {
+                    _ = try verifier.verify(item.token, nonce: item.nonce, at: group.now)
+                    verdicts[item.id] = ""
+                } catch {
+                    verdicts[item.id] = error.reason.rawValue
+                }
             }
         }
         return verdicts
@@ -123,6 +142,7 @@ struct FaceAgreementTests {
             let library = try library(group)
             let faces: [(String, [String: String])] = [
                 ("library", library),
+                ("cached", try cached(group)),
                 ("remote", try await remote(group, origin: origin)),
                 ("verify", try verifyCLI(group, jwksFile: jwksFile)),
                 ("audit", try auditCLI(group, jwksFile: jwksFile)),
@@ -182,6 +202,7 @@ struct FaceAgreementTests {
         let counts = try await Self.agree(order.map { groups[$0]! })
         print("faces agree on the attack corpus: \(counts.sorted { $0.key < $1.key })")
         #expect(counts["library"] == 183)
+        #expect(counts["cached"] == 183)
         #expect(counts["remote"] == 183)
         #expect(counts["verify", default: 0] >= 169)
         #expect(counts["audit", default: 0] >= 120)
@@ -226,6 +247,7 @@ struct FaceAgreementTests {
         print("faces agree on the profile corpus (\(tokens.count) tokens x \(groups.count) policy/nonce pairs): \(counts.sorted { $0.key < $1.key })")
         let total = tokens.count * groups.count
         #expect(counts["library"] == total)
+        #expect(counts["cached"] == total)
         #expect(counts["remote"] == total)
         #expect(counts["verify"] == total)
         #expect(counts["audit"] == total)
