@@ -2,71 +2,132 @@
 ///
 /// Strings are escaped per RFC 8259 (quote, backslash and control characters); everything else is
 /// written as is, so valid UTF-8 in means valid JSON out.
-package struct JSONText {
-    /// The text written so far.
-    package private(set) var bytes: [UInt8] = []
+///
+/// A `JSONText` is not copyable: it owns its buffer outright (allocated once, grown by doubling,
+/// freed in `deinit`), so a record's dozens of small appends are each a capacity check and a store.
+package struct JSONText: ~Copyable {
+    private var base: UnsafeMutablePointer<UInt8>
+    private var length = 0
+    private var capacity: Int
     private var needsComma = false
 
     /// An empty buffer.
-    package init() {}
+    package init() {
+        capacity = 256
+        base = .allocate(capacity: 256)
+    }
+
+    deinit { base.deallocate() }
+
+    /// The text written so far.
+    package var bytes: [UInt8] { Array(UnsafeBufferPointer(start: base, count: length)) }
 
     /// The text as a `String`.
-    package var string: String { String(decoding: bytes, as: UTF8.self) }
+    package var string: String { String(decoding: UnsafeBufferPointer(start: base, count: length), as: UTF8.self) }
+
+    /// The number of octets written.
+    package var count: Int { length }
 
     /// Makes room for `count` octets in one allocation.
-    package mutating func reserveCapacity(_ count: Int) { bytes.reserveCapacity(count) }
+    package mutating func reserveCapacity(_ count: Int) { ensure(Swift.max(0, count - length)) }
 
     /// Removes everything written, keeping the buffer's capacity.
     package mutating func reset() {
-        bytes.removeAll(keepingCapacity: true)
+        length = 0
         needsComma = false
     }
 
     /// Appends raw bytes between documents (a line break); the next value starts a new document.
     package mutating func appendRaw(_ raw: some Sequence<UInt8>) {
-        bytes.append(contentsOf: raw)
+        for byte in raw { write(byte) }
         needsComma = false
+    }
+
+    /// Room for `extra` more octets.
+    @inline(__always)
+    private mutating func ensure(_ extra: Int) {
+        guard length + extra > capacity else { return }
+        grow(to: length + extra)
+    }
+
+    private mutating func grow(to needed: Int) {
+        let newCapacity = Swift.max(needed, 2 * capacity)
+        let newBase = UnsafeMutablePointer<UInt8>.allocate(capacity: newCapacity)
+        newBase.update(from: base, count: length)
+        base.deallocate()
+        base = newBase
+        capacity = newCapacity
+    }
+
+    @inline(__always)
+    private mutating func write(_ byte: UInt8) {
+        ensure(1)
+        base[length] = byte
+        length += 1
+    }
+
+    @inline(__always)
+    private mutating func write(_ bytes: UnsafeRawBufferPointer) {
+        let n = bytes.count
+        guard n > 0 else { return }
+        ensure(n)
+        if n <= 16 {
+            for i in 0..<n { base[length + i] = bytes[i] }
+        } else {
+            UnsafeMutableRawPointer(base + length).copyMemory(from: bytes.baseAddress!, byteCount: n)
+        }
+        length += n
     }
 
     /// Ends a JSON Lines record: a line break; the next value starts a new document.
     package mutating func newline() {
-        bytes.append(UInt8(ascii: "\n"))
+        write(UInt8(ascii: "\n"))
         needsComma = false
     }
 
     /// Appends `{`.
     package mutating func beginObject() {
         separate()
-        bytes.append(UInt8(ascii: "{"))
+        write(UInt8(ascii: "{"))
         needsComma = false
     }
 
     /// Appends `}`.
     package mutating func endObject() {
-        bytes.append(UInt8(ascii: "}"))
+        write(UInt8(ascii: "}"))
         needsComma = true
     }
 
     /// Appends `[`.
     package mutating func beginArray() {
         separate()
-        bytes.append(UInt8(ascii: "["))
+        write(UInt8(ascii: "["))
         needsComma = false
     }
 
     /// Appends `]`.
     package mutating func endArray() {
-        bytes.append(UInt8(ascii: "]"))
+        write(UInt8(ascii: "]"))
         needsComma = true
     }
 
     /// Appends a member name known at compile time (plain ASCII, nothing to escape) and its colon.
     package mutating func key(_ name: StaticString) {
         separate()
-        bytes.append(UInt8(ascii: "\""))
-        name.withUTF8Buffer { bytes.append(contentsOf: $0) }
-        bytes.append(UInt8(ascii: "\""))
-        bytes.append(UInt8(ascii: ":"))
+        guard name.hasPointerRepresentation else {
+            // A one-scalar StaticString has no pointer: the general path.
+            name.withUTF8Buffer { quoted(UnsafeRawBufferPointer($0)) }
+            write(UInt8(ascii: ":"))
+            needsComma = false
+            return
+        }
+        let n = name.utf8CodeUnitCount
+        ensure(n + 3)
+        base[length] = UInt8(ascii: "\"")
+        UnsafeMutableRawPointer(base + length + 1).copyMemory(from: name.utf8Start, byteCount: n)
+        base[length + n + 1] = UInt8(ascii: "\"")
+        base[length + n + 2] = UInt8(ascii: ":")
+        length += n + 3
         needsComma = false
     }
 
@@ -76,7 +137,7 @@ package struct JSONText {
         separate()
         var name = name
         name.withUTF8 { quoted(UnsafeRawBufferPointer($0)) }
-        bytes.append(UInt8(ascii: ":"))
+        write(UInt8(ascii: ":"))
         needsComma = false
     }
 
@@ -102,7 +163,8 @@ package struct JSONText {
         if value.isFinite, value == value.rounded(), abs(value) <= 9_007_199_254_740_992 {
             appendDigits(Int64(value))
         } else if value.isFinite {
-            bytes.append(contentsOf: "\(value)".utf8)
+            var text = "\(value)"
+            text.withUTF8 { write(UnsafeRawBufferPointer($0)) }
         } else {
             appendASCII("null")
         }
@@ -118,7 +180,7 @@ package struct JSONText {
 
     /// Writes the decimal digits of `value` (no `String` in between).
     private mutating func appendDigits(_ value: Int64) {
-        if value < 0 { bytes.append(UInt8(ascii: "-")) }
+        if value < 0 { write(UInt8(ascii: "-")) }
         var magnitude = value.magnitude
         withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 20) { digits in
             var count = 0
@@ -127,7 +189,7 @@ package struct JSONText {
                 magnitude /= 10
                 count += 1
             } while magnitude > 0
-            bytes.append(contentsOf: UnsafeBufferPointer(rebasing: digits[(20 - count)...]))
+            write(UnsafeRawBufferPointer(UnsafeBufferPointer(rebasing: digits[(20 - count)...])))
         }
     }
 
@@ -148,7 +210,8 @@ package struct JSONText {
     /// Appends already-serialised JSON as one value.
     package mutating func rawValue(_ json: String) {
         separate()
-        bytes.append(contentsOf: json.utf8)
+        var json = json
+        json.withUTF8 { write(UnsafeRawBufferPointer($0)) }
         needsComma = true
     }
 
@@ -225,11 +288,11 @@ package struct JSONText {
 
     /// Appends literal ASCII text (no array or `String` in between).
     private mutating func appendASCII(_ text: StaticString) {
-        text.withUTF8Buffer { bytes.append(contentsOf: $0) }
+        text.withUTF8Buffer { write(UnsafeRawBufferPointer($0)) }
     }
 
     private mutating func separate() {
-        if needsComma { bytes.append(UInt8(ascii: ",")) }
+        if needsComma { write(UInt8(ascii: ",")) }
     }
 
     private static let hex: [UInt8] = Array("0123456789abcdef".utf8)
@@ -247,7 +310,7 @@ package struct JSONText {
 
     /// Appends `"value"`, copying runs of bytes that need no escape in bulk.
     private mutating func quoted(_ value: UnsafeRawBufferPointer) {
-        bytes.append(UInt8(ascii: "\""))
+        write(UInt8(ascii: "\""))
         // The common case, plain ASCII with nothing to escape, is found eight bytes at a time.
         var clean = 0
         if let base = value.baseAddress {
@@ -257,20 +320,20 @@ package struct JSONText {
             while clean < value.count && escape[Int(value[clean])] == 0 { clean += 1 }
         }
         if clean == value.count {
-            bytes.append(contentsOf: value)
-            bytes.append(UInt8(ascii: "\""))
+            write(value)
+            write(UInt8(ascii: "\""))
             return
         }
         Self.needsEscape.withUnsafeBufferPointer { escape in
             var runStart = 0
             for i in clean..<value.count where escape[Int(value[i])] != 0 {
-                if runStart < i { bytes.append(contentsOf: UnsafeRawBufferPointer(rebasing: value[runStart..<i])) }
+                if runStart < i { write(UnsafeRawBufferPointer(rebasing: value[runStart..<i])) }
                 appendEscaped(value[i])
                 runStart = i + 1
             }
-            if runStart < value.count { bytes.append(contentsOf: UnsafeRawBufferPointer(rebasing: value[runStart...])) }
+            if runStart < value.count { write(UnsafeRawBufferPointer(rebasing: value[runStart...])) }
         }
-        bytes.append(UInt8(ascii: "\""))
+        write(UInt8(ascii: "\""))
     }
 
     /// Whether any byte of `word` is a quote, a backslash, a control character or DEL (no false
@@ -288,12 +351,12 @@ package struct JSONText {
     /// Appends `bytes` as a string of lowercase hex digits (digests, fingerprints).
     package mutating func hexString(_ digest: [UInt8]) {
         separate()
-        bytes.append(UInt8(ascii: "\""))
+        write(UInt8(ascii: "\""))
         for byte in digest {
-            bytes.append(Self.hex[Int(byte >> 4)])
-            bytes.append(Self.hex[Int(byte & 0x0F)])
+            write(Self.hex[Int(byte >> 4)])
+            write(Self.hex[Int(byte & 0x0F)])
         }
-        bytes.append(UInt8(ascii: "\""))
+        write(UInt8(ascii: "\""))
         needsComma = true
     }
 
@@ -306,8 +369,8 @@ package struct JSONText {
         case UInt8(ascii: "\t"): appendASCII("\\t")
         default:
             appendASCII("\\u00")
-            bytes.append(Self.hex[Int(byte >> 4)])
-            bytes.append(Self.hex[Int(byte & 0x0F)])
+            write(Self.hex[Int(byte >> 4)])
+            write(Self.hex[Int(byte & 0x0F)])
         }
     }
 }

@@ -87,6 +87,17 @@ package final class LineReader {
                 return raw.baseAddress!.distance(to: UnsafeRawPointer(found))
             }
             let stop = newline ?? end
+            // The common case: a whole line inside the chunk goes straight into the batch.
+            if newline != nil, pending.isEmpty, discarding == nil, stop - position <= lineLimit {
+                let start = batch.storage.count
+                chunk.withUnsafeBytes { raw in
+                    batch.storage.append(contentsOf: UnsafeRawBufferPointer(rebasing: raw[position..<stop]))
+                }
+                batch.lines.append(.text(start..<batch.storage.count))
+                nextLineNumber += 1
+                position = stop + 1
+                continue
+            }
             take(position..<stop)
             position = stop
             if newline != nil {
