@@ -7,12 +7,25 @@
 package struct VerificationOutcome: Sendable {
     /// The verdict.
     package var result: Result<VerifiedToken, VerificationError>
-    /// The header's `alg` as written, when it is a string.
-    package var algorithm: String?
-    /// The header's `kid`, when it is a string.
-    package var keyID: String?
-    /// The registered claims: verified when ``verified``, else read without trust.
-    package var claims = RegisteredClaims()
+    /// The header's `alg` as written, when it is a string (a verified token's own otherwise).
+    package var algorithm: String? {
+        get { if case .success(let token) = result { token.algorithm.name } else { readAlgorithm } }
+        set { readAlgorithm = newValue }
+    }
+    /// The header's `kid`, when it is a string (a verified token's own otherwise).
+    package var keyID: String? {
+        get { if case .success(let token) = result { token.keyID } else { readKeyID } }
+        set { readKeyID = newValue }
+    }
+    /// The registered claims: the verified token's when ``verified``, else read without trust.
+    package var claims: RegisteredClaims {
+        get { if case .success(let token) = result { token.claims } else { readClaims } }
+        set { readClaims = newValue }
+    }
+    /// What was read of a rejected token (a verified token carries its own).
+    private var readAlgorithm: String?
+    private var readKeyID: String?
+    private var readClaims = RegisteredClaims()
     /// `email_verified` as a boolean or "true"/"false", when present (verified or not).
     package var emailVerified: Bool?
     /// The time the token was evaluated at (for ``EvaluationTime/issuedAt``, its `iat`).

@@ -75,9 +75,6 @@ extension Verifier {
     ) -> Result<VerifiedToken, VerificationError> {
         let verified = entry.verified
         if let details {
-            details.pointee.algorithm = verified.algorithm.name
-            details.pointee.keyID = verified.keyID
-            details.pointee.claims = verified.claims
             details.pointee.emailVerified = entry.emailVerified
         }
         let now: Double
@@ -92,11 +89,16 @@ extension Verifier {
         }
         details?.pointee.evaluatedAt = now
         let provider = verified.provider
-        if let failure = checkTimeAndNonce(verified.claims, rawNonce: rawNonce, now: now, nonceSupported: provider.nonceSupported) {
-            return .failure(failure)
+        var failure = checkTimeAndNonce(verified.claims, rawNonce: rawNonce, now: now, nonceSupported: provider.nonceSupported)
+        if failure == nil, policy.rules != .none { failure = policy.rules.check(provider, now: now, leeway: policy.leeway) }
+        guard let failure else { return .success(verified) }
+        if let details {
+            // A rejected repeat is reported like any rejected token: with its claims, alg and kid.
+            details.pointee.algorithm = verified.algorithm.name
+            details.pointee.keyID = verified.keyID
+            details.pointee.claims = verified.claims
         }
-        if policy.rules != .none, let failure = policy.rules.check(provider, now: now, leeway: policy.leeway) { return .failure(failure) }
-        return .success(verified)
+        return .failure(failure)
     }
 
     /// The whole walk, after the size check.
@@ -152,10 +154,19 @@ extension Verifier {
             }
             return .failure(error)
         }
-        if let details {
-            details.pointee.emailVerified = read.emailVerified
-            details.pointee.claims = claims
-        }
+        details?.pointee.emailVerified = read.emailVerified
+        let result = checkClaims(claims, read, signed, rawNonce: rawNonce, time: time, details: details)
+        // A report shows a rejected token's claims from here; a verified one's come with the token.
+        if let details, case .failure = result { details.pointee.claims = claims }
+        return result
+    }
+
+    /// Steps 10–17 over claims already read: the evaluation time, the generic checks, the provider's
+    /// rules, and the verified token.
+    private func checkClaims(
+        _ claims: RegisteredClaims, _ read: PayloadRead, _ signed: SignedParts, rawNonce: UnsafeRawBufferPointer?,
+        time: EvaluationTime, details: UnsafeMutablePointer<VerificationOutcome>?
+    ) -> Result<VerifiedToken, VerificationError> {
         let now: Double
         switch time {
         case .clock: now = policy.clock()

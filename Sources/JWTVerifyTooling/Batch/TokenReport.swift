@@ -12,28 +12,35 @@ package enum TokenReport {
     package static func appendVerdict(_ outcome: VerificationOutcome, to out: inout JSONText) {
         out.key("valid")
         switch outcome.result {
-        case .success:
+        case .success(let token):
             out.bool(true)
             out.key("reason")
             out.null()
             out.key("detail")
             out.null()
+            appendFields(algorithm: token.algorithm.name, keyID: token.keyID, claims: token.claims, verified: true, to: &out)
         case .failure(let error):
             out.bool(false)
             out.key("reason")
             out.string(error.reason.rawValue)
             out.key("detail")
             out.string(error.detail)
+            appendFields(algorithm: outcome.algorithm, keyID: outcome.keyID, claims: outcome.claims, verified: false, to: &out)
         }
-        out.member("alg", outcome.algorithm)
-        out.member("kid", outcome.keyID)
-        out.member("iss", outcome.claims.issuer)
-        out.member("sub", outcome.claims.subject)
-        out.audience(outcome.claims)
-        out.member("exp", outcome.claims.expiresAt)
-        out.member("iat", outcome.claims.issuedAt)
+    }
+
+    private static func appendFields(
+        algorithm: String?, keyID: String?, claims: RegisteredClaims, verified: Bool, to out: inout JSONText
+    ) {
+        out.member("alg", algorithm)
+        out.member("kid", keyID)
+        out.member("iss", claims.issuer)
+        out.member("sub", claims.subject)
+        out.audience(claims)
+        out.member("exp", claims.expiresAt)
+        out.member("iat", claims.issuedAt)
         out.key("claims_verified")
-        out.bool(outcome.verified)
+        out.bool(verified)
     }
 
     /// Appends `claims` (the provider's typed claims, with `sub`, and `uid` for Firebase) and, for
