@@ -90,8 +90,11 @@ package enum ThroughputBenchmark {
         let fullPass: @Sendable (Int) -> Int = { thread in
             let own = copies[thread]
             var valid = 0
+            // Each thread starts at its own offset: concurrent requests carry different tokens,
+            // not the same one at the same instant.
+            let offset = thread * count / threads
             for presentation in 0..<(count * presentations) {
-                let index = presentation % count
+                let index = (presentation + offset) % count
                 let accepted = own.tokens[index].withUnsafeBytes { token in
                     if case .success = verifier.evaluate(token, nonce: own.nonces[index], at: .clock) { return true }
                     return false
