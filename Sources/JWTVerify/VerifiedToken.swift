@@ -1,26 +1,39 @@
 /// A token whose signature, claims and provider rules all checked out.
+///
+/// The values live in one immutable box: a verified token is handed from the verifier to its
+/// cache, to a result and to a report, and each copy costs one reference count, not one per field.
 public struct VerifiedToken: Sendable {
     /// The header's `alg` (on the allow-list and fitting the key).
-    public let algorithm: SignatureAlgorithm
+    public var algorithm: SignatureAlgorithm { storage.algorithm }
     /// The header's `kid`, when present.
-    public let keyID: String?
+    public var keyID: String? { storage.keyID }
     /// The typed registered claims (`exp` is always present).
-    public let claims: RegisteredClaims
+    public var claims: RegisteredClaims { storage.claims }
     /// The provider claims the policy's rules read, typed (empty without provider rules).
-    public var provider: ProviderClaims { providerBox?.claims ?? ProviderClaims() }
+    public var provider: ProviderClaims { storage.provider ?? ProviderClaims() }
     /// The decoded payload: the exact JSON bytes that were signed.
-    public let payload: [UInt8]
+    public var payload: [UInt8] { storage.payload }
 
-    /// Provider claims live behind one reference, so a token without provider rules carries none
-    /// and copying a token stays cheap.
-    private let providerBox: ProviderClaimsBox?
+    private let storage: Storage
 
     init(algorithm: SignatureAlgorithm, keyID: String?, claims: RegisteredClaims, provider: ProviderClaims?, payload: [UInt8]) {
-        self.algorithm = algorithm
-        self.keyID = keyID
-        self.claims = claims
-        self.providerBox = provider.map(ProviderClaimsBox.init)
-        self.payload = payload
+        storage = Storage(algorithm: algorithm, keyID: keyID, claims: claims, provider: provider, payload: payload)
+    }
+
+    private final class Storage: Sendable {
+        let algorithm: SignatureAlgorithm
+        let keyID: String?
+        let claims: RegisteredClaims
+        let provider: ProviderClaims?
+        let payload: [UInt8]
+
+        init(algorithm: SignatureAlgorithm, keyID: String?, claims: RegisteredClaims, provider: ProviderClaims?, payload: [UInt8]) {
+            self.algorithm = algorithm
+            self.keyID = keyID
+            self.claims = claims
+            self.provider = provider
+            self.payload = payload
+        }
     }
 
     /// The expiry time (always present in a verified token).
@@ -39,10 +52,4 @@ public struct VerifiedToken: Sendable {
         else { return [:] }
         return members
     }
-}
-
-/// An immutable holder for a token's provider claims.
-private final class ProviderClaimsBox: Sendable {
-    let claims: ProviderClaims
-    init(_ claims: ProviderClaims) { self.claims = claims }
 }

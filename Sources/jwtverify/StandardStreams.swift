@@ -21,33 +21,39 @@ final class OutputSink {
         buffer.reserveCapacity(capacity)
     }
 
-    /// Queues `bytes`, writing when the buffer is full.
-    func write(_ bytes: some Collection<UInt8>) {
-        buffer.append(contentsOf: bytes)
-        if buffer.count >= capacity { flush() }
+    /// Queues `bytes`, writing when the buffer is full; a block at least as large as the buffer
+    /// (a batch's records) is written as it is, after what was queued, without another copy.
+    func write(_ bytes: [UInt8]) {
+        guard bytes.count >= capacity else {
+            buffer.append(contentsOf: bytes)
+            if buffer.count >= capacity { flush() }
+            return
+        }
+        flush()
+        bytes.withUnsafeBytes { writeAll($0) }
     }
 
     /// Queues a string.
-    func write(_ text: String) { write(text.utf8) }
+    func write(_ text: String) { write(Array(text.utf8)) }
+
+    /// Writes `raw` with `write(2)`, remembering the first failure.
+    private func writeAll(_ raw: UnsafeRawBufferPointer) {
+        guard failure == nil else { return }
+        var offset = 0
+        while offset < raw.count {
+            let n = Glibc.write(fd, raw.baseAddress! + offset, raw.count - offset)
+            if n < 0 {
+                if errno == EINTR { continue }
+                failure = errno
+                return
+            }
+            offset += n
+        }
+    }
 
     /// Writes everything queued.
     func flush() {
-        guard failure == nil else {
-            buffer.removeAll(keepingCapacity: true)
-            return
-        }
-        buffer.withUnsafeBytes { raw in
-            var offset = 0
-            while offset < raw.count {
-                let n = Glibc.write(fd, raw.baseAddress! + offset, raw.count - offset)
-                if n < 0 {
-                    if errno == EINTR { continue }
-                    failure = errno
-                    return
-                }
-                offset += n
-            }
-        }
+        buffer.withUnsafeBytes { writeAll($0) }
         buffer.removeAll(keepingCapacity: true)
     }
 }

@@ -151,8 +151,11 @@ package struct JSONText: ~Copyable {
     /// Appends a string value.
     package mutating func string(_ value: String) {
         separate()
-        var value = value
-        value.withUTF8 { quoted(UnsafeRawBufferPointer($0)) }
+        // Native strings are contiguous UTF-8: read in place, no copy of the string.
+        if value.utf8.withContiguousStorageIfAvailable({ quoted(UnsafeRawBufferPointer($0)) }) == nil {
+            var copy = value
+            copy.withUTF8 { quoted(UnsafeRawBufferPointer($0)) }
+        }
         needsComma = true
     }
 
