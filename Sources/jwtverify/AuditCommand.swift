@@ -21,14 +21,14 @@ struct AuditCommand {
     var taggedInput = false
     var quiet = false
     var threads = BenchmarkHost.processorCount
-    /// `--cache N`: entries of the verified-token cache (0: off).
-    var cacheCapacity = 0
+    var cacheFlags = CacheFlags()
     var inputs: [String] = []
     var helpRequested = false
 
     static let table = OptionTable<AuditCommand>(
         KeySetOptions.options().map { $0.lifted(\.keySets) },
         PolicyFlags.all(optionalClaims: true).map { $0.lifted(\.flags) },
+        CacheFlags.options.map { $0.lifted(\.cacheFlags) },
         [
             .value("--at", placeholder: "iat", help: "Evaluate each token at its own iat (\"was it valid when issued?\").\nDefault: the current time (or --now).") {
                 options, value, name throws(CommandFailure) in
@@ -43,12 +43,6 @@ struct AuditCommand {
             .flag("--show-tokens", help: "Include the raw token in jsonl records (default: fingerprints only).") { $0.showTokens = true },
             .flag("--discards", help: "jsonl: also write a record per discarded fragment\n({\"discarded\": REASON, \"file\": ..., \"line\": ...}).") { $0.showDiscards = true },
             .flag("--tagged-input", help: "Each input line is TAG<TAB>TEXT, as a stage of a pipeline (the Spark job):\nrecords carry \"tag\" instead of \"file\" and \"line\", and columns and\nthe line limit count from TEXT.") { $0.taggedInput = true },
-            .value(
-                "--cache", placeholder: "N",
-                help: "Keep up to N verified tokens (0, the default: off). A repeat of a kept token\nskips only the signature and what its bytes alone decide; exp/nbf/iat, the\nnonce and the provider's time rules are checked on every use, and a token\nwhose key rotated away or changed is verified again."
-            ) { options, value, name throws(CommandFailure) in
-                options.cacheCapacity = try OptionValue.count(name, value, in: 0...10_000_000)
-            },
             .value("--threads", placeholder: "N", help: "Worker threads (default: the number of CPUs).") { options, value, name throws(CommandFailure) in
                 options.threads = try OptionValue.count(name, value, in: 1...256)
             },
@@ -87,7 +81,7 @@ struct AuditCommand {
             for key in source.keys.keys { if let kid = key.keyID, sources[kid] == nil { sources[kid] = source.source } }
         }
         let sourceByKeyID = sources
-        let verifier = Verifier(keys: keys, policy: policy, cache: cacheCapacity > 0 ? .init(capacity: cacheCapacity) : nil)
+        let verifier = Verifier(keys: keys, policy: policy, cache: cacheFlags.configuration)
         let time: EvaluationTime = atIssueTime ? .issuedAt : flags.evaluationTime
         let inputs = try InputFile.openAll(self.inputs)
         defer { for input in inputs { input.close() } }

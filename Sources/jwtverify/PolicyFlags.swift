@@ -127,3 +127,20 @@ struct PolicyFlags {
     /// When tokens are evaluated: `--now`, or the clock.
     var evaluationTime: EvaluationTime { now.map(EvaluationTime.fixed) ?? .clock }
 }
+
+/// `--cache N`, shared by `verify` and `audit`: the verified-token cache's size (0: off).
+struct CacheFlags {
+    var capacity = 0
+
+    static let options: [Option<CacheFlags>] = [
+        .value(
+            "--cache", placeholder: "N",
+            help: "Keep up to N verified tokens (0, the default: off). A repeat of a kept token\nskips only the signature and what its bytes alone decide; exp/nbf/iat, the\nnonce and the provider's time rules are checked on every use, and a token\nwhose key rotated away or changed is verified again."
+        ) { flags, value, name throws(CommandFailure) in
+            flags.capacity = try OptionValue.count(name, value, in: 0...10_000_000)
+        }
+    ]
+
+    /// The cache to build, if any.
+    var configuration: VerifiedTokenCache.Configuration? { capacity > 0 ? .init(capacity: capacity) : nil }
+}

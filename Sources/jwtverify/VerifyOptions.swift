@@ -7,8 +7,7 @@ struct VerifyOptions {
     /// The policy, once the flags are read.
     var policy = VerificationPolicy(issuers: nil, audiences: nil)
     var threads = VerifyOptions.defaultThreads
-    /// `--cache N`: entries of the verified-token cache (0: off).
-    var cacheCapacity = 0
+    var cacheFlags = CacheFlags()
     var inputs: [String] = []
     var helpRequested = false
 
@@ -17,13 +16,8 @@ struct VerifyOptions {
     static let table = OptionTable<VerifyOptions>(
         KeySetOptions.options().map { $0.lifted(\.keySets) },
         PolicyFlags.all(optionalClaims: false).map { $0.lifted(\.flags) },
+        CacheFlags.options.map { $0.lifted(\.cacheFlags) },
         [
-            .value(
-                "--cache", placeholder: "N",
-                help: "Keep up to N verified tokens (0, the default: off). A repeat of a kept token\nskips only the signature and what its bytes alone decide; exp/nbf/iat, the\nnonce and the provider's time rules are checked on every use, and a token\nwhose key rotated away or changed is verified again."
-            ) { options, value, name throws(CommandFailure) in
-                options.cacheCapacity = try OptionValue.count(name, value, in: 0...10_000_000)
-            },
             .value("--threads", placeholder: "N", help: "Worker threads (default: the number of CPUs).") { options, value, name throws(CommandFailure) in
                 options.threads = try OptionValue.count(name, value, in: 1...256)
             },
@@ -59,7 +53,7 @@ struct VerifyOptions {
         """
 
     /// The verified-token cache `--cache` asks for, if any.
-    var cache: VerifiedTokenCache.Configuration? { cacheCapacity > 0 ? .init(capacity: cacheCapacity) : nil }
+    var cache: VerifiedTokenCache.Configuration? { cacheFlags.configuration }
 
     /// Parses the words after `verify`.
     init(parsing words: ArraySlice<String>) throws(CommandFailure) {
