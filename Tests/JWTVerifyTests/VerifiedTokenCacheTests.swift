@@ -84,7 +84,10 @@ struct VerifiedTokenCacheTests {
         let token = TokenFactory.token(payload: TokenFactory.claims())
         #expect(Self.reason(verifier, token) == "valid")
         var bytes = Array(token.utf8)
-        for position in [bytes.count - 2, bytes.count / 2, 5] {  // signature, payload, header
+        // A changed signature or payload character: bad_signature (the signature step comes before
+        // the payload is read); a changed header character fails at the header already.
+        let payloadMiddle = (token.split(separator: ".")[0].count + 1) + token.split(separator: ".")[1].count / 2
+        for (position, expected) in [(bytes.count - 2, "bad_signature"), (payloadMiddle, "bad_signature"), (5, nil)] {
             var copy = bytes
             copy[position] = copy[position] == UInt8(ascii: "A") ? UInt8(ascii: "B") : UInt8(ascii: "A")
             let verdict: String
@@ -95,6 +98,7 @@ struct VerifiedTokenCacheTests {
                 verdict = error.reason.rawValue
             }
             #expect(verdict != "valid", "byte \(position)")
+            if let expected { #expect(verdict == expected, "byte \(position)") }
         }
         // Same length and same last 64 octets (the hashed part), different payload: not a hit.
         bytes[bytes.count / 2] ^= 0x01
