@@ -78,14 +78,9 @@ extension Verifier {
             details.pointee.emailVerified = entry.emailVerified
         }
         let now: Double
-        switch time {
-        case .clock: now = policy.clock()
-        case .fixed(let instant): now = instant
-        case .issuedAt:
-            guard let iat = verified.claims.issuedAt else {
-                return .failure(VerificationError(.claimType, detail: "evaluation at the token's iat: the token has no usable iat"))
-            }
-            now = iat
+        switch evaluationTime(time, claims: verified.claims) {
+        case .success(let instant): now = instant
+        case .failure(let error): return .failure(error)
         }
         details?.pointee.evaluatedAt = now
         let provider = verified.provider
@@ -168,14 +163,9 @@ extension Verifier {
         time: EvaluationTime, details: UnsafeMutablePointer<VerificationOutcome>?
     ) -> Result<VerifiedToken, VerificationError> {
         let now: Double
-        switch time {
-        case .clock: now = policy.clock()
-        case .fixed(let instant): now = instant
-        case .issuedAt:
-            guard let iat = claims.issuedAt else {
-                return .failure(VerificationError(.claimType, detail: "evaluation at the token's iat: the token has no usable iat"))
-            }
-            now = iat
+        switch evaluationTime(time, claims: claims) {
+        case .success(let instant): now = instant
+        case .failure(let error): return .failure(error)
         }
         details?.pointee.evaluatedAt = now
         var nonceSupported: Bool? = nil
@@ -196,6 +186,15 @@ extension Verifier {
                 payload: Array(signed.payload)))
     }
 
+    /// The time verified claims are checked at; evaluating at `iat` needs one.
+    private func evaluationTime(_ time: EvaluationTime, claims: RegisteredClaims) -> Result<Double, VerificationError> {
+        guard let instant = evaluationInstant(time, issuedAt: claims.issuedAt) else {
+            return .failure(VerificationError(.claimType, detail: "evaluation at the token's iat: the token has no usable iat"))
+        }
+        return .success(instant)
+    }
+
+    /// The time a token is evaluated at, `nil` when it is to be its missing `iat`.
     private func evaluationInstant(_ time: EvaluationTime, issuedAt: Double?) -> Double? {
         switch time {
         case .clock: policy.clock()

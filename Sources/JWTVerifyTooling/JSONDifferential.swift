@@ -1,4 +1,4 @@
-package import JWTVerify
+import JWTVerify
 /// The agreement rule between the fast scanner and jansson, for the differential tests and the
 /// fuzz target: whenever ``FlatJSONScanner`` accepts bytes, jansson must accept them with the same
 /// members, kinds and values; and reading registered claims must give the same result either way.

@@ -95,7 +95,6 @@ public enum ProviderRules: Sendable, Hashable {
                 guard let subject = payload.member("sub")?.string, !subject.isEmpty, subject.count <= 128 else {
                     throw VerificationError(.claimType, detail: "sub must be a non-empty string of at most 128 characters")
                 }
-                _ = subject
                 guard let authTime = payload.member("auth_time")?.number else {
                     throw VerificationError(.claimType, detail: "auth_time is missing or not a number")
                 }

@@ -1,4 +1,4 @@
-package import JWTVerify
+import JWTVerify
 
 /// One line of `verify` input (and of `serve`'s `/verify` body) in its JSON form:
 /// `{"token": "…", "nonce": "raw"?, "id": …?}`.

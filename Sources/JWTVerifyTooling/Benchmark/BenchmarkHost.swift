@@ -1,4 +1,4 @@
-package import JWTVerify
+import JWTVerify
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)

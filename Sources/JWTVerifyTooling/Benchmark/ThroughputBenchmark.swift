@@ -1,4 +1,4 @@
-package import JWTVerify
+import JWTVerify
 import Dispatch
 #if canImport(Glibc)
 import Glibc
