@@ -7,7 +7,7 @@ SWIFT ?= swift
 SYSTEM_PACKAGES := pkg-config libssl-dev libjansson-dev
 JWTVERIFY := .build/release/jwtverify
 
-.PHONY: all deps build release demo test test-swift test-spark spark-deps spark-binary bench bench-instructions bench-spark fuzz fuzz-json asan tsan vectors clean
+.PHONY: all deps build release demo test test-swift test-spark spark-deps spark-binary bench bench-es256 bench-peer-deps bench-instructions bench-spark fuzz fuzz-json asan tsan vectors clean
 
 all: build
 
@@ -86,8 +86,19 @@ spark-binary: deps
 	@echo "Built .build/static/release/jwtverify"
 
 # Throughput against the raw OpenSSL limit, and the CLI over 1,000,000 tokens (several minutes).
-bench: deps
+bench: deps bench-peer-deps
 	Benchmarks/run.sh
+	Benchmarks/es256.sh
+
+# ES256 only: the fixed-base path against the raw limit and the Rust peer (jsonwebtoken on ring).
+bench-es256: deps bench-peer-deps
+	Benchmarks/es256.sh
+
+# The Rust peer builds offline from Debian's packaged crates, with Debian's cargo when none is installed.
+bench-peer-deps:
+	@{ command -v cargo >/dev/null && [ -d /usr/share/cargo/registry/jsonwebtoken-8.2.0 ]; } || { \
+	  sudo=""; [ "$$(id -u)" -ne 0 ] && sudo="sudo"; pkgs="librust-jsonwebtoken-dev"; command -v cargo >/dev/null || pkgs="$$pkgs cargo"; \
+	  $$sudo apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$sudo apt-get install -y -qq --no-install-recommends $$pkgs; }
 
 # Per-face cost in instructions under callgrind (deterministic, where wall-clock rates on a shared
 # VM drift by 15%): each face's instructions per token against the raw OpenSSL limit's own.
@@ -115,7 +126,7 @@ bench-spark: spark-deps release
 	PATH="$(CURDIR)/$(SPARK_VENV)/bin:$$PATH" PYSPARK_PYTHON="$(CURDIR)/$(SPARK_VENV)/bin/python" \
 	$(SPARK_VENV)/bin/python Benchmarks/spark_throughput.py --jwtverify $(JWTVERIFY)
 
-# libFuzzer + AddressSanitizer: make fuzz TARGET=json|token|jwks|input|mutation|cache FUZZ_SECONDS=600.
+# libFuzzer + AddressSanitizer: make fuzz TARGET=json|token|jwks|input|mutation|cache|es256 FUZZ_SECONDS=600.
 # Seeds: the project's sample tokens and the shared attack corpus; crashes land in .fuzz/TARGET/.
 TARGET ?= json
 FUZZ_SECONDS ?= 600

@@ -28,16 +28,23 @@ let package = Package(
         ),
         // glibc allocator tuning for the CLI's batch work (a header only; libc is always linked).
         .systemLibrary(name: "CMallocTuning"),
+        // ES256 with a fixed-base table per P-256 key: the one C file that uses OpenSSL calls
+        // deprecated in 3.0 (the COpenSSL shim keeps hiding them from everything else).
+        .target(
+            name: "CFixedBaseP256",
+            dependencies: ["COpenSSL"],
+            path: "Sources/CFixedBaseP256"
+        ),
         .target(
             name: "JWTVerify",
-            dependencies: ["COpenSSL", "CJansson"],
+            dependencies: ["COpenSSL", "CJansson", "CFixedBaseP256"],
             swiftSettings: strictSettings
         ),
         // What the executables and the tests share, and no service needs: batch I/O, report
         // records, audit extraction, the benchmark and the differential oracle. Not a product.
         .target(
             name: "JWTVerifyTooling",
-            dependencies: ["JWTVerify"],
+            dependencies: ["JWTVerify", "CMallocTuning"],
             swiftSettings: strictSettings
         ),
         .target(

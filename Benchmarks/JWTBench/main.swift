@@ -54,6 +54,7 @@ for algorithm in algorithms where filter == nil || algorithm.name.lowercased().c
             print(report.json(label: algorithm.name))
         } else {
             print(BenchmarkHost.row(algorithm.name, report))
+            if let note = BenchmarkHost.fixedBaseNote(report) { print(note) }
         }
     }
 }

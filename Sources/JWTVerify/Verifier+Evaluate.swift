@@ -282,28 +282,12 @@ extension Verifier {
         }
         let signature = UnsafeRawBufferPointer(rebasing: signatureBuffer[..<signatureLength])
 
-        // Key: exact kid, or the only key; then whether it may verify this alg. The precomputed
-        // slot answers both without copying the entry; only a refusal reads the entry for its reason.
         let index: Int
-        if let kid = header.keyID {
-            guard let found = keys.index(ofKeyID: kid) else {
-                return .failed(SignatureFailure(error: VerificationError(.unknownKeyID, detail: "no key has kid \(Self.quoted(kid))"), payload: payload))
-            }
-            index = found
-        } else {
-            guard keys.slots.count == 1 else {
-                return .failed(
-                    SignatureFailure(
-                        error: VerificationError(.unknownKeyID, detail: "token has no kid and the key set has \(keys.keys.count) keys"),
-                        payload: payload))
-            }
-            index = 0
+        switch keyIndex(for: header) {
+        case .success(let found): index = found
+        case .failure(let error): return .failed(SignatureFailure(error: error, payload: payload))
         }
         let slot = keys.slots[index]
-        guard slot.allows(header.algorithm) else {
-            let mismatch = keys.keys[index].mismatch(for: header.algorithm) ?? "the key may not verify \(header.algorithm.name)"
-            return .failed(SignatureFailure(error: VerificationError(.keyAlgorithmMismatch, detail: mismatch), payload: payload))
-        }
         let valid = slot.key?._withUnsafeGuaranteedRef { key in
             isValidSignature(key, signature, token, jws, header.algorithm, details: details)
         } ?? false
@@ -316,6 +300,29 @@ extension Verifier {
                     payload: payload))
         }
         return .signed(SignedParts(header: header, payload: payload))
+    }
+
+    /// Steps 7 and 8, key selection and key usability: the exact `kid`, or the only key; then
+    /// whether it may verify this `alg`. The precomputed slot answers both without copying the
+    /// entry; only a refusal reads the entry for its reason.
+    func keyIndex(for header: JOSEHeader) -> Result<Int, VerificationError> {
+        let index: Int
+        if let kid = header.keyID {
+            guard let found = keys.index(ofKeyID: kid) else {
+                return .failure(VerificationError(.unknownKeyID, detail: "no key has kid \(Self.quoted(kid))"))
+            }
+            index = found
+        } else {
+            guard keys.slots.count == 1 else {
+                return .failure(VerificationError(.unknownKeyID, detail: "token has no kid and the key set has \(keys.keys.count) keys"))
+            }
+            index = 0
+        }
+        guard keys.slots[index].allows(header.algorithm) else {
+            let mismatch = keys.keys[index].mismatch(for: header.algorithm) ?? "the key may not verify \(header.algorithm.name)"
+            return .failure(VerificationError(.keyAlgorithmMismatch, detail: mismatch))
+        }
+        return .success(index)
     }
 
     /// The signature check; for a report, the token's SHA-256 fingerprint comes along when the

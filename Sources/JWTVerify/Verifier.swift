@@ -27,6 +27,8 @@ public struct Verifier: Sendable {
     /// The verified-token cache, when this verifier was made with one (its ``VerifiedTokenCache/counters``
     /// are for metrics).
     public let cache: VerifiedTokenCache?
+    /// Whether a key may take the fixed-base ES256 path (so batch faces presolve signatures).
+    package let hasP256Keys: Bool
 
     /// A verifier applying `policy` with `keys`; only these keys are ever used, never keys named
     /// by a token.
@@ -47,6 +49,7 @@ public struct Verifier: Sendable {
         self.allowList = AlgorithmAllowList(policy.algorithms)
         self.issuerBytes = policy.issuers.map { $0.map { Array($0.utf8) } }
         self.audienceBytes = policy.audiences.map { $0.map { Array($0.utf8) } }
+        self.hasP256Keys = keys.keys.contains { $0.key?.fixedBaseSlot != nil }
     }
 
     /// A verifier requiring `iss == issuer` and `aud` to name one of `audiences`, with no provider

@@ -134,6 +134,7 @@ struct AuditCommand {
     ) -> AuditPart {
         var records: [AuditRecord] = []
         var discarded: [AuditDiscard] = []
+        var pending: [(origin: AuditOrigin, found: TokenExtractor.Found)] = []
         for index in range {
             let lineNumber = batch.firstLineNumber + index
             guard case .text(var bytes) = batch.lines[index] else {
@@ -152,13 +153,21 @@ struct AuditCommand {
             }
             let scan = batch.storage.withUnsafeBytes { TokenExtractor.scan(UnsafeRawBufferPointer(rebasing: $0[bytes])) }
             for reason in scan.discarded { discarded.append(AuditDiscard(reason: reason, origin: origin)) }
-            for found in scan.found {
-                let outcome = found.token.withUnsafeBytes { verifier.outcome($0, nonce: flags.nonce, at: time, fingerprint: true) }
-                let keySource = outcome.verified ? outcome.keyID.flatMap { sources[$0] } : nil
-                records.append(
-                    AuditRecord(
-                        origin: origin, column: found.column, token: found.token, outcome: outcome, keySource: keySource,
-                        allowList: policy.algorithms))
+            for found in scan.found { pending.append((origin, found)) }
+        }
+        // In groups whose ES256 signatures are verified together (one inversion for all).
+        for group in pending.indices.chunks(of: FixedBaseP256Key.batchLimit) {
+            verifier.withPresolvedSignatures { signatures in
+                for index in group { pending[index].found.token.withUnsafeBytes { signatures.add($0) } }
+            } _: {
+                for (origin, found) in pending[group] {
+                    let outcome = found.token.withUnsafeBytes { verifier.outcome($0, nonce: flags.nonce, at: time, fingerprint: true) }
+                    let keySource = outcome.verified ? outcome.keyID.flatMap { sources[$0] } : nil
+                    records.append(
+                        AuditRecord(
+                            origin: origin, column: found.column, token: found.token, outcome: outcome, keySource: keySource,
+                            allowList: policy.algorithms))
+                }
             }
         }
         return AuditPart(records: records, discarded: discarded)

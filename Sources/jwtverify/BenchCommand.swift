@@ -29,6 +29,7 @@ struct BenchCommand {
         } else {
             print(BenchmarkHost.description)
             print(BenchmarkHost.row(options.tokensFile == nil ? options.algorithm.name : "file", report))
+            if let note = BenchmarkHost.fixedBaseNote(report) { print(note) }
         }
         return .ok
     }

@@ -26,6 +26,10 @@ elif target == "input":
 elif target == "cache":
     # Step streams: (token choice, time and nonce knobs) pairs, some with a mutation position.
     seeds = [bytes((i * 37 + k * 11) % 256 for k in range(60)) for i in range(24)]
+elif target == "es256":
+    # Key choice, signature kind (valid, flipped bit, random, near 0, near n, other key, s = r,
+    # swapped), then message bytes.
+    seeds = [bytes([k, kind]) + f"message {k} {kind}".encode() + bytes(range(70)) for k in range(6) for kind in range(8)]
 elif target == "jwks":
     for name in ["jwks.json", "google-x509-keys.json"]:
         seeds.append(open(os.path.join(root, "Vectors", name), "rb").read())

@@ -54,6 +54,53 @@ struct AttackVectorTests {
         #expect(Self.cases.filter(\.expectAccept).count == 34)
     }
 
+    /// The cases whose header says ES256.
+    static let es256Cases = cases.filter { vector in
+        guard let header = vector.token.split(separator: ".", omittingEmptySubsequences: false).first,
+            let json = Base64URL.decode(header.utf8),
+            let object = try? JSONSerialization.jsonObject(with: Data(json)) as? [String: Any]
+        else { return false }
+        return object["alg"] as? String == "ES256"
+    }
+
+    @Test("the ES256 cases, with every P-256 key's fixed-base table built: alone and presolved in one batch")
+    func fixedBase() throws {
+        #expect(Self.es256Cases.count == 47)
+        var wrong: [String] = []
+        for vector in Self.es256Cases {
+            let verifier = try Self.verifier(for: vector)
+            for key in verifier.keys.keys { _ = key.key?.buildFixedBaseNow() }
+            #expect(verifier.keys.keys.contains { $0.key?.hasFixedBaseTable == true } || vector.inlineJWKS != nil)
+            let token = Array(vector.token.utf8)
+            let nonce = vector.nonce
+            let alone = token.withUnsafeBytes { verifier.evaluate($0, nonce: nonce, at: .clock) }
+            let presolved = verifier.withPresolvedSignatures({ batch in token.withUnsafeBytes { batch.add($0) } }) {
+                token.withUnsafeBytes { verifier.evaluate($0, nonce: nonce, at: .clock) }
+            }
+            for (how, result) in [("alone", alone), ("presolved", presolved)] {
+                let reason: String? = if case .failure(let error) = result { error.reason.rawValue } else { nil }
+                if vector.expectAccept ? reason != nil : reason != vector.reason {
+                    wrong.append("\(vector.id) \(how): \(reason ?? "accepted"), expected \(vector.reason ?? "accept")")
+                }
+            }
+        }
+        print("attack corpus through the fixed-base path: \(Self.es256Cases.count) ES256 cases, \(wrong.count) wrong")
+        #expect(wrong.isEmpty, "\(wrong)")
+    }
+
+    static func verifier(for vector: Case) throws -> Verifier {
+        let jwks: JWKSet
+        if let inline = vector.inlineJWKS {
+            jwks = try JWKSet(json: [UInt8](inline))
+        } else {
+            jwks = try JWKSet(contentsOfFile: SharedVectors.directory.appendingPathComponent("attacks/\(vector.jwksFile ?? "jwks.json")").path)
+        }
+        return Verifier(
+            keys: jwks, issuer: vector.issuer, audiences: vector.audiences,
+            algorithms: Set(vector.algorithms.compactMap(SignatureAlgorithm.init(name:))),
+            leeway: vector.leeway, maxTokenBytes: vector.maxTokenBytes, clock: { vector.now })
+    }
+
     @Test("exact verdict and reason", arguments: cases)
     func verdictAndReason(_ vector: Case) throws {
         let jwks: JWKSet

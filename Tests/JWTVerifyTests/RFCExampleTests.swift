@@ -31,6 +31,29 @@ struct RFCExampleTests {
         }
     }
 
+    @Test("RFC 7515 A.3 (ES256) through the fixed-base path, alone and presolved")
+    func es256FixedBase() throws {
+        let vector = try SharedVectors.json("rfc/rfc7515_A3_ES256.json")
+        let jwk = try JSONSerialization.data(withJSONObject: try #require(vector["jwk"]))
+        let verifier = Verifier(keys: try JWKSet(json: [UInt8](jwk)), policy: VerificationPolicy(issuers: nil, audiences: nil))
+        let key = try #require(verifier.keys.keys.first?.key)
+        #expect(key.buildFixedBaseNow() != nil)
+        let token = Array(try #require(vector["token"] as? String).utf8)
+        #expect(vector["expect"] as? String == "valid")
+        #expect((try? verifier.verifySignatureOnly(token).get())?.0 == .es256)
+        let presolved = verifier.withPresolvedSignatures({ batch in token.withUnsafeBytes { batch.add($0) } }) {
+            verifier.verifySignatureOnly(token)
+        }
+        #expect((try? presolved.get())?.1 == Array(try #require(vector["payload_text"] as? String).utf8))
+        var tampered = token
+        tampered[tampered.count - 2] = tampered[tampered.count - 2] == UInt8(ascii: "A") ? UInt8(ascii: "B") : UInt8(ascii: "A")
+        if case .failure(let error) = verifier.verifySignatureOnly(tampered) {
+            #expect(error.reason == .badSignature)
+        } else {
+            Issue.record("a tampered RFC 7515 A.3 signature verified")
+        }
+    }
+
     @Test("the RFC 8037 key has the RFC's thumbprint")
     func edDSAThumbprint() throws {
         let vector = try SharedVectors.json("rfc/rfc8037_A4_EdDSA.json")

@@ -5,7 +5,8 @@ extension EVPPublicKey {
     ///
     /// Sizes are checked first: RSA signatures must be exactly the modulus length, ECDSA signatures
     /// exactly R‖S of the curve's scalar size, EdDSA exactly 64 octets. ECDSA R‖S is converted to
-    /// minimal DER through `ECDSA_SIG`; OpenSSL itself rejects R or S outside 1…n−1. Only OpenSSL's
+    /// minimal DER through `ECDSA_SIG`; OpenSSL itself rejects R or S outside 1…n−1. ES256 with a
+    /// key that has earned its fixed-base table goes through ``FixedBaseP256Key`` instead. Only OpenSSL's
     /// `1` counts as valid; any failure leaves the thread's error queue empty.
     func isValidSignature(
         _ signature: UnsafeRawBufferPointer,
@@ -22,6 +23,9 @@ extension EVPPublicKey {
             return verifyPrehashed(signature, over: signingInput, algorithm: algorithm, contexts: contexts, fingerprint: fingerprint)
         case .ecdsa(_, let scalarSize):
             guard signature.count == 2 * scalarSize else { return false }
+            if algorithm == .es256, let table = fixedBase {
+                return verifyFixedBase(table, signature, over: signingInput, contexts: contexts, fingerprint: fingerprint)
+            }
             return withUnsafeTemporaryAllocation(byteCount: 2 * scalarSize + 16, alignment: 1) { der in
                 let derLength = copenssl_ecdsa_raw_to_der(
                     signature.baseAddress?.assumingMemoryBound(to: UInt8.self), signature.count,
@@ -37,6 +41,22 @@ extension EVPPublicKey {
         }
     }
 
+    /// ES256 through this key's fixed-base table: the digest, then a verdict presolved in this
+    /// thread's batch for exactly this key, digest and signature, or the table's own check.
+    private func verifyFixedBase(
+        _ table: FixedBaseP256Key, _ signature: UnsafeRawBufferPointer, over signingInput: UnsafeRawBufferPointer,
+        contexts: ThreadContexts, fingerprint: FingerprintRequest?
+    ) -> Bool {
+        withUnsafeTemporaryAllocation(byteCount: 32, alignment: 8) { hash in
+            _ = contexts.hash(signingInput, with: MessageDigest.sha256, into: hash, fingerprint: fingerprint)
+            let digest = UnsafeRawBufferPointer(hash)
+            if !contexts.presolved.isEmpty, let verdict = contexts.presolved.verdict(keyID: id, digest: digest, signature: signature) {
+                return verdict
+            }
+            return table.isValidSignature(signature, digest: digest)
+        }
+    }
+
     private func verifyPrehashed(
         _ signature: UnsafeRawBufferPointer,
         over signingInput: UnsafeRawBufferPointer,
@@ -49,6 +69,26 @@ extension EVPPublicKey {
         }
         return digest._withUnsafeGuaranteedRef { digest in
             contexts.verify(prehashed: context, signature: signature, over: signingInput, digest: digest, fingerprint: fingerprint)
+        }
+    }
+
+    /// An ES256 signature (r‖s) of a SHA-256 `digest` checked by OpenSSL's own `EVP_PKEY_verify`,
+    /// never the fixed-base path: the reference that path is tested and fuzzed against.
+    package func isValidES256ThroughEVP(_ signature: UnsafeRawBufferPointer, digest: UnsafeRawBufferPointer) -> Bool {
+        guard signature.count == 64, digest.count == 32,
+            let context = ThreadContexts.current.verifyContext(for: self, algorithm: .es256)
+        else { return false }
+        return withUnsafeTemporaryAllocation(byteCount: 80, alignment: 1) { der in
+            let derLength = copenssl_ecdsa_raw_to_der(
+                signature.baseAddress?.assumingMemoryBound(to: UInt8.self), 64, der.baseAddress?.assumingMemoryBound(to: UInt8.self), der.count)
+            guard derLength > 0 else {
+                OpenSSLFailure.clear()
+                return false
+            }
+            let rc = EVP_PKEY_verify(
+                context, der.baseAddress?.assumingMemoryBound(to: UInt8.self), derLength, digest.baseAddress?.assumingMemoryBound(to: UInt8.self), 32)
+            if rc != 1 { OpenSSLFailure.clear() }
+            return rc == 1
         }
     }
 

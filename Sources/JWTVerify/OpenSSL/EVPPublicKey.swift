@@ -13,6 +13,8 @@ package final class EVPPublicKey: @unchecked Sendable {
     let id: UInt64
     /// The key size in bits (`EVP_PKEY_get_bits`): the modulus for RSA, the field for EC.
     package let bits: Int
+    /// For a P-256 key, when and whether it gets its fixed-base table (``FixedBaseSlot``).
+    let fixedBaseSlot: FixedBaseSlot?
 
     private static let nextID = Atomic<UInt64>(1)
 
@@ -21,7 +23,29 @@ package final class EVPPublicKey: @unchecked Sendable {
         self.pointer = pointer
         self.id = Self.nextID.wrappingAdd(1, ordering: .relaxed).oldValue
         self.bits = Int(EVP_PKEY_get_bits(pointer))
+        self.fixedBaseSlot = FixedBaseP256Key.isAvailable && Self.isP256(pointer) ? FixedBaseSlot() : nil
     }
+
+    private static func isP256(_ pointer: OpaquePointer) -> Bool {
+        guard EVP_PKEY_is_a(pointer, "EC") == 1 else { return false }
+        var name = [CChar](repeating: 0, count: 32)
+        var length = 0
+        guard EVP_PKEY_get_utf8_string_param(pointer, "group", &name, name.count, &length) == 1 else {
+            OpenSSLFailure.clear()
+            return false
+        }
+        return String(cString: name) == "prime256v1"
+    }
+
+    /// Whether this key has its fixed-base table now (without counting a use).
+    package var hasFixedBaseTable: Bool { fixedBaseSlot?.isBuilt ?? false }
+
+    /// This key's fixed-base table, when it has one; counts the use towards building it.
+    var fixedBase: FixedBaseP256Key? { fixedBaseSlot?.fixedBase(for: self) }
+
+    /// Builds this P-256 key's fixed-base table now, if the process cap allows (tests, benchmarks);
+    /// `nil` for other keys.
+    package func buildFixedBaseNow() -> FixedBaseP256Key? { fixedBaseSlot?.buildNow(for: self) }
 
     deinit { EVP_PKEY_free(pointer) }
 
@@ -62,7 +86,7 @@ package final class EVPPublicKey: @unchecked Sendable {
     }
 
     /// Reads an octet-string parameter (`"pub"`: the EC point).
-    func octets(_ name: String) -> [UInt8]? {
+    package func octets(_ name: String) -> [UInt8]? {
         var out = [UInt8](repeating: 0, count: 256)
         let n = out.withUnsafeMutableBufferPointer { copenssl_get_octet_param(pointer, name, $0.baseAddress, $0.count) }
         guard n > 0 else { OpenSSLFailure.clear(); return nil }

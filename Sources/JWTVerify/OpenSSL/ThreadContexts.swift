@@ -1,3 +1,4 @@
+internal import CFixedBaseP256
 internal import COpenSSL
 #if canImport(Glibc)
 import Glibc
@@ -25,6 +26,9 @@ package final class ThreadContexts {
     let fingerprintContext: OpaquePointer
     private var verifyContexts: [UInt64: OpaquePointer] = [:]
     private static let capacity = 256
+    private var fixedBaseScratch: OpaquePointer? = nil
+    /// ES256 verdicts decided ahead in a batch, while a batch scope is open on this thread.
+    var presolved = PresolvedSignatures()
 
     /// Contexts owned by the caller (the raw limit); verification uses ``current``.
     package init() {
@@ -41,6 +45,15 @@ package final class ThreadContexts {
         EVP_MD_CTX_free(oneShotContext)
         EVP_MD_CTX_free(fingerprintContext)
         for ctx in verifyContexts.values { EVP_PKEY_CTX_free(ctx) }
+        jwtv_p256_scratch_free(fixedBaseScratch)
+    }
+
+    /// This thread's temporaries for ``FixedBaseP256Key``, made on first use.
+    var p256Scratch: OpaquePointer {
+        if let scratch = fixedBaseScratch { return scratch }
+        guard let scratch = jwtv_p256_scratch_new() else { fatalError("jwtv_p256_scratch_new: out of memory") }
+        fixedBaseScratch = scratch
+        return scratch
     }
 
     private static let slot: pthread_key_t = {
@@ -126,19 +139,25 @@ package final class ThreadContexts {
         digest: MessageDigest, fingerprint: FingerprintRequest? = nil
     ) -> Bool {
         withUnsafeTemporaryAllocation(byteCount: 64, alignment: 8) { hash in
-            let length: Int
-            if let fingerprint, digest === MessageDigest.sha256 {
-                length = self.hash(signingInput, continuing: fingerprint.rest, with: digest, into: hash, continued: fingerprint.output)
-                fingerprint.written.pointee = true
-            } else {
-                length = self.hash(signingInput, with: digest, into: hash)
-            }
+            let length = self.hash(signingInput, with: digest, into: hash, fingerprint: fingerprint)
             let rc = EVP_PKEY_verify(
                 context, signature.baseAddress?.assumingMemoryBound(to: UInt8.self), signature.count,
                 hash.baseAddress?.assumingMemoryBound(to: UInt8.self), length)
             if rc != 1 { OpenSSLFailure.clear() }
             return rc == 1
         }
+    }
+
+    /// The signature digest of `signingInput`, and with a `fingerprint` request for a SHA-256
+    /// signature, the token's fingerprint continued from the same state.
+    func hash(
+        _ signingInput: UnsafeRawBufferPointer, with digest: MessageDigest, into output: UnsafeMutableRawBufferPointer,
+        fingerprint: FingerprintRequest?
+    ) -> Int {
+        guard let fingerprint, digest === MessageDigest.sha256 else { return hash(signingInput, with: digest, into: output) }
+        let length = hash(signingInput, continuing: fingerprint.rest, with: digest, into: output, continued: fingerprint.output)
+        fingerprint.written.pointee = true
+        return length
     }
 
     /// One-shot (EdDSA) verification of `message` with `key`.

@@ -25,3 +25,11 @@ private final class SlotArray<Value>: @unchecked Sendable {
     func store(_ index: Int, _ value: Value) { slots.withUnsafeMutableBufferPointer { $0[index] = value } }
     var values: [Value] { slots.map { $0! } }
 }
+
+extension Range where Bound == Int {
+    /// This range cut into consecutive pieces of at most `size` (the last may be shorter).
+    package func chunks(of size: Int) -> [Range<Int>] {
+        precondition(size > 0)
+        return stride(from: lowerBound, to: upperBound, by: size).map { $0..<Swift.min(upperBound, $0 + size) }
+    }
+}

@@ -44,6 +44,20 @@ package struct RequestLineEvaluator: Sendable {
         return outcome.error?.reason
     }
 
+    /// Adds the token `line` holds to `batch`, for ``Verifier/withPresolvedSignatures(_:_:)``
+    /// around ``evaluate(_:number:file:into:)`` of the same lines.
+    package func addToken(of line: UnsafeRawBufferPointer, to batch: inout SignatureBatch) {
+        if line.first == UInt8(ascii: "{") {
+            TokenRequest.withParsed(jsonLine: line) { parsed in
+                if case .success(let request) = parsed { batch.add(request.token) }
+            }
+            return
+        }
+        var token = line
+        if token.last == UInt8(ascii: "\r") { token = UnsafeRawBufferPointer(rebasing: token.dropLast()) }
+        batch.add(token)
+    }
+
     /// Appends the record of a line that held no usable token request.
     @discardableResult
     package func unusable(

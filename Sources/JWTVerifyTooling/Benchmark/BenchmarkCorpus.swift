@@ -128,6 +128,14 @@ package struct BenchmarkCorpus: Sendable {
         return copy
     }
 
+    /// Whether `verifier` accepts token `index` (with its nonce).
+    func accepts(_ verifier: Verifier, _ index: Int) -> Bool {
+        tokens[index].withUnsafeBytes { token in
+            if case .success = verifier.evaluate(token, nonce: nonces[index], at: .clock) { return true }
+            return false
+        }
+    }
+
     /// A verifier for this corpus.
     package var verifier: Verifier {
         Verifier(

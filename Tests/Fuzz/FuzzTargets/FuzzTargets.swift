@@ -5,6 +5,8 @@
 //   jwks      arbitrary bytes as a key-set document (JWKS, single JWK, x509 certificate map)
 //   input     arbitrary bytes as CLI input: JSON-lines requests, report records, audit extraction
 //   mutation  mutations of valid tokens: a token that differs from a signed one must never verify
+//   es256     the fixed-base P-256 path (alone and in a batch) against OpenSSL's EVP_PKEY_verify on
+//             valid, mutated, random and edge-valued signatures: any disagreement crashes
 // A plain build replays files given as arguments through the chosen target.
 import JWTVerify
 import JWTVerifyTooling
@@ -45,6 +47,61 @@ enum FuzzTargets {
     /// Valid tokens by each key, for the mutation target.
     static let validTokens: [[UInt8]] = [TokenFactory.rsa, TokenFactory.ec].map { signer in
         Array(TokenFactory.token(payload: TokenFactory.claims(extra: #""nonce":"n""#), signer: signer).utf8)
+    }
+
+    /// P-256 keys with their fixed-base tables, for the es256 target.
+    static let p256Keys: [(private: EVPPrivateKey, public: EVPPublicKey, table: FixedBaseP256Key)] = (0..<6).map { _ in
+        let key = try! EVPPrivateKey.generateEC(curve: "P-256")
+        let members = Dictionary(uniqueKeysWithValues: key.publicJWKMembers())
+        let point = [0x04] + Base64URL.decode(members["x"]!.utf8)! + Base64URL.decode(members["y"]!.utf8)!
+        return (key, try! EVPPublicKey.ec(group: "P-256", uncompressedPoint: point), FixedBaseP256Key(uncompressedPoint: point)!)
+    }
+    static let order = [UInt8](hex: "ffffffff00000000ffffffffffffffffbce6faada7179e84f3b9cac2fc632551")
+
+    /// One es256 case: byte 0 picks the key, byte 1 how the signature is made, the rest is the
+    /// message (and, for random signatures, the signature's bytes).
+    static func es256(_ bytes: UnsafeRawBufferPointer) {
+        guard bytes.count >= 2 else { return }
+        let (privateKey, publicKey, table) = p256Keys[Int(bytes[0]) % p256Keys.count]
+        let rest = Array(bytes[2...])
+        let message = Array(rest.prefix(64))
+        let digest = MessageDigest.sha256.hash(message)
+        var signature = try! privateKey.sign(message, algorithm: .es256)
+        let knob = rest.count > 64 ? Int(rest[64]) : rest.count
+        switch bytes[1] % 8 {
+        case 0: break  // valid
+        case 1: signature[knob % 64] ^= UInt8(1 << (knob % 8))  // one bit flipped
+        case 2: signature = (0..<64).map { rest.count > 0 ? rest[$0 % rest.count] &+ UInt8($0) : UInt8($0) }  // random r and s
+        case 3:  // r or s near 0
+            let small = [UInt8](repeating: 0, count: 31) + [UInt8(knob % 4)]
+            if knob & 0x10 == 0 { signature.replaceSubrange(0..<32, with: small) } else { signature.replaceSubrange(32..<64, with: small) }
+        case 4:  // r or s near n: n - 2 ... n + 1
+            var near = order
+            near[31] = near[31] &+ UInt8(knob % 4) &- 2
+            if knob & 0x10 == 0 { signature.replaceSubrange(0..<32, with: near) } else { signature.replaceSubrange(32..<64, with: near) }
+        case 5: signature = try! p256Keys[(Int(bytes[0]) + 1) % p256Keys.count].private.sign(message, algorithm: .es256)  // another key
+        case 6: signature.replaceSubrange(32..<64, with: signature[0..<32])  // s = r
+        default: signature = Array(signature[32..<64] + signature[0..<32])  // r and s swapped
+        }
+        let reference = signature.withUnsafeBytes { s in digest.withUnsafeBytes { publicKey.isValidES256ThroughEVP(s, digest: $0) } }
+        let alone = signature.withUnsafeBytes { s in digest.withUnsafeBytes { table.isValidSignature(s, digest: $0) } }
+        guard alone == reference else { fatalError("fixed base says \(alone), EVP says \(reference): \(signature) over \(digest)") }
+        // In a batch between two valid signatures of another key: each keeps its own verdict.
+        let (otherKey, _, otherTable) = p256Keys[(Int(bytes[0]) + 2) % p256Keys.count]
+        let good = try! otherKey.sign(message, algorithm: .es256)
+        let material = digest + good + digest + signature + digest + good
+        let verdicts = material.withUnsafeBytes { m -> [UInt8] in
+            let base = m.baseAddress!
+            let entries = [
+                FixedBaseP256Key.BatchEntry(key: otherTable, digest: base, signature: base + 32),
+                FixedBaseP256Key.BatchEntry(key: table, digest: base + 96, signature: base + 128),
+                FixedBaseP256Key.BatchEntry(key: otherTable, digest: base + 192, signature: base + 224),
+            ]
+            var valid = [UInt8](repeating: 9, count: 3)
+            entries.withUnsafeBufferPointer { e in valid.withUnsafeMutableBufferPointer { FixedBaseP256Key.verify(e, valid: $0) } }
+            return valid
+        }
+        guard verdicts == [1, reference ? 1 : 0, 1] else { fatalError("batch verdicts \(verdicts), EVP says \(reference)") }
     }
 
     static func run(_ bytes: UnsafeRawBufferPointer) {
@@ -98,6 +155,8 @@ enum FuzzTargets {
             let original = validTokens.contains(token)
             let accepted = token.withUnsafeBytes { if case .success = verifier.evaluate($0, nonce: nil, at: .clock) { true } else { false } }
             if accepted && !original { fatalError("a modified token verified: \(String(decoding: token, as: UTF8.self))") }
+        case "es256":
+            es256(bytes)
         case "cache":
             // A stream of genuine, repeated and mutated tokens, evaluated at moving times with
             // varying nonces, through a cached and an uncached verifier side by side. Each pair of

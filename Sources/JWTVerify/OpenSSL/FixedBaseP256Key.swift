@@ -1,0 +1,133 @@
+internal import CFixedBaseP256
+internal import COpenSSL
+import Synchronization
+
+/// One P-256 public key with OpenSSL's fixed-base table for it (`jwtv_p256_key`): ES256 verified
+/// as u1·G + u2·Q with both products through a precomputed table, about twice OpenSSL's own
+/// `EVP_PKEY_verify` rate, and more in batches (see `fixed_base_p256.h`).
+///
+/// Immutable once built, so it verifies on many threads at once. Freed exactly once, in `deinit`.
+package final class FixedBaseP256Key: @unchecked Sendable {
+    let pointer: OpaquePointer
+
+    /// Whether this OpenSSL build has the calls the fast path needs.
+    package static let isAvailable = jwtv_p256_available() == 1
+
+    /// Builds the table (about 25 ms) for an uncompressed SEC1 point on P-256; `nil` when the point
+    /// is not one, or the fast path is unavailable.
+    package init?(uncompressedPoint point: [UInt8]) {
+        guard let pointer = point.withUnsafeBytes({ jwtv_p256_key_new($0.baseAddress, $0.count) }) else { return nil }
+        self.pointer = pointer
+    }
+
+    deinit { jwtv_p256_key_free(pointer) }
+
+    /// Whether `signature` (r‖s, 64 octets) is a valid signature of the 32-octet `digest`, using
+    /// this thread's scratch.
+    package func isValidSignature(_ signature: UnsafeRawBufferPointer, digest: UnsafeRawBufferPointer) -> Bool {
+        guard signature.count == 64, digest.count == 32 else { return false }
+        return jwtv_p256_verify(pointer, ThreadContexts.current.p256Scratch, digest.baseAddress, signature.baseAddress) == 1
+    }
+
+    /// The most signatures one ``verify(_:)`` call takes.
+    package static let batchLimit = Int(JWTV_P256_BATCH_MAX)
+
+    /// One signature of a batch: key, 32-octet digest and 64-octet r‖s, borrowed for the call.
+    package struct BatchEntry {
+        package let key: FixedBaseP256Key
+        package let digest: UnsafeRawPointer
+        package let signature: UnsafeRawPointer
+
+        package init(key: FixedBaseP256Key, digest: UnsafeRawPointer, signature: UnsafeRawPointer) {
+            self.key = key
+            self.digest = digest
+            self.signature = signature
+        }
+    }
+
+    /// Verifies up to ``batchLimit`` signatures with one modular inversion for all their s; each
+    /// verdict (`valid[i]`) depends on its own entry only.
+    package static func verify(_ entries: UnsafeBufferPointer<BatchEntry>, valid: UnsafeMutableBufferPointer<UInt8>) {
+        precondition(entries.count <= batchLimit && valid.count >= entries.count, "batch of \(entries.count)")
+        guard !entries.isEmpty else { return }
+        withUnsafeTemporaryAllocation(of: OpaquePointer?.self, capacity: entries.count) { keys in
+            withUnsafeTemporaryAllocation(of: UnsafeRawPointer?.self, capacity: 2 * entries.count) { pointers in
+                for (i, entry) in entries.enumerated() {
+                    keys[i] = entry.key.pointer
+                    pointers[i] = entry.digest
+                    pointers[entries.count + i] = entry.signature
+                }
+                let digests = UnsafePointer(pointers.baseAddress!)
+                let signatures = digests + entries.count
+                keys.withMemoryRebound(to: OpaquePointer?.self) { keys in
+                    _ = jwtv_p256_verify_batch(
+                        entries.count, keys.baseAddress, digests, signatures, valid.baseAddress, ThreadContexts.current.p256Scratch)
+                }
+            }
+        }
+        withExtendedLifetime(entries) {}
+    }
+}
+
+/// Decides when a P-256 key gets its fixed-base table: after ``threshold`` ES256 verifications,
+/// built once by the thread that reaches the threshold (the others keep using `EVP_PKEY_verify`
+/// meanwhile), and only while fewer than ``tableCap`` tables exist in the process.
+final class FixedBaseSlot: Sendable {
+    /// Verifications before a key earns its table (25 ms and about 150 KiB).
+    static let threshold = 16
+    /// The most tables alive at once; keys beyond it use `EVP_PKEY_verify`.
+    package static let tableCap = 64
+
+    private static let liveTables = Atomic<Int>(0)
+    private static let builtTables = Atomic<Int>(0)
+
+    private let uses = Atomic<Int>(0)
+    private let table = AtomicLazyReference<FixedBaseP256Key>()
+
+    /// Tables alive now, and built since the process started.
+    package static var tableCounts: (live: Int, built: Int) {
+        (liveTables.load(ordering: .relaxed), builtTables.load(ordering: .relaxed))
+    }
+
+    deinit {
+        if table.load() != nil { Self.liveTables.wrappingSubtract(1, ordering: .relaxed) }
+    }
+
+    /// Whether the table is built (without counting a use).
+    var isBuilt: Bool { table.load() != nil }
+
+    /// The table, when built; otherwise counts this use and builds it at the threshold.
+    func fixedBase(for key: EVPPublicKey) -> FixedBaseP256Key? {
+        if let ready = table.load() { return ready }
+        // Past the threshold without a table (cap reached, unavailable, or another thread is
+        // building it): no more counting, so a shared key adds no contended write per token.
+        if uses.load(ordering: .relaxed) > Self.threshold { return nil }
+        guard uses.wrappingAdd(1, ordering: .relaxed).newValue == Self.threshold else { return nil }
+        return build(for: key)
+    }
+
+    /// Builds the table now, ignoring the threshold (tests and key sets that want it at load);
+    /// still bounded by ``tableCap`` and built at most once.
+    func buildNow(for key: EVPPublicKey) -> FixedBaseP256Key? {
+        if let ready = table.load() { return ready }
+        guard uses.exchange(Self.threshold + 1, ordering: .relaxed) < Self.threshold else { return table.load() }
+        return build(for: key)
+    }
+
+    private func build(for key: EVPPublicKey) -> FixedBaseP256Key? {
+        uses.store(Self.threshold + 1, ordering: .relaxed)
+        guard Self.liveTables.wrappingAdd(1, ordering: .relaxed).newValue <= Self.tableCap else {
+            Self.liveTables.wrappingSubtract(1, ordering: .relaxed)
+            return nil
+        }
+        guard let point = key.octets("pub"), let built = FixedBaseP256Key(uncompressedPoint: point) else {
+            Self.liveTables.wrappingSubtract(1, ordering: .relaxed)
+            return nil
+        }
+        Self.builtTables.wrappingAdd(1, ordering: .relaxed)
+        let stored = table.storeIfNil(built)
+        // Two claims can meet only between buildNow and the threshold; the loser's table is freed.
+        if stored !== built { Self.liveTables.wrappingSubtract(1, ordering: .relaxed) }
+        return stored
+    }
+}

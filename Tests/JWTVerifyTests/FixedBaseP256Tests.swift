@@ -1,0 +1,229 @@
+import Foundation
+@testable import JWTVerify
+import JWTVerifyTestSupport
+import Testing
+
+/// The fixed-base ES256 path (`FixedBaseP256Key`, `Verifier.withPresolvedSignatures`): the same
+/// verdict as OpenSSL's `EVP_PKEY_verify` on every vector, alone and in batches, and a bad entry in
+/// a batch never changes another's verdict.
+@Suite("Fixed-base P-256")
+struct FixedBaseP256Tests {
+    static let n = [UInt8](hex: "ffffffff00000000ffffffffffffffffbce6faada7179e84f3b9cac2fc632551")
+    static let p = [UInt8](hex: "ffffffff00000001000000000000000000000000ffffffffffffffffffffffff")
+
+    @Test("the build has the fast path")
+    func available() {
+        #expect(FixedBaseP256Key.isAvailable)
+    }
+
+    @Test(
+        "Wycheproof P-256 P1363: every valid verifies and every invalid fails, alone, in one batch per key and in mixed batches",
+        .enabled(if: SharedVectors.available, Comment(rawValue: SharedVectors.missingMessage)))
+    func wycheproof() throws {
+        let document = try SharedVectors.json("wycheproof/ecdsa_secp256r1_sha256_p1363_test.json")
+        let groups = try #require(document["testGroups"] as? [[String: Any]])
+        struct Case {
+            let id: Int
+            let expected: Bool
+            let digest: [UInt8]
+            let signature: [UInt8]
+            let table: FixedBaseP256Key?
+            let key: EVPPublicKey
+        }
+        var cases: [Case] = []
+        var wrong: [String] = []
+        for group in groups {
+            let jwk = try WycheproofTests.jwk(for: group, algorithm: .es256)
+            let key = try #require(jwk.key)
+            let point = try #require(key.octets("pub"))
+            let table = FixedBaseP256Key(uncompressedPoint: point)
+            #expect(table != nil, "no table for \(point)")
+            var groupCases: [Case] = []
+            for test in group["tests"] as? [[String: Any]] ?? [] {
+                let id = test["tcId"] as? Int ?? -1
+                let result = test["result"] as? String ?? ""
+                #expect(result == "valid" || result == "invalid", "tcId \(id): \(result)")
+                let digest = MessageDigest.sha256.hash([UInt8](hex: test["msg"] as? String ?? ""))
+                let signature = [UInt8](hex: test["sig"] as? String ?? "")
+                groupCases.append(Case(id: id, expected: result == "valid", digest: digest, signature: signature, table: table, key: key))
+            }
+            // Alone, and with OpenSSL's own verify as the reference.
+            for c in groupCases {
+                let fast = c.signature.withUnsafeBytes { s in c.digest.withUnsafeBytes { table?.isValidSignature(s, digest: $0) ?? false } }
+                let evp = c.signature.withUnsafeBytes { s in c.digest.withUnsafeBytes { key.isValidES256ThroughEVP(s, digest: $0) } }
+                if fast != c.expected { wrong.append("tcId \(c.id) alone: \(fast), expected \(c.expected)") }
+                if evp != fast { wrong.append("tcId \(c.id): EVP says \(evp), fixed base \(fast)") }
+            }
+            // All of the group's well-sized signatures in batches.
+            wrong += Self.batchDisagreements(groupCases.filter { $0.signature.count == 64 }.map { ($0.id, $0.expected, $0.digest, $0.signature, $0.table!) })
+            cases += groupCases
+        }
+        // Every key's cases interleaved: batches that mix keys and verdicts.
+        let sized = cases.filter { $0.signature.count == 64 }
+        var mixed: [(Int, Bool, [UInt8], [UInt8], FixedBaseP256Key)] = []
+        for offset in 0..<7 { for (i, c) in sized.enumerated() where i % 7 == offset { mixed.append((c.id, c.expected, c.digest, c.signature, c.table!)) } }
+        wrong += Self.batchDisagreements(mixed)
+        print("wycheproof P-256 fixed base: \(cases.count) cases (\(cases.filter(\.expected).count) valid), \(groups.count) keys, \(wrong.count) wrong")
+        #expect(cases.count == document["numberOfTests"] as? Int)
+        #expect(wrong.isEmpty, "\(wrong.prefix(10))")
+    }
+
+    /// Runs `cases` through `FixedBaseP256Key.verify` in full batches; the cases whose batch verdict
+    /// differs from the expected one.
+    static func batchDisagreements(_ cases: [(id: Int, expected: Bool, digest: [UInt8], signature: [UInt8], table: FixedBaseP256Key)]) -> [String] {
+        var wrong: [String] = []
+        var start = 0
+        while start < cases.count {
+            let chunk = Array(cases[start..<min(cases.count, start + FixedBaseP256Key.batchLimit)])
+            let verdicts = batchVerdicts(chunk.map { ($0.table, $0.digest, $0.signature) })
+            for (c, verdict) in zip(chunk, verdicts) where verdict != c.expected {
+                wrong.append("tcId \(c.id) in a batch of \(chunk.count): \(verdict), expected \(c.expected)")
+            }
+            start += chunk.count
+        }
+        return wrong
+    }
+
+    static func batchVerdicts(_ entries: [(FixedBaseP256Key, [UInt8], [UInt8])]) -> [Bool] {
+        let flat = entries.flatMap { $0.1 + $0.2 }
+        return flat.withUnsafeBytes { bytes in
+            let list = entries.indices.map { i in
+                FixedBaseP256Key.BatchEntry(key: entries[i].0, digest: bytes.baseAddress! + i * 96, signature: bytes.baseAddress! + i * 96 + 32)
+            }
+            var valid = [UInt8](repeating: 7, count: entries.count)
+            list.withUnsafeBufferPointer { list in valid.withUnsafeMutableBufferPointer { FixedBaseP256Key.verify(list, valid: $0) } }
+            return valid.map { $0 == 1 }
+        }
+    }
+
+    /// A signer's key, its table, and `count` signatures of distinct messages.
+    static func signatures(_ count: Int, signer: TokenFactory.Signer = TokenFactory.ec) throws -> (FixedBaseP256Key, [([UInt8], [UInt8])]) {
+        let members = Dictionary(uniqueKeysWithValues: signer.key.publicJWKMembers())
+        let point = [0x04] + (Base64URL.decode(members["x"]!.utf8) ?? []) + (Base64URL.decode(members["y"]!.utf8) ?? [])
+        let table = try #require(FixedBaseP256Key(uncompressedPoint: point))
+        let list = try (0..<count).map { i -> ([UInt8], [UInt8]) in
+            let message = Array("message \(i)".utf8)
+            return (MessageDigest.sha256.hash(message), try signer.key.sign(message, algorithm: .es256))
+        }
+        return (table, list)
+    }
+
+    @Test("one bad signature in a batch of 1,000 fails alone; a batch of bad signatures fails them all")
+    func batchIsolation() throws {
+        let (table, list) = try Self.signatures(1000)
+        var tampered = list
+        tampered[617].1[40] ^= 0x01
+        var cases = tampered.enumerated().map { (id: $0.offset, expected: $0.offset != 617, digest: $0.element.0, signature: $0.element.1, table: table) }
+        #expect(Self.batchDisagreements(cases).isEmpty)
+        // Every kind of bad: flipped bits, r or s = 0, = n, > n, out-of-range, swapped digests.
+        let zero = [UInt8](repeating: 0, count: 32)
+        let big = [UInt8](repeating: 0xff, count: 32)
+        cases = list.enumerated().map { i, entry in
+            let (digest, signature) = entry
+            let r = Array(signature[..<32])
+            let s = Array(signature[32...])
+            let bad: [UInt8]
+            switch i % 8 {
+            case 0: bad = zero + s
+            case 1: bad = r + zero
+            case 2: bad = Self.n + s
+            case 3: bad = r + Self.n
+            case 4: bad = big + s
+            case 5: bad = r + big
+            case 6: bad = s + r
+            default: bad = signature.enumerated().map { $0.offset == 63 ? $0.element ^ 0x80 : $0.element }
+            }
+            return (id: i, expected: false, digest: digest, signature: bad, table: table)
+        }
+        #expect(Self.batchDisagreements(cases).isEmpty)
+        // And an all-valid batch still passes after all that.
+        cases = list.enumerated().map { (id: $0.offset, expected: true, digest: $0.element.0, signature: $0.element.1, table: table) }
+        #expect(Self.batchDisagreements(cases).isEmpty)
+    }
+
+    @Test("r or s of 0, n or more is refused before any arithmetic; r + n < p is the only other x(R) that can match")
+    func ranges() throws {
+        let (table, list) = try Self.signatures(1)
+        let (digest, signature) = list[0]
+        let r = Array(signature[..<32])
+        let s = Array(signature[32...])
+        var nPlusOne = Self.n
+        nPlusOne[31] += 1
+        for bad in [r + Self.n, Self.n + s, nPlusOne + s, r + nPlusOne, Self.p + s, [UInt8](repeating: 0, count: 64)] {
+            let valid = bad.withUnsafeBytes { b in digest.withUnsafeBytes { table.isValidSignature(b, digest: $0) } }
+            #expect(!valid)
+        }
+        #expect(signature.withUnsafeBytes { b in digest.withUnsafeBytes { table.isValidSignature(b, digest: $0) } })
+    }
+
+    @Test("a verifier presolving 300 ES256 tokens in batches gives each its own verdict, and re-verifies a token altered since")
+    func presolvedVerifier() throws {
+        let verifier = TokenFactory.verifier()
+        let key = try #require(verifier.keys.keys.first { $0.keyID == "ec-a" }?.key)
+        #expect(key.buildFixedBaseNow() != nil)
+        var tokens = (0..<300).map { i in
+            TokenFactory.token(payload: TokenFactory.claims(extra: #""n":\#(i)"#), signer: TokenFactory.ec)
+        }
+        // A bad signature (last octet of s), a token signed by another key under ec-a's kid, one RS256.
+        let parts17 = tokens[17].split(separator: ".")
+        var signature17 = Base64URL.decode(parts17[2].utf8)!
+        signature17[40] ^= 0x10
+        tokens[17] = parts17[0] + "." + parts17[1] + "." + Base64URL.encode(signature17)
+        let foreign = TokenFactory.Signer(kid: "ec-a", algorithm: .es256, key: try EVPPrivateKey.generateEC(curve: "P-256"))
+        tokens[150] = TokenFactory.token(payload: TokenFactory.claims(), signer: foreign)
+        tokens[299] = TokenFactory.token(payload: TokenFactory.claims())
+        let expected = tokens.indices.map { [17, 150].contains($0) ? "bad_signature" : "valid" }
+        let bytes = tokens.map { Array($0.utf8) }
+        let reasons = verifier.withPresolvedSignatures({ batch in
+            for token in bytes { token.withUnsafeBytes { batch.add($0) } }
+        }) {
+            bytes.map { token in
+                token.withUnsafeBytes { verifier.evaluate($0, nonce: nil, at: .clock) }.errorReason ?? "valid"
+            }
+        }
+        #expect(reasons == expected)
+        // Inside a scope that presolved the good token 3, the same signature over other claims is
+        // checked afresh: a verdict answers only the exact key, digest and signature it was made for.
+        let original = bytes[3]
+        let parts = tokens[3].split(separator: ".")
+        let altered = Array((parts[0] + "." + Base64URL.encode(Array(TokenFactory.claims(extra: #""n":4"#).utf8)) + "." + parts[2]).utf8)
+        let alteredReason = verifier.withPresolvedSignatures({ batch in original.withUnsafeBytes { batch.add($0) } }) {
+            altered.withUnsafeBytes { verifier.evaluate($0, nonce: nil, at: .clock) }.errorReason
+        }
+        #expect(alteredReason == "bad_signature")
+    }
+
+    @Test("a P-256 key earns its table after a few verifications, once, and only P-256 keys have one")
+    func lazyTable() throws {
+        let signer = TokenFactory.Signer(kid: "lazy", algorithm: .es256, key: try EVPPrivateKey.generateEC(curve: "P-256"))
+        let keys = try JWKSet(json: Array("{\"keys\":[\(signer.jwkJSON)]}".utf8))
+        let key = try #require(keys.keys.first?.key)
+        let verifier = Verifier(keys: keys, issuer: TokenFactory.issuer, audiences: [TokenFactory.audience], clock: { TokenFactory.now })
+        let token = Array(TokenFactory.token(payload: TokenFactory.claims(), signer: signer).utf8)
+        #expect(key.fixedBaseSlot != nil)
+        for _ in 0..<(FixedBaseSlot.threshold - 1) {
+            #expect(token.withUnsafeBytes { verifier.evaluate($0, nonce: nil, at: .clock) }.errorReason == nil)
+        }
+        #expect(key.fixedBaseSlot?.isBuilt == false)
+        let built = FixedBaseSlot.tableCounts.built
+        #expect(token.withUnsafeBytes { verifier.evaluate($0, nonce: nil, at: .clock) }.errorReason == nil)
+        #expect(key.fixedBaseSlot?.isBuilt == true)
+        #expect(FixedBaseSlot.tableCounts.built > built)
+        let table = try #require(key.fixedBase)
+        #expect(key.fixedBase === table)
+        #expect(key.buildFixedBaseNow() === table)
+        #expect(token.withUnsafeBytes { verifier.evaluate($0, nonce: nil, at: .clock) }.errorReason == nil)
+        #expect(TokenFactory.keys.keys.first { $0.keyID == "rsa-a" }?.key?.fixedBaseSlot == nil)
+        let p384 = try EVPPrivateKey.generateEC(curve: "P-384")
+        let p384Set = try JWKSet(json: Array("{\"keys\":[\(TokenFactory.Signer(kid: "p384", algorithm: .es384, key: p384).jwkJSON)]}".utf8))
+        #expect(p384Set.keys.first?.key?.fixedBaseSlot == nil)
+    }
+}
+
+extension Result where Failure == VerificationError {
+    /// The reason code of a failure, `nil` on success.
+    var errorReason: String? {
+        if case .failure(let error) = self { return error.reason.rawValue }
+        return nil
+    }
+}
