@@ -114,12 +114,12 @@ bench-instructions: deps
 asan: deps
 	ASAN_OPTIONS=detect_leaks=0 $(SWIFT) test --sanitize=address --build-path .build/asan
 
-# The concurrency, key-cache and HTTP suites under ThreadSanitizer. Not the 16-thread stress test:
+# The concurrency, key-cache, fixed-base and HTTP suites under ThreadSanitizer. Not the 16-thread stress test:
 # TSan cannot see Synchronization.Mutex's futex-based exclusion on Linux and reports false races
 # under contention (16 threads x 20,000 increments of a Mutex<Int> report a race, total exact).
 tsan: deps
 	$(SWIFT) test --sanitize=thread --build-path .build/tsan \
-	    --filter "ConcurrencyTests|KeyCacheStateTests|JWTVerifyTests.RemoteKeySetTests|HTTPKeySetTests|CLIRemoteKeySetTests"
+	    --filter "ConcurrencyTests|KeyCacheStateTests|FixedBaseP256Tests|JWTVerifyTests.RemoteKeySetTests|HTTPKeySetTests|CLIRemoteKeySetTests"
 
 # The Spark job on local[2] against one jwtverify audit process over the same generated logs.
 bench-spark: spark-deps release
@@ -132,7 +132,7 @@ TARGET ?= json
 FUZZ_SECONDS ?= 600
 fuzz: deps
 	$(SWIFT) build -c release --build-path .build/fuzz --product jwtfuzz \
-	    -Xswiftc -sanitize=fuzzer,address -Xswiftc -DFUZZING
+	    -Xswiftc -sanitize=fuzzer,address -Xswiftc -DFUZZING -Xcc -fsanitize=fuzzer-no-link,address
 	mkdir -p .fuzz/$(TARGET)/corpus .fuzz/$(TARGET)/seeds
 	python3 Tests/Fuzz/seeds.py $(TARGET) .fuzz/$(TARGET)/seeds
 	cd .fuzz/$(TARGET) && JWTFUZZ_TARGET=$(TARGET) ../../.build/fuzz/release/jwtfuzz -max_total_time=$(FUZZ_SECONDS) \

@@ -1,5 +1,6 @@
 import Foundation
 @testable import JWTVerify
+import Synchronization
 import JWTVerifyTestSupport
 import Testing
 
@@ -217,6 +218,30 @@ struct FixedBaseP256Tests {
         let p384 = try EVPPrivateKey.generateEC(curve: "P-384")
         let p384Set = try JWKSet(json: Array("{\"keys\":[\(TokenFactory.Signer(kid: "p384", algorithm: .es384, key: p384).jwkJSON)]}".utf8))
         #expect(p384Set.keys.first?.key?.fixedBaseSlot == nil)
+    }
+}
+
+extension FixedBaseP256Tests {
+    @Test("8 threads crossing the threshold together: one table is built, every token verifies")
+    func concurrentBuild() throws {
+        let signer = TokenFactory.Signer(kid: "race", algorithm: .es256, key: try EVPPrivateKey.generateEC(curve: "P-256"))
+        let keys = try JWKSet(json: Array("{\"keys\":[\(signer.jwkJSON)]}".utf8))
+        let verifier = Verifier(keys: keys, issuer: TokenFactory.issuer, audiences: [TokenFactory.audience], clock: { TokenFactory.now })
+        let tokens = (0..<64).map { Array(TokenFactory.token(payload: TokenFactory.claims(extra: #""n":\#($0)"#), signer: signer).utf8) }
+        let before = FixedBaseSlot.tableCounts.built
+        let failures = Atomic<Int>(0)
+        DispatchQueue.concurrentPerform(iterations: 8) { thread in
+            for (i, token) in tokens.enumerated() where i % 2 == thread % 2 || thread > 3 {
+                if case .failure = token.withUnsafeBytes({ verifier.evaluate($0, nonce: nil, at: .clock) }) {
+                    failures.wrappingAdd(1, ordering: .relaxed)
+                }
+            }
+        }
+        #expect(failures.load(ordering: .relaxed) == 0)
+        #expect(keys.keys.first?.key?.hasFixedBaseTable == true)
+        #expect(keys.keys.first?.key?.fixedBaseSlot?.buildCount == 1)
+        #expect(FixedBaseSlot.tableCounts.built - before >= 1)
+        #expect(FixedBaseSlot.tableCounts.live <= FixedBaseSlot.tableCap)
     }
 }
 

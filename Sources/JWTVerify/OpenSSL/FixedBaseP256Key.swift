@@ -82,6 +82,7 @@ final class FixedBaseSlot: Sendable {
     private static let builtTables = Atomic<Int>(0)
 
     private let uses = Atomic<Int>(0)
+    private let constructions = Atomic<Int>(0)
     private let table = AtomicLazyReference<FixedBaseP256Key>()
 
     /// Tables alive now, and built since the process started.
@@ -92,6 +93,10 @@ final class FixedBaseSlot: Sendable {
     deinit {
         if table.load() != nil { Self.liveTables.wrappingSubtract(1, ordering: .relaxed) }
     }
+
+    /// How many times a table was built for this key (1 at most, unless ``buildNow(for:)`` met the
+    /// threshold's builder).
+    var buildCount: Int { constructions.load(ordering: .relaxed) }
 
     /// Whether the table is built (without counting a use).
     var isBuilt: Bool { table.load() != nil }
@@ -120,6 +125,7 @@ final class FixedBaseSlot: Sendable {
             Self.liveTables.wrappingSubtract(1, ordering: .relaxed)
             return nil
         }
+        constructions.wrappingAdd(1, ordering: .relaxed)
         guard let point = key.octets("pub"), let built = FixedBaseP256Key(uncompressedPoint: point) else {
             Self.liveTables.wrappingSubtract(1, ordering: .relaxed)
             return nil

@@ -1,0 +1,137 @@
+package import JWTVerify
+
+/// What `serve`'s `/auth` answers a gateway (nginx `auth_request`, Caddy `forward_auth`, Traefik
+/// `ForwardAuth`, Envoy `ext_authz`): a status from the four a gateway understands, and headers.
+///
+/// - valid: `200` with `X-JWT-Sub`, `-Iss`, `-Aud`, `-Exp`, `-Kid`, `-Alg` and each configured
+///   claim header;
+/// - no token: `401` with a bare `WWW-Authenticate: Bearer` (RFC 6750 §3.1: no `error` when the
+///   request carried no credentials);
+/// - a genuine token for another service (`audience_mismatch`, `hosted_domain_mismatch`): `403`;
+/// - no usable key set (`jwks_unavailable`): `503`;
+/// - any other rejection: `401` with `WWW-Authenticate: Bearer error="invalid_token",
+///   error_description="<reason>"`.
+///
+/// Every rejection carries `X-JWT-Reason: <reason>`, the library's reason code.
+package struct GatewayAnswer: Equatable {
+    package var status: Int
+    package var headers: [(String, String)]
+
+    package static func == (a: GatewayAnswer, b: GatewayAnswer) -> Bool {
+        a.status == b.status && a.headers.elementsEqual(b.headers, by: { $0 == $1 })
+    }
+
+    /// A claim copied into a response header (`--claim-header CLAIM=Header-Name`).
+    package struct ClaimHeader: Sendable, Equatable {
+        package let claim: String
+        package let header: String
+
+        package init(claim: String, header: String) {
+            self.claim = claim
+            self.header = header
+        }
+
+        /// Parses `CLAIM=Header-Name`; the header name must be an RFC 9110 token.
+        package init?(parsing text: String) {
+            guard let equals = text.firstIndex(of: "=") else { return nil }
+            let claim = String(text[..<equals])
+            let header = String(text[text.index(after: equals)...])
+            guard !claim.isEmpty, !header.isEmpty, header.utf8.allSatisfy(Self.isTokenByte) else { return nil }
+            self.init(claim: claim, header: header)
+        }
+
+        private static func isTokenByte(_ byte: UInt8) -> Bool {
+            switch byte {
+            case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "0")...UInt8(ascii: "9"): true
+            default: "!#$%&'*+-.^_`|~".utf8.contains(byte)
+            }
+        }
+    }
+
+    /// The answer when the request carried no token; `realm` when configured.
+    package static func noToken(realm: String?) -> GatewayAnswer {
+        let challenge = realm.map { "Bearer realm=\"\(headerSafe($0, quoted: true))\"" } ?? "Bearer"
+        return GatewayAnswer(status: 401, headers: [("WWW-Authenticate", challenge)])
+    }
+
+    /// The answer for a verdict.
+    package static func verdict(
+        _ result: Result<VerifiedToken, VerificationError>, claimHeaders: [ClaimHeader], realm: String?
+    ) -> GatewayAnswer {
+        switch result {
+        case .success(let token): return valid(token, claimHeaders: claimHeaders)
+        case .failure(let error): return rejected(error.reason, realm: realm)
+        }
+    }
+
+    /// A rejection with `reason`.
+    package static func rejected(_ reason: VerificationError.Reason, realm: String?) -> GatewayAnswer {
+        let code = reason.rawValue
+        switch reason {
+        case .audienceMismatch, .hostedDomainMismatch:
+            return GatewayAnswer(status: 403, headers: [("X-JWT-Reason", code)])
+        case .keySetUnavailable:
+            return GatewayAnswer(status: 503, headers: [("X-JWT-Reason", code), ("Retry-After", "5")])
+        default:
+            let realmPart = realm.map { "realm=\"\(headerSafe($0, quoted: true))\", " } ?? ""
+            return GatewayAnswer(
+                status: 401,
+                headers: [
+                    ("WWW-Authenticate", "Bearer \(realmPart)error=\"invalid_token\", error_description=\"\(code)\""), ("X-JWT-Reason", code),
+                ])
+        }
+    }
+
+    private static func valid(_ token: VerifiedToken, claimHeaders: [ClaimHeader]) -> GatewayAnswer {
+        let claims = token.claims
+        var headers: [(String, String)] = []
+        func add(_ name: String, _ value: String?) { if let value { headers.append((name, headerSafe(value, quoted: false))) } }
+        add("X-JWT-Sub", claims.subject)
+        add("X-JWT-Iss", claims.issuer)
+        add("X-JWT-Aud", claims.audience?.joined(separator: ","))
+        add("X-JWT-Exp", claims.expiresAt.map(Self.number))
+        add("X-JWT-Kid", token.keyID)
+        add("X-JWT-Alg", token.algorithm.name)
+        if !claimHeaders.isEmpty {
+            let all = token.allClaims
+            for mapping in claimHeaders { add(mapping.header, all[mapping.claim].map(Self.text)) }
+        }
+        return GatewayAnswer(status: 200, headers: headers)
+    }
+
+    /// A claim's value as header text: strings as they are, numbers and literals as JSON writes
+    /// them, arrays as their elements joined with commas, objects as compact JSON.
+    static func text(_ value: JSONValue) -> String {
+        switch value {
+        case .string(let string): string
+        case .array(let elements): elements.map(text).joined(separator: ",")
+        default: value.description
+        }
+    }
+
+    private static func number(_ value: Double) -> String {
+        value == value.rounded() && abs(value) < 1e15 ? String(Int64(value)) : String(value)
+    }
+
+    /// `value` with every byte a header may not carry percent-encoded: controls (CR and LF among
+    /// them), DEL, non-ASCII octets, and `%` itself; inside a quoted-string also `"` and `\`.
+    package static func headerSafe(_ value: String, quoted: Bool) -> String {
+        var needs = false
+        for byte in value.utf8 where byte < 0x20 || byte >= 0x7F || byte == UInt8(ascii: "%") || (quoted && (byte == 0x22 || byte == 0x5C)) {
+            needs = true
+            break
+        }
+        guard needs else { return value }
+        let hex = Array("0123456789ABCDEF".utf8)
+        var out: [UInt8] = []
+        out.reserveCapacity(value.utf8.count * 3)
+        for byte in value.utf8 {
+            if byte < 0x20 || byte >= 0x7F || byte == UInt8(ascii: "%") || (quoted && (byte == 0x22 || byte == 0x5C)) {
+                out += [UInt8(ascii: "%"), hex[Int(byte >> 4)], hex[Int(byte & 15)]]
+            } else {
+                out.append(byte)
+            }
+        }
+        return String(decoding: out, as: UTF8.self)
+    }
+}

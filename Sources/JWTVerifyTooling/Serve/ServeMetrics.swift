@@ -1,0 +1,135 @@
+package import JWTVerify
+import Synchronization
+
+/// `serve`'s counters, and their Prometheus text exposition (format 0.0.4) for `/metrics`.
+package final class ServeMetrics: Sendable {
+    /// Upper bounds of the verification latency histogram, in seconds.
+    package static let latencyBuckets: [Double] = [0.000025, 0.00005, 0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.1, 1]
+
+    private struct Counts {
+        /// Per route, per result reason ("" for valid).
+        var verdicts: [String: [String: Int]] = [:]
+        var latencyBuckets = [Int](repeating: 0, count: ServeMetrics.latencyBuckets.count)
+        var latencyCount = 0
+        var latencySum = 0.0
+        var responses: [Int: Int] = [:]
+        var reloads: [String: Int] = [:]
+    }
+
+    private let counts = Mutex(Counts())
+
+    package init() {}
+
+    /// Counts one verification on `route`: its reason (`nil`: valid) and how long it took.
+    package func verification(route: String, reason: VerificationError.Reason?, seconds: Double) {
+        counts.withLock { counts in
+            counts.verdicts[route, default: [:]][reason?.rawValue ?? "", default: 0] += 1
+            counts.latencyCount += 1
+            counts.latencySum += seconds
+            if let bucket = Self.latencyBuckets.firstIndex(where: { seconds <= $0 }) { counts.latencyBuckets[bucket] += 1 }
+        }
+    }
+
+    /// Counts one HTTP response.
+    package func response(status: Int) {
+        counts.withLock { $0.responses[status, default: 0] += 1 }
+    }
+
+    /// Counts one reload (`SIGHUP`) by outcome (`ok`, `failed`).
+    package func reload(outcome: String) {
+        counts.withLock { $0.reloads[outcome, default: 0] += 1 }
+    }
+
+    /// What `/metrics` shows of one route's keys and token cache.
+    package struct RouteState {
+        package var route: String
+        package var keyCount: Int
+        /// Seconds since the keys were loaded or last fetched.
+        package var keyAge: Double?
+        /// Remote key sets only.
+        package var keySet: KeyCacheMetrics?
+        package var cache: VerifiedTokenCache.Counters?
+
+        package init(route: String, keyCount: Int, keyAge: Double?, keySet: KeyCacheMetrics?, cache: VerifiedTokenCache.Counters?) {
+            self.route = route
+            self.keyCount = keyCount
+            self.keyAge = keyAge
+            self.keySet = keySet
+            self.cache = cache
+        }
+    }
+
+    /// The exposition: every family with `# HELP` and `# TYPE`, counters ending in `_total`.
+    package func exposition(routes: [RouteState]) -> String {
+        let snapshot = counts.withLock { $0 }
+        var text = ""
+        func family(_ name: String, _ type: String, _ help: String) { text += "# HELP \(name) \(help)\n# TYPE \(name) \(type)\n" }
+        func sample(_ name: String, _ labels: [(String, String)], _ value: String) {
+            let rendered = labels.isEmpty ? "" : "{" + labels.map { "\($0.0)=\"\(Self.escape($0.1))\"" }.joined(separator: ",") + "}"
+            text += "\(name)\(rendered) \(value)\n"
+        }
+
+        family("jwtverify_verifications_total", "counter", "Tokens verified, by route, result and reason.")
+        for route in snapshot.verdicts.keys.sorted() {
+            for (reason, count) in snapshot.verdicts[route]!.sorted(by: { $0.key < $1.key }) {
+                sample("jwtverify_verifications_total", [("route", route), ("result", reason.isEmpty ? "valid" : "rejected"), ("reason", reason.isEmpty ? "none" : reason)], "\(count)")
+            }
+        }
+        family("jwtverify_verification_duration_seconds", "histogram", "Time to verify one token, in seconds.")
+        var cumulative = 0
+        for (bound, count) in zip(Self.latencyBuckets, snapshot.latencyBuckets) {
+            cumulative += count
+            sample("jwtverify_verification_duration_seconds_bucket", [("le", "\(bound)")], "\(cumulative)")
+        }
+        sample("jwtverify_verification_duration_seconds_bucket", [("le", "+Inf")], "\(snapshot.latencyCount)")
+        sample("jwtverify_verification_duration_seconds_sum", [], "\(snapshot.latencySum)")
+        sample("jwtverify_verification_duration_seconds_count", [], "\(snapshot.latencyCount)")
+
+        family("jwtverify_http_responses_total", "counter", "HTTP responses, by status code.")
+        for (status, count) in snapshot.responses.sorted(by: { $0.key < $1.key }) { sample("jwtverify_http_responses_total", [("code", "\(status)")], "\(count)") }
+
+        family("jwtverify_reloads_total", "counter", "Configuration and key reloads on SIGHUP, by outcome.")
+        for (outcome, count) in snapshot.reloads.sorted(by: { $0.key < $1.key }) { sample("jwtverify_reloads_total", [("outcome", outcome)], "\(count)") }
+
+        family("jwtverify_keys", "gauge", "Usable keys loaded, by route.")
+        for route in routes { sample("jwtverify_keys", [("route", route.route)], "\(route.keyCount)") }
+        family("jwtverify_keys_age_seconds", "gauge", "Seconds since the route's keys were loaded or last fetched.")
+        for route in routes { if let age = route.keyAge { sample("jwtverify_keys_age_seconds", [("route", route.route)], "\(age)") } }
+
+        family("jwtverify_jwks_fetches_total", "counter", "Remote key-set fetches, by route and outcome.")
+        for route in routes {
+            guard let keySet = route.keySet else { continue }
+            let succeeded = max(0, keySet.fetches - keySet.failures - keySet.notModified)
+            for (outcome, count) in [("ok", succeeded), ("not_modified", keySet.notModified), ("failed", keySet.failures)] {
+                sample("jwtverify_jwks_fetches_total", [("route", route.route), ("outcome", outcome)], "\(count)")
+            }
+        }
+        family("jwtverify_jwks_unknown_kid_refreshes_total", "counter", "Key-set refreshes started by an unknown kid, by route.")
+        for route in routes { if let keySet = route.keySet { sample("jwtverify_jwks_unknown_kid_refreshes_total", [("route", route.route)], "\(keySet.unknownKeyIDRefreshes)") } }
+
+        let cacheFamilies: [(String, String, String, KeyPath<VerifiedTokenCache.Counters, Int>)] = [
+            ("jwtverify_token_cache_hits_total", "counter", "Verified-token cache hits.", \.hits),
+            ("jwtverify_token_cache_misses_total", "counter", "Verified-token cache misses.", \.misses),
+            ("jwtverify_token_cache_evictions_total", "counter", "Verified-token cache evictions.", \.evictions),
+            ("jwtverify_token_cache_entries", "gauge", "Tokens held by the verified-token cache.", \.entries),
+        ]
+        for (name, type, help, path) in cacheFamilies {
+            family(name, type, help)
+            for route in routes { if let cache = route.cache { sample(name, [("route", route.route)], "\(cache[keyPath: path])") } }
+        }
+        return text
+    }
+
+    private static func escape(_ value: String) -> String {
+        var out = ""
+        for character in value {
+            switch character {
+            case "\\": out += "\\\\"
+            case "\"": out += "\\\""
+            case "\n": out += "\\n"
+            default: out.append(character)
+            }
+        }
+        return out
+    }
+}
