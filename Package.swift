@@ -26,6 +26,11 @@ let package = Package(
             pkgConfig: "jansson",
             providers: [.apt(["libjansson-dev"]), .brew(["jansson"])]
         ),
+        .systemLibrary(
+            name: "CMicroHTTPD",
+            pkgConfig: "libmicrohttpd",
+            providers: [.apt(["libmicrohttpd-dev"]), .brew(["libmicrohttpd"])]
+        ),
         // glibc allocator tuning for the CLI's batch work (a header only; libc is always linked).
         .systemLibrary(name: "CMallocTuning"),
         // ES256 with a fixed-base table per P-256 key: the one C file that uses OpenSSL calls
@@ -54,7 +59,7 @@ let package = Package(
         ),
         .executableTarget(
             name: "jwtverify",
-            dependencies: ["JWTVerify", "JWTVerifyRemote", "JWTVerifyTooling", "CMallocTuning"],
+            dependencies: ["JWTVerify", "JWTVerifyRemote", "JWTVerifyTooling", "CMallocTuning", "CMicroHTTPD"],
             swiftSettings: strictSettings
         ),
         .executableTarget(

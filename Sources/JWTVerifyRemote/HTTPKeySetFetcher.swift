@@ -37,16 +37,9 @@ public struct HTTPKeySetFetcher: KeySetFetcher {
         request.setValue("application/json", forHTTPHeaderField: "Accept")
         if let etag { request.setValue(etag, forHTTPHeaderField: "If-None-Match") }
         if let lastModified { request.setValue(lastModified, forHTTPHeaderField: "If-Modified-Since") }
-        let configuration = URLSessionConfiguration.ephemeral
-        configuration.urlCache = nil
-        configuration.requestCachePolicy = .reloadIgnoringLocalAndRemoteCacheData
-        configuration.timeoutIntervalForRequest = connectTimeout
-        configuration.timeoutIntervalForResource = totalTimeout
-        let delegate = FetchDelegate(maximumBytes: maximumBytes, maximumRedirects: maximumRedirects)
-        let session = URLSession(configuration: configuration, delegate: delegate, delegateQueue: nil)
-        defer { session.finishTasksAndInvalidate() }
+        let fetch = FetchDelegate(maximumBytes: maximumBytes, maximumRedirects: maximumRedirects)
         return await withCheckedContinuation { continuation in
-            delegate.start(session.dataTask(with: request), continuation: continuation, totalTimeout: totalTimeout)
+            SharedSession.shared.start(request, fetch: fetch, continuation: continuation, totalTimeout: totalTimeout)
         }
     }
 
@@ -80,8 +73,63 @@ public struct HTTPKeySetFetcher: KeySetFetcher {
     }
 }
 
+/// The one `URLSession` of the process. A session costs a few hundred bytes that
+/// FoundationNetworking never returns, and `serve` fetches keys for months, so every fetch shares
+/// this one. Its delegate hands each task's events to that fetch's ``FetchDelegate``.
+private final class SharedSession: NSObject, URLSessionDataDelegate, @unchecked Sendable {
+    static let shared = SharedSession()
+
+    // Safety: `fetches` is guarded by `lock`; `session` is set once, in init.
+    private let lock = NSLock()
+    private var fetches: [Int: FetchDelegate] = [:]
+    private var session: URLSession!
+
+    private override init() {
+        super.init()
+        let configuration = URLSessionConfiguration.ephemeral
+        configuration.urlCache = nil
+        configuration.requestCachePolicy = .reloadIgnoringLocalAndRemoteCacheData
+        // Per-fetch limits: the request's own timeout (connect and reads) and the fetch's watchdog.
+        configuration.timeoutIntervalForResource = 300
+        session = URLSession(configuration: configuration, delegate: self, delegateQueue: nil)
+    }
+
+    func start(_ request: URLRequest, fetch: FetchDelegate, continuation: CheckedContinuation<KeySetFetchResult, Never>, totalTimeout: Double) {
+        let task = session.dataTask(with: request)
+        lock.withLock { fetches[task.taskIdentifier] = fetch }
+        fetch.start(task, continuation: continuation, totalTimeout: totalTimeout)
+    }
+
+    private func fetch(for task: URLSessionTask) -> FetchDelegate? { lock.withLock { fetches[task.taskIdentifier] } }
+
+    func urlSession(
+        _ session: URLSession, dataTask: URLSessionDataTask, didReceive response: URLResponse,
+        completionHandler: @escaping (URLSession.ResponseDisposition) -> Void
+    ) {
+        guard let fetch = fetch(for: dataTask) else { return completionHandler(.cancel) }
+        fetch.received(response, completionHandler: completionHandler)
+    }
+
+    func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive data: Data) {
+        fetch(for: dataTask)?.received(data, task: dataTask)
+    }
+
+    func urlSession(
+        _ session: URLSession, task: URLSessionTask, willPerformHTTPRedirection response: HTTPURLResponse,
+        newRequest request: URLRequest, completionHandler: @escaping (URLRequest?) -> Void
+    ) {
+        guard let fetch = fetch(for: task) else { return completionHandler(nil) }
+        fetch.redirect(to: request, task: task, completionHandler: completionHandler)
+    }
+
+    func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: (any Error)?) {
+        let fetch = lock.withLock { fetches.removeValue(forKey: task.taskIdentifier) }
+        fetch?.completed(error: error)
+    }
+}
+
 /// Collects one response, enforcing the size cap and the redirect rules, and resumes the caller once.
-private final class FetchDelegate: NSObject, URLSessionDataDelegate, @unchecked Sendable {
+private final class FetchDelegate: @unchecked Sendable {
     // Safety: all mutable state is guarded by `lock`.
     private let lock = NSLock()
     private let maximumBytes: Int
@@ -97,6 +145,7 @@ private final class FetchDelegate: NSObject, URLSessionDataDelegate, @unchecked 
         self.maximumBytes = maximumBytes
         self.maximumRedirects = maximumRedirects
     }
+
 
     func start(_ task: URLSessionDataTask, continuation: CheckedContinuation<KeySetFetchResult, Never>, totalTimeout: Double) {
         lock.withLock {
@@ -119,10 +168,7 @@ private final class FetchDelegate: NSObject, URLSessionDataDelegate, @unchecked 
         waiting?.resume(returning: result)
     }
 
-    func urlSession(
-        _ session: URLSession, dataTask: URLSessionDataTask, didReceive response: URLResponse,
-        completionHandler: @escaping (URLSession.ResponseDisposition) -> Void
-    ) {
+    func received(_ response: URLResponse, completionHandler: @escaping (URLSession.ResponseDisposition) -> Void) {
         guard let http = response as? HTTPURLResponse, http.statusCode == 200 || http.statusCode == 304 else {
             let status = (response as? HTTPURLResponse)?.statusCode ?? 0
             lock.withLock { problem = problem ?? "HTTP status \(status)" }
@@ -138,7 +184,7 @@ private final class FetchDelegate: NSObject, URLSessionDataDelegate, @unchecked 
         completionHandler(.allow)
     }
 
-    func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive data: Data) {
+    func received(_ data: Data, task dataTask: URLSessionDataTask) {
         let over = lock.withLock { () -> Bool in
             body.append(contentsOf: data)
             if body.count > maximumBytes {
@@ -151,10 +197,7 @@ private final class FetchDelegate: NSObject, URLSessionDataDelegate, @unchecked 
         if over { dataTask.cancel() }
     }
 
-    func urlSession(
-        _ session: URLSession, task: URLSessionTask, willPerformHTTPRedirection response: HTTPURLResponse,
-        newRequest request: URLRequest, completionHandler: @escaping (URLRequest?) -> Void
-    ) {
+    func redirect(to request: URLRequest, task: URLSessionTask, completionHandler: @escaping (URLRequest?) -> Void) {
         let allowed = lock.withLock { () -> Bool in
             redirects += 1
             if redirects > maximumRedirects {
@@ -171,7 +214,7 @@ private final class FetchDelegate: NSObject, URLSessionDataDelegate, @unchecked 
         if !allowed { task.cancel() }
     }
 
-    func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: (any Error)?) {
+    func completed(error: (any Error)?) {
         let (response, body, problem) = lock.withLock { (self.response, self.body, self.problem) }
         if let problem {
             finish(.failed(problem))

@@ -12,6 +12,8 @@ enum ExitStatus: Int32 {
     case noInput = 66
     /// A remote key set could not be fetched and no snapshot was at hand (EX_UNAVAILABLE).
     case unavailable = 69
+    /// `serve` cannot listen on its address (EX_OSERR).
+    case osError = 71
     /// A bug (EX_SOFTWARE).
     case internalError = 70
     /// The build cannot do what was asked: `bench` in a debug build (EX_CONFIG).

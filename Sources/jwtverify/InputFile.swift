@@ -35,6 +35,24 @@ struct InputFile {
         return opened
     }
 
+    /// The whole of a small file (a config), at most `limit` octets.
+    static func readAll(_ path: String, limit: Int = 16 << 20) throws(CommandFailure) -> [UInt8] {
+        let file = try openAll([path])[0]
+        defer { file.close() }
+        var bytes: [UInt8] = []
+        var chunk = [UInt8](repeating: 0, count: 65536)
+        while true {
+            let n = chunk.withUnsafeMutableBytes { read(file.fd, $0.baseAddress, $0.count) }
+            if n < 0 {
+                if errno == EINTR { continue }
+                throw CommandFailure(status: .ioError, message: "cannot read \(path): \(String(cString: strerror(errno)))")
+            }
+            if n == 0 { return bytes }
+            bytes += chunk[..<n]
+            if bytes.count > limit { throw CommandFailure(status: .dataError, message: "\(path) is larger than \(limit) octets") }
+        }
+    }
+
     func close() {
         if fd != 0 { _ = Glibc.close(fd) }
     }

@@ -20,6 +20,7 @@ enum JWTVerifyCommand {
           verify    Verify one token per input line; JSON Lines results on stdout.
           audit     Find tokens in logs, HAR files or dumps; report on each and on the lot.
           inspect   Decode a token (UNVERIFIED unless --jwks is given).
+          serve     Answer token checks over HTTP: /auth for gateways, /verify, /metrics.
           bench     Measure verification throughput against the raw OpenSSL limit.
           apple     Make a Sign in with Apple client secret: 'apple client-secret ...'.
           jwks      Describe key sets ('jwks show SRC...') or save one ('jwks fetch URL -o FILE').
@@ -67,6 +68,7 @@ enum JWTVerifyCommand {
         case "audit": AuditCommand.table.acceptedNames
         case "inspect": InspectCommand.table.acceptedNames
         case "bench": BenchOptions.table.acceptedNames
+        case "serve": ServeOptions.table.acceptedNames
         case "jwks": JWKSCommand.table.acceptedNames
         case "apple": AppleCommand.table.acceptedNames
         default: nil
@@ -109,6 +111,13 @@ enum JWTVerifyCommand {
         case "jwks":
             if let status = help(JWKSCommand.help, words, neededArguments: true) { return status }
             return try JWKSCommand(parsing: words.dropFirst()).run()
+        case "serve":
+            let options = try ServeOptions(parsing: words.dropFirst())
+            if options.helpRequested {
+                print(ServeOptions.help)
+                return .ok
+            }
+            return try ServeCommand(options: options).run()
         case "bench":
             let options = try BenchOptions(parsing: words.dropFirst())
             if options.helpRequested {

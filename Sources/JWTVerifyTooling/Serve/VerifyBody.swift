@@ -1,0 +1,89 @@
+package import JWTVerify
+
+/// `serve`'s `/verify` body: one JSON request, or JSON Lines of them, exactly `verify`'s input
+/// lines, answered with `verify`'s record for each, in order. ES256 signatures are presolved in
+/// batches, as `verify` does.
+package enum VerifyBody {
+    /// The records and their tally.
+    package struct Records {
+        package var output: [UInt8]
+        package var tally: Tally
+    }
+
+    /// Why a body is refused (`400`): the 1-based line that is not a JSON object.
+    package struct Problem: Error {
+        package let line: Int
+        package let message: String
+
+        /// `{"error":"body_not_json","line":N,"detail":"..."}` and a newline.
+        package var json: [UInt8] {
+            var text = JSONText()
+            text.beginObject()
+            text.key("error")
+            text.string("body_not_json")
+            text.key("line")
+            text.integer(line)
+            text.key("detail")
+            text.string(message)
+            text.endObject()
+            text.newline()
+            return text.bytes
+        }
+    }
+
+    /// The body's lines (blank ones skipped); every one must be a JSON object, or else the body
+    /// is taken whole as one pretty-printed request.
+    package static func requests(_ body: UnsafeRawBufferPointer) -> Result<[Range<Int>], Problem> {
+        var lines: [Range<Int>] = []
+        var start = 0
+        while start < body.count {
+            var end = start
+            while end < body.count, body[end] != UInt8(ascii: "\n") { end += 1 }
+            var trimmed = start..<end
+            while let last = trimmed.last, [0x20, 0x09, 0x0D].contains(body[last]) { trimmed = trimmed.lowerBound..<last }
+            while let first = trimmed.first, [0x20, 0x09].contains(body[first]) { trimmed = (first + 1)..<trimmed.upperBound }
+            if !trimmed.isEmpty { lines.append(trimmed) }
+            start = end + 1
+        }
+        guard !lines.isEmpty else { return .failure(Problem(line: 1, message: "the body holds no request")) }
+        for (index, line) in lines.enumerated() {
+            if let message = notAnObject(UnsafeRawBufferPointer(rebasing: body[line])) {
+                // One request spread over several lines is one JSON object as a whole.
+                if lines.count > 1, notAnObject(UnsafeRawBufferPointer(rebasing: body[lines[0].lowerBound..<lines[lines.count - 1].upperBound])) == nil {
+                    return .success([lines[0].lowerBound..<lines[lines.count - 1].upperBound])
+                }
+                return .failure(Problem(line: index + 1, message: message))
+            }
+        }
+        return .success(lines)
+    }
+
+    private static func notAnObject(_ line: UnsafeRawBufferPointer) -> String? {
+        switch JSONFieldReader.read(line, strings: [], jsonValues: []) {
+        case .success: nil
+        case .failure(.invalid(let message)): "not valid JSON: \(message)"
+        case .failure(.notObject): "not a JSON object"
+        }
+    }
+
+    /// Evaluates every request of `body` with `evaluator`.
+    package static func evaluate(_ body: [UInt8], with evaluator: RequestLineEvaluator) -> Result<Records, Problem> {
+        body.withUnsafeBytes { bytes in
+            requests(bytes).map { lines in
+                var text = JSONText()
+                text.reserveCapacity(lines.count * 384)
+                var tally = Tally()
+                for group in lines.indices.chunks(of: FixedBaseP256Key.batchLimit) {
+                    evaluator.verifier.withPresolvedSignatures { batch in
+                        for index in group { evaluator.addToken(of: UnsafeRawBufferPointer(rebasing: bytes[lines[index]]), to: &batch) }
+                    } _: {
+                        for index in group {
+                            tally.count(evaluator.evaluate(UnsafeRawBufferPointer(rebasing: bytes[lines[index]]), number: index + 1, file: nil, into: &text))
+                        }
+                    }
+                }
+                return Records(output: text.bytes, tally: tally)
+            }
+        }
+    }
+}

@@ -1,0 +1,146 @@
+import JWTVerify
+import JWTVerifyTooling
+
+/// What one `serve` route checks and how it finds the token: keys, policy, token cache and the
+/// gateway's headers. The command line describes the default route; `--config` adds named ones,
+/// written as the same options in JSON.
+struct RouteOptions: Sendable {
+    var keySets = KeySetOptions()
+    var flags = PolicyFlags()
+    /// Verified tokens kept (`--cache`; 0: off).
+    var cacheCapacity = 10_000
+    var claimHeaders: [GatewayAnswer.ClaimHeader] = []
+    var tokenHeader: String?
+    var tokenCookie: String?
+    var realm: String?
+    /// The policy, once the options are read (``finish()``).
+    var policy = VerificationPolicy(issuers: nil, audiences: nil)
+
+    static let options: [Option<RouteOptions>] =
+        KeySetOptions.options().map { $0.lifted(\.keySets) } + PolicyFlags.all(optionalClaims: false).map { $0.lifted(\.flags) } + [
+            .value("--cache", placeholder: "N", help: "Keep up to N verified tokens (default 10000; 0: off); see 'verify --help'.") {
+                options, value, name throws(CommandFailure) in options.cacheCapacity = try OptionValue.count(name, value, in: 0...10_000_000)
+            },
+            .value(
+                "--claim-header", placeholder: "CLAIM=NAME",
+                help: "On /auth success, also send claim CLAIM as header NAME (arrays joined\nwith commas). Repeatable."
+            ) { options, value, name throws(CommandFailure) in
+                guard let mapping = GatewayAnswer.ClaimHeader(parsing: value) else { throw .usage("\(name) takes CLAIM=Header-Name") }
+                options.claimHeaders.append(mapping)
+            },
+            .value("--token-header", placeholder: "NAME", help: "Also take the token from request header NAME.") { $0.tokenHeader = $1 },
+            .value("--token-cookie", placeholder: "NAME", help: "Also take the token from cookie NAME.") { $0.tokenCookie = $1 },
+            .value("--realm", placeholder: "R", help: "The realm in WWW-Authenticate challenges.") { $0.realm = $1 },
+        ]
+
+    /// Whether any key source or policy was given (a default route exists).
+    var isGiven: Bool { !keySets.sources.isEmpty || flags.profile != nil || flags.issuer != nil }
+
+    /// Builds the policy and fills in the profile's key set; checks the key sources' shape.
+    mutating func finish(route: String) throws(CommandFailure) {
+        do {
+            policy = try flags.policy(strict: true)
+        } catch {
+            throw CommandFailure(status: error.status, message: route == ServeRoute.defaultName ? error.message : "route \"\(route)\": \(error.message)")
+        }
+        if keySets.sources.isEmpty, let source = policy.keySource { keySets.sources = [source.description] }
+        if keySets.sources.isEmpty { throw .usage("route \"\(route)\": --jwks is required (or --profile)") }
+        let remote = keySets.sources.filter { if case .url = KeySetSource(parsing: $0) { true } else { false } }
+        if !remote.isEmpty && keySets.sources.count > 1 {
+            throw .usage("route \"\(route)\": serve takes key files, or one remote key set, per route (got \(keySets.sources.joined(separator: ", ")))")
+        }
+    }
+}
+
+/// The options of `jwtverify serve`.
+struct ServeOptions {
+    var route = RouteOptions()
+    var host = "127.0.0.1"
+    var port: UInt16 = 8080
+    var threads = VerifyOptions.defaultThreads
+    var maxConnections = 1024
+    var configFile: String?
+    var accessLog = false
+    var timeoutSeconds = 10
+    var maxHeaderBytes = 32 << 10
+    var maxBodyBytes = 1 << 20
+    var drainSeconds = 10.0
+    var helpRequested = false
+
+    static let table = OptionTable<ServeOptions>(
+        [
+            .value("--listen", placeholder: "HOST:PORT", help: "Address to listen on (default 127.0.0.1:8080; port 0: any free one).") {
+                options, value, name throws(CommandFailure) in
+                guard let colon = value.lastIndex(of: ":"), let port = UInt16(value[value.index(after: colon)...]) else {
+                    throw .usage("\(name) takes HOST:PORT, e.g. 127.0.0.1:8080")
+                }
+                options.host = String(value[..<colon])
+                if options.host == "localhost" { options.host = "127.0.0.1" }
+                options.port = port
+            },
+            .value("--threads", placeholder: "N", help: "Server threads (default: the number of CPUs).") { options, value, name throws(CommandFailure) in
+                options.threads = try OptionValue.count(name, value, in: 1...256)
+            },
+            .value("--max-connections", placeholder: "N", help: "Most connections open at once (default 1024).") {
+                options, value, name throws(CommandFailure) in options.maxConnections = try OptionValue.count(name, value, in: 1...1_000_000)
+            },
+            .value("--timeout", placeholder: "SECONDS", help: "Close idle or stalled connections after SECONDS (default 10).") {
+                options, value, name throws(CommandFailure) in options.timeoutSeconds = try OptionValue.count(name, value, in: 1...3600)
+            },
+            .value("--max-header-bytes", placeholder: "N", help: "Request line and headers cap; larger requests get 431 (default 32768).") {
+                options, value, name throws(CommandFailure) in options.maxHeaderBytes = try OptionValue.count(name, value, in: 4096...(16 << 20))
+            },
+            .value("--max-body-bytes", placeholder: "N", help: "/verify body cap; larger bodies get 413 (default 1048576).") {
+                options, value, name throws(CommandFailure) in options.maxBodyBytes = try OptionValue.count(name, value, in: 1...(256 << 20))
+            },
+            .value(
+                "--config", placeholder: "FILE",
+                help: "Named routes, each /auth/NAME and /verify/NAME, with keys and policy of\ntheir own (JSON; see the README). Reloaded on SIGHUP."
+            ) { $0.configFile = $1 },
+            .flag("--access-log", help: "One JSON line per request on stderr (never the token: its fingerprint).") { $0.accessLog = true },
+        ],
+        RouteOptions.options.map { $0.lifted(\.route) })
+
+    static let help = """
+        USAGE: jwtverify serve --jwks SRC --issuer ISS --audience AUD [options]
+               jwtverify serve --profile apple|google|firebase ... [options]
+               jwtverify serve --config ROUTES.json [options]
+
+        Answers token checks over HTTP, for gateways (nginx auth_request, Caddy forward_auth,
+        Traefik ForwardAuth, Envoy ext_authz) and for backends in any language. The same
+        verifier, checks and reason codes as 'jwtverify verify'.
+
+        ENDPOINTS:
+          /auth, /auth/...   GET, HEAD or POST. The token comes from Authorization: Bearer, or
+                             --token-header, or --token-cookie. 200 with X-JWT-Sub, -Iss, -Aud,
+                             -Exp, -Kid, -Alg (and each --claim-header); 401 with WWW-Authenticate
+                             (RFC 6750) and X-JWT-Reason; 403 for a genuine token meant for another
+                             audience or hosted domain; 503 while no keys are loaded.
+          /auth/NAME         the same through route NAME of --config.
+          /verify[/NAME]     POST a JSON request {"token", "nonce"?, "id"?} or JSON Lines of them:
+                             200 with verify's output record for each, in order; 400 when a line
+                             is not JSON, 413 over --max-body-bytes.
+          /metrics           Prometheus text: verdicts by reason, latency, cache, key fetches.
+          /healthz, /ready   200 while running; 200 once every route has usable keys, else 503.
+
+        OPTIONS:
+        \(table.help)
+
+        SIGNALS: SIGHUP reloads --config and the key files (a failure keeps the old ones);
+        SIGTERM and SIGINT stop accepting, let open requests finish, and exit 0.
+
+        EXIT STATUS:
+          0 stopped by a signal, 64 usage error, 65 unusable key set or config, 66 file missing,
+          69 remote key set unavailable, 71 cannot listen.
+        """
+
+    /// Parses the words after `serve`.
+    init(parsing words: ArraySlice<String>) throws(CommandFailure) {
+        helpRequested = try Self.table.parse(words, into: &self) { _, word throws(CommandFailure) in
+            throw .usage("serve takes no operands (got \(word))")
+        }
+        if helpRequested { return }
+        guard route.isGiven || configFile != nil else { throw .usage("--jwks is required (or --profile, or --config)") }
+        if route.isGiven { try route.finish(route: ServeRoute.defaultName) }
+    }
+}

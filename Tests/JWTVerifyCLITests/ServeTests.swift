@@ -1,0 +1,248 @@
+import Foundation
+import JWTVerify
+import JWTVerifyTestSupport
+import Testing
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// `jwtverify serve` as a gateway sees it: the real binary on a free loopback port, spoken to over
+/// raw sockets.
+@Suite("jwtverify serve")
+struct ServeTests {
+    /// A directory with the test keys as a JWKS file.
+    final class Workspace: @unchecked Sendable {
+        let directory: URL
+        let jwks: URL
+        init() throws {
+            directory = FileManager.default.temporaryDirectory.appendingPathComponent("jwtverify-serve-\(UUID().uuidString)")
+            try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+            jwks = directory.appendingPathComponent("jwks.json")
+            try TokenFactory.jwksJSON.write(to: jwks, atomically: true, encoding: .utf8)
+        }
+        deinit { try? FileManager.default.removeItem(at: directory) }
+        func file(_ name: String) -> URL { directory.appendingPathComponent(name) }
+    }
+
+    static func flags(_ workspace: Workspace, _ extra: [String] = []) -> [String] {
+        ["--jwks", workspace.jwks.path, "--issuer", TokenFactory.issuer, "--audience", TokenFactory.audience, "--now", "1700001000", "--threads", "2"]
+            + extra
+    }
+
+    static let valid = TokenFactory.token(
+        payload: TokenFactory.claims(extra: #""email":"a@example.com","groups":["admin","ops"],"name":"Zoë\r\nX-Evil: 1""#))
+
+    static func bearer(_ token: String) -> [(String, String)] { [("Authorization", "Bearer \(token)")] }
+
+    @Test("/auth: 200 with the claim headers; 401 with RFC 6750 challenges; 403 for another audience; any /auth/... path, GET, HEAD and POST")
+    func auth() throws {
+        let workspace = try Workspace()
+        let serve = try ServeProcess(
+            Self.flags(workspace, ["--claim-header", "email=X-User-Email", "--claim-header", "groups=X-User-Groups", "--claim-header", "name=X-User-Name"]))
+        let ok = try RawHTTP.request(serve.port, path: "/auth", headers: Self.bearer(Self.valid))
+        #expect(ok.status == 200)
+        #expect(ok.header("X-JWT-Sub") == "001234.abc.1234")
+        #expect(ok.header("X-JWT-Iss") == TokenFactory.issuer)
+        #expect(ok.header("X-JWT-Aud") == TokenFactory.audience)
+        #expect(ok.header("X-JWT-Exp") == "1700003600")
+        #expect(ok.header("X-JWT-Kid") == "rsa-a")
+        #expect(ok.header("X-JWT-Alg") == "RS256")
+        #expect(ok.header("X-User-Email") == "a@example.com")
+        #expect(ok.header("X-User-Groups") == "admin,ops")
+        // CR, LF and non-ASCII never reach the gateway: percent-encoded, one header.
+        #expect(ok.header("X-User-Name") == "Zo%C3%AB%0D%0AX-Evil: 1")
+        #expect(ok.header("X-Evil") == nil)
+        #expect(ok.header("X-JWT-Reason") == nil)
+        for method in ["HEAD", "POST"] {
+            #expect(try RawHTTP.request(serve.port, method: method, path: "/auth/anything/below", headers: Self.bearer(Self.valid)).status == 200)
+        }
+        #expect(try RawHTTP.request(serve.port, path: "/auth", headers: [("Authorization", "bearer   \(Self.valid)  ")]).status == 200)
+
+        let none = try RawHTTP.request(serve.port, path: "/auth")
+        #expect(none.status == 401)
+        #expect(none.header("WWW-Authenticate") == "Bearer")
+        #expect(none.header("X-JWT-Reason") == nil)
+        #expect(try RawHTTP.request(serve.port, path: "/auth", headers: [("Authorization", "Basic dXNlcjpwYXNz")]).header("WWW-Authenticate") == "Bearer")
+
+        var parts = Self.valid.split(separator: ".").map(String.init)
+        parts[1] = Base64URL.encode(Array(TokenFactory.claims(extra: #""email":"b@example.com""#).utf8))
+        let forged = try RawHTTP.request(serve.port, path: "/auth", headers: Self.bearer(parts.joined(separator: ".")))
+        #expect(forged.status == 401)
+        #expect(forged.header("WWW-Authenticate") == #"Bearer error="invalid_token", error_description="bad_signature""#)
+        #expect(forged.header("X-JWT-Reason") == "bad_signature")
+        #expect(forged.header("X-JWT-Sub") == nil)
+
+        let expired = try RawHTTP.request(serve.port, path: "/auth", headers: Self.bearer(TokenFactory.token(payload: TokenFactory.claims(exp: "1700000100"))))
+        #expect(expired.status == 401)
+        #expect(expired.header("X-JWT-Reason") == "expired")
+        let garbage = try RawHTTP.request(serve.port, path: "/auth", headers: [("Authorization", "Bearer <script>")])
+        #expect(garbage.status == 401)
+        #expect(garbage.header("X-JWT-Reason") == "malformed")
+
+        let elsewhere = TokenFactory.token(payload: #"{"iss":"https://appleid.apple.com","aud":"com.example.other","exp":1700003600,"iat":1700000000,"sub":"s"}"#)
+        let forbidden = try RawHTTP.request(serve.port, path: "/auth", headers: Self.bearer(elsewhere))
+        #expect(forbidden.status == 403)
+        #expect(forbidden.header("X-JWT-Reason") == "audience_mismatch")
+        #expect(forbidden.header("WWW-Authenticate") == nil)
+
+        #expect(try RawHTTP.request(serve.port, method: "DELETE", path: "/auth").status == 405)
+        #expect(try RawHTTP.request(serve.port, path: "/nothing").status == 404)
+        #expect(try RawHTTP.request(serve.port, path: "/healthz").status == 200)
+        #expect(try RawHTTP.request(serve.port, path: "/ready").status == 200)
+    }
+
+    @Test("--token-header and --token-cookie; --realm in the challenge")
+    func tokenSources() throws {
+        let workspace = try Workspace()
+        let serve = try ServeProcess(Self.flags(workspace, ["--token-header", "X-Id-Token", "--token-cookie", "session", "--realm", "example"]))
+        #expect(try RawHTTP.request(serve.port, path: "/auth", headers: [("X-Id-Token", Self.valid)]).status == 200)
+        #expect(try RawHTTP.request(serve.port, path: "/auth", headers: [("Cookie", "theme=dark; session=\(Self.valid); x=1")]).status == 200)
+        let none = try RawHTTP.request(serve.port, path: "/auth", headers: [("Cookie", "theme=dark")])
+        #expect(none.status == 401)
+        #expect(none.header("WWW-Authenticate") == #"Bearer realm="example""#)
+        let bad = try RawHTTP.request(serve.port, path: "/auth", headers: [("X-Id-Token", "a.b.c")])
+        #expect(bad.header("WWW-Authenticate") == #"Bearer realm="example", error="invalid_token", error_description="malformed""#)
+    }
+
+    @Test("/verify answers verify's records byte for byte; 400 for a body that is not JSON; 413 over the cap")
+    func verify() throws {
+        let samples = CLIRunner.repositoryRoot.appendingPathComponent("Vectors/samples/apple-identity-tokens.jsonl")
+        let body = try Data(contentsOf: samples)
+        let flags = [
+            "--jwks", CLIRunner.repositoryRoot.appendingPathComponent("Vectors/jwks.json").path, "--issuer", "https://appleid.apple.com",
+            "--audience", "com.example.app", "--now", "2026-01-01T00:00:00Z",
+        ]
+        let serve = try ServeProcess(flags + ["--max-body-bytes", "1000000"])
+        let answer = try RawHTTP.request(serve.port, method: "POST", path: "/verify", body: [UInt8](body))
+        let cli = try CLIRunner.run(["verify"] + flags, input: body)
+        #expect(answer.status == 200)
+        #expect(answer.header("Content-Type") == "application/x-ndjson")
+        #expect(answer.body == cli.stdout)
+        #expect(cli.records.count == 27)
+        // One pretty-printed request is one request.
+        let token = try #require(cli.records.first.flatMap { _ in CLITests.validTokens.first })
+        let pretty = try RawHTTP.request(serve.port, method: "POST", path: "/verify", body: Array("{\n  \"token\": \"\(token)\",\n  \"id\": 7\n}\n".utf8))
+        #expect(pretty.status == 200)
+        #expect(pretty.text.hasPrefix(#"{"line":1,"id":7,"valid":true"#), "\(pretty.text)")
+        let notJSON = try RawHTTP.request(serve.port, method: "POST", path: "/verify", body: Array("{\"token\":\"x\"}\n\(token)\n".utf8))
+        #expect(notJSON.status == 400)
+        #expect(notJSON.text.contains(#""error":"body_not_json","line":2"#))
+        let big = try RawHTTP.request(serve.port, method: "POST", path: "/verify", body: [UInt8](repeating: UInt8(ascii: " "), count: 1_200_000))
+        #expect(big.status == 413)
+        #expect(try RawHTTP.request(serve.port, path: "/verify").status == 405)
+    }
+
+    @Test("/ready is 503 and /auth answers 503 jwks_unavailable while a remote key set has no keys")
+    func unavailableKeys() throws {
+        let serve = try ServeProcess([
+            "--jwks", "http://127.0.0.1:9/keys", "--issuer", TokenFactory.issuer, "--audience", TokenFactory.audience,
+        ])
+        #expect(try RawHTTP.request(serve.port, path: "/healthz").status == 200)
+        #expect(try RawHTTP.request(serve.port, path: "/ready").status == 503)
+        let answer = try RawHTTP.request(serve.port, path: "/auth", headers: Self.bearer(Self.valid))
+        #expect(answer.status == 503)
+        #expect(answer.header("X-JWT-Reason") == "jwks_unavailable")
+        #expect(serve.stderr.contains("retrying in the background"))
+    }
+
+    @Test("SIGHUP reloads the config and key files; a broken file keeps the old keys; SIGTERM drains and exits 0")
+    func reload() throws {
+        let workspace = try Workspace()
+        let newKey = TokenFactory.Signer(kid: "rotated", algorithm: .rs256, key: try EVPPrivateKey.generateRSA(bits: 2048))
+        let routeKeys = workspace.file("route-keys.json")
+        try "{\"keys\":[\(TokenFactory.rsa.jwkJSON)]}".write(to: routeKeys, atomically: true, encoding: .utf8)
+        let config = workspace.file("routes.json")
+        let route = #"{"routes":{"ios":{"jwks":["\#(routeKeys.path)"],"issuer":"\#(TokenFactory.issuer)","audience":["\#(TokenFactory.audience)"],"now":"1700001000"}}}"#
+        try route.write(to: config, atomically: true, encoding: .utf8)
+        let serve = try ServeProcess(["--config", config.path])
+        let rotated = TokenFactory.token(payload: TokenFactory.claims(), signer: newKey)
+        #expect(try RawHTTP.request(serve.port, path: "/auth/ios", headers: Self.bearer(Self.valid)).status == 200)
+        #expect(try RawHTTP.request(serve.port, path: "/auth/ios", headers: Self.bearer(rotated)).header("X-JWT-Reason") == "unknown_kid")
+
+        try "{\"keys\":[\(TokenFactory.rsa.jwkJSON),\(newKey.jwkJSON)]}".write(to: routeKeys, atomically: true, encoding: .utf8)
+        serve.signal(SIGHUP)
+        #expect(serve.waitForStderr("reloaded (1 route)"))
+        #expect(try RawHTTP.request(serve.port, path: "/auth/ios", headers: Self.bearer(rotated)).status == 200)
+
+        try "{\"keys\": [".write(to: routeKeys, atomically: true, encoding: .utf8)
+        serve.signal(SIGHUP)
+        #expect(serve.waitForStderr("reload failed, still serving the previous configuration"))
+        #expect(try RawHTTP.request(serve.port, path: "/auth/ios", headers: Self.bearer(rotated)).status == 200)
+        #expect(try RawHTTP.request(serve.port, path: "/auth/ios", headers: Self.bearer(Self.valid)).status == 200)
+        let metrics = try RawHTTP.request(serve.port, path: "/metrics").text
+        #expect(metrics.contains(#"jwtverify_reloads_total{outcome="ok"} 1"#))
+        #expect(metrics.contains(#"jwtverify_reloads_total{outcome="failed"} 1"#))
+
+        serve.signal(SIGTERM)
+        #expect(serve.reap(seconds: 15) == 0)
+        #expect(serve.stderr.contains("jwtverify serve: stopped"))
+    }
+
+    @Test("abuse: 300 stalled connections do not delay a request by 1 s; a 100 KiB header gets 431; random bytes do not kill it; 20,000 rejections add < 16 MiB")
+    func abuse() throws {
+        let workspace = try Workspace()
+        let serve = try ServeProcess(Self.flags(workspace, ["--timeout", "30"]))
+        var stalled: [Int32] = []
+        for _ in 0..<300 {
+            let fd = RawHTTP.connect(serve.port)
+            if fd >= 0 {
+                RawHTTP.send(fd, Array("GET /auth HTTP/1.1\r\nHost: x\r\nX-Slow: ".utf8))
+                stalled.append(fd)
+            }
+        }
+        defer { for fd in stalled { close(fd) } }
+        #expect(stalled.count == 300)
+        let started = Date()
+        let answer = try RawHTTP.request(serve.port, path: "/auth", headers: Self.bearer(Self.valid))
+        let elapsed = Date().timeIntervalSince(started)
+        #expect(answer.status == 200)
+        #expect(elapsed < 1.0, "a request behind 300 stalled connections took \(elapsed) s")
+
+        let huge = try RawHTTP.request(serve.port, path: "/auth", headers: [("X-Big", String(repeating: "a", count: 100 << 10))])
+        #expect(huge.status == 431)
+        var generator = SystemRandomNumberGenerator()
+        for _ in 0..<50 {
+            let fd = RawHTTP.connect(serve.port)
+            RawHTTP.send(fd, (0..<Int.random(in: 1...4096, using: &generator)).map { _ in UInt8.random(in: 0...255, using: &generator) })
+            close(fd)
+        }
+        #expect(try RawHTTP.request(serve.port, path: "/auth", headers: Self.bearer(Self.valid)).status == 200)
+
+        // Memory: 20,000 rejected requests over keep-alive connections, after a warm-up.
+        var parts = Self.valid.split(separator: ".").map(String.init)
+        var signature = Base64URL.decode(parts[2].utf8)!
+        signature[100] ^= 1
+        parts[2] = Base64URL.encode(signature)
+        let rejected = Array("GET /auth HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer \(parts.joined(separator: "."))\r\n\r\n".utf8)
+        func flood(_ count: Int) {
+            let fd = RawHTTP.connect(serve.port)
+            defer { close(fd) }
+            var buffer = [UInt8](repeating: 0, count: 65536)
+            var answered = 0
+            var pending = Data()
+            while answered < count {
+                let burst = min(100, count - answered)
+                for _ in 0..<burst { RawHTTP.send(fd, rejected) }
+                var seen = 0
+                while seen < burst {
+                    let n = buffer.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
+                    if n <= 0 { return }
+                    pending.append(contentsOf: buffer[..<n])
+                    while let range = pending.range(of: Data("HTTP/1.1 401".utf8)) {
+                        seen += 1
+                        pending.removeSubrange(..<range.upperBound)
+                    }
+                }
+                answered += burst
+            }
+        }
+        flood(2000)
+        let before = serve.residentKiB
+        flood(20_000)
+        let after = serve.residentKiB
+        #expect(after - before < 16 << 10, "RSS grew from \(before) KiB to \(after) KiB")
+        print("serve RSS over 20,000 rejected requests: \(before) KiB -> \(after) KiB")
+        let metrics = try RawHTTP.request(serve.port, path: "/metrics").text
+        #expect(metrics.contains(#"jwtverify_verifications_total{route="default",result="rejected",reason="bad_signature"} 22000"#), "\(metrics.prefix(800))")
+    }
+}
