@@ -4,17 +4,22 @@
 #               and the Spark job's tests (make test-spark: PySpark from PyPI into .build/spark-venv)
 SHELL := /bin/bash
 SWIFT ?= swift
-SYSTEM_PACKAGES := pkg-config libssl-dev libjansson-dev
+SYSTEM_PACKAGES := pkg-config libssl-dev libjansson-dev libmicrohttpd-dev
+# The real programs the serve tests put in front of it (nginx, Caddy) and read its metrics with (promtool).
+GATEWAY_PACKAGES := nginx-light caddy prometheus
 JWTVERIFY := .build/release/jwtverify
 
+
+.PHONY: gateway-deps bench-serve
 .PHONY: all deps build release demo test test-swift test-spark spark-deps spark-binary bench bench-es256 bench-peer-deps bench-instructions bench-spark fuzz fuzz-json asan tsan vectors clean
 
 all: build
 
 # Installs missing system packages: apt-get on Debian/Ubuntu (as root, or through sudo).
 deps:
-	@if pkg-config --exists 'libcrypto >= 3.0' jansson 2>/dev/null && \
-	    [ -f "$$(pkg-config --variable=includedir jansson)/jansson.h" ]; then exit 0; fi; \
+	@if pkg-config --exists 'libcrypto >= 3.0' jansson libmicrohttpd 2>/dev/null && \
+	    [ -f "$$(pkg-config --variable=includedir jansson)/jansson.h" ] && \
+	    [ -f "$$(pkg-config --variable=includedir libmicrohttpd)/microhttpd.h" ]; then exit 0; fi; \
 	missing=""; \
 	if command -v dpkg-query >/dev/null; then \
 	  for p in $(SYSTEM_PACKAGES); do \
@@ -23,8 +28,8 @@ deps:
 	  [ -z "$$missing" ] && exit 0; \
 	fi; \
 	if ! command -v apt-get >/dev/null; then \
-	  echo "JWTVerify needs OpenSSL >= 3 and jansson (headers + pkg-config files)."; \
-	  echo "Install them with your package manager, e.g.: brew install openssl@3 jansson pkg-config"; \
+	  echo "JWTVerify needs OpenSSL >= 3, jansson and libmicrohttpd (headers + pkg-config files)."; \
+	  echo "Install them with your package manager, e.g.: brew install openssl@3 jansson libmicrohttpd pkg-config"; \
 	  exit 1; \
 	fi; \
 	sudo=""; [ "$$(id -u)" -ne 0 ] && sudo="sudo"; \
@@ -49,8 +54,14 @@ demo: release
 
 test: test-swift test-spark
 
-test-swift: deps
+test-swift: deps gateway-deps
 	$(SWIFT) test
+
+# nginx, Caddy and promtool for the serve tests (Debian's packages; none is started as a service).
+gateway-deps:
+	@{ command -v nginx >/dev/null || [ -x /usr/sbin/nginx ]; } && command -v caddy >/dev/null && command -v promtool >/dev/null || { \
+	  sudo=""; [ "$$(id -u)" -ne 0 ] && sudo="sudo"; echo "Installing $(GATEWAY_PACKAGES) for the serve tests"; \
+	  $$sudo apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$sudo apt-get install -y -qq --no-install-recommends $(GATEWAY_PACKAGES); }
 
 # The Spark job (Sources/SparkAudit): PySpark and the tests' signing library in a virtual environment,
 # and a Java runtime (installed with apt-get when missing). The tests run the debug build of jwtverify.
@@ -90,6 +101,12 @@ bench: deps bench-peer-deps
 	Benchmarks/run.sh
 	Benchmarks/es256.sh
 
+# jwtverify serve under wrk against nginx's own return 204 and the library's 2-thread rate.
+bench-serve: deps gateway-deps
+	@command -v wrk >/dev/null || { sudo=""; [ "$$(id -u)" -ne 0 ] && sudo="sudo"; \
+	  $$sudo apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$sudo apt-get install -y -qq --no-install-recommends wrk; }
+	PATH="$$PATH:/usr/sbin" Benchmarks/serve.sh
+
 # ES256 only: the fixed-base path against the raw limit and the Rust peer (jsonwebtoken on ring).
 bench-es256: deps bench-peer-deps
 	Benchmarks/es256.sh
@@ -111,7 +128,7 @@ bench-instructions: deps
 
 # The whole suite under AddressSanitizer. Leak detection is off: FoundationNetworking/libcurl leak
 # a few hundred bytes per URLSession, which would fail every CLI run that fetches keys.
-asan: deps
+asan: deps gateway-deps
 	ASAN_OPTIONS=detect_leaks=0 $(SWIFT) test --sanitize=address --build-path .build/asan
 
 # The concurrency, key-cache, fixed-base and HTTP suites under ThreadSanitizer. Not the 16-thread stress test:
@@ -126,7 +143,7 @@ bench-spark: spark-deps release
 	PATH="$(CURDIR)/$(SPARK_VENV)/bin:$$PATH" PYSPARK_PYTHON="$(CURDIR)/$(SPARK_VENV)/bin/python" \
 	$(SPARK_VENV)/bin/python Benchmarks/spark_throughput.py --jwtverify $(JWTVERIFY)
 
-# libFuzzer + AddressSanitizer: make fuzz TARGET=json|token|jwks|input|mutation|cache|es256 FUZZ_SECONDS=600.
+# libFuzzer + AddressSanitizer: make fuzz TARGET=json|token|jwks|input|mutation|cache|es256|http FUZZ_SECONDS=600.
 # Seeds: the project's sample tokens and the shared attack corpus; crashes land in .fuzz/TARGET/.
 TARGET ?= json
 FUZZ_SECONDS ?= 600

@@ -26,6 +26,11 @@ elif target == "input":
 elif target == "cache":
     # Step streams: (token choice, time and nonce knobs) pairs, some with a mutation position.
     seeds = [bytes((i * 37 + k * 11) % 256 for k in range(60)) for i in range(24)]
+elif target == "http":
+    # Mode byte (0 Authorization, 1 plain header/cookie value, 2 /verify body, 3 claim text), then bytes.
+    seeds = [bytes([0]) + b"Bearer " + t.encode() for t in tokens[:10]] + [bytes([1]) + b" " + t.encode() + b" " for t in tokens[:5]]
+    seeds += [bytes([2]) + "\n".join(json.dumps({"token": t, "id": i}) for i, t in enumerate(tokens[:8])).encode()]
+    seeds += [bytes([3]) + "Zo\u00eb\r\nX-Evil: 1 %".encode(), bytes([2]) + b'{\n "token": "a.b.c"\n}']
 elif target == "es256":
     # Key choice, signature kind (valid, flipped bit, random, near 0, near n, other key, s = r,
     # swapped), then message bytes.

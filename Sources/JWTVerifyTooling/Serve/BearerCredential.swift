@@ -14,18 +14,20 @@ package enum BearerCredential {
     /// spaces, then a token68 (`A-Z a-z 0-9 - . _ ~ + /`, then `=` padding), then optional
     /// trailing spaces. Anything else after the scheme is ``Parsed/malformed``.
     package static func parse(authorization value: UnsafeRawBufferPointer) -> Parsed {
-        let scheme: [UInt8] = Array("bearer".utf8)
-        guard value.count > scheme.count else { return value.count == scheme.count && hasScheme(value, scheme) ? .malformed : .absent }
-        guard hasScheme(value, scheme) else { return .absent }
-        var index = scheme.count
-        guard value[index] == UInt8(ascii: " ") else { return .absent }  // "Bearerx" is another scheme
-        while index < value.count, value[index] == UInt8(ascii: " ") { index += 1 }
+        guard let base = value.baseAddress?.assumingMemoryBound(to: UInt8.self) else { return .absent }
+        let count = value.count
+        let scheme = 6  // "bearer"
+        guard count >= scheme, hasScheme(base) else { return .absent }
+        guard count > scheme else { return .malformed }
+        var index = scheme
+        guard base[index] == UInt8(ascii: " ") else { return .absent }  // "Bearerx" is another scheme
+        while index < count, base[index] == UInt8(ascii: " ") { index += 1 }
         let start = index
-        while index < value.count, isToken68(value[index]) { index += 1 }
-        while index < value.count, value[index] == UInt8(ascii: "=") { index += 1 }
+        while index < count, isToken68(base[index]) { index += 1 }
+        while index < count, base[index] == UInt8(ascii: "=") { index += 1 }
         let end = index
-        while index < value.count, value[index] == UInt8(ascii: " ") { index += 1 }
-        guard end > start, index == value.count else { return .malformed }
+        while index < count, base[index] == UInt8(ascii: " ") { index += 1 }
+        guard end > start, index == count else { return .malformed }
         return .token(start..<end)
     }
 
@@ -41,9 +43,9 @@ package enum BearerCredential {
         return .token(start..<end)
     }
 
-    private static func hasScheme(_ value: UnsafeRawBufferPointer, _ scheme: [UInt8]) -> Bool {
-        for (i, letter) in scheme.enumerated() where value[i] | 0x20 != letter { return false }
-        return true
+    private static func hasScheme(_ base: UnsafePointer<UInt8>) -> Bool {
+        base[0] | 0x20 == UInt8(ascii: "b") && base[1] | 0x20 == UInt8(ascii: "e") && base[2] | 0x20 == UInt8(ascii: "a")
+            && base[3] | 0x20 == UInt8(ascii: "r") && base[4] | 0x20 == UInt8(ascii: "e") && base[5] | 0x20 == UInt8(ascii: "r")
     }
 
     private static func isToken68(_ byte: UInt8) -> Bool {

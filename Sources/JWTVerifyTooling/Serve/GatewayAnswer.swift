@@ -17,6 +17,11 @@ package struct GatewayAnswer: Equatable {
     package var status: Int
     package var headers: [(String, String)]
 
+    package init(status: Int, headers: [(String, String)]) {
+        self.status = status
+        self.headers = headers
+    }
+
     package static func == (a: GatewayAnswer, b: GatewayAnswer) -> Bool {
         a.status == b.status && a.headers.elementsEqual(b.headers, by: { $0 == $1 })
     }

@@ -5,6 +5,8 @@
 //   jwks      arbitrary bytes as a key-set document (JWKS, single JWK, x509 certificate map)
 //   input     arbitrary bytes as CLI input: JSON-lines requests, report records, audit extraction
 //   mutation  mutations of valid tokens: a token that differs from a signed one must never verify
+//   http      serve's HTTP-facing parsing: Authorization and plain token values, /verify bodies,
+//             and the gateway's headers (never a control or non-ASCII byte in a header value)
 //   es256     the fixed-base P-256 path (alone and in a batch) against OpenSSL's EVP_PKEY_verify on
 //             valid, mutated, random and edge-valued signatures: any disagreement crashes
 // A plain build replays files given as arguments through the chosen target.
@@ -104,6 +106,49 @@ enum FuzzTargets {
         guard verdicts == [1, reference ? 1 : 0, 1] else { fatalError("batch verdicts \(verdicts), EVP says \(reference)") }
     }
 
+    static let claimHeaders = ["name", "groups", "email"].map { GatewayAnswer.ClaimHeader(claim: $0, header: "X-\($0)") }
+
+    /// One http case: byte 0 picks what the rest is.
+    static func http(_ bytes: UnsafeRawBufferPointer) {
+        guard let mode = bytes.first else { return }
+        let rest = UnsafeRawBufferPointer(rebasing: bytes[1...])
+        func checkToken(_ parsed: BearerCredential.Parsed) {
+            guard case .token(let range) = parsed else { return }
+            guard range.lowerBound >= 0, range.upperBound <= rest.count, !range.isEmpty else { fatalError("token range \(range) outside \(rest.count)") }
+            // A token found in a header is evaluated like any other, and its answer is header-safe.
+            let result = verifier.evaluate(UnsafeRawBufferPointer(rebasing: rest[range]), nonce: nil, at: .clock)
+            checkHeaders(GatewayAnswer.verdict(result, claimHeaders: claimHeaders, realm: "r\"\r\n"))
+        }
+        switch mode % 4 {
+        case 0: checkToken(BearerCredential.parse(authorization: rest))
+        case 1: checkToken(BearerCredential.parse(plain: rest))
+        case 2:
+            let evaluator = RequestLineEvaluator(verifier: verifier, defaultNonce: nil, time: .clock)
+            if case .success(let records) = VerifyBody.evaluate(Array(rest), with: evaluator) {
+                let lines = records.output.split(separator: UInt8(ascii: "\n")).count
+                guard lines == records.tally.total else { fatalError("\(lines) records for \(records.tally.total) requests") }
+            }
+        default:
+            // A verified token whose claims hold the fuzzer's bytes: every header value stays safe.
+            let text = String(decoding: rest, as: UTF8.self)
+            var escaped = JSONText()
+            escaped.string(text)
+            let token = TokenFactory.token(payload: TokenFactory.claims(extra: #""name":\#(escaped.string),"groups":[\#(escaped.string),1]"#))
+            let result = Array(token.utf8).withUnsafeBytes { verifier.evaluate($0, nonce: nil, at: .clock) }
+            guard case .success = result else { fatalError("a signed token with fuzzed claims was rejected: \(result)") }
+            checkHeaders(GatewayAnswer.verdict(result, claimHeaders: claimHeaders, realm: text))
+            checkHeaders(GatewayAnswer.noToken(realm: text))
+        }
+    }
+
+    static func checkHeaders(_ answer: GatewayAnswer) {
+        for (name, value) in answer.headers {
+            for byte in Array(name.utf8) + Array(value.utf8) where byte < 0x20 || byte >= 0x7F {
+                fatalError("header \(name) carries byte \(byte): \(value)")
+            }
+        }
+    }
+
     static func run(_ bytes: UnsafeRawBufferPointer) {
         switch target {
         case "token":
@@ -157,6 +202,8 @@ enum FuzzTargets {
             if accepted && !original { fatalError("a modified token verified: \(String(decoding: token, as: UTF8.self))") }
         case "es256":
             es256(bytes)
+        case "http":
+            http(bytes)
         case "cache":
             // A stream of genuine, repeated and mutated tokens, evaluated at moving times with
             // varying nonces, through a cached and an uncached verifier side by side. Each pair of

@@ -1,0 +1,132 @@
+import Foundation
+import JWTVerify
+import JWTVerifyTestSupport
+import Testing
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// `serve` behind the real gateways users run, from Debian: nginx `auth_request` and Caddy
+/// `forward_auth`, with the configs the README shows (`Tests/Gateways`), and Prometheus's
+/// `promtool` reading a live `/metrics`. Each program runs on free loopback ports and is stopped
+/// afterwards.
+@Suite("serve behind real gateways")
+struct GatewayTests {
+    static let gateways = CLIRunner.repositoryRoot.appendingPathComponent("Tests/Gateways")
+
+    /// A started program, killed when released.
+    final class Running: @unchecked Sendable {
+        let process = Process()
+        init(_ path: String, _ arguments: [String], environment: [String: String]? = nil, directory: URL) throws {
+            process.executableURL = URL(fileURLWithPath: path)
+            process.arguments = arguments
+            process.currentDirectoryURL = directory
+            if let environment { process.environment = environment }
+            process.standardOutput = FileHandle.nullDevice
+            process.standardError = try FileHandle(forWritingTo: Self.touch(directory.appendingPathComponent("stderr.log")))
+            try process.run()
+        }
+        static func touch(_ url: URL) throws -> URL {
+            FileManager.default.createFile(atPath: url.path, contents: nil)
+            return url
+        }
+        deinit {
+            process.terminate()
+            for _ in 0..<200 where process.isRunning { usleep(10_000) }
+            if process.isRunning { kill(process.processIdentifier, SIGKILL) }
+        }
+    }
+
+    static func render(_ template: String, _ values: [String: String]) throws -> String {
+        var text = try String(contentsOf: gateways.appendingPathComponent(template), encoding: .utf8)
+        for (name, value) in values { text = text.replacingOccurrences(of: "{{\(name)}}", with: value) }
+        return text
+    }
+
+    static func serve() throws -> (ServeTests.Workspace, ServeProcess) {
+        let workspace = try ServeTests.Workspace()
+        return (workspace, try ServeProcess(ServeTests.flags(workspace)))
+    }
+
+    @Test("nginx auth_request: the backend sees X-JWT-Sub; a bad token gets nginx's 401 with our WWW-Authenticate",
+          .enabled(if: ExternalProgram.path("nginx") != nil, ExternalProgram.missing("nginx")))
+    func nginx() throws {
+        let (workspace, serve) = try Self.serve()
+        let port = ExternalProgram.freePort(), backend = ExternalProgram.freePort()
+        let config = try Self.render("nginx.conf", [
+            "DIR": workspace.directory.path, "PORT": "\(port)", "BACKEND_PORT": "\(backend)", "SERVE_PORT": "\(serve.port)",
+        ])
+        try config.write(to: workspace.file("nginx.conf"), atomically: true, encoding: .utf8)
+        let nginx = try Running(ExternalProgram.path("nginx")!, ["-p", workspace.directory.path, "-c", workspace.file("nginx.conf").path], directory: workspace.directory)
+        #expect(ExternalProgram.waitForPort(port), "nginx did not start: \((try? String(contentsOf: workspace.file("error.log"), encoding: .utf8)) ?? "")")
+
+        let ok = try RawHTTP.request(port, path: "/app", headers: ServeTests.bearer(ServeTests.valid))
+        #expect(ok.status == 200)
+        #expect(ok.text == "backend saw X-JWT-Sub: 001234.abc.1234\n")
+        let none = try RawHTTP.request(port, path: "/app")
+        #expect(none.status == 401)
+        #expect(none.header("WWW-Authenticate") == "Bearer")
+        let expired = try RawHTTP.request(port, path: "/app", headers: ServeTests.bearer(TokenFactory.token(payload: TokenFactory.claims(exp: "1700000100"))))
+        #expect(expired.status == 401)
+        #expect(expired.header("WWW-Authenticate") == #"Bearer error="invalid_token", error_description="expired""#)
+        let elsewhere = TokenFactory.token(payload: #"{"iss":"https://appleid.apple.com","aud":"other","exp":1700003600,"iat":1700000000,"sub":"s"}"#)
+        #expect(try RawHTTP.request(port, path: "/app", headers: ServeTests.bearer(elsewhere)).status == 403)
+        withExtendedLifetime(nginx) {}
+    }
+
+    @Test("Caddy forward_auth with copy_headers: the backend sees X-JWT-Sub; a bad token gets our 401",
+          .enabled(if: ExternalProgram.path("caddy") != nil, ExternalProgram.missing("caddy")))
+    func caddy() throws {
+        let (workspace, serve) = try Self.serve()
+        let port = ExternalProgram.freePort()
+        try Self.render("Caddyfile", ["PORT": "\(port)", "SERVE_PORT": "\(serve.port)"]).write(to: workspace.file("Caddyfile"), atomically: true, encoding: .utf8)
+        let home = workspace.directory.path
+        let caddy = try Running(
+            ExternalProgram.path("caddy")!, ["run", "--config", workspace.file("Caddyfile").path, "--adapter", "caddyfile"],
+            environment: ["HOME": home, "XDG_CONFIG_HOME": home, "XDG_DATA_HOME": home, "PATH": "/usr/bin:/bin"], directory: workspace.directory)
+        #expect(ExternalProgram.waitForPort(port), "caddy did not start: \((try? String(contentsOf: workspace.file("stderr.log"), encoding: .utf8)) ?? "")")
+
+        let ok = try RawHTTP.request(port, path: "/app", headers: ServeTests.bearer(ServeTests.valid))
+        #expect(ok.status == 200)
+        #expect(ok.text == "backend saw X-JWT-Sub: 001234.abc.1234")
+        var parts = ServeTests.valid.split(separator: ".").map(String.init)
+        parts[1] = Base64URL.encode(Array(TokenFactory.claims(extra: #""admin":true"#).utf8))
+        let forged = try RawHTTP.request(port, path: "/app", headers: ServeTests.bearer(parts.joined(separator: ".")))
+        #expect(forged.status == 401)
+        #expect(forged.header("WWW-Authenticate") == #"Bearer error="invalid_token", error_description="bad_signature""#)
+        #expect(forged.header("X-JWT-Reason") == "bad_signature")
+        withExtendedLifetime(caddy) {}
+    }
+
+    @Test("promtool check metrics passes on a live /metrics with every family populated",
+          .enabled(if: ExternalProgram.path("promtool") != nil, ExternalProgram.missing("promtool")))
+    func promtool() throws {
+        let (workspace, serve) = try Self.serve()
+        _ = try RawHTTP.request(serve.port, path: "/auth", headers: ServeTests.bearer(ServeTests.valid))
+        _ = try RawHTTP.request(serve.port, path: "/auth", headers: ServeTests.bearer(ServeTests.valid))
+        _ = try RawHTTP.request(serve.port, path: "/auth", headers: ServeTests.bearer("a.b.c"))
+        _ = try RawHTTP.request(serve.port, path: "/nope")
+        let metrics = try RawHTTP.request(serve.port, path: "/metrics")
+        #expect(metrics.status == 200)
+        #expect(metrics.header("Content-Type")?.hasPrefix("text/plain; version=0.0.4") == true)
+        for family in ["jwtverify_verifications_total", "jwtverify_verification_duration_seconds_bucket", "jwtverify_http_responses_total",
+                       "jwtverify_token_cache_hits_total", "jwtverify_keys", "jwtverify_keys_age_seconds"] {
+            #expect(metrics.text.contains("\n\(family){"), "\(family)")
+        }
+        #expect(metrics.text.contains(#"jwtverify_token_cache_hits_total{route="default"} 1"#))
+        let input = workspace.file("metrics.txt")
+        try metrics.body.write(to: input)
+        let check = Process()
+        check.executableURL = URL(fileURLWithPath: ExternalProgram.path("promtool")!)
+        check.arguments = ["check", "metrics"]
+        check.standardInput = try FileHandle(forReadingFrom: input)
+        let output = Pipe()
+        check.standardOutput = output
+        check.standardError = output
+        try check.run()
+        let said = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        check.waitUntilExit()
+        #expect(check.terminationStatus == 0, "\(said)")
+        #expect(said.isEmpty, "\(said)")
+    }
+}
