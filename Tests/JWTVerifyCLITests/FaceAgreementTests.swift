@@ -7,7 +7,7 @@ import Testing
 /// One pipeline under every face: the same token under the same policy gets the same verdict and
 /// reason from the library (`Verifier`), from a cached `Verifier` on a repeat (a cache hit), from
 /// `RemoteVerifier` over a live local origin, from
-/// `jwtverify verify` and from `jwtverify audit`. Corpora: the shared attack corpus, the bundled
+/// `jwtverify verify`, from `jwtverify audit` and from `jwtverify serve`'s `/verify`. Corpora: the shared attack corpus, the bundled
 /// Apple-shaped samples, and a profile corpus covering every rule of every provider, each token
 /// under every profile.
 @Suite("faces agree", .serialized)
@@ -91,6 +91,32 @@ struct FaceAgreementTests {
         return verdicts
     }
 
+    /// `jwtverify serve`'s `/verify`, given the same JSON request lines as `verify`; empty when
+    /// serve refuses the key set.
+    static func serveVerify(_ group: Group, jwksFile: String) throws -> [String: String] {
+        var input: [UInt8] = []
+        for (index, item) in group.cases.enumerated() {
+            var request: [String: Any] = ["token": item.token, "id": index]
+            if let nonce = item.nonce { request["nonce"] = nonce }
+            input += [UInt8](try JSONSerialization.data(withJSONObject: request)) + [0x0A]
+        }
+        let serve: ServeProcess
+        do {
+            serve = try ServeProcess(["--jwks", jwksFile, "--now", "\(group.now)", "--max-body-bytes", "\(64 << 20)"] + group.arguments)
+        } catch ServeFailure.didNotStart(let stderr) where stderr.contains("no usable key") {
+            return [:]
+        }
+        let answer = try RawHTTP.request(serve.port, method: "POST", path: "/verify", body: input)
+        #expect(answer.status == 200, "\(group.name): /verify answered \(answer.status): \(answer.text.prefix(300))")
+        var verdicts: [String: String] = [:]
+        for line in answer.body.split(separator: 0x0A) {
+            let record = try #require(try JSONSerialization.jsonObject(with: Data(line)) as? [String: Any])
+            let index = try #require(record["id"] as? Int)
+            verdicts[group.cases[index].id] = (record["reason"] as? String) ?? ""
+        }
+        return verdicts
+    }
+
     /// `jwtverify audit` over one token per line, one run per nonce; only tokens the extractor
     /// finds whole are compared (audit looks for tokens in text, so a malformed one may not be found).
     static func auditCLI(_ group: Group, jwksFile: String) throws -> [String: String] {
@@ -132,6 +158,7 @@ struct FaceAgreementTests {
                 ("remote", try await remote(group, origin: origin)),
                 ("verify", try verifyCLI(group, jwksFile: jwksFile)),
                 ("audit", try auditCLI(group, jwksFile: jwksFile)),
+                ("serve", try serveVerify(group, jwksFile: jwksFile)),
             ]
             for item in group.cases {
                 let reference = library[item.id] ?? "?"
@@ -191,6 +218,7 @@ struct FaceAgreementTests {
         #expect(counts["cached"] == 183)
         #expect(counts["remote"] == 183)
         #expect(counts["verify", default: 0] >= 169)
+        #expect(counts["serve"] == counts["verify"])
         #expect(counts["audit", default: 0] >= 120)
     }
 
@@ -216,6 +244,7 @@ struct FaceAgreementTests {
         print("faces agree on the samples: \(counts.sorted { $0.key < $1.key })")
         #expect(counts["library"] == 2 * cases.count)
         #expect(counts["verify"] == 2 * cases.count)
+        #expect(counts["serve"] == 2 * cases.count)
     }
 
     @Test("the profile corpus: every provider rule, each token under every profile")
@@ -236,6 +265,7 @@ struct FaceAgreementTests {
         #expect(counts["cached"] == total)
         #expect(counts["remote"] == total)
         #expect(counts["verify"] == total)
+        #expect(counts["serve"] == total)
         #expect(counts["audit"] == total)
         // The corpus exercises every reason the provider rules can give, under some profile.
         let verdicts = try groups.flatMap { try Self.library($0).values }

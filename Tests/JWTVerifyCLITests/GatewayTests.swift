@@ -98,6 +98,15 @@ struct GatewayTests {
         withExtendedLifetime(caddy) {}
     }
 
+    @Test("the README shows exactly the nginx and Caddy configs these tests run")
+    func readmeConfigs() throws {
+        let readme = try String(contentsOf: CLIRunner.repositoryRoot.appendingPathComponent("README.md"), encoding: .utf8)
+        for (file, language) in [("nginx.conf", "nginx"), ("Caddyfile", "caddyfile")] {
+            let text = try String(contentsOf: Self.gateways.appendingPathComponent(file), encoding: .utf8)
+            #expect(readme.contains("```\(language)\n\(text)```"), "\(file)")
+        }
+    }
+
     @Test("promtool check metrics passes on a live /metrics with every family populated",
           .enabled(if: ExternalProgram.path("promtool") != nil, ExternalProgram.missing("promtool")))
     func promtool() throws {

@@ -48,11 +48,14 @@ package enum BearerCredential {
             && base[3] | 0x20 == UInt8(ascii: "r") && base[4] | 0x20 == UInt8(ascii: "e") && base[5] | 0x20 == UInt8(ascii: "r")
     }
 
+    /// `A-Z a-z 0-9 - . _ ~ + /`, as two 64-bit masks over the octet values 0–127.
+    @inline(__always)
     private static func isToken68(_ byte: UInt8) -> Bool {
-        switch byte {
-        case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "0")...UInt8(ascii: "9"): true
-        case UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "_"), UInt8(ascii: "~"), UInt8(ascii: "+"), UInt8(ascii: "/"): true
-        default: false
+        let bit = UInt64(1) << UInt64(byte & 63)
+        switch byte >> 6 {
+        case 0: return 0x03FF_E800_0000_0000 & bit != 0  // + - . / 0-9
+        case 1: return 0x47FF_FFFE_87FF_FFFE & bit != 0  // A-Z _ a-z ~
+        default: return false
         }
     }
 }

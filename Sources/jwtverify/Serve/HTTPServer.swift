@@ -154,15 +154,21 @@ final class HTTPServer: @unchecked Sendable {
 
     /// Queues `response`: header names and values are laid out as C strings in one buffer.
     private static func queue(_ response: HTTPResponse, on connection: OpaquePointer) -> Bool {
-        var storage: [CChar] = []
+        var storage: [UInt8] = []
+        storage.reserveCapacity(512)
         var offsets: [Int] = []
-        for (name, value) in response.headers {
-            for text in [name, value] {
-                offsets.append(storage.count)
-                storage.append(contentsOf: text.utf8CString)
-            }
+        offsets.reserveCapacity(2 * response.headers.count)
+        func add(_ text: String) {
+            offsets.append(storage.count)
+            storage.append(contentsOf: text.utf8)
+            storage.append(0)
         }
-        return storage.withUnsafeBufferPointer { chars in
+        for (name, value) in response.headers {
+            add(name)
+            add(value)
+        }
+        return storage.withUnsafeBytes { raw in
+            let chars = raw.bindMemory(to: CChar.self)
             let pointers: [UnsafePointer<CChar>?] = offsets.map { chars.baseAddress! + $0 }
             return pointers.withUnsafeBufferPointer { list in
                 response.body.withUnsafeBytes { body in

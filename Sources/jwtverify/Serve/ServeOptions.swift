@@ -62,7 +62,7 @@ struct ServeOptions {
     var configFile: String?
     var accessLog = false
     var timeoutSeconds = 10
-    var maxHeaderBytes = 32 << 10
+    var maxHeaderBytes = 16 << 10
     var maxBodyBytes = 1 << 20
     var drainSeconds = 10.0
     var helpRequested = false
@@ -87,7 +87,7 @@ struct ServeOptions {
             .value("--timeout", placeholder: "SECONDS", help: "Close idle or stalled connections after SECONDS (default 10).") {
                 options, value, name throws(CommandFailure) in options.timeoutSeconds = try OptionValue.count(name, value, in: 1...3600)
             },
-            .value("--max-header-bytes", placeholder: "N", help: "Request line and headers cap; larger requests get 431 (default 32768).") {
+            .value("--max-header-bytes", placeholder: "N", help: "Request line and headers cap; larger requests get 431 (default 16384).\nRaise it for tokens over about 15 KB in a header.") {
                 options, value, name throws(CommandFailure) in options.maxHeaderBytes = try OptionValue.count(name, value, in: 4096...(16 << 20))
             },
             .value("--max-body-bytes", placeholder: "N", help: "/verify body cap; larger bodies get 413 (default 1048576).") {
