@@ -117,7 +117,7 @@ enum RawHTTP {
     }
 
     /// A connected socket to 127.0.0.1:`port`, or -1.
-    static func connect(_ port: Int) -> Int32 {
+    static func connect(_ port: Int, timeoutSeconds: Int = 10) -> Int32 {
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
@@ -130,7 +130,7 @@ enum RawHTTP {
             close(fd)
             return -1
         }
-        var timeout = timeval(tv_sec: 10, tv_usec: 0)
+        var timeout = timeval(tv_sec: timeoutSeconds, tv_usec: 0)
         setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
         return fd
     }
@@ -146,9 +146,9 @@ enum RawHTTP {
 
     /// One request on a fresh connection (`Connection: close`), its response read to the end.
     static func request(
-        _ port: Int, method: String = "GET", path: String, headers: [(String, String)] = [], body: [UInt8] = []
+        _ port: Int, method: String = "GET", path: String, headers: [(String, String)] = [], body: [UInt8] = [], timeoutSeconds: Int = 10
     ) throws -> Response {
-        let fd = connect(port)
+        let fd = connect(port, timeoutSeconds: timeoutSeconds)
         guard fd >= 0 else { throw ServeFailure.noResponse }
         defer { close(fd) }
         var head = "\(method) \(path) HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n"

@@ -104,6 +104,83 @@ struct ServeTests {
         #expect(bad.header("WWW-Authenticate") == #"Bearer realm="example", error="invalid_token", error_description="malformed""#)
     }
 
+    @Test("--config routes: each /auth/NAME has its own policy; --access-log writes the fingerprint, never the token")
+    func routesAndAccessLog() throws {
+        let workspace = try Workspace()
+        let config = workspace.file("routes.json")
+        let routes = #"""
+            {"routes": {
+              "ios": {"jwks": ["\#(workspace.jwks.path)"], "issuer": "\#(TokenFactory.issuer)", "audience": ["com.example.app"], "now": 1700001000},
+              "web": {"jwks": ["\#(workspace.jwks.path)"], "issuer": "\#(TokenFactory.issuer)", "audience": "com.example.web", "now": 1700001000,
+                      "claim_header": ["email=X-Email"], "cache": 0}
+            }}
+            """#
+        try routes.write(to: config, atomically: true, encoding: .utf8)
+        let serve = try ServeProcess(["--config", config.path, "--access-log"])
+        let web = TokenFactory.token(payload: #"{"iss":"https://appleid.apple.com","aud":"com.example.web","exp":1700003600,"iat":1700000000,"sub":"w","email":"w@example.com"}"#)
+        #expect(try RawHTTP.request(serve.port, path: "/auth/ios", headers: Self.bearer(Self.valid)).status == 200)
+        #expect(try RawHTTP.request(serve.port, path: "/auth/web", headers: Self.bearer(Self.valid)).status == 403)
+        let answer = try RawHTTP.request(serve.port, path: "/auth/web", headers: Self.bearer(web))
+        #expect(answer.status == 200)
+        #expect(answer.header("X-Email") == "w@example.com")
+        #expect(try RawHTTP.request(serve.port, path: "/auth/ios", headers: Self.bearer(web)).status == 403)
+        // No default route: a path naming no route has nowhere to go.
+        #expect(try RawHTTP.request(serve.port, path: "/auth", headers: Self.bearer(web)).status == 404)
+        #expect(serve.waitForStderr(#""path":"/auth/web","route":"web","status":200"#))
+        let fingerprint = MessageDigest.sha256.hash(Array(web.utf8)).map { String($0, radix: 16).count == 1 ? "0" + String($0, radix: 16) : String($0, radix: 16) }.joined()
+        #expect(serve.stderr.contains(#""fingerprint":"\#(fingerprint)""#))
+        #expect(!serve.stderr.contains(web))
+        #expect(!serve.stderr.contains(Self.valid))
+        // A route the config gets wrong is named in the error, and nothing starts.
+        try #"{"routes": {"bad": {"jwks": ["\#(workspace.jwks.path)"], "audience": "x"}}}"#.write(to: config, atomically: true, encoding: .utf8)
+        let refused = try CLIRunner.run(["serve", "--config", config.path, "--listen", "127.0.0.1:0"])
+        #expect(refused.status == 65)
+        #expect(refused.stderr.contains(#"route "bad": --issuer is required"#), "\(refused.stderr)")
+    }
+
+    @Test("--max-connections is enforced; SIGTERM lets a request in flight finish")
+    func connectionCapAndDrain() throws {
+        let workspace = try Workspace()
+        let serve = try ServeProcess(Self.flags(workspace, ["--max-connections", "4"]))
+        var open: [Int32] = []
+        for _ in 0..<4 {
+            let fd = RawHTTP.connect(serve.port)
+            RawHTTP.send(fd, Array("GET /healthz HTTP/1.1\r\nHost: x\r\n".utf8))
+            open.append(fd)
+        }
+        usleep(200_000)
+        // A fifth connection waits in the listen queue, unserved, while four are open.
+        #expect((try? RawHTTP.request(serve.port, path: "/healthz", timeoutSeconds: 1)) == nil, "a fifth connection was served")
+        // The four finish their requests and close; then the server takes new ones.
+        for fd in open {
+            RawHTTP.send(fd, Array("Connection: close\r\n\r\n".utf8))
+            var buffer = [UInt8](repeating: 0, count: 4096)
+            let n = buffer.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
+            #expect(n > 0 && String(decoding: buffer[..<max(n, 0)], as: UTF8.self).hasPrefix("HTTP/1.1 200"))
+            close(fd)
+        }
+        usleep(200_000)
+        #expect(try RawHTTP.request(serve.port, path: "/healthz").status == 200)
+
+        // A request under way when SIGTERM comes still gets its answer; then the process exits 0.
+        let fd = RawHTTP.connect(serve.port)
+        defer { close(fd) }
+        RawHTTP.send(fd, Array("GET /auth HTTP/1.1\r\nHost: x\r\n".utf8))
+        usleep(100_000)
+        serve.signal(SIGTERM)
+        #expect(serve.waitForStderr("letting open requests finish"))
+        RawHTTP.send(fd, Array("Authorization: Bearer \(Self.valid)\r\nConnection: close\r\n\r\n".utf8))
+        var data = Data()
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        while true {
+            let n = buffer.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
+            if n <= 0 { break }
+            data.append(contentsOf: buffer[..<n])
+        }
+        #expect(try RawHTTP.parse(data).status == 200)
+        #expect(serve.reap(seconds: 15) == 0)
+    }
+
     @Test("/verify answers verify's records byte for byte; 400 for a body that is not JSON; 413 over the cap")
     func verify() throws {
         let samples = CLIRunner.repositoryRoot.appendingPathComponent("Vectors/samples/apple-identity-tokens.jsonl")
