@@ -34,8 +34,6 @@ import time
 
 EXIT_OK, EXIT_REJECTED, EXIT_USAGE, EXIT_DATA, EXIT_NO_INPUT, EXIT_UNAVAILABLE, EXIT_SOFTWARE = 0, 1, 64, 65, 66, 69, 70
 
-# The report's fixed vocabulary, as `jwtverify audit` prints it.
-LIFETIME_BUCKETS = ["<= 10 min", "<= 1 h", "<= 24 h", "> 24 h", "unknown"]
 PRESETS = {"apple", "google", "firebase"}
 
 
@@ -362,42 +360,18 @@ def compute_report(tokens, discarded_counts):
     }
 
 
-def render_report(report, form):
-    """The report as `jwtverify audit --format table|markdown|json` prints it."""
-    if form == "json":
-        return json.dumps(report, separators=(",", ":"), ensure_ascii=False) + "\n"
-    markdown = form == "markdown"
-    total, valid = report["tokens"], report["valid"]
-    out = "# Token audit\n\n" if markdown else "TOKEN AUDIT\n\n"
-    out += ("**%d** tokens: **%d** valid, **%d** rejected.\n\n" if markdown else "%d tokens: %d valid, %d rejected\n\n") % (
-        total, valid, total - valid)
-
-    def section(title, rows):
-        nonlocal out
-        if not rows:
-            return
-        if markdown:
-            out += "## %s\n\n| | count |\n| --- | ---: |\n" % title
-            out += "".join("| %s | %d |\n" % (name.replace("|", "\\|"), count) for name, count in rows)
-        else:
-            out += "%s\n" % title
-            out += "".join("  %s %d\n" % (name.ljust(40), count) for name, count in rows)
-        out += "\n"
-
-    section("By reason", ranked(report["by_reason"]))
-    section("By kid", ranked(report["by_kid"]))
-    section("By issuer", ranked(report["by_issuer"]))
-    section("By audience", ranked(report["by_audience"]))
-    section("Lifetime (exp - iat)", [(b, report["lifetimes"][b]) for b in LIFETIME_BUCKETS if b in report["lifetimes"]])
-    section("Repeats", [
-        ("tokens seen more than once", report["repeated_tokens"]),
-        ("extra occurrences", report["repeated_occurrences"]),
-        ("nonces shared by distinct tokens (possible replay)", report["shared_nonces"]),
-        ("distinct tokens sharing a nonce", report["tokens_sharing_nonces"]),
-    ])
-    section("Anomalies worth a look", ranked(report["anomalies"]))
-    section("Discarded candidates", ranked(report["discarded"]))
-    return out
+def render_report(sc, plan, command, report, form):
+    """The report as `jwtverify audit --format table|markdown|json` prints it, rendered by
+    `jwtverify audit render` itself: on the driver when it can run the binary, else on one executor."""
+    text = json.dumps(report, separators=(",", ":"), ensure_ascii=False)
+    arguments = ["audit", "render", "--format", form, "-"]
+    if plan.binary is not None:
+        done = run_driver_binary(plan.binary, arguments, stdin=text + "\n")
+        if done.returncode != 0:
+            raise Failure(EXIT_SOFTWARE, "jwtverify audit render: %s" % done.stderr.strip())
+        return done.stdout
+    lines = sc.parallelize([text], 1).pipe(shlex.join([command] + arguments), checkCode=True).collect()
+    return "".join(line + "\n" for line in lines)
 
 
 def write_text(sc, directory, name, text):
@@ -423,6 +397,7 @@ class Plan:
         self.options = options
         self.start_time = int(time.time())
         binary = driver_binary(options.jwtverify)
+        self.binary = binary
         self.snapshots = snapshot_key_sets(options.jwks, binary, staging)
         if os.sep in options.jwtverify and not os.path.isfile(options.jwtverify):
             raise Failure(EXIT_NO_INPUT, "--jwtverify %s: no such file" % options.jwtverify)
@@ -489,9 +464,9 @@ def run(plan, spark):
     written = reader.parquet(destination) if options.results_format == "parquet" else reader.json(destination)
     report = compute_report(written, discarded)
 
-    write_text(sc, options.output, "report.json", render_report(report, "json"))
-    write_text(sc, options.output, "report.txt", render_report(report, "table"))
-    sys.stdout.write(render_report(report, options.report_format))
+    write_text(sc, options.output, "report.json", render_report(sc, plan, command, report, "json"))
+    write_text(sc, options.output, "report.txt", render_report(sc, plan, command, report, "table"))
+    sys.stdout.write(render_report(sc, plan, command, report, options.report_format))
     sys.stdout.flush()
     sys.stderr.write("jwt_audit: %d files in %d partitions, %d tokens found, %d valid, %d rejected\n" % (
         len(files), partitions, report["tokens"], report["valid"], report["rejected"]))

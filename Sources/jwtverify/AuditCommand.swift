@@ -51,6 +51,7 @@ struct AuditCommand {
 
     static let help = """
         USAGE: jwtverify audit --jwks SRC [options] [FILE...]
+               jwtverify audit render [--format table|markdown|json] REPORT.json|-
 
         Finds every compact JWS in arbitrary text (logs, HAR files, JSON dumps, URLs, form bodies,
         cookies, Authorization headers; URL-encoding and JSON escapes are undone), evaluates each

@@ -226,6 +226,47 @@ struct AuditReport {
     mutating func discard(_ reason: TokenExtractor.Discard) { discarded[reason.rawValue, default: 0] += 1 }
 
 
+    /// Why a JSON document is not a report.
+    struct ParseFailure: Error {
+        let message: String
+    }
+
+    /// The report `json()` printed: every count back, so rendering it again gives the same text.
+    init(json value: JSONValue) throws(ParseFailure) {
+        guard case .object(let members) = value else { throw ParseFailure(message: "not a JSON object") }
+        func integer(_ name: String) throws(ParseFailure) -> Int {
+            guard case .integer(let number)? = members[name] else { throw ParseFailure(message: "\"\(name)\" is not an integer") }
+            return Int(number)
+        }
+        func counts(_ name: String) throws(ParseFailure) -> [String: Int] {
+            guard case .object(let entries)? = members[name] else { throw ParseFailure(message: "\"\(name)\" is not an object") }
+            var result: [String: Int] = [:]
+            for (key, value) in entries {
+                guard case .integer(let number) = value else { throw ParseFailure(message: "\"\(name)\".\"\(key)\" is not an integer") }
+                result[key] = Int(number)
+            }
+            return result
+        }
+        tokens = try integer("tokens")
+        valid = try integer("valid")
+        guard try integer("rejected") == tokens - valid else { throw ParseFailure(message: "\"rejected\" is not tokens - valid") }
+        byReason = try counts("by_reason")
+        byKeyID = try counts("by_kid")
+        byIssuer = try counts("by_issuer")
+        byAudience = try counts("by_audience")
+        lifetimes = try counts("lifetimes")
+        repeatedTokens = try integer("repeated_tokens")
+        repeatedOccurrences = try integer("repeated_occurrences")
+        sharedNonces = try integer("shared_nonces")
+        tokensSharingNonces = try integer("tokens_sharing_nonces")
+        anomalies = try counts("anomalies")
+        discarded = try counts("discarded")
+        guard case .bool(let capped)? = members["tracking_capped"] else { throw ParseFailure(message: "\"tracking_capped\" is not a Boolean") }
+        trackingCapped = capped
+    }
+
+    init() {}
+
     /// Sorted by count, then name.
     private static func ranked(_ counts: [String: Int]) -> [(String, Int)] {
         counts.sorted { ($1.value, $0.key) < ($0.value, $1.key) }

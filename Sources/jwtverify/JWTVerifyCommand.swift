@@ -95,6 +95,14 @@ enum JWTVerifyCommand {
             }
             return try VerifyCommand(options: options).run()
         case "audit":
+            if words.dropFirst().first == "render" {
+                let render = try AuditRenderCommand(parsing: words.dropFirst(2))
+                if render.helpRequested {
+                    print(AuditRenderCommand.help)
+                    return .ok
+                }
+                return try render.run()
+            }
             if let status = help(AuditCommand.help, words, neededArguments: false) { return status }
             return try AuditCommand(parsing: words.dropFirst()).run()
         case "inspect":

@@ -176,6 +176,31 @@ struct CLIAuditTests {
         #expect(markdown.stdoutText.contains("| expired | 1 |"))
     }
 
+    @Test("audit render: a saved json report renders exactly as audit prints each format; anything else is refused")
+    func render() throws {
+        let (directory, jwks, files) = try Self.fixtures()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let flags = ["--jwks", jwks, "--now", "1700001000", "--issuer", "https://appleid.apple.com"]
+        let saved = directory.appendingPathComponent("report.json")
+        let json = try CLIRunner.run(["audit", "--format", "json"] + flags + files)
+        try json.stdout.write(to: saved)
+        for format in ["json", "table", "markdown"] {
+            let direct = try CLIRunner.run(["audit", "--format", format] + flags + files)
+            let rendered = try CLIRunner.run(["audit", "render", "--format", format, saved.path])
+            #expect(rendered.status == 0, "\(rendered.stderr)")
+            #expect(rendered.stdout == direct.stdout, "\(format)")
+            #expect(!rendered.stdout.isEmpty)
+        }
+        #expect(try CLIRunner.run(["audit", "render", "-"], input: json.stdout).stdout == (try CLIRunner.run(["audit", "--format", "table"] + flags + files)).stdout)
+        let notReport = try CLIRunner.run(["audit", "render", "-"], input: Data(#"{"tokens":1}"#.utf8))
+        #expect(notReport.status == 65)
+        #expect(notReport.stderr.contains("not an audit report"))
+        #expect(try CLIRunner.run(["audit", "render", "-"], input: Data("nope".utf8)).status == 65)
+        #expect(try CLIRunner.run(["audit", "render"]).status == 64)
+        #expect(try CLIRunner.run(["audit", "render", "--format", "jsonl", saved.path]).status == 64)
+        #expect(try CLIRunner.run(["audit", "render", directory.appendingPathComponent("missing.json").path]).status == 66)
+    }
+
     @Test("audit reads stdin, bounds gigantic lines, and rejects bad flags")
     func streamsAndUsage() throws {
         let (directory, jwks, _) = try Self.fixtures()
