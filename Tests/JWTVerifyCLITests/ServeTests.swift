@@ -222,6 +222,35 @@ struct ServeTests {
         #expect(serve.stderr.contains("retrying in the background"))
     }
 
+    @Test("a remote key set: a rotated-in kid waits for one refresh, through /auth and through /verify alike; /metrics counts the fetches")
+    func remoteRotation() throws {
+        let rotated = TokenFactory.Signer(kid: "rotated", algorithm: .rs256, key: try EVPPrivateKey.generateRSA(bits: 2048))
+        let token = TokenFactory.token(payload: TokenFactory.claims(), signer: rotated)
+        for first in ["/auth", "/verify"] {
+            let origin = try OriginServer()
+            try origin.set(["document": "{\"keys\":[\(TokenFactory.rsa.jwkJSON)]}", "max_age": 600, "etag": "\"v1\""])
+            let serve = try ServeProcess([
+                "--jwks", origin.keysURL, "--issuer", TokenFactory.issuer, "--audience", TokenFactory.audience, "--now", "1700001000",
+            ])
+            #expect(try RawHTTP.request(serve.port, path: "/ready").status == 200)
+            #expect(try RawHTTP.request(serve.port, path: "/auth", headers: Self.bearer(Self.valid)).status == 200)
+            // The origin rotates a key in; serve has not fetched since, and its keys are fresh for 600 s.
+            try origin.set(["document": "{\"keys\":[\(TokenFactory.rsa.jwkJSON),\(rotated.jwkJSON)]}", "max_age": 600, "etag": "\"v2\""])
+            if first == "/auth" {
+                #expect(try RawHTTP.request(serve.port, path: "/auth", headers: Self.bearer(token)).status == 200)
+            } else {
+                let answer = try RawHTTP.request(serve.port, method: "POST", path: "/verify", body: Array(#"{"id":1,"token":"\#(token)"}"#.utf8))
+                #expect(answer.status == 200)
+                #expect(answer.text.contains(#""valid":true"#), "\(answer.text)")
+            }
+            let metrics = try RawHTTP.request(serve.port, path: "/metrics").text
+            #expect(metrics.contains(#"jwtverify_jwks_fetches_total{route="default",outcome="ok"} 2"#), "\(first): \(metrics)")
+            #expect(metrics.contains(#"jwtverify_jwks_unknown_kid_refreshes_total{route="default"} 1"#))
+            #expect(metrics.contains(#"jwtverify_keys{route="default"} 2"#))
+            #expect(try origin.stats().requests == 2)
+        }
+    }
+
     @Test("SIGHUP reloads the config and key files; a broken file keeps the old keys; SIGTERM drains and exits 0")
     func reload() throws {
         let workspace = try Workspace()

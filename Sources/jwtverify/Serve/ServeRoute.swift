@@ -62,11 +62,17 @@ final class ServeRoute: Sendable {
     func evaluate(_ token: UnsafeRawBufferPointer) -> Result<VerifiedToken, VerificationError> {
         let time = options.flags.evaluationTime
         let first = verifier().flatMap { $0.evaluate(token, nonce: options.flags.nonce, at: time) }
-        guard case .failure(let error) = first, error.reason == .unknownKeyID, case .remote(let remote) = keys else { return first }
+        guard case .failure(let error) = first, error.reason == .unknownKeyID, refreshForUnknownKeyID() else { return first }
+        return verifier().flatMap { $0.evaluate(token, nonce: options.flags.nonce, at: time) }
+    }
+
+    /// For a remote key set: waits for at most one rate-limited refresh after a token named a `kid`
+    /// the keys lack; whether new keys came. Always false for key files.
+    func refreshForUnknownKeyID() -> Bool {
+        guard case .remote(let remote) = keys else { return false }
         let refreshed = Flag()
         Blocking.run { refreshed.set(await remote.keySet.refreshForUnknownKeyID()) }
-        guard refreshed.value else { return first }
-        return verifier().flatMap { $0.evaluate(token, nonce: options.flags.nonce, at: time) }
+        return refreshed.value
     }
 
     /// Whether usable keys are loaded.

@@ -127,18 +127,22 @@ final class ServeService: Sendable {
 
     /// `/verify`: the body's requests through the route's verifier, answered with `verify`'s records.
     private func verifyBody(_ body: [UInt8], route: ServeRoute, log: inout AccessRecord) -> HTTPResponse {
-        let verifier: Verifier
-        switch route.verifier() {
-        case .success(let value): verifier = value
+        let started = ThroughputClock.now()
+        var outcome: Result<VerifyBody.Records, VerifyBody.Problem>
+        switch evaluateBody(body, route: route) {
+        case .success(let value): outcome = value
         case .failure(let error):
             log.reason = error.reason.rawValue
             return HTTPResponse(
                 status: 503, headers: [("Content-Type", "application/json"), ("Retry-After", "5")],
                 body: Array(#"{"error":"jwks_unavailable"}"#.utf8) + [10])
         }
-        let evaluator = RequestLineEvaluator(verifier: verifier, defaultNonce: route.options.flags.nonce, time: route.options.flags.evaluationTime)
-        let started = ThroughputClock.now()
-        let outcome = VerifyBody.evaluate(body, with: evaluator)
+        // As /auth does: a kid the keys lack waits for at most one refresh, then the body again.
+        if case .success(let records) = outcome, records.tally.byReason[VerificationError.Reason.unknownKeyID.rawValue] != nil,
+            route.refreshForUnknownKeyID(), case .success(let again) = evaluateBody(body, route: route)
+        {
+            outcome = again
+        }
         switch outcome {
         case .failure(let problem):
             log.reason = "body_not_json"
@@ -149,6 +153,14 @@ final class ServeService: Sendable {
                 for _ in 0..<count { metrics.verification(route: route.name, reason: reason.map(VerificationError.Reason.init(rawValue:)), seconds: seconds) }
             }
             return HTTPResponse(status: 200, headers: [("Content-Type", "application/x-ndjson")], body: records.output)
+        }
+    }
+
+    /// The body through the route's verifier over its current keys.
+    private func evaluateBody(_ body: [UInt8], route: ServeRoute) -> Result<Result<VerifyBody.Records, VerifyBody.Problem>, VerificationError> {
+        route.verifier().map { verifier in
+            let evaluator = RequestLineEvaluator(verifier: verifier, defaultNonce: route.options.flags.nonce, time: route.options.flags.evaluationTime)
+            return VerifyBody.evaluate(body, with: evaluator)
         }
     }
 
