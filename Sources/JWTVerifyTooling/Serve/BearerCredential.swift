@@ -23,7 +23,8 @@ package enum BearerCredential {
         guard base[index] == UInt8(ascii: " ") else { return .absent }  // "Bearerx" is another scheme
         while index < count, base[index] == UInt8(ascii: " ") { index += 1 }
         let start = index
-        while index < count, isToken68(base[index]) { index += 1 }
+        let table = token68Table
+        while index < count, table[Int(base[index])] != 0 { index += 1 }
         while index < count, base[index] == UInt8(ascii: "=") { index += 1 }
         let end = index
         while index < count, base[index] == UInt8(ascii: " ") { index += 1 }
@@ -47,6 +48,15 @@ package enum BearerCredential {
         base[0] | 0x20 == UInt8(ascii: "b") && base[1] | 0x20 == UInt8(ascii: "e") && base[2] | 0x20 == UInt8(ascii: "a")
             && base[3] | 0x20 == UInt8(ascii: "r") && base[4] | 0x20 == UInt8(ascii: "e") && base[5] | 0x20 == UInt8(ascii: "r")
     }
+
+    /// One octet per byte value: 1 for the token68 alphabet before padding (a per-byte table is
+    /// several times faster than the masks below on a thousand-octet token).
+    // Safety: written once, in the initializer, and only read after.
+    nonisolated(unsafe) private static let token68Table: UnsafePointer<UInt8> = {
+        let table = UnsafeMutablePointer<UInt8>.allocate(capacity: 256)
+        for byte in 0..<256 { table[byte] = isToken68(UInt8(byte)) ? 1 : 0 }
+        return UnsafePointer(table)
+    }()
 
     /// `A-Z a-z 0-9 - . _ ~ + /`, as two 64-bit masks over the octet values 0–127.
     @inline(__always)
