@@ -34,10 +34,14 @@ package final class FixedBaseP256Key: @unchecked Sendable {
 
     /// One signature of a batch: key, 32-octet digest and 64-octet r‖s, borrowed for the call.
     package struct BatchEntry {
+        /// The key the signature claims.
         package let key: FixedBaseP256Key
+        /// 32 octets: SHA-256 of the signing input.
         package let digest: UnsafeRawPointer
+        /// 64 octets: r‖s.
         package let signature: UnsafeRawPointer
 
+        /// An entry over memory the caller keeps alive for the call.
         package init(key: FixedBaseP256Key, digest: UnsafeRawPointer, signature: UnsafeRawPointer) {
             self.key = key
             self.digest = digest

@@ -14,23 +14,30 @@ package import JWTVerify
 ///
 /// Every rejection carries `X-JWT-Reason: <reason>`, the library's reason code.
 package struct GatewayAnswer: Equatable {
+    /// 200, 401, 403 or 503.
     package var status: Int
+    /// Response headers, in order.
     package var headers: [(String, String)]
 
+    /// An answer as given.
     package init(status: Int, headers: [(String, String)]) {
         self.status = status
         self.headers = headers
     }
 
+    /// Same status and the same headers in the same order.
     package static func == (a: GatewayAnswer, b: GatewayAnswer) -> Bool {
         a.status == b.status && a.headers.elementsEqual(b.headers, by: { $0 == $1 })
     }
 
     /// A claim copied into a response header (`--claim-header CLAIM=Header-Name`).
     package struct ClaimHeader: Sendable, Equatable {
+        /// The payload member copied.
         package let claim: String
+        /// The response header it goes to.
         package let header: String
 
+        /// A mapping as given (the header name is not checked).
         package init(claim: String, header: String) {
             self.claim = claim
             self.header = header

@@ -18,6 +18,7 @@ package final class ServeMetrics: Sendable {
 
     private let counts = Mutex(Counts())
 
+    /// All counters at zero.
     package init() {}
 
     /// Counts one verification on `route`: its reason (`nil`: valid) and how long it took.
@@ -42,14 +43,18 @@ package final class ServeMetrics: Sendable {
 
     /// What `/metrics` shows of one route's keys and token cache.
     package struct RouteState {
+        /// The route's name.
         package var route: String
+        /// Usable keys held.
         package var keyCount: Int
         /// Seconds since the keys were loaded or last fetched.
         package var keyAge: Double?
         /// Remote key sets only.
         package var keySet: KeyCacheMetrics?
+        /// The route's verified-token cache, when it has one.
         package var cache: VerifiedTokenCache.Counters?
 
+        /// A route's state as read now.
         package init(route: String, keyCount: Int, keyAge: Double?, keySet: KeyCacheMetrics?, cache: VerifiedTokenCache.Counters?) {
             self.route = route
             self.keyCount = keyCount

@@ -6,13 +6,17 @@ package import JWTVerify
 package enum VerifyBody {
     /// The records and their tally.
     package struct Records {
+        /// `verify`'s records, one line each.
         package var output: [UInt8]
+        /// Their verdicts, by reason.
         package var tally: Tally
     }
 
     /// Why a body is refused (`400`): the 1-based line that is not a JSON object.
     package struct Problem: Error {
+        /// The 1-based line.
         package let line: Int
+        /// What is wrong with it.
         package let message: String
 
         /// `{"error":"body_not_json","line":N,"detail":"..."}` and a newline.
