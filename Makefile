@@ -6,11 +6,11 @@ SHELL := /bin/bash
 SWIFT ?= swift
 SYSTEM_PACKAGES := pkg-config libssl-dev libjansson-dev libmicrohttpd-dev
 # The real programs the serve tests put in front of it (nginx, Caddy) and read its metrics with (promtool).
-GATEWAY_PACKAGES := nginx-light caddy prometheus
+GATEWAY_PACKAGES := nginx-light caddy prometheus chromium
 JWTVERIFY := .build/release/jwtverify
 
 
-.PHONY: gateway-deps bench-serve
+.PHONY: gateway-deps bench-serve report-screenshot
 .PHONY: all deps build release demo test test-swift test-spark spark-deps spark-binary bench bench-es256 bench-peer-deps bench-instructions bench-spark fuzz fuzz-json asan tsan vectors clean
 
 all: build
@@ -57,10 +57,12 @@ test: test-swift test-spark
 test-swift: deps gateway-deps
 	$(SWIFT) test
 
-# nginx, Caddy and promtool for the serve tests (Debian's packages; none is started as a service).
+# nginx, Caddy and promtool for the serve tests, Chromium for the html report's (Debian's
+# packages; none is started as a service).
 gateway-deps:
-	@{ command -v nginx >/dev/null || [ -x /usr/sbin/nginx ]; } && command -v caddy >/dev/null && command -v promtool >/dev/null || { \
-	  sudo=""; [ "$$(id -u)" -ne 0 ] && sudo="sudo"; echo "Installing $(GATEWAY_PACKAGES) for the serve tests"; \
+	@{ command -v nginx >/dev/null || [ -x /usr/sbin/nginx ]; } && command -v caddy >/dev/null && command -v promtool >/dev/null \
+	  && command -v chromium >/dev/null || { \
+	  sudo=""; [ "$$(id -u)" -ne 0 ] && sudo="sudo"; echo "Installing $(GATEWAY_PACKAGES) for the serve and report tests"; \
 	  $$sudo apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$sudo apt-get install -y -qq --no-install-recommends $(GATEWAY_PACKAGES); }
 
 # The Spark job (Sources/SparkAudit): PySpark and the tests' signing library in a virtual environment,
@@ -100,6 +102,13 @@ spark-binary: deps
 bench: deps bench-peer-deps
 	Benchmarks/run.sh
 	Benchmarks/es256.sh
+
+# The README's picture of the html report on the bundled samples (Vectors/report.png).
+report-screenshot: release gateway-deps
+	$(JWTVERIFY) audit --format html --jwks Vectors/jwks.json --issuer https://appleid.apple.com --audience com.example.app \
+	    --now 2026-01-01T00:00:00Z Vectors/samples/apple-identity-tokens.jsonl > .build/report.html || [ $$? -le 1 ]
+	chromium --headless --no-sandbox --disable-gpu --hide-scrollbars --user-data-dir=.build/chromium-profile \
+	    --window-size=1280,1260 --screenshot=Vectors/report.png "file://$(CURDIR)/.build/report.html"
 
 # jwtverify serve under wrk against nginx's own return 204 and the library's 2-thread rate.
 bench-serve: deps gateway-deps

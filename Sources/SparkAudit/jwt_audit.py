@@ -23,6 +23,7 @@ was rejected, 64 usage, 65 unusable key set, 66 input missing, 69 a key set coul
 """
 
 import argparse
+import datetime
 import json
 import os
 import shlex
@@ -74,7 +75,7 @@ def parse_arguments(argv):
     parser.add_argument("--show-tokens", action="store_true", help="keep the raw token in each result")
     parser.add_argument("--results-format", choices=["parquet", "json"], default="parquet", help="DIR/tokens format")
     parser.add_argument(
-        "--report-format", choices=["table", "markdown", "json"], default="table", help="the report on stdout",
+        "--report-format", choices=["table", "markdown", "json", "html"], default="table", help="the report on stdout",
     )
     parser.add_argument(
         "--jwtverify", default="jwtverify", metavar="PATH",
@@ -317,7 +318,7 @@ def ranked(counts):
     return sorted(counts.items(), key=lambda item: (-item[1], item[0]))
 
 
-def compute_report(tokens, discarded_counts):
+def compute_report(tokens, discarded_counts, evaluation):
     """The same numbers `jwtverify audit --format json` gives, over every partition at once."""
     from pyspark.sql import functions as F
 
@@ -345,6 +346,7 @@ def compute_report(tokens, discarded_counts):
         "tokens": total,
         "valid": valid,
         "rejected": total - valid,
+        "evaluation": evaluation,
         "by_reason": dict(ranked(counts("reason", tokens.where(~F.col("valid"))))),
         "by_kid": dict(ranked(counts(F.coalesce("kid", F.lit("(none)"))))),
         "by_issuer": dict(ranked(counts(F.coalesce("iss", F.lit("(none)"))))),
@@ -404,6 +406,18 @@ class Plan:
         if binary is not None:
             check_on_driver(binary, self.audit_arguments([local for _, local in self.snapshots]), self.snapshots)
 
+    def evaluation(self):
+        """The report's "evaluation", as `jwtverify audit` writes it: each token at its own iat, or
+        one time in Unix seconds (`--now` as given, else the job's start)."""
+        if self.options.at:
+            return {"mode": "iat"}
+        now = self.options.now if self.options.now is not None else str(self.start_time)
+        try:
+            seconds = float(now)
+        except ValueError:
+            seconds = datetime.datetime.fromisoformat(now.replace("Z", "+00:00")).timestamp()
+        return {"mode": "now", "time": int(seconds) if seconds == int(seconds) else seconds}
+
     def audit_arguments(self, key_paths):
         options = self.options
         arguments = ["audit", "--tagged-input", "--format", "jsonl", "--discards", "--quiet", "--threads", str(options.threads_per_task)]
@@ -462,10 +476,11 @@ def run(plan, spark):
     # The report is computed from the results as written.
     reader = spark.read.schema(tokens.schema)
     written = reader.parquet(destination) if options.results_format == "parquet" else reader.json(destination)
-    report = compute_report(written, discarded)
+    report = compute_report(written, discarded, plan.evaluation())
 
     write_text(sc, options.output, "report.json", render_report(sc, plan, command, report, "json"))
     write_text(sc, options.output, "report.txt", render_report(sc, plan, command, report, "table"))
+    write_text(sc, options.output, "report.html", render_report(sc, plan, command, report, "html"))
     sys.stdout.write(render_report(sc, plan, command, report, options.report_format))
     sys.stdout.flush()
     sys.stderr.write("jwt_audit: %d files in %d partitions, %d tokens found, %d valid, %d rejected\n" % (

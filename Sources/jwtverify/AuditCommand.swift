@@ -9,7 +9,7 @@ import Darwin
 
 /// `jwtverify audit`: finds tokens in arbitrary text and reports on each and on the lot.
 struct AuditCommand {
-    enum Format: String { case jsonl, table, markdown, json }
+    enum Format: String { case jsonl, table, markdown, json, html }
 
     var keySets = KeySetOptions()
     var flags = PolicyFlags()
@@ -35,9 +35,9 @@ struct AuditCommand {
                 guard value == "iat" else { throw .usage("\(name) takes: iat") }
                 options.atIssueTime = true
             },
-            .value("--format", placeholder: "F", help: "jsonl (one object per token found), or a report: table, markdown,\njson. Default: table on a terminal, jsonl otherwise.") {
+            .value("--format", placeholder: "F", help: "jsonl (one object per token found), or a report: table, markdown,\njson, html (one self-contained page). Default: table on a terminal,\njsonl otherwise.") {
                 options, value, name throws(CommandFailure) in
-                guard let format = Format(rawValue: value) else { throw .usage("\(name) takes jsonl, table, markdown or json") }
+                guard let format = Format(rawValue: value) else { throw .usage("\(name) takes jsonl, table, markdown, json or html") }
                 options.format = format
             },
             .flag("--show-tokens", help: "Include the raw token in jsonl records (default: fingerprints only).") { $0.showTokens = true },
@@ -51,7 +51,7 @@ struct AuditCommand {
 
     static let help = """
         USAGE: jwtverify audit --jwks SRC [options] [FILE...]
-               jwtverify audit render [--format table|markdown|json] REPORT.json|-
+               jwtverify audit render [--format table|markdown|json|html] REPORT.json|-
 
         Finds every compact JWS in arbitrary text (logs, HAR files, JSON dumps, URLs, form bodies,
         cookies, Authorization headers; URL-encoding and JSON escapes are undone), evaluates each
@@ -88,6 +88,7 @@ struct AuditCommand {
         defer { for input in inputs { input.close() } }
         let output = OutputSink()
         var report = AuditReport()
+        report.evaluatedAt = atIssueTime ? nil : (flags.now ?? VerificationPolicy.systemClock())
         let options = self
         let runner = BatchRunner(threads: threads, lineLimit: Self.lineLimit + (taggedInput ? Self.tagLimit : 0))
         do {
@@ -118,6 +119,7 @@ struct AuditCommand {
         case .json: output.write(report.json())
         case .table: output.write(report.render(markdown: false))
         case .markdown: output.write(report.render(markdown: true))
+        case .html: output.write(report.html())
         }
         output.flush()
         if output.failure != nil { throw CommandFailure(status: .ioError, message: "cannot write output") }

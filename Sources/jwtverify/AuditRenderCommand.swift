@@ -8,16 +8,16 @@ struct AuditRenderCommand {
     var helpRequested = false
 
     static let table = OptionTable<AuditRenderCommand>([
-        .value("--format", placeholder: "F", help: "table (default), markdown or json.") { options, value, name throws(CommandFailure) in
+        .value("--format", placeholder: "F", help: "table (default), markdown, json or html.") { options, value, name throws(CommandFailure) in
             guard let format = AuditCommand.Format(rawValue: value), format != .jsonl else {
-                throw .usage("\(name) takes table, markdown or json")
+                throw .usage("\(name) takes table, markdown, json or html")
             }
             options.format = format
         }
     ])
 
     static let help = """
-        USAGE: jwtverify audit render [--format table|markdown|json] REPORT.json|-
+        USAGE: jwtverify audit render [--format table|markdown|json|html] REPORT.json|-
 
         Renders a report saved by 'jwtverify audit --format json' (or the Spark job's report.json)
         exactly as 'audit' would have printed it in that format.
@@ -54,6 +54,7 @@ struct AuditRenderCommand {
         switch format {
         case .json: output.write(report.json())
         case .markdown: output.write(report.render(markdown: true))
+        case .html: output.write(report.html())
         case .table, .jsonl: output.write(report.render(markdown: false))
         }
         output.flush()

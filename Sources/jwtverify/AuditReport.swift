@@ -168,6 +168,9 @@ struct AuditReport {
     var sharedNonces = 0
     var tokensSharingNonces = 0
     var trackingCapped = false
+    /// When tokens were evaluated: a fixed time (`--now`, or the start of the run), or each at its
+    /// own `iat` (`nil`).
+    var evaluatedAt: Double? = nil
 
     private var seen: [DigestKey: Int] = [:]
     private var nonceOwners: [DigestKey: Int] = [:]
@@ -250,6 +253,13 @@ struct AuditReport {
         tokens = try integer("tokens")
         valid = try integer("valid")
         guard try integer("rejected") == tokens - valid else { throw ParseFailure(message: "\"rejected\" is not tokens - valid") }
+        guard case .object(let evaluation)? = members["evaluation"] else { throw ParseFailure(message: "\"evaluation\" is not an object") }
+        switch (evaluation["mode"], evaluation["time"]) {
+        case (.string("iat")?, nil): evaluatedAt = nil
+        case (.string("now")?, .integer(let time)?): evaluatedAt = Double(time)
+        case (.string("now")?, .number(let time)?): evaluatedAt = time
+        default: throw ParseFailure(message: "\"evaluation\" is neither {\"mode\":\"iat\"} nor {\"mode\":\"now\",\"time\":T}")
+        }
         byReason = try counts("by_reason")
         byKeyID = try counts("by_kid")
         byIssuer = try counts("by_issuer")
@@ -291,6 +301,16 @@ struct AuditReport {
         text.integer(valid)
         text.key("rejected")
         text.integer(tokens - valid)
+        text.key("evaluation")
+        text.beginObject()
+        if let evaluatedAt {
+            text.member("mode", "now")
+            text.key("time")
+            text.number(evaluatedAt)
+        } else {
+            text.member("mode", "iat")
+        }
+        text.endObject()
         counts("by_reason", byReason)
         counts("by_kid", byKeyID)
         counts("by_issuer", byIssuer)

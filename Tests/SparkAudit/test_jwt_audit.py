@@ -93,6 +93,10 @@ class SparkAuditTests(unittest.TestCase):
         self.assertEqual(single.returncode, 1, single.stderr)
         expected = json.loads(single.stdout)
         self.assertEqual(report, expected)
+        # report.html comes from the same renderer: byte for byte the page one audit run makes.
+        page = jwtverify(["audit", "--format", "html", "--now", NOW] + self.flags, self.concatenated)
+        with open(os.path.join(out, "report.html"), "rb") as f:
+            self.assertEqual(f.read(), page.stdout)
         # And the numbers are the fixture's: nothing lost or counted twice across partitions.
         # Every placed token is found but one: the samples' last line is a cut-off token (truncated).
         self.assertEqual(report["tokens"], self.fixture.token_count - 1)

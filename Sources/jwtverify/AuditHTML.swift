@@ -1,0 +1,177 @@
+import JWTVerify
+
+extension AuditReport {
+    /// `--format html`: one self-contained page. Inline CSS, inline SVG charts with text labels, no
+    /// script, style, font or image from anywhere else (a Content-Security-Policy forbids it), so it
+    /// opens offline and can be mailed. It embeds exactly `json()` as
+    /// `<script type="application/json" id="report-data">`, and every chart and table is drawn
+    /// from those same counts. Token strings (kids, audiences, issuers) are HTML-escaped.
+    func html() -> String {
+        var page = HTMLText()
+        page.raw("""
+            <!doctype html>
+            <html lang="en">
+            <head>
+            <meta charset="utf-8">
+            <meta name="viewport" content="width=device-width, initial-scale=1">
+            <meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'unsafe-inline'; img-src data:">
+            <title>Token audit</title>
+            <style>
+            :root { --valid: #1b7f3b; --rejected: #b3261e; --bar: #3b5b92; --muted: #5f6368; --line: #dadce0; }
+            * { box-sizing: border-box; }
+            body { font: 15px/1.45 system-ui, -apple-system, "Segoe UI", Roboto, sans-serif; color: #202124; margin: 0 auto; max-width: 1200px; padding: 16px; }
+            h1 { font-size: 1.6em; margin: 0 0 4px; } h2 { font-size: 1.15em; margin: 0 0 8px; }
+            .note { color: var(--muted); margin: 0 0 16px; }
+            .summary { display: grid; grid-template-columns: repeat(auto-fit, minmax(150px, 1fr)); gap: 8px; margin: 0 0 16px; padding: 0; }
+            .summary div { border: 1px solid var(--line); border-radius: 8px; padding: 10px 12px; }
+            .summary dt { color: var(--muted); font-size: .85em; } .summary dd { margin: 0; font-size: 1.5em; font-weight: 600; }
+            .summary .valid dd { color: var(--valid); } .summary .rejected dd { color: var(--rejected); } .summary .evaluation dd { font-size: 1em; }
+            .grid { display: grid; grid-template-columns: repeat(auto-fit, minmax(520px, 1fr)); gap: 16px; margin-top: 16px; }
+            section.card { border: 1px solid var(--line); border-radius: 8px; padding: 12px 14px; break-inside: avoid; }
+            svg { width: 100%; height: auto; display: block; } svg text { font: 13px system-ui, sans-serif; fill: #202124; }
+            svg .count { fill: var(--muted); } .empty { color: var(--muted); font-style: italic; }
+            table { border-collapse: collapse; width: 100%; } th, td { text-align: left; padding: 4px 6px; border-bottom: 1px solid var(--line); }
+            td.n, th.n { text-align: right; font-variant-numeric: tabular-nums; }
+            @media (max-width: 600px) { .grid { grid-template-columns: 1fr; } body { padding: 8px; } }
+            @media print { body { max-width: none; } section.card { border-color: #999; } }
+            </style>
+            </head>
+            <body>
+            <header>
+            <h1>Token audit</h1>
+
+            """)
+        page.raw("<p class=\"note\">From <code>jwtverify audit</code>. \(tokens) occurrence\(tokens == 1 ? "" : "s") of compact JWS found and evaluated.</p>\n</header>\n")
+        let evaluation: String
+        if let evaluatedAt { evaluation = "at " + TimeArgument.format(evaluatedAt) } else { evaluation = "each token at its own iat" }
+        page.raw("<dl class=\"summary\" aria-label=\"Summary\">\n")
+        for (name, value, style) in [
+            ("Occurrences", "\(tokens)", ""), ("Distinct tokens", "\(tokens - repeatedOccurrences)", ""), ("Valid", "\(valid)", "valid"),
+            ("Rejected", "\(tokens - valid)", "rejected"), ("Evaluated", evaluation, "evaluation"),
+        ] {
+            page.raw("<div class=\"\(style)\"><dt>\(name)</dt><dd>")
+            page.text(value)
+            page.raw("</dd></div>\n")
+        }
+        page.raw("</dl>\n")
+        page.raw("<section class=\"card\" aria-labelledby=\"verdicts\"><h2 id=\"verdicts\">Verdicts</h2>\n")
+        page.stackedBar(valid: valid, rejected: tokens - valid)
+        page.raw("</section>\n<div class=\"grid\">\n")
+        page.chart("reasons", "Rejections by reason", Self.rankedRows(byReason))
+        page.chart("kids", "By kid", Self.rankedRows(byKeyID))
+        page.chart("audiences", "By audience", Self.rankedRows(byAudience))
+        page.chart("issuers", "By issuer", Self.rankedRows(byIssuer))
+        page.chart("lifetimes", "Lifetimes (exp − iat)", Self.lifetimeBuckets.compactMap { bucket in lifetimes[bucket].map { (bucket, $0) } })
+        page.chart("anomalies", "Anomalies worth a look", Self.rankedRows(anomalies))
+        page.table(
+            "repeats", "Repeats",
+            [
+                ("tokens seen more than once", repeatedTokens), ("extra occurrences", repeatedOccurrences),
+                ("nonces shared by distinct tokens (possible replay)", sharedNonces), ("distinct tokens sharing a nonce", tokensSharingNonces),
+            ], header: "")
+        page.table("discarded", "Discarded fragments by cause", Self.rankedRows(discarded), header: "cause")
+        page.raw("</div>\n")
+        if trackingCapped {
+            page.raw("<p class=\"note\">Repeat tracking stopped at \(Self.trackingLimit) distinct values.</p>\n")
+        }
+        // The report itself, exactly as --format json prints it ("</" written "<\/" so the page's
+        // parser cannot end the element early; JSON reads both the same).
+        page.raw("<script type=\"application/json\" id=\"report-data\">")
+        page.raw(json().replacingOccurrences("</", "<\\/"))
+        page.raw("</script>\n</body>\n</html>\n")
+        return page.text
+    }
+
+    /// Counts by count, then name.
+    static func rankedRows(_ counts: [String: Int]) -> [(String, Int)] {
+        counts.sorted { ($1.value, $0.key) < ($0.value, $1.key) }
+    }
+}
+
+/// HTML being written: raw markup, or text escaped for element content and attribute values.
+private struct HTMLText {
+    var text = ""
+
+    mutating func raw(_ markup: String) { text += markup }
+
+    mutating func text(_ value: String) { text += Self.escape(value) }
+
+    static func escape(_ value: String) -> String {
+        var out = ""
+        out.reserveCapacity(value.utf8.count)
+        for character in value {
+            switch character {
+            case "&": out += "&amp;"
+            case "<": out += "&lt;"
+            case ">": out += "&gt;"
+            case "\"": out += "&quot;"
+            case "'": out += "&#39;"
+            default: out.append(character)
+            }
+        }
+        return out
+    }
+
+    /// Valid and rejected as one bar, each part labelled with its count and share.
+    mutating func stackedBar(valid: Int, rejected: Int) {
+        let total = max(1, valid + rejected)
+        let validWidth = Double(valid) / Double(total) * 1160
+        raw("<svg viewBox=\"0 0 1200 56\" role=\"img\" aria-label=\"\(valid) valid, \(rejected) rejected\">")
+        raw("<rect x=\"20\" y=\"6\" width=\"\(Self.fixed(validWidth))\" height=\"22\" fill=\"var(--valid)\"/>")
+        raw("<rect x=\"\(Self.fixed(20 + validWidth))\" y=\"6\" width=\"\(Self.fixed(1160 - validWidth))\" height=\"22\" fill=\"var(--rejected)\"/>")
+        raw("<text x=\"20\" y=\"48\">valid \(valid) (\(Self.percent(valid, total)))</text>")
+        raw("<text x=\"1180\" y=\"48\" text-anchor=\"end\">rejected \(rejected) (\(Self.percent(rejected, total)))</text></svg>\n")
+    }
+
+    /// A horizontal bar chart: each row's label, bar and count as text; the first 15 rows, the rest summed.
+    mutating func chart(_ id: String, _ title: String, _ rows: [(String, Int)]) {
+        raw("<section class=\"card\" aria-labelledby=\"\(id)\"><h2 id=\"\(id)\">")
+        text(title)
+        raw("</h2>\n")
+        guard !rows.isEmpty else {
+            raw("<p class=\"empty\">none</p></section>\n")
+            return
+        }
+        var shown = Array(rows.prefix(15))
+        if rows.count > 15 { shown.append(("(\(rows.count - 15) more)", rows.dropFirst(15).reduce(0) { $0 + $1.1 })) }
+        let most = max(1, shown.map(\.1).max() ?? 1)
+        let rowHeight = 22
+        raw("<svg viewBox=\"0 0 600 \(shown.count * rowHeight + 6)\" role=\"img\" aria-labelledby=\"\(id)\">")
+        for (index, row) in shown.enumerated() {
+            let y = index * rowHeight + 4
+            let label = row.0.count > 34 ? String(row.0.prefix(33)) + "…" : row.0
+            let width = max(1.0, Double(row.1) / Double(most) * 290)
+            raw("<g><title>")
+            text("\(row.0): \(row.1)")
+            raw("</title><text x=\"0\" y=\"\(y + 14)\">")
+            text(label)
+            raw("</text><rect x=\"240\" y=\"\(y + 2)\" width=\"\(Self.fixed(width))\" height=\"16\" fill=\"var(--bar)\"/>")
+            raw("<text class=\"count\" x=\"\(Self.fixed(246 + width))\" y=\"\(y + 14)\">\(row.1)</text></g>")
+        }
+        raw("</svg>\n</section>\n")
+    }
+
+    /// A two-column table with a caption.
+    mutating func table(_ id: String, _ title: String, _ rows: [(String, Int)], header: String) {
+        raw("<section class=\"card\" aria-labelledby=\"\(id)\"><h2 id=\"\(id)\">")
+        text(title)
+        raw("</h2>\n")
+        guard !rows.isEmpty else {
+            raw("<p class=\"empty\">none</p></section>\n")
+            return
+        }
+        raw("<table><thead><tr><th scope=\"col\">")
+        text(header)
+        raw("</th><th scope=\"col\" class=\"n\">count</th></tr></thead><tbody>\n")
+        for (name, count) in rows {
+            raw("<tr><td>")
+            text(name)
+            raw("</td><td class=\"n\">\(count)</td></tr>\n")
+        }
+        raw("</tbody></table>\n</section>\n")
+    }
+
+    static func fixed(_ value: Double) -> String { "\(Double(Int((value * 10).rounded())) / 10)" }
+
+    static func percent(_ part: Int, _ total: Int) -> String { "\(Double(Int((Double(part) / Double(total) * 1000).rounded())) / 10)%" }
+}
