@@ -318,6 +318,28 @@ def ranked(counts):
     return sorted(counts.items(), key=lambda item: (-item[1], item[0]))
 
 
+def timeline(tokens, total):
+    """Occurrences by when their iat falls: hours when the span is at most 14 days, else days when
+    at most 400 days, else weeks from the epoch; the rule `jwtverify audit` applies."""
+    from pyspark.sql import functions as F
+    usable = (F.col("iat") >= 0) & (F.col("iat") < 1e11)
+    rows = (
+        tokens.where(usable).select(F.floor(F.col("iat") / 3600).cast("long").alias("hour"), "valid").groupBy("hour")
+        .agg(F.sum(F.col("valid").cast("long")).alias("valid"), F.count(F.lit(1)).alias("n")).collect()
+    )
+    dated = sum(row["n"] for row in rows)
+    if not rows:
+        return {"unit": "hour", "buckets": [], "without_iat": total}
+    span = max(row["hour"] for row in rows) - min(row["hour"] for row in rows)
+    unit, hours = ("hour", 1) if span <= 14 * 24 else ("day", 24) if span <= 400 * 24 else ("week", 168)
+    merged = {}
+    for row in rows:
+        start = (row["hour"] // hours) * hours * 3600
+        valid, rejected = merged.get(start, (0, 0))
+        merged[start] = (valid + row["valid"], rejected + row["n"] - row["valid"])
+    return {"unit": unit, "buckets": [[start, v, r] for start, (v, r) in sorted(merged.items())], "without_iat": total - dated}
+
+
 def compute_report(tokens, discarded_counts, evaluation):
     """The same numbers `jwtverify audit --format json` gives, over every partition at once."""
     from pyspark.sql import functions as F
@@ -347,6 +369,7 @@ def compute_report(tokens, discarded_counts, evaluation):
         "valid": valid,
         "rejected": total - valid,
         "evaluation": evaluation,
+        "timeline": timeline(tokens, total),
         "by_reason": dict(ranked(counts("reason", tokens.where(~F.col("valid"))))),
         "by_kid": dict(ranked(counts(F.coalesce("kid", F.lit("(none)"))))),
         "by_issuer": dict(ranked(counts(F.coalesce("iss", F.lit("(none)"))))),

@@ -88,7 +88,7 @@ struct AuditCommand {
         defer { for input in inputs { input.close() } }
         let output = OutputSink()
         var report = AuditReport()
-        report.evaluatedAt = atIssueTime ? nil : (flags.now ?? VerificationPolicy.systemClock())
+        report.evaluatedAt = atIssueTime ? nil : (flags.now ?? VerificationPolicy.systemClock().rounded(.down))
         let options = self
         let runner = BatchRunner(threads: threads, lineLimit: Self.lineLimit + (taggedInput ? Self.tagLimit : 0))
         do {

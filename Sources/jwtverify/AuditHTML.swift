@@ -56,7 +56,9 @@ extension AuditReport {
         page.raw("</dl>\n")
         page.raw("<section class=\"card\" aria-labelledby=\"verdicts\"><h2 id=\"verdicts\">Verdicts</h2>\n")
         page.stackedBar(valid: valid, rejected: tokens - valid)
-        page.raw("</section>\n<div class=\"grid\">\n")
+        page.raw("</section>\n")
+        page.timeline(timeline, withoutIssuedAt: withoutIssuedAt)
+        page.raw("<div class=\"grid\">\n")
         page.chart("reasons", "Rejections by reason", Self.rankedRows(byReason))
         page.chart("kids", "By kid", Self.rankedRows(byKeyID))
         page.chart("audiences", "By audience", Self.rankedRows(byAudience))
@@ -121,6 +123,39 @@ private struct HTMLText {
         raw("<rect x=\"\(Self.fixed(20 + validWidth))\" y=\"6\" width=\"\(Self.fixed(1160 - validWidth))\" height=\"22\" fill=\"var(--rejected)\"/>")
         raw("<text x=\"20\" y=\"48\">valid \(valid) (\(Self.percent(valid, total)))</text>")
         raw("<text x=\"1180\" y=\"48\" text-anchor=\"end\">rejected \(rejected) (\(Self.percent(rejected, total)))</text></svg>\n")
+    }
+
+    /// Occurrences over time by `iat`, valid and rejected stacked in each column, with the time
+    /// span, the unit and the busiest column written out.
+    mutating func timeline(_ timeline: (unit: String, buckets: [AuditReport.TimelineBucket]), withoutIssuedAt: Int) {
+        raw("<section class=\"card\" aria-labelledby=\"timeline\" style=\"margin-top:16px\"><h2 id=\"timeline\">Tokens over time (by iat, per \(timeline.unit))</h2>\n")
+        let buckets = timeline.buckets
+        guard let first = buckets.first, let last = buckets.last else {
+            raw("<p class=\"empty\">no token has a usable iat</p></section>\n")
+            return
+        }
+        let seconds: Int64 = ["hour": 3600, "day": 86_400, "week": 604_800][timeline.unit] ?? 3600
+        let columns = Int((last.start - first.start) / seconds) + 1
+        let busiest = buckets.max { ($0.valid + $0.rejected, $1.start) < ($1.valid + $1.rejected, $0.start) }!
+        let most = max(1, busiest.valid + busiest.rejected)
+        let width = 1160.0 / Double(columns)
+        raw("<svg viewBox=\"0 0 1200 210\" role=\"img\" aria-labelledby=\"timeline\">")
+        raw("<rect x=\"20\" y=\"8\" width=\"12\" height=\"12\" fill=\"var(--valid)\"/><text x=\"38\" y=\"19\">valid</text>")
+        raw("<rect x=\"90\" y=\"8\" width=\"12\" height=\"12\" fill=\"var(--rejected)\"/><text x=\"108\" y=\"19\">rejected</text>")
+        raw("<text x=\"1180\" y=\"19\" text-anchor=\"end\">most in one \(timeline.unit): \(most)</text>")
+        for bucket in buckets {
+            let x = 20 + Double((bucket.start - first.start) / seconds) * width
+            let validHeight = Double(bucket.valid) / Double(most) * 150
+            let rejectedHeight = Double(bucket.rejected) / Double(most) * 150
+            raw("<g><title>\(TimeArgument.format(Double(bucket.start))): \(bucket.valid) valid, \(bucket.rejected) rejected</title>")
+            raw("<rect x=\"\(Self.fixed(x))\" y=\"\(Self.fixed(180 - validHeight))\" width=\"\(Self.fixed(max(width - 1, 0.6)))\" height=\"\(Self.fixed(validHeight))\" fill=\"var(--valid)\"/>")
+            raw("<rect x=\"\(Self.fixed(x))\" y=\"\(Self.fixed(180 - validHeight - rejectedHeight))\" width=\"\(Self.fixed(max(width - 1, 0.6)))\" height=\"\(Self.fixed(rejectedHeight))\" fill=\"var(--rejected)\"/></g>")
+        }
+        raw("<text x=\"20\" y=\"200\">\(TimeArgument.format(Double(first.start)))</text>")
+        raw("<text x=\"1180\" y=\"200\" text-anchor=\"end\">\(TimeArgument.format(Double(last.start + seconds)))</text></svg>\n")
+        raw("<p class=\"note\">Busiest \(timeline.unit): \(TimeArgument.format(Double(busiest.start))), \(busiest.valid) valid and \(busiest.rejected) rejected.")
+        if withoutIssuedAt > 0 { raw(" \(withoutIssuedAt) occurrence\(withoutIssuedAt == 1 ? "" : "s") without a usable iat.") }
+        raw("</p></section>\n")
     }
 
     /// A horizontal bar chart: each row's label, bar and count as text; the first 15 rows, the rest summed.

@@ -171,6 +171,12 @@ struct AuditReport {
     /// When tokens were evaluated: a fixed time (`--now`, or the start of the run), or each at its
     /// own `iat` (`nil`).
     var evaluatedAt: Double? = nil
+    /// Occurrences by the hour their `iat` falls in (`floor(iat / 3600)`): valid and rejected.
+    var issuedByHour: [Int64: (valid: Int, rejected: Int)] = [:]
+    /// Occurrences without a usable `iat` (missing, or outside 0…10¹¹ s).
+    var withoutIssuedAt = 0
+    /// The timeline as a saved report gave it (`audit render`), used as is.
+    private var savedTimeline: (unit: String, buckets: [TimelineBucket])? = nil
 
     private var seen: [DigestKey: Int] = [:]
     private var nonceOwners: [DigestKey: Int] = [:]
@@ -191,9 +197,22 @@ struct AuditReport {
         } else {
             trackingCapped = true
         }
+        let verified: Bool
         switch record.outcome.result {
-        case .success: valid += 1
-        case .failure(let error): byReason[error.reason.rawValue, default: 0] += 1
+        case .success:
+            valid += 1
+            verified = true
+        case .failure(let error):
+            byReason[error.reason.rawValue, default: 0] += 1
+            verified = false
+        }
+        if let iat = record.outcome.claims.issuedAt, iat >= 0, iat < 1e11 {
+            let hour = Int64((iat / 3600).rounded(.down))
+            var counts = issuedByHour[hour] ?? (0, 0)
+            if verified { counts.valid += 1 } else { counts.rejected += 1 }
+            issuedByHour[hour] = counts
+        } else {
+            withoutIssuedAt += 1
         }
         byKeyID[record.outcome.keyID ?? "(none)", default: 0] += 1
         byIssuer[record.outcome.claims.issuer ?? "(none)", default: 0] += 1
@@ -229,6 +248,28 @@ struct AuditReport {
     mutating func discard(_ reason: TokenExtractor.Discard) { discarded[reason.rawValue, default: 0] += 1 }
 
 
+    /// One column of the timeline: occurrences whose `iat` falls in [start, start + unit).
+    struct TimelineBucket {
+        let start: Int64
+        let valid: Int
+        let rejected: Int
+    }
+
+    /// The timeline in hours when it spans at most 14 days, else in days when at most 400 days,
+    /// else in weeks (counted from the epoch): the same rule the Spark job applies.
+    var timeline: (unit: String, buckets: [TimelineBucket]) {
+        if let savedTimeline { return savedTimeline }
+        guard let first = issuedByHour.keys.min(), let last = issuedByHour.keys.max() else { return ("hour", []) }
+        let (unit, hours): (String, Int64) = last - first <= 14 * 24 ? ("hour", 1) : last - first <= 400 * 24 ? ("day", 24) : ("week", 168)
+        var merged: [Int64: (valid: Int, rejected: Int)] = [:]
+        for (hour, counts) in issuedByHour {
+            let start = (hour / hours) * hours * 3600
+            let sum = merged[start] ?? (0, 0)
+            merged[start] = (sum.valid + counts.valid, sum.rejected + counts.rejected)
+        }
+        return (unit, merged.keys.sorted().map { TimelineBucket(start: $0, valid: merged[$0]!.valid, rejected: merged[$0]!.rejected) })
+    }
+
     /// Why a JSON document is not a report.
     struct ParseFailure: Error {
         let message: String
@@ -260,6 +301,19 @@ struct AuditReport {
         case (.string("now")?, .number(let time)?): evaluatedAt = time
         default: throw ParseFailure(message: "\"evaluation\" is neither {\"mode\":\"iat\"} nor {\"mode\":\"now\",\"time\":T}")
         }
+        guard case .object(let timeline)? = members["timeline"], case .string(let unit)? = timeline["unit"],
+            case .array(let buckets)? = timeline["buckets"], case .integer(let without)? = timeline["without_iat"],
+            let hours: Int64 = ["hour": 1, "day": 24, "week": 168][unit]
+        else { throw ParseFailure(message: "\"timeline\" is not {\"unit\", \"buckets\", \"without_iat\"}") }
+        var parsed: [TimelineBucket] = []
+        for bucket in buckets {
+            guard case .array(let fields) = bucket, fields.count == 3, case .integer(let start) = fields[0], case .integer(let valid) = fields[1],
+                case .integer(let rejected) = fields[2], start % (hours * 3600) == 0, parsed.last.map({ $0.start < start }) ?? true
+            else { throw ParseFailure(message: "a timeline bucket is not [start, valid, rejected] in order") }
+            parsed.append(TimelineBucket(start: start, valid: Int(valid), rejected: Int(rejected)))
+        }
+        savedTimeline = (unit, parsed)
+        withoutIssuedAt = Int(without)
         byReason = try counts("by_reason")
         byKeyID = try counts("by_kid")
         byIssuer = try counts("by_issuer")
@@ -310,6 +364,23 @@ struct AuditReport {
         } else {
             text.member("mode", "iat")
         }
+        text.endObject()
+        let timeline = self.timeline
+        text.key("timeline")
+        text.beginObject()
+        text.member("unit", timeline.unit)
+        text.key("buckets")
+        text.beginArray()
+        for bucket in timeline.buckets {
+            text.beginArray()
+            text.integer(Int(bucket.start))
+            text.integer(bucket.valid)
+            text.integer(bucket.rejected)
+            text.endArray()
+        }
+        text.endArray()
+        text.key("without_iat")
+        text.integer(withoutIssuedAt)
         text.endObject()
         counts("by_reason", byReason)
         counts("by_kid", byKeyID)

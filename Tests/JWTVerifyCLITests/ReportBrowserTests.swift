@@ -69,6 +69,12 @@ struct ReportBrowserTests {
         }
         for reason in (report["by_reason"] as? [String: Int] ?? [:]).keys { #expect(dom.contains(">\(reason)</text>"), "\(reason)") }
         #expect(dom.contains("at 2026-01-01T00:00:00Z"))
+        // The timeline: one column per hour with tokens, each titled with its counts.
+        #expect(dom.contains("Tokens over time (by iat, per hour)"))
+        let timeline = try #require(report["timeline"] as? [String: Any])
+        for bucket in timeline["buckets"] as? [[Int]] ?? [] {
+            #expect(dom.contains(": \(bucket[1]) valid, \(bucket[2]) rejected</title>"), "\(bucket)")
+        }
         // The embedded report, as the browser parsed the page, is --format json's.
         let start = try #require(dom.range(of: #"<script type="application/json" id="report-data">"#))
         let end = try #require(dom.range(of: "</script>", range: start.upperBound..<dom.endIndex))
