@@ -340,7 +340,28 @@ def timeline(tokens, total):
     return {"unit": unit, "buckets": [[start, v, r] for start, (v, r) in sorted(merged.items())], "without_iat": total - dated}
 
 
-def compute_report(tokens, discarded_counts, evaluation):
+def json_number(value):
+    """A number as `jwtverify` writes it: whole values without a fraction."""
+    return int(value) if value is not None and float(value).is_integer() else value
+
+
+def tokens_table(tokens, names, total, limit=1000):
+    """The first `limit` rejected and the first `limit` valid occurrences in input order (file as
+    listed, then line, then column), as `jwtverify audit` keeps them for its per-token table."""
+    from pyspark.sql import functions as F
+    order = F.create_map(*[value for index, name in enumerate(names) for value in (F.lit(name), F.lit(index))])[F.col("file")]
+    picked = []
+    for valid in (False, True):
+        picked += (tokens.where(F.col("valid") == valid).withColumn("_order", order)
+                   .orderBy("_order", "line", "column").limit(limit).collect())
+    picked.sort(key=lambda row: (row["_order"], row["line"], row["column"]))
+    rows = [{"fingerprint": row["fingerprint"], "file": row["file"], "line": row["line"], "column": row["column"],
+             "valid": row["valid"], "reason": row["reason"], "kid": row["kid"], "aud": row["aud"], "iat": json_number(row["iat"])}
+            for row in picked]
+    return {"rows": rows, "omitted": total - len(rows)}
+
+
+def compute_report(tokens, discarded_counts, evaluation, names):
     """The same numbers `jwtverify audit --format json` gives, over every partition at once."""
     from pyspark.sql import functions as F
 
@@ -381,6 +402,7 @@ def compute_report(tokens, discarded_counts, evaluation):
         "tokens_sharing_nonces": shared["tokens"] or 0,
         "anomalies": dict(ranked(counts(F.explode("anomalies")))),
         "discarded": dict(ranked(discarded_counts)),
+        "tokens_table": tokens_table(tokens, names, total),
         "tracking_capped": False,
     }
 
@@ -499,7 +521,7 @@ def run(plan, spark):
     # The report is computed from the results as written.
     reader = spark.read.schema(tokens.schema)
     written = reader.parquet(destination) if options.results_format == "parquet" else reader.json(destination)
-    report = compute_report(written, discarded, plan.evaluation())
+    report = compute_report(written, discarded, plan.evaluation(), [name for name, _ in files])
 
     write_text(sc, options.output, "report.json", render_report(sc, plan, command, report, "json"))
     write_text(sc, options.output, "report.txt", render_report(sc, plan, command, report, "table"))

@@ -1,9 +1,10 @@
 import JWTVerify
 
 extension AuditReport {
-    /// `--format html`: one self-contained page. Inline CSS, inline SVG charts with text labels, no
-    /// script, style, font or image from anywhere else (a Content-Security-Policy forbids it), so it
-    /// opens offline and can be mailed. It embeds exactly `json()` as
+    /// `--format html`: one self-contained page. Inline CSS, inline SVG charts with text labels, a
+    /// few lines of inline script for the per-token table, and no script, style, font or image
+    /// from anywhere else (a Content-Security-Policy forbids it), so it opens offline and can be
+    /// mailed. It embeds exactly `json()` as
     /// `<script type="application/json" id="report-data">`, and every chart and table is drawn
     /// from those same counts. Token strings (kids, audiences, issuers) are HTML-escaped.
     func html() -> String {
@@ -14,7 +15,7 @@ extension AuditReport {
             <head>
             <meta charset="utf-8">
             <meta name="viewport" content="width=device-width, initial-scale=1">
-            <meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'unsafe-inline'; img-src data:">
+            <meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'unsafe-inline'; script-src 'unsafe-inline'; img-src data:">
             <title>Token audit</title>
             <style>
             :root { --valid: #1b7f3b; --rejected: #b3261e; --bar: #3b5b92; --muted: #5f6368; --line: #dadce0; }
@@ -32,6 +33,8 @@ extension AuditReport {
             svg .count { fill: var(--muted); } .empty { color: var(--muted); font-style: italic; }
             table { border-collapse: collapse; width: 100%; } th, td { text-align: left; padding: 4px 6px; border-bottom: 1px solid var(--line); }
             td.n, th.n { text-align: right; font-variant-numeric: tabular-nums; }
+            #tokens th { cursor: pointer; user-select: none; } #tokens td { font-size: .9em; } #tokens code { font-size: .95em; }
+            .controls { margin: 0 0 8px; } tr.rejected td.verdict { color: var(--rejected); } tr.valid td.verdict { color: var(--valid); }
             @media (max-width: 600px) { .grid { grid-template-columns: 1fr; } body { padding: 8px; } }
             @media print { body { max-width: none; } section.card { border-color: #999; } }
             </style>
@@ -73,6 +76,7 @@ extension AuditReport {
             ], header: "")
         page.table("discarded", "Discarded fragments by cause", Self.rankedRows(discarded), header: "cause")
         page.raw("</div>\n")
+        page.tokensTable(tableRows, omitted: tableOmitted, reasons: Self.rankedRows(byReason).map(\.0))
         if trackingCapped {
             page.raw("<p class=\"note\">Repeat tracking stopped at \(Self.trackingLimit) distinct values.</p>\n")
         }
@@ -123,6 +127,76 @@ private struct HTMLText {
         raw("<rect x=\"\(Self.fixed(20 + validWidth))\" y=\"6\" width=\"\(Self.fixed(1160 - validWidth))\" height=\"22\" fill=\"var(--rejected)\"/>")
         raw("<text x=\"20\" y=\"48\">valid \(valid) (\(Self.percent(valid, total)))</text>")
         raw("<text x=\"1180\" y=\"48\" text-anchor=\"end\">rejected \(rejected) (\(Self.percent(rejected, total)))</text></svg>\n")
+    }
+
+    /// The per-token table, filterable by reason and sortable by column (inline script), with the
+    /// initial filter also taken from `#reason=CODE` in the address.
+    mutating func tokensTable(_ rows: [AuditReport.TableRow], omitted: Int, reasons: [String]) {
+        raw("<section class=\"card\" aria-labelledby=\"tokens-title\" style=\"margin-top:16px\"><h2 id=\"tokens-title\">Tokens</h2>\n")
+        raw("<p class=\"note\" id=\"tokens-count\">\(rows.count) shown (the first \(AuditReport.tableLimit) rejected and the first \(AuditReport.tableLimit) valid, in input order)")
+        if omitted > 0 { raw("; \(omitted) left out: <code>--format jsonl</code> has every one") }
+        raw(".</p>\n<p class=\"controls\"><label for=\"reason-filter\">Show</label> <select id=\"reason-filter\"><option value=\"\">every verdict</option><option value=\"valid\">valid</option>")
+        for reason in reasons {
+            raw("<option value=\"")
+            text(reason)
+            raw("\">")
+            text(reason)
+            raw("</option>")
+        }
+        raw("</select></p>\n<table id=\"tokens\"><thead><tr>")
+        for (index, name) in ["fingerprint", "where", "verdict", "reason", "kid", "aud", "iat"].enumerated() {
+            raw("<th scope=\"col\" data-column=\"\(index)\">\(name)</th>")
+        }
+        raw("</tr></thead><tbody>\n")
+        for row in rows {
+            let reason = row.reason ?? ""
+            raw("<tr class=\"\(row.valid ? "valid" : "rejected")\" data-reason=\"")
+            text(row.valid ? "valid" : reason)
+            raw("\"><td><code title=\"\(row.fingerprint)\">\(row.fingerprint.prefix(16))</code></td><td>")
+            switch row.origin {
+            case .line(let file, let number): text("\(file):\(number):\(row.column)")
+            case .tag(let tag): text("\(tag ?? "?"):\(row.column)")
+            }
+            raw("</td><td class=\"verdict\">\(row.valid ? "valid" : "rejected")</td><td>")
+            text(reason)
+            raw("</td><td>")
+            text(row.keyID ?? "")
+            raw("</td><td>")
+            text(row.audience?.joined(separator: ", ") ?? "")
+            raw("</td><td data-sort=\"\(row.issuedAt.map { String(Int64(max(min($0, 9e15), -9e15))) } ?? "")\">")
+            text(row.issuedAt.map { TimeArgument.format($0) } ?? "")
+            raw("</td></tr>\n")
+        }
+        raw("</tbody></table>\n")
+        raw("""
+            <script>
+            (function () {
+              var table = document.getElementById("tokens"), select = document.getElementById("reason-filter");
+              var rows = Array.prototype.slice.call(table.tBodies[0].rows);
+              function filter() {
+                var want = select.value, shown = 0;
+                rows.forEach(function (row) { var keep = !want || row.dataset.reason === want; row.hidden = !keep; if (keep) shown++; });
+                table.dataset.shown = String(shown);
+              }
+              select.addEventListener("change", filter);
+              table.tHead.addEventListener("click", function (event) {
+                var column = Number(event.target.dataset.column); if (isNaN(column)) return;
+                var down = table.dataset.sorted === String(column) && table.dataset.order !== "down";
+                rows.sort(function (a, b) {
+                  var x = a.cells[column].dataset.sort || a.cells[column].textContent, y = b.cells[column].dataset.sort || b.cells[column].textContent;
+                  var order = x.localeCompare(y, undefined, { numeric: true }); return down ? -order : order;
+                });
+                rows.forEach(function (row) { table.tBodies[0].appendChild(row); });
+                table.dataset.sorted = String(column); table.dataset.order = down ? "down" : "up";
+              });
+              var match = /reason=([a-z_]+)/.exec(location.hash);
+              if (match) { select.value = match[1]; }
+              filter();
+            })();
+            </script>
+
+            """)
+        raw("</section>\n")
     }
 
     /// Occurrences over time by `iat`, valid and rejected stacked in each column, with the time

@@ -175,6 +175,14 @@ struct AuditReport {
     var issuedByHour: [Int64: (valid: Int, rejected: Int)] = [:]
     /// Occurrences without a usable `iat` (missing, or outside 0…10¹¹ s).
     var withoutIssuedAt = 0
+    /// The first ``tableLimit`` rejected and the first ``tableLimit`` valid occurrences, in input
+    /// order, for the report's per-token table; and how many were left out.
+    var tableRows: [TableRow] = []
+    var tableOmitted = 0
+    private var tableValid = 0
+    private var tableRejected = 0
+    static let tableLimit = 1000
+
     /// The timeline as a saved report gave it (`audit render`), used as is.
     private var savedTimeline: (unit: String, buckets: [TimelineBucket])? = nil
 
@@ -243,10 +251,56 @@ struct AuditReport {
             }
         }
         for anomaly in record.anomalies { anomalies[anomaly.rawValue, default: 0] += 1 }
+        if verified ? tableValid < Self.tableLimit : tableRejected < Self.tableLimit {
+            if verified { tableValid += 1 } else { tableRejected += 1 }
+            var hex = JSONText()
+            hex.hexString(record.fingerprintBytes)
+            tableRows.append(
+                TableRow(
+                    fingerprint: String(hex.string.dropFirst().dropLast()), origin: record.origin, column: record.column, valid: verified,
+                    reason: record.outcome.error?.reason.rawValue, keyID: record.outcome.keyID, audience: record.outcome.claims.audience,
+                    issuedAt: record.outcome.claims.issuedAt))
+        } else {
+            tableOmitted += 1
+        }
     }
 
     mutating func discard(_ reason: TokenExtractor.Discard) { discarded[reason.rawValue, default: 0] += 1 }
 
+
+    /// One occurrence in the per-token table: no token, only its fingerprint.
+    struct TableRow {
+        let fingerprint: String
+        let origin: AuditOrigin
+        let column: Int
+        let valid: Bool
+        let reason: String?
+        let keyID: String?
+        let audience: [String]?
+        let issuedAt: Double?
+
+        func appendJSON(to text: inout JSONText) {
+            text.beginObject()
+            text.member("fingerprint", fingerprint)
+            origin.appendJSON(to: &text)
+            text.key("column")
+            text.integer(column)
+            text.key("valid")
+            text.bool(valid)
+            text.member("reason", reason)
+            text.member("kid", keyID)
+            text.key("aud")
+            if let audience {
+                text.beginArray()
+                for value in audience { text.string(value) }
+                text.endArray()
+            } else {
+                text.null()
+            }
+            text.member("iat", issuedAt)
+            text.endObject()
+        }
+    }
 
     /// One column of the timeline: occurrences whose `iat` falls in [start, start + unit).
     struct TimelineBucket {
@@ -325,6 +379,27 @@ struct AuditReport {
         tokensSharingNonces = try integer("tokens_sharing_nonces")
         anomalies = try counts("anomalies")
         discarded = try counts("discarded")
+        guard case .object(let table)? = members["tokens_table"], case .array(let rows)? = table["rows"],
+            case .integer(let omitted)? = table["omitted"]
+        else { throw ParseFailure(message: "\"tokens_table\" is not {\"rows\", \"omitted\"}") }
+        tableOmitted = Int(omitted)
+        for row in rows {
+            guard case .object(let fields) = row, case .string(let fingerprint)? = fields["fingerprint"],
+                case .integer(let column)? = fields["column"], case .bool(let valid)? = fields["valid"]
+            else { throw ParseFailure(message: "a tokens_table row lacks fingerprint, column or valid") }
+            let origin: AuditOrigin
+            if case .string(let file)? = fields["file"], case .integer(let line)? = fields["line"] {
+                origin = .line(file: file, number: Int(line))
+            } else {
+                origin = .tag(fields["tag"]?.stringValue)
+            }
+            var audience: [String]? = nil
+            if case .array(let values)? = fields["aud"] { audience = values.compactMap(\.stringValue) }
+            tableRows.append(
+                TableRow(
+                    fingerprint: fingerprint, origin: origin, column: Int(column), valid: valid, reason: fields["reason"]?.stringValue,
+                    keyID: fields["kid"]?.stringValue, audience: audience, issuedAt: fields["iat"]?.doubleValue))
+        }
         guard case .bool(let capped)? = members["tracking_capped"] else { throw ParseFailure(message: "\"tracking_capped\" is not a Boolean") }
         trackingCapped = capped
     }
@@ -397,6 +472,15 @@ struct AuditReport {
         text.integer(tokensSharingNonces)
         counts("anomalies", anomalies)
         counts("discarded", discarded)
+        text.key("tokens_table")
+        text.beginObject()
+        text.key("rows")
+        text.beginArray()
+        for row in tableRows { row.appendJSON(to: &text) }
+        text.endArray()
+        text.key("omitted")
+        text.integer(tableOmitted)
+        text.endObject()
         text.key("tracking_capped")
         text.bool(trackingCapped)
         text.endObject()

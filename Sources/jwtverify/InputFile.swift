@@ -18,7 +18,7 @@ struct InputFile {
                 opened.append(InputFile(name: "-", fd: 0))
                 continue
             }
-            let fd = open(path, O_RDONLY)
+            let fd = open(localPath(path), O_RDONLY)
             if fd < 0 {
                 let reason = String(cString: strerror(errno))
                 for file in opened { file.close() }
@@ -33,6 +33,14 @@ struct InputFile {
             opened.append(InputFile(name: path, fd: fd))
         }
         return opened
+    }
+
+    /// A `file:` URI as a local path (`file:/var/log/a.log`, `file:///var/log/a.log`), so that the
+    /// names a Spark job or a Hadoop listing gives can be passed back; anything else as given.
+    static func localPath(_ path: String) -> String {
+        if path.hasPrefix("file:///") { return String(path.dropFirst(7)) }
+        if path.hasPrefix("file:/") && !path.hasPrefix("file://") { return String(path.dropFirst(5)) }
+        return path
     }
 
     /// The whole of a small file (a config), at most `limit` octets.

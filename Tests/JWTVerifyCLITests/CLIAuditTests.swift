@@ -201,6 +201,21 @@ struct CLIAuditTests {
         #expect(try CLIRunner.run(["audit", "render", directory.appendingPathComponent("missing.json").path]).status == 66)
     }
 
+    @Test("file: URIs (as a Spark job or a Hadoop listing names files) are read, and records keep the name as given")
+    func fileURIs() throws {
+        let (directory, jwks, files) = try Self.fixtures()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let plain = try CLIRunner.run(["audit", "--format", "jsonl", "--jwks", jwks, "--now", "1700001000", files[0]])
+        for uri in ["file:" + files[0], "file://" + files[0]] {
+            let named = try CLIRunner.run(["audit", "--format", "jsonl", "--jwks", jwks, "--now", "1700001000", uri])
+            #expect(named.status == plain.status)
+            #expect(named.records.count == plain.records.count && !plain.records.isEmpty)
+            #expect(named.records.allSatisfy { $0["file"] as? String == uri })
+            #expect(named.records.map { $0["fingerprint"] as? String } == plain.records.map { $0["fingerprint"] as? String })
+        }
+        #expect(try CLIRunner.run(["audit", "--jwks", jwks, "file:" + files[0] + ".absent"]).status == 66)
+    }
+
     @Test("audit reads stdin, bounds gigantic lines, and rejects bad flags")
     func streamsAndUsage() throws {
         let (directory, jwks, _) = try Self.fixtures()

@@ -82,6 +82,38 @@ struct ReportBrowserTests {
         #expect(embedded == (report as NSDictionary))
     }
 
+    @Test("the per-token table: one row per occurrence; the reason filter (from #reason=) hides every other row")
+    func tokenTableFilter() throws {
+        let html = try CLIRunner.run(["audit", "--format", "html"] + Self.flags)
+        let json = try CLIRunner.run(["audit", "--format", "json"] + Self.flags)
+        let report = try #require(try JSONSerialization.jsonObject(with: json.stdout) as? [String: Any])
+        let table = try #require(report["tokens_table"] as? [String: Any])
+        let rows = try #require(table["rows"] as? [[String: Any]])
+        #expect(rows.count == 26)
+        #expect(table["omitted"] as? Int == 0)
+        let page = try Self.page(html.stdout)
+        defer { try? FileManager.default.removeItem(at: page.deletingLastPathComponent()) }
+        func rendered(_ fragment: String) throws -> (shown: [String], hidden: Int) {
+            let url = URL(string: page.absoluteString + fragment)!
+            let run = try Self.chromium(["--dump-dom"], page: url)
+            #expect(Self.problems(run.stderr).isEmpty, "\(Self.problems(run.stderr))")
+            let lines = run.stdout.split(separator: "\n").filter { $0.hasPrefix("<tr class=") }
+            let shown = lines.filter { !$0.contains(" hidden") }.compactMap { line -> String? in
+                guard let start = line.range(of: "data-reason=\""), let end = line[start.upperBound...].firstIndex(of: "\"") else { return nil }
+                return String(line[start.upperBound..<end])
+            }
+            return (shown, lines.count - shown.count)
+        }
+        let all = try rendered("")
+        #expect(all.shown.count == 26 && all.hidden == 0)
+        let expired = try rendered("#reason=expired")
+        #expect(expired.shown == ["expired"])
+        #expect(expired.hidden == 25)
+        let valid = try rendered("#reason=valid")
+        #expect(valid.shown.count == report["valid"] as? Int)
+        #expect(Set(valid.shown) == ["valid"])
+    }
+
     @Test("the check for requests and console messages catches a page that makes one")
     func negativeControl() throws {
         let html = try CLIRunner.run(["audit", "--format", "html"] + Self.flags)
