@@ -345,11 +345,32 @@ def json_number(value):
     return int(value) if value is not None and float(value).is_integer() else value
 
 
+def input_order(names):
+    """A column giving each record's file its place in the listing (records are in input order by
+    that, then line, then column)."""
+    from pyspark.sql import functions as F
+    return F.create_map(*[value for index, name in enumerate(names) for value in (F.lit(name), F.lit(index))])[F.col("file")]
+
+
+def sightings(tokens, names, key, count_name, fingerprint_name, distinct, limit=100):
+    """Tokens (key "fingerprint") seen more than once, or nonces (key "nonce_fingerprint") carried
+    by more than one distinct token: the most first, then by fingerprint, with the first and last
+    occurrence, as `jwtverify audit` lists them."""
+    from pyspark.sql import functions as F
+    place = F.struct(input_order(names).alias("order"), F.col("line"), F.col("column"), F.col("file"))
+    count = F.countDistinct("fingerprint") if distinct else F.count(F.lit(1))
+    rows = (tokens.where(F.col(key).isNotNull()).withColumn("_place", place).groupBy(key)
+            .agg(count.alias("n"), F.min("_place").alias("first"), F.max("_place").alias("last"))
+            .where(F.col("n") > 1).orderBy(F.desc("n"), key).limit(limit).collect())
+    where = lambda p: {"file": p["file"], "line": p["line"], "column": p["column"]}
+    return [{fingerprint_name: row[key], count_name: row["n"], "first": where(row["first"]), "last": where(row["last"])} for row in rows]
+
+
 def tokens_table(tokens, names, total, limit=1000):
     """The first `limit` rejected and the first `limit` valid occurrences in input order (file as
     listed, then line, then column), as `jwtverify audit` keeps them for its per-token table."""
     from pyspark.sql import functions as F
-    order = F.create_map(*[value for index, name in enumerate(names) for value in (F.lit(name), F.lit(index))])[F.col("file")]
+    order = input_order(names)
     picked = []
     for valid in (False, True):
         picked += (tokens.where(F.col("valid") == valid).withColumn("_order", order)
@@ -402,6 +423,8 @@ def compute_report(tokens, discarded_counts, evaluation, names):
         "tokens_sharing_nonces": shared["tokens"] or 0,
         "anomalies": dict(ranked(counts(F.explode("anomalies")))),
         "discarded": dict(ranked(discarded_counts)),
+        "repeats": sightings(tokens, names, "fingerprint", "occurrences", "fingerprint", distinct=False),
+        "shared_nonce_list": sightings(tokens, names, "nonce_fingerprint", "tokens", "nonce_fingerprint", distinct=True),
         "tokens_table": tokens_table(tokens, names, total),
         "tracking_capped": False,
     }

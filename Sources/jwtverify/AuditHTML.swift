@@ -76,6 +76,8 @@ extension AuditReport {
             ], header: "")
         page.table("discarded", "Discarded fragments by cause", Self.rankedRows(discarded), header: "cause")
         page.raw("</div>\n")
+        page.sightings("repeated", "Repeated tokens", "occurrences", repeats)
+        page.sightings("shared", "Nonces shared by distinct tokens (possible replay)", "tokens", sharedNonceList)
         page.tokensTable(tableRows, omitted: tableOmitted, reasons: Self.rankedRows(byReason).map(\.0))
         if trackingCapped {
             page.raw("<p class=\"note\">Repeat tracking stopped at \(Self.trackingLimit) distinct values.</p>\n")
@@ -129,6 +131,34 @@ private struct HTMLText {
         raw("<text x=\"1180\" y=\"48\" text-anchor=\"end\">rejected \(rejected) (\(Self.percent(rejected, total)))</text></svg>\n")
     }
 
+    /// Tokens or nonces met more than once, by fingerprint, with their first and last sighting.
+    mutating func sightings(_ id: String, _ title: String, _ countName: String, _ items: [AuditReport.Repeat]) {
+        raw("<section class=\"card\" aria-labelledby=\"\(id)\" style=\"margin-top:16px\"><h2 id=\"\(id)\">")
+        text(title)
+        raw("</h2>\n")
+        guard !items.isEmpty else {
+            raw("<p class=\"empty\">none</p></section>\n")
+            return
+        }
+        if items.count == AuditReport.listLimit { raw("<p class=\"note\">The first \(AuditReport.listLimit), most frequent first.</p>\n") }
+        raw("<table><thead><tr><th scope=\"col\">fingerprint</th><th scope=\"col\" class=\"n\">\(countName)</th><th scope=\"col\">first seen</th><th scope=\"col\">last seen</th></tr></thead><tbody>\n")
+        for item in items {
+            raw("<tr><td><code title=\"\(item.fingerprint)\">\(item.fingerprint.prefix(16))</code></td><td class=\"n\">\(item.count)</td><td>")
+            text(Self.place(item.first))
+            raw("</td><td>")
+            text(Self.place(item.last))
+            raw("</td></tr>\n")
+        }
+        raw("</tbody></table>\n</section>\n")
+    }
+
+    static func place(_ sighting: AuditReport.Sighting) -> String {
+        switch sighting.origin {
+        case .line(let file, let number): "\(file):\(number):\(sighting.column)"
+        case .tag(let tag): "\(tag ?? "?"):\(sighting.column)"
+        }
+    }
+
     /// The per-token table, filterable by reason and sortable by column (inline script), with the
     /// initial filter also taken from `#reason=CODE` in the address.
     mutating func tokensTable(_ rows: [AuditReport.TableRow], omitted: Int, reasons: [String]) {
@@ -153,10 +183,7 @@ private struct HTMLText {
             raw("<tr class=\"\(row.valid ? "valid" : "rejected")\" data-reason=\"")
             text(row.valid ? "valid" : reason)
             raw("\"><td><code title=\"\(row.fingerprint)\">\(row.fingerprint.prefix(16))</code></td><td>")
-            switch row.origin {
-            case .line(let file, let number): text("\(file):\(number):\(row.column)")
-            case .tag(let tag): text("\(tag ?? "?"):\(row.column)")
-            }
+            text(Self.place(AuditReport.Sighting(origin: row.origin, column: row.column)))
             raw("</td><td class=\"verdict\">\(row.valid ? "valid" : "rejected")</td><td>")
             text(reason)
             raw("</td><td>")

@@ -186,8 +186,45 @@ struct AuditReport {
     /// The timeline as a saved report gave it (`audit render`), used as is.
     private var savedTimeline: (unit: String, buckets: [TimelineBucket])? = nil
 
-    private var seen: [DigestKey: Int] = [:]
-    private var nonceOwners: [DigestKey: Int] = [:]
+    private var seen: [DigestKey: Seen] = [:]
+    private var nonceOwners: [DigestKey: Seen] = [:]
+    /// The full fingerprints of tokens and nonces met more than once (for the lists).
+    private var repeatedHex: [DigestKey: String] = [:]
+    private var sharedNonceHex: [DigestKey: String] = [:]
+    /// The lists as a saved report gave them (`audit render`), used as is.
+    private var savedRepeats: [Repeat]? = nil
+    private var savedSharedNonces: [Repeat]? = nil
+    static let listLimit = 100
+
+    /// Where an occurrence was: its origin and column.
+    struct Sighting {
+        let origin: AuditOrigin
+        let column: Int
+
+        func appendJSON(to text: inout JSONText) {
+            text.beginObject()
+            origin.appendJSON(to: &text)
+            text.key("column")
+            text.integer(column)
+            text.endObject()
+        }
+    }
+
+    /// A tracked token or nonce: how many (occurrences, or distinct tokens for a nonce), and the
+    /// first and last occurrence.
+    private struct Seen {
+        var count: Int
+        var first: Sighting
+        var last: Sighting
+    }
+
+    /// A token seen more than once, or a nonce shared by distinct tokens, for the report's lists.
+    struct Repeat {
+        let fingerprint: String
+        let count: Int
+        let first: Sighting
+        let last: Sighting
+    }
 
     static let lifetimeBuckets = ["<= 10 min", "<= 1 h", "<= 24 h", "> 24 h", "unknown"]
 
@@ -195,13 +232,19 @@ struct AuditReport {
         tokens += 1
         var firstSighting = true
         let tokenKey = DigestKey(record.fingerprintBytes)
-        if let count = seen[tokenKey] {
+        let sighting = Sighting(origin: record.origin, column: record.column)
+        if var entry = seen[tokenKey] {
             firstSighting = false
             repeatedOccurrences += 1
-            if count == 1 { repeatedTokens += 1 }
-            seen[tokenKey] = count + 1
+            if entry.count == 1 {
+                repeatedTokens += 1
+                repeatedHex[tokenKey] = Self.hex(record.fingerprintBytes)
+            }
+            entry.count += 1
+            entry.last = sighting
+            seen[tokenKey] = entry
         } else if seen.count < Self.trackingLimit {
-            seen[tokenKey] = 1
+            seen[tokenKey] = Seen(count: 1, first: sighting, last: sighting)
         } else {
             trackingCapped = true
         }
@@ -234,18 +277,23 @@ struct AuditReport {
         default: bucket = "> 24 h"
         }
         lifetimes[bucket, default: 0] += 1
-        if firstSighting, let nonceDigest = record.nonceDigest {
+        if let nonceDigest = record.nonceDigest {
             let nonceKey = DigestKey(nonceDigest)
-            if let count = nonceOwners[nonceKey] {
-                nonceOwners[nonceKey] = count + 1
-                if count == 1 {
-                    sharedNonces += 1
-                    tokensSharingNonces += 2
-                } else {
-                    tokensSharingNonces += 1
+            if var entry = nonceOwners[nonceKey] {
+                entry.last = sighting
+                if firstSighting {
+                    entry.count += 1
+                    if entry.count == 2 {
+                        sharedNonces += 1
+                        tokensSharingNonces += 2
+                        sharedNonceHex[nonceKey] = Self.hex(nonceDigest)
+                    } else {
+                        tokensSharingNonces += 1
+                    }
                 }
+                nonceOwners[nonceKey] = entry
             } else if nonceOwners.count < Self.trackingLimit {
-                nonceOwners[nonceKey] = 1
+                nonceOwners[nonceKey] = Seen(count: 1, first: sighting, last: sighting)
             } else {
                 trackingCapped = true
             }
@@ -300,6 +348,32 @@ struct AuditReport {
             text.member("iat", issuedAt)
             text.endObject()
         }
+    }
+
+    static func hex(_ digest: [UInt8]) -> String {
+        var text = JSONText()
+        text.hexString(digest)
+        return String(text.string.dropFirst().dropLast())
+    }
+
+    /// The tokens seen most often (more than once), then by fingerprint; at most ``listLimit``.
+    var repeats: [Repeat] {
+        if let savedRepeats { return savedRepeats }
+        return Self.list(repeatedHex, seen)
+    }
+
+    /// The nonces most shared by distinct tokens, then by nonce fingerprint; at most ``listLimit``.
+    var sharedNonceList: [Repeat] {
+        if let savedSharedNonces { return savedSharedNonces }
+        return Self.list(sharedNonceHex, nonceOwners)
+    }
+
+    private static func list(_ hex: [DigestKey: String], _ tracked: [DigestKey: Seen]) -> [Repeat] {
+        hex.compactMap { key, fingerprint in
+            tracked[key].map { Repeat(fingerprint: fingerprint, count: $0.count, first: $0.first, last: $0.last) }
+        }
+        .sorted { ($1.count, $0.fingerprint) < ($0.count, $1.fingerprint) }
+        .prefix(listLimit).map { $0 }
     }
 
     /// One column of the timeline: occurrences whose `iat` falls in [start, start + unit).
@@ -379,6 +453,28 @@ struct AuditReport {
         tokensSharingNonces = try integer("tokens_sharing_nonces")
         anomalies = try counts("anomalies")
         discarded = try counts("discarded")
+        func sighting(_ value: JSONValue?) throws(ParseFailure) -> Sighting {
+            guard case .object(let fields)? = value, case .integer(let column)? = fields["column"] else {
+                throw ParseFailure(message: "a sighting is not {file, line, column} or {tag, column}")
+            }
+            if case .string(let file)? = fields["file"], case .integer(let line)? = fields["line"] {
+                return Sighting(origin: .line(file: file, number: Int(line)), column: Int(column))
+            }
+            return Sighting(origin: .tag(fields["tag"]?.stringValue), column: Int(column))
+        }
+        func list(_ name: String, _ countName: String, _ fingerprintName: String) throws(ParseFailure) -> [Repeat] {
+            guard case .array(let items)? = members[name] else { throw ParseFailure(message: "\"\(name)\" is not an array") }
+            var result: [Repeat] = []
+            for item in items {
+                guard case .object(let fields) = item, case .string(let fingerprint)? = fields[fingerprintName],
+                    case .integer(let count)? = fields[countName]
+                else { throw ParseFailure(message: "an entry of \"\(name)\" lacks \(fingerprintName) or \(countName)") }
+                result.append(Repeat(fingerprint: fingerprint, count: Int(count), first: try sighting(fields["first"]), last: try sighting(fields["last"])))
+            }
+            return result
+        }
+        savedRepeats = try list("repeats", "occurrences", "fingerprint")
+        savedSharedNonces = try list("shared_nonce_list", "tokens", "nonce_fingerprint")
         guard case .object(let table)? = members["tokens_table"], case .array(let rows)? = table["rows"],
             case .integer(let omitted)? = table["omitted"]
         else { throw ParseFailure(message: "\"tokens_table\" is not {\"rows\", \"omitted\"}") }
@@ -470,6 +566,24 @@ struct AuditReport {
         text.integer(sharedNonces)
         text.key("tokens_sharing_nonces")
         text.integer(tokensSharingNonces)
+        func list(_ name: StaticString, _ countName: StaticString, _ fingerprintName: StaticString, _ items: [Repeat]) {
+            text.key(name)
+            text.beginArray()
+            for item in items {
+                text.beginObject()
+                text.member(fingerprintName, item.fingerprint)
+                text.key(countName)
+                text.integer(item.count)
+                text.key("first")
+                item.first.appendJSON(to: &text)
+                text.key("last")
+                item.last.appendJSON(to: &text)
+                text.endObject()
+            }
+            text.endArray()
+        }
+        list("repeats", "occurrences", "fingerprint", repeats)
+        list("shared_nonce_list", "tokens", "nonce_fingerprint", sharedNonceList)
         counts("anomalies", anomalies)
         counts("discarded", discarded)
         text.key("tokens_table")

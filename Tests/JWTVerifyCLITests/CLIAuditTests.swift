@@ -170,6 +170,21 @@ struct CLIAuditTests {
         #expect(anomalies["lifetime over 24 h"] == 2)
         #expect(anomalies["no nonce claim"] == nil)
         #expect(report["discarded"] as? [String: Int] == ["truncated": 1])
+        // The lists behind those counts: each repeated token and the shared nonce, with the first
+        // and the last occurrence, most frequent first.
+        let repeats = try #require(report["repeats"] as? [[String: Any]])
+        #expect(repeats.map { $0["occurrences"] as? Int } == [3, 2])
+        for entry in repeats {
+            let first = try #require(entry["first"] as? [String: Any]), last = try #require(entry["last"] as? [String: Any])
+            #expect((first["file"] as? String, first["line"] as? Int) != (last["file"] as? String, last["line"] as? Int))
+            #expect((entry["fingerprint"] as? String)?.count == 64)
+        }
+        let shared = try #require(report["shared_nonce_list"] as? [[String: Any]])
+        #expect(shared.count == 1)
+        #expect(shared.first?["tokens"] as? Int == 2)
+        let tokensTable = try #require(report["tokens_table"] as? [String: Any])
+        #expect((tokensTable["rows"] as? [[String: Any]])?.count == 9)
+        #expect(tokensTable["omitted"] as? Int == 0)
         let table = try CLIRunner.run(["audit", "--jwks", jwks, "--now", "1700001000", "--format", "table"] + files)
         #expect(table.stdoutText.contains("9 tokens: 6 valid, 3 rejected"))
         let markdown = try CLIRunner.run(["audit", "--jwks", jwks, "--now", "1700001000", "--format", "markdown"] + files)

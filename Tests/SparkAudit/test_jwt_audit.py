@@ -196,11 +196,17 @@ class SparkAuditTests(unittest.TestCase):
         expected = json.loads(single.stdout)
         with open(os.path.join(out, "report.json")) as f:
             report = json.load(f)
-        apart_from_table = lambda r: {key: value for key, value in r.items() if key != "tokens_table"}
+        # (Sightings name files too: compare their lines and columns.)
+        places = {"tokens_table", "repeats", "shared_nonce_list"}
+        apart_from_table = lambda r: {key: value for key, value in r.items() if key not in places}
         self.assertEqual(apart_from_table(report), apart_from_table(expected))
         row_key = lambda row: (row["line"], row["column"], row["fingerprint"], row["valid"], row["reason"], row["kid"], row["aud"], row["iat"])
         self.assertEqual([row_key(r) for r in report["tokens_table"]["rows"]], [row_key(r) for r in expected["tokens_table"]["rows"]])
         self.assertEqual(report["tokens_table"]["omitted"], expected["tokens_table"]["omitted"])
+        for name in ("repeats", "shared_nonce_list"):
+            spot = lambda entry: [entry[k] for k in sorted(entry) if k not in ("first", "last")] + [
+                (entry[s]["line"], entry[s]["column"]) for s in ("first", "last")]
+            self.assertEqual([spot(e) for e in report[name]], [spot(e) for e in expected[name]])
         records = read_json_lines(os.path.join(out, "tokens"))
         self.assertEqual({record.get("key_source") for record in records}, {url, None})  # as given; None: not verified
         in_compressed = [record for record in records if record["file"].endswith(".gz")]
