@@ -89,6 +89,7 @@ struct AuditCommand {
         let output = OutputSink()
         var report = AuditReport()
         report.evaluatedAt = atIssueTime ? nil : (flags.now ?? VerificationPolicy.systemClock().rounded(.down))
+        report.keepsPlaces = format != .jsonl
         let options = self
         let runner = BatchRunner(threads: threads, lineLimit: Self.lineLimit + (taggedInput ? Self.tagLimit : 0))
         do {

@@ -186,8 +186,19 @@ struct AuditReport {
     /// The timeline as a saved report gave it (`audit render`), used as is.
     private var savedTimeline: (unit: String, buckets: [TimelineBucket])? = nil
 
-    private var seen: [DigestKey: Seen] = [:]
-    private var nonceOwners: [DigestKey: Seen] = [:]
+    private var seen: [DigestKey: Int] = [:]
+    private var nonceOwners: [DigestKey: Int] = [:]
+    /// Whether to keep where tokens and nonces were met (the report's lists; not for jsonl, whose
+    /// report is only the summary line).
+    var keepsPlaces = true
+    /// Where each tracked token and nonce was first met, and, once met again, last met.
+    private var firstPlaces: [DigestKey: Place] = [:]
+    private var lastPlaces: [DigestKey: Place] = [:]
+    private var firstNoncePlaces: [DigestKey: Place] = [:]
+    private var lastNoncePlaces: [DigestKey: Place] = [:]
+    /// The file names places refer to by index.
+    private var fileNames: [String] = []
+    private var fileIndex: [String: Int32] = [:]
     /// The full fingerprints of tokens and nonces met more than once (for the lists).
     private var repeatedHex: [DigestKey: String] = [:]
     private var sharedNonceHex: [DigestKey: String] = [:]
@@ -210,12 +221,34 @@ struct AuditReport {
         }
     }
 
-    /// A tracked token or nonce: how many (occurrences, or distinct tokens for a nonce), and the
-    /// first and last occurrence.
-    private struct Seen {
-        var count: Int
-        var first: Sighting
-        var last: Sighting
+    /// A sighting as tracked: a file by index (or a tag), line and column.
+    private struct Place {
+        let file: Int32
+        let column: Int32
+        let line: Int
+        let tag: String?
+    }
+
+    private mutating func place(_ sighting: Sighting) -> Place {
+        switch sighting.origin {
+        case .line(let file, let number):
+            let index: Int32
+            if let known = fileIndex[file] {
+                index = known
+            } else {
+                index = Int32(fileNames.count)
+                fileNames.append(file)
+                fileIndex[file] = index
+            }
+            return Place(file: index, column: Int32(clamping: sighting.column), line: number, tag: nil)
+        case .tag(let tag):
+            return Place(file: -1, column: Int32(clamping: sighting.column), line: 0, tag: tag)
+        }
+    }
+
+    private func sighting(_ place: Place) -> Sighting {
+        Sighting(
+            origin: place.file >= 0 ? .line(file: fileNames[Int(place.file)], number: place.line) : .tag(place.tag), column: Int(place.column))
     }
 
     /// A token seen more than once, or a nonce shared by distinct tokens, for the report's lists.
@@ -232,19 +265,19 @@ struct AuditReport {
         tokens += 1
         var firstSighting = true
         let tokenKey = DigestKey(record.fingerprintBytes)
-        let sighting = Sighting(origin: record.origin, column: record.column)
-        if var entry = seen[tokenKey] {
+        let here: Place? = keepsPlaces ? place(Sighting(origin: record.origin, column: record.column)) : nil
+        if let count = seen[tokenKey] {
             firstSighting = false
             repeatedOccurrences += 1
-            if entry.count == 1 {
+            if count == 1 {
                 repeatedTokens += 1
-                repeatedHex[tokenKey] = Self.hex(record.fingerprintBytes)
+                if keepsPlaces { repeatedHex[tokenKey] = Self.hex(record.fingerprintBytes) }
             }
-            entry.count += 1
-            entry.last = sighting
-            seen[tokenKey] = entry
+            seen[tokenKey] = count + 1
+            if let here { lastPlaces[tokenKey] = here }
         } else if seen.count < Self.trackingLimit {
-            seen[tokenKey] = Seen(count: 1, first: sighting, last: sighting)
+            seen[tokenKey] = 1
+            if let here { firstPlaces[tokenKey] = here }
         } else {
             trackingCapped = true
         }
@@ -279,27 +312,27 @@ struct AuditReport {
         lifetimes[bucket, default: 0] += 1
         if let nonceDigest = record.nonceDigest {
             let nonceKey = DigestKey(nonceDigest)
-            if var entry = nonceOwners[nonceKey] {
-                entry.last = sighting
+            if let count = nonceOwners[nonceKey] {
+                if let here { lastNoncePlaces[nonceKey] = here }
                 if firstSighting {
-                    entry.count += 1
-                    if entry.count == 2 {
+                    nonceOwners[nonceKey] = count + 1
+                    if count == 1 {
                         sharedNonces += 1
                         tokensSharingNonces += 2
-                        sharedNonceHex[nonceKey] = Self.hex(nonceDigest)
+                        if keepsPlaces { sharedNonceHex[nonceKey] = Self.hex(nonceDigest) }
                     } else {
                         tokensSharingNonces += 1
                     }
                 }
-                nonceOwners[nonceKey] = entry
-            } else if nonceOwners.count < Self.trackingLimit {
-                nonceOwners[nonceKey] = Seen(count: 1, first: sighting, last: sighting)
-            } else {
+            } else if firstSighting && nonceOwners.count < Self.trackingLimit {
+                nonceOwners[nonceKey] = 1
+                if let here { firstNoncePlaces[nonceKey] = here }
+            } else if firstSighting {
                 trackingCapped = true
             }
         }
         for anomaly in record.anomalies { anomalies[anomaly.rawValue, default: 0] += 1 }
-        if verified ? tableValid < Self.tableLimit : tableRejected < Self.tableLimit {
+        if keepsPlaces, verified ? tableValid < Self.tableLimit : tableRejected < Self.tableLimit {
             if verified { tableValid += 1 } else { tableRejected += 1 }
             var hex = JSONText()
             hex.hexString(record.fingerprintBytes)
@@ -359,21 +392,24 @@ struct AuditReport {
     /// The tokens seen most often (more than once), then by fingerprint; at most ``listLimit``.
     var repeats: [Repeat] {
         if let savedRepeats { return savedRepeats }
-        return Self.list(repeatedHex, seen)
+        return list(repeatedHex, counts: seen, first: firstPlaces, last: lastPlaces)
     }
 
     /// The nonces most shared by distinct tokens, then by nonce fingerprint; at most ``listLimit``.
     var sharedNonceList: [Repeat] {
         if let savedSharedNonces { return savedSharedNonces }
-        return Self.list(sharedNonceHex, nonceOwners)
+        return list(sharedNonceHex, counts: nonceOwners, first: firstNoncePlaces, last: lastNoncePlaces)
     }
 
-    private static func list(_ hex: [DigestKey: String], _ tracked: [DigestKey: Seen]) -> [Repeat] {
-        hex.compactMap { key, fingerprint in
-            tracked[key].map { Repeat(fingerprint: fingerprint, count: $0.count, first: $0.first, last: $0.last) }
+    private func list(
+        _ hex: [DigestKey: String], counts: [DigestKey: Int], first: [DigestKey: Place], last: [DigestKey: Place]
+    ) -> [Repeat] {
+        hex.compactMap { key, fingerprint -> Repeat? in
+            guard let count = counts[key], let firstPlace = first[key] else { return nil }
+            return Repeat(fingerprint: fingerprint, count: count, first: sighting(firstPlace), last: sighting(last[key] ?? firstPlace))
         }
         .sorted { ($1.count, $0.fingerprint) < ($0.count, $1.fingerprint) }
-        .prefix(listLimit).map { $0 }
+        .prefix(Self.listLimit).map { $0 }
     }
 
     /// One column of the timeline: occurrences whose `iat` falls in [start, start + unit).
