@@ -133,13 +133,7 @@ private struct HTMLText {
 
     /// Tokens or nonces met more than once, by fingerprint, with their first and last sighting.
     mutating func sightings(_ id: String, _ title: String, _ countName: String, _ items: [AuditReport.Repeat]) {
-        raw("<section class=\"card\" aria-labelledby=\"\(id)\" style=\"margin-top:16px\"><h2 id=\"\(id)\">")
-        text(title)
-        raw("</h2>\n")
-        guard !items.isEmpty else {
-            raw("<p class=\"empty\">none</p></section>\n")
-            return
-        }
+        guard openCard(id, title, empty: items.isEmpty, spaced: true) else { return }
         if items.count == AuditReport.listLimit { raw("<p class=\"note\">The first \(AuditReport.listLimit), most frequent first.</p>\n") }
         raw("<table><thead><tr><th scope=\"col\">fingerprint</th><th scope=\"col\" class=\"n\">\(countName)</th><th scope=\"col\">first seen</th><th scope=\"col\">last seen</th></tr></thead><tbody>\n")
         for item in items {
@@ -259,15 +253,18 @@ private struct HTMLText {
         raw("</p></section>\n")
     }
 
-    /// A horizontal bar chart: each row's label, bar and count as text; the first 15 rows, the rest summed.
-    mutating func chart(_ id: String, _ title: String, _ rows: [(String, Int)]) {
-        raw("<section class=\"card\" aria-labelledby=\"\(id)\"><h2 id=\"\(id)\">")
+    /// Opens a titled card; an `empty` one says "none" and is closed at once (returns false).
+    mutating func openCard(_ id: String, _ title: String, empty: Bool, spaced: Bool = false) -> Bool {
+        raw("<section class=\"card\" aria-labelledby=\"\(id)\"\(spaced ? " style=\"margin-top:16px\"" : "")><h2 id=\"\(id)\">")
         text(title)
         raw("</h2>\n")
-        guard !rows.isEmpty else {
-            raw("<p class=\"empty\">none</p></section>\n")
-            return
-        }
+        if empty { raw("<p class=\"empty\">none</p></section>\n") }
+        return !empty
+    }
+
+    /// A horizontal bar chart: each row's label, bar and count as text; the first 15 rows, the rest summed.
+    mutating func chart(_ id: String, _ title: String, _ rows: [(String, Int)]) {
+        guard openCard(id, title, empty: rows.isEmpty) else { return }
         var shown = Array(rows.prefix(15))
         if rows.count > 15 { shown.append(("(\(rows.count - 15) more)", rows.dropFirst(15).reduce(0) { $0 + $1.1 })) }
         let most = max(1, shown.map(\.1).max() ?? 1)
@@ -289,13 +286,7 @@ private struct HTMLText {
 
     /// A two-column table with a caption.
     mutating func table(_ id: String, _ title: String, _ rows: [(String, Int)], header: String) {
-        raw("<section class=\"card\" aria-labelledby=\"\(id)\"><h2 id=\"\(id)\">")
-        text(title)
-        raw("</h2>\n")
-        guard !rows.isEmpty else {
-            raw("<p class=\"empty\">none</p></section>\n")
-            return
-        }
+        guard openCard(id, title, empty: rows.isEmpty) else { return }
         raw("<table><thead><tr><th scope=\"col\">")
         text(header)
         raw("</th><th scope=\"col\" class=\"n\">count</th></tr></thead><tbody>\n")

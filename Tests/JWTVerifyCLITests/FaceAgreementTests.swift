@@ -73,17 +73,28 @@ struct FaceAgreementTests {
     /// `jwtverify verify` over JSON request lines (each with its own nonce); empty when the CLI
     /// refuses the key set (a set with no usable key is a configuration error there, status 65).
     static func verifyCLI(_ group: Group, jwksFile: String) throws -> [String: String] {
+        let run = try CLIRunner.run(
+            ["verify", "--jwks", jwksFile, "--now", "\(group.now)", "--threads", "2"] + group.arguments, input: try requestLines(group))
+        if run.status == 65 { return [:] }
+        #expect(run.status <= 1, "\(group.name): verify exited \(run.status): \(run.stderr)")
+        return try verdicts(group, records: run.stdout)
+    }
+
+    /// The group's cases as JSON request lines, each with its own nonce and its index as `id`.
+    static func requestLines(_ group: Group) throws -> Data {
         var input = Data()
         for (index, item) in group.cases.enumerated() {
             var request: [String: Any] = ["token": item.token, "id": index]
             if let nonce = item.nonce { request["nonce"] = nonce }
             input += try JSONSerialization.data(withJSONObject: request) + Data([0x0A])
         }
-        let run = try CLIRunner.run(["verify", "--jwks", jwksFile, "--now", "\(group.now)", "--threads", "2"] + group.arguments, input: input)
-        if run.status == 65 { return [:] }
-        #expect(run.status <= 1, "\(group.name): verify exited \(run.status): \(run.stderr)")
+        return input
+    }
+
+    /// Verdict per case from `verify`'s records for ``requestLines(_:)``.
+    static func verdicts(_ group: Group, records: Data) throws -> [String: String] {
         var verdicts: [String: String] = [:]
-        for line in run.stdout.split(separator: 0x0A) {
+        for line in records.split(separator: 0x0A) {
             let record = try #require(try JSONSerialization.jsonObject(with: Data(line)) as? [String: Any])
             let index = try #require(record["id"] as? Int)
             verdicts[group.cases[index].id] = (record["reason"] as? String) ?? ""
@@ -94,27 +105,15 @@ struct FaceAgreementTests {
     /// `jwtverify serve`'s `/verify`, given the same JSON request lines as `verify`; empty when
     /// serve refuses the key set.
     static func serveVerify(_ group: Group, jwksFile: String) throws -> [String: String] {
-        var input: [UInt8] = []
-        for (index, item) in group.cases.enumerated() {
-            var request: [String: Any] = ["token": item.token, "id": index]
-            if let nonce = item.nonce { request["nonce"] = nonce }
-            input += [UInt8](try JSONSerialization.data(withJSONObject: request)) + [0x0A]
-        }
         let serve: ServeProcess
         do {
             serve = try ServeProcess(["--jwks", jwksFile, "--now", "\(group.now)", "--max-body-bytes", "\(64 << 20)"] + group.arguments)
         } catch ServeFailure.didNotStart(let stderr) where stderr.contains("no usable key") {
             return [:]
         }
-        let answer = try RawHTTP.request(serve.port, method: "POST", path: "/verify", body: input)
+        let answer = try RawHTTP.request(serve.port, method: "POST", path: "/verify", body: [UInt8](try requestLines(group)))
         #expect(answer.status == 200, "\(group.name): /verify answered \(answer.status): \(answer.text.prefix(300))")
-        var verdicts: [String: String] = [:]
-        for line in answer.body.split(separator: 0x0A) {
-            let record = try #require(try JSONSerialization.jsonObject(with: Data(line)) as? [String: Any])
-            let index = try #require(record["id"] as? Int)
-            verdicts[group.cases[index].id] = (record["reason"] as? String) ?? ""
-        }
-        return verdicts
+        return try verdicts(group, records: answer.body)
     }
 
     /// `jwtverify audit` over one token per line, one run per nonce; only tokens the extractor
