@@ -96,16 +96,14 @@ struct AuditCommand {
             try runner.run(inputs.map { BatchInput(name: $0.name, fd: $0.fd) }) { batch, range, input in
                 options.evaluate(batch, range, file: input.name, verifier: verifier, time: time, sources: sourceByKeyID)
             } consume: { part, _ in
-                var text = JSONText()
-                for discard in part.discarded {
-                    report.discard(discard.reason)
-                    if format == .jsonl && showDiscards { discard.appendJSON(to: &text) }
+                switch part {
+                case .lines(let text, let tokens, let valid):
+                    report.count(tokens: tokens, valid: valid)
+                    output.write(text)
+                case .evaluated(let records, let discarded):
+                    for discard in discarded { report.discard(discard.reason) }
+                    for record in records { report.add(record) }
                 }
-                for record in part.records {
-                    report.add(record)
-                    if format == .jsonl { record.appendJSON(to: &text, showToken: showTokens, rules: policy.rules) }
-                }
-                output.write(text.bytes)
                 return output.failure == nil
             }
         } catch {
@@ -132,10 +130,16 @@ struct AuditCommand {
     /// Room for the tag of a `--tagged-input` line, on top of ``lineLimit``.
     static let tagLimit = 4096
 
-    /// The tokens and discarded fragments of a range of lines, each in input order.
+    /// The tokens and discarded fragments of a range of lines, each in input order: for
+    /// `--format jsonl` already written as records (on the worker thread), for a report as values.
     private func evaluate(
         _ batch: LineBatch, _ range: Range<Int>, file: String, verifier: Verifier, time: EvaluationTime, sources: [String: String]
     ) -> AuditPart {
+        let writesLines = format == .jsonl
+        var text = JSONText()
+        if writesLines { text.reserveCapacity(range.count * 1024) }  // a typical record is 700-900 octets
+        var tokens = 0
+        var valid = 0
         var records: [AuditRecord] = []
         var discarded: [AuditDiscard] = []
         var pending: [(origin: AuditOrigin, found: TokenExtractor.Found)] = []
@@ -167,19 +171,31 @@ struct AuditCommand {
                 for (origin, found) in pending[group] {
                     let outcome = found.token.withUnsafeBytes { verifier.outcome($0, nonce: flags.nonce, at: time, fingerprint: true) }
                     let keySource = outcome.verified ? outcome.keyID.flatMap { sources[$0] } : nil
-                    records.append(
-                        AuditRecord(
-                            origin: origin, column: found.column, token: found.token, outcome: outcome, keySource: keySource,
-                            allowList: policy.algorithms))
+                    let record = AuditRecord(
+                        origin: origin, column: found.column, token: found.token, outcome: outcome, keySource: keySource,
+                        allowList: policy.algorithms)
+                    if writesLines {
+                        tokens += 1
+                        if outcome.verified { valid += 1 }
+                        record.appendJSON(to: &text, showToken: showTokens, rules: policy.rules)
+                    } else {
+                        records.append(record)
+                    }
                 }
             }
         }
-        return AuditPart(records: records, discarded: discarded)
+        guard writesLines else { return .evaluated(records: records, discarded: discarded) }
+        guard showDiscards, !discarded.isEmpty else { return .lines(text.bytes, tokens: tokens, valid: valid) }
+        var discards = JSONText()
+        for discard in discarded { discard.appendJSON(to: &discards) }
+        return .lines(discards.bytes + text.bytes, tokens: tokens, valid: valid)
     }
 }
 
-/// The tokens and discarded fragments of a range of lines, each in input order.
-struct AuditPart: Sendable {
-    let records: [AuditRecord]
-    let discarded: [AuditDiscard]
+/// What a worker hands back for a range of lines, in input order.
+enum AuditPart: Sendable {
+    /// `--format jsonl`: the records already written, and the counts the summary needs.
+    case lines(_ text: [UInt8], tokens: Int, valid: Int)
+    /// A report format: the evaluated tokens and the discarded fragments, for ``AuditReport``.
+    case evaluated(records: [AuditRecord], discarded: [AuditDiscard])
 }

@@ -346,6 +346,12 @@ struct AuditReport {
         }
     }
 
+    /// Counts tokens whose records were written elsewhere (`--format jsonl` keeps no aggregates).
+    mutating func count(tokens: Int, valid: Int) {
+        self.tokens += tokens
+        self.valid += valid
+    }
+
     mutating func discard(_ reason: TokenExtractor.Discard) { discarded[reason.rawValue, default: 0] += 1 }
 
 
