@@ -6,7 +6,7 @@
 Every line of every INPUT (any path Spark's Hadoop layer reads: local, hdfs://, s3a://; a
 directory is read whole, globs are expanded) is tagged with its file and line number and streamed,
 one partition at a time, through `jwtverify audit --tagged-input --format jsonl --discards` with
-`RDD.pipe`. The per-token records become a DataFrame written to DIR/tokens (Parquet or JSON
+Spark's own `RDD.pipe`, all in the JVM: no line or record passes through Python. The per-token records become a DataFrame written to DIR/tokens (Parquet or JSON
 Lines); the summary report is computed over all of them at once, so repeated tokens and nonces
 shared by distinct tokens are found across partitions, from the fingerprints (never the tokens).
 It is the report `jwtverify audit` prints over the same files, written to DIR/report.json and
@@ -36,6 +36,8 @@ import time
 EXIT_OK, EXIT_REJECTED, EXIT_USAGE, EXIT_DATA, EXIT_NO_INPUT, EXIT_UNAVAILABLE, EXIT_SOFTWARE = 0, 1, 64, 65, 66, 69, 70
 
 PRESETS = {"apple", "google", "firebase"}
+# What `jwtverify audit --discards` calls a fragment it did not take (TokenExtractor.Discard).
+DISCARD_REASONS = ("truncated", "not_a_jose_header", "oversized_line")
 
 
 class Failure(Exception):
@@ -212,38 +214,54 @@ def list_input_files(sc, patterns):
     return files
 
 
-def numbered_lines(sc, files, split_size):
-    """One RDD over all files, in chunks of lines: each line as `FILE_INDEX:LINE_NUMBER<TAB>TEXT`, numbered within its
-    file as jwtverify numbers them. Lines end at `\\n` only, as jwtverify reads them (a `\\r`
-    stays in the text). Numbering costs one extra pass that only counts each split's lines."""
-    sc._jsc.hadoopConfiguration().set("textinputformat.record.delimiter", "\n")
-    parts, owner = [], []
-    for index, (name, size) in enumerate(files):
-        splits = max(1, -(-size // split_size)) if split_size else None
-        part = sc.textFile(name, minPartitions=splits) if splits else sc.textFile(name)
-        parts.append(part)
-        owner += [index] * part.getNumPartitions()
-    lines = sc.union(parts) if len(parts) > 1 else parts[0]
-    counts = lines.mapPartitions(lambda split: [sum(1 for _ in split)]).collect()
-    first_line, seen = [], {}
-    for partition, count in enumerate(counts):
-        first_line.append(seen.get(owner[partition], 0) + 1)
-        seen[owner[partition]] = first_line[-1] - 1 + count
+def numbered_lines(spark, files, split_size):
+    """Every line of the files, as `FILE_INDEX:LINE_NUMBER<TAB>TEXT`, numbered within its file as
+    jwtverify numbers them, as a JVM `Dataset[String]`: no line ever passes through Python.
 
-    def tag(partition, split):
-        # Elements of up to 512 lines: RDD.pipe writes each element and a newline, and a write per
-        # line cost 10% of the stage.
-        prefix = "%d:" % owner[partition]
-        chunk = []
-        for number, text in enumerate(split, first_line[partition]):
-            chunk.append(prefix + str(number) + "\t" + text)
-            if len(chunk) == 512:
-                yield "\n".join(chunk)
-                chunk = []
-        if chunk:
-            yield "\n".join(chunk)
+    Lines end at `\\n` only, as jwtverify reads them (a `\\r` stays in the text). Numbering costs
+    one extra pass that only counts the lines of each split (in the JVM): a split is a file and the
+    offset its block starts at, and its rows sit together in one partition in file order, so a row's
+    line number is the split's first line plus its distance from the split's first row id."""
+    from pyspark.sql import functions as F
+    if split_size:
+        spark.conf.set("spark.sql.files.maxPartitionBytes", str(split_size))
+    text = spark.read.option("lineSep", "\n").text([name for name, _ in files])
+    rows = text.select(F.col("_metadata.file_path").alias("path"), F.col("_metadata.file_block_start").alias("block"),
+                       F.monotonically_increasing_id().alias("row"), "value")
+    splits = rows.groupBy("path", "block").agg(F.count(F.lit(1)).alias("lines"), F.min("row").alias("first_row")).collect()
+    index = {name: number for number, (name, _) in enumerate(files)}
+    seen, numbered = {}, []
+    for split in sorted(splits, key=lambda split: (split["path"], split["block"])):
+        if split["path"] not in index:
+            raise Failure(EXIT_SOFTWARE, "Spark read %s, which was not listed" % split["path"])
+        first_line = seen.get(split["path"], 0) + 1
+        seen[split["path"]] = first_line - 1 + split["lines"]
+        numbered.append((split["path"], split["block"], index[split["path"]], first_line - split["first_row"]))
+    starts = spark.createDataFrame(numbered, "path string, block long, file_index int, offset long")
+    tagged = rows.join(F.broadcast(starts), ["path", "block"]).select(
+        F.concat(F.col("file_index").cast("string"), F.lit(":"), (F.col("row") + F.col("offset")).cast("string"),
+                 F.lit("\t"), F.col("value")).alias("tag"))
+    return getattr(tagged._jdf, "as")(spark._jvm.org.apache.spark.sql.Encoders.STRING())
 
-    return lines.mapPartitionsWithIndex(tag, preservesPartitioning=True)
+
+def piped_records(spark, tagged, command, executor_path, show_tokens):
+    """The stage: each partition of `tagged` streamed through `command` (Spark's own `RDD.pipe`, in
+    the JVM) and its JSON Lines parsed there, each record with `_aud_array` (see ``stage_schema``)."""
+    from pyspark.sql import DataFrame
+    from pyspark.sql import functions as F
+    jvm = spark._jvm
+    argv = jvm.java.util.ArrayList()
+    for word in ["/usr/bin/env", "PATH=" + executor_path] + command:
+        argv.add(word)
+    no_env = jvm.scala.collection.immutable.HashMap()
+    # pipe(command, env, printPipeContext, printRDDElement, separateWorkingDir, bufferSize, encoding)
+    piped = tagged.rdd().pipe(jvm.scala.collection.JavaConverters.asScalaBuffer(argv).toSeq(), no_env, None, None,
+                              False, 1 << 16, "UTF-8")
+    lines = DataFrame(spark._jsparkSession.createDataset(piped, jvm.org.apache.spark.sql.Encoders.STRING()).toDF(), spark)
+    # An array `aud` and a string of the same characters read alike as text: mark the arrays.
+    # (`"aud":[` cannot occur inside a JSON string: a quote there is escaped.)
+    return lines.select(F.from_json("value", stage_schema(show_tokens)).alias("record"),
+                        F.col("value").contains('"aud":[').alias("_aud_array")).select("record.*", "_aud_array")
 
 
 # ----------------------------------------------------------------------------------------------
@@ -252,7 +270,7 @@ def numbered_lines(sc, files, split_size):
 
 def stage_schema(show_tokens):
     """The JSON Lines `jwtverify audit --tagged-input --discards` writes, as Spark reads it. `aud`
-    is read as text (the string, or the array's JSON), with `_aud_array` set by ``mark_audience``."""
+    is read as text (the string, or the array's JSON); ``piped_records`` adds `_aud_array`."""
     from pyspark.sql.types import ArrayType, BooleanType, DoubleType, IntegerType, StringType, StructField, StructType
     fields = [
         StructField("discarded", StringType()),
@@ -275,18 +293,10 @@ def stage_schema(show_tokens):
         StructField("fingerprint", StringType()),
         StructField("nonce_fingerprint", StringType()),
         StructField("anomalies", ArrayType(StringType())),
-        StructField("_aud_array", BooleanType()),
     ]
     if show_tokens:
         fields.append(StructField("token", StringType()))
     return StructType(fields)
-
-
-def mark_audience(record):
-    """Adds `"_aud_array":true` to a record whose `aud` is an array. Read as text, an array and a
-    string holding the same characters look alike; this tells them apart. (`"aud":[` cannot occur
-    inside a JSON string: a quote there is escaped.)"""
-    return record[:-1] + ',"_aud_array":true}' if '"aud":[' in record else record
 
 
 def results(spark, records, names, key_sources, show_tokens):
@@ -523,24 +533,25 @@ def run(plan, spark):
             command = "./" + os.path.basename(command)
     audit = [command] + plan.audit_arguments([path for _, path in key_files])
     # `audit` exits 1 when it found a rejected token: a finding, not a failure of the stage.
-    pipe_command = shlex.join(["/bin/sh", "-c", '"$@"; status=$?; [ "$status" -le 1 ] || exit "$status"', "jwtverify"] + audit)
+    stage = ["/bin/sh", "-c", '"$@"; status=$?; [ "$status" -le 1 ] || exit "$status"', "jwtverify"] + audit
 
-    lines = numbered_lines(sc, files, options.split_size)
-    partitions = lines.getNumPartitions()
-    piped = lines.pipe(pipe_command, env={"PATH": options.executor_path}, checkCode=True).map(mark_audience)
-    # Two uses of the stage's output (the results, the discards): keep it rather than pipe twice.
-    # Kept as the JSON text it is, which measured cheaper than caching the parsed DataFrame.
-    from pyspark import StorageLevel
-    piped.persist(StorageLevel.MEMORY_AND_DISK)
-    # The stage's JSON Lines are parsed in the JVM, with no Python object per record.
+    tagged = numbered_lines(spark, files, options.split_size)
+    partitions = tagged.rdd().getNumPartitions()
+    records = piped_records(spark, tagged, stage, options.executor_path, options.show_tokens)
+    # The discarded fragments are counted on the way, in the same pass that writes the results.
+    from pyspark.sql import Observation
     from pyspark.sql import functions as F
-    records = spark.read.schema(stage_schema(options.show_tokens)).json(piped)
+    discards = Observation("discarded")
+    counted = records.observe(discards, F.count("discarded").alias("all"),
+                              *[F.count(F.when(F.col("discarded") == reason, 1)).alias(reason) for reason in DISCARD_REASONS])
     destination = options.output.rstrip("/") + "/tokens"
-    tokens = results(spark, records, [name for name, _ in files], {p: o for o, p in key_files}, options.show_tokens)
+    tokens = results(spark, counted, [name for name, _ in files], {p: o for o, p in key_files}, options.show_tokens)
     writer = tokens.write
     (writer.parquet if options.results_format == "parquet" else writer.json)(destination)
-    discarded = {row[0]: row[1] for row in records.where(F.col("discarded").isNotNull()).groupBy("discarded").count().collect()}
-    piped.unpersist()
+    counts = discards.get
+    discarded = {reason: counts[reason] for reason in DISCARD_REASONS if counts[reason]}
+    if sum(discarded.values()) != counts["all"]:
+        raise Failure(EXIT_SOFTWARE, "jwtverify reported a discard reason this job does not know (%s)" % ", ".join(DISCARD_REASONS))
     # The report is computed from the results as written.
     reader = spark.read.schema(tokens.schema)
     written = reader.parquet(destination) if options.results_format == "parquet" else reader.json(destination)
