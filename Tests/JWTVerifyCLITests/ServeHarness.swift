@@ -4,14 +4,23 @@ import Testing
 import Glibc
 #endif
 
+/// What a server wrote to stderr, appended by its reader thread.
+private final class StderrText: @unchecked Sendable {
+    // Safety: `value` is guarded by `lock`.
+    private let lock = NSLock()
+    private var value: String
+    init(_ initial: String) { value = initial }
+    var text: String { lock.withLock { value } }
+    func append(_ more: String) { lock.withLock { value += more } }
+}
+
 /// A `jwtverify serve` process on a free loopback port, for one test; killed when released.
 final class ServeProcess: @unchecked Sendable {
-    // Safety: `stderrText` is guarded by `lock`; the rest is set in init.
+    // Safety: `reaped` is touched by the test's thread only; the rest is set in init.
     let port: Int
     let pid: Int32
     private let process: Process
-    private let lock = NSLock()
-    private var stderrText = ""
+    private let output: StderrText
     private var reaped = false
 
     /// Starts `jwtverify serve --listen 127.0.0.1:0 arguments…` and waits for its "listening" line.
@@ -43,13 +52,15 @@ final class ServeProcess: @unchecked Sendable {
             throw ServeFailure.didNotStart(early)
         }
         port = found
-        stderrText = early
-        let box = self
+        // The reader holds the text, not this object, so that dropping a ServeProcess kills the
+        // server (deinit) even while the server is still writing.
+        let output = StderrText(early)
+        self.output = output
         Thread.detachNewThread {
             while true {
                 let chunk = handle.availableData
                 if chunk.isEmpty { return }
-                box.lock.withLock { box.stderrText += String(decoding: chunk, as: UTF8.self) }
+                output.append(String(decoding: chunk, as: UTF8.self))
             }
         }
     }
@@ -62,7 +73,7 @@ final class ServeProcess: @unchecked Sendable {
     }
 
     /// What the process wrote to stderr so far.
-    var stderr: String { lock.withLock { stderrText } }
+    var stderr: String { output.text }
 
     /// Sends `signal` to the process.
     func signal(_ number: Int32) { kill(pid, number) }
