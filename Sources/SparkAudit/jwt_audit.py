@@ -6,9 +6,10 @@
 Every line of every INPUT (any path Spark's Hadoop layer reads: local, hdfs://, s3a://; a
 directory is read whole, globs are expanded) is tagged with its file and line number and streamed,
 one partition at a time, through `jwtverify audit --tagged-input --format jsonl --discards` with
-Spark's own `RDD.pipe`, all in the JVM: no line or record passes through Python. The per-token records become a DataFrame written to DIR/tokens (Parquet or JSON
-Lines); the summary report is computed over all of them at once, so repeated tokens and nonces
-shared by distinct tokens are found across partitions, from the fingerprints (never the tokens).
+Spark's own `RDD.pipe`, all in the JVM: no line or record passes through Python. The per-token
+records become a DataFrame written to DIR/tokens (Parquet or JSON Lines); the summary report is
+computed over all of them at once, so repeated tokens and nonces shared by distinct tokens are
+found across partitions, from the fingerprints (never the tokens).
 It is the report `jwtverify audit` prints over the same files, written to DIR/report.json and
 DIR/report.txt and printed on stdout.
 
@@ -216,7 +217,7 @@ def list_input_files(sc, patterns):
 
 def numbered_lines(spark, files, split_size):
     """Every line of the files, as `FILE_INDEX:LINE_NUMBER<TAB>TEXT`, numbered within its file as
-    jwtverify numbers them, as a JVM `Dataset[String]`: no line ever passes through Python.
+    jwtverify numbers them, as a JVM `RDD[String]`: no line ever passes through Python.
 
     Lines end at `\\n` only, as jwtverify reads them (a `\\r` stays in the text). Numbering costs
     one extra pass that only counts the lines of each split (in the JVM): a split is a file and the
@@ -241,12 +242,13 @@ def numbered_lines(spark, files, split_size):
     tagged = rows.join(F.broadcast(starts), ["path", "block"]).select(
         F.concat(F.col("file_index").cast("string"), F.lit(":"), (F.col("row") + F.col("offset")).cast("string"),
                  F.lit("\t"), F.col("value")).alias("tag"))
-    return getattr(tagged._jdf, "as")(spark._jvm.org.apache.spark.sql.Encoders.STRING())
+    return getattr(tagged._jdf, "as")(spark._jvm.org.apache.spark.sql.Encoders.STRING()).rdd()
 
 
 def piped_records(spark, tagged, command, executor_path, show_tokens):
-    """The stage: each partition of `tagged` streamed through `command` (Spark's own `RDD.pipe`, in
-    the JVM) and its JSON Lines parsed there, each record with `_aud_array` (see ``stage_schema``)."""
+    """The stage: each partition of `tagged` (an `RDD[String]`) streamed through `command` (Spark's
+    own `RDD.pipe`, in the JVM) and its JSON Lines parsed there, each record with `_aud_array`
+    (see ``stage_schema``)."""
     from pyspark.sql import DataFrame
     from pyspark.sql import functions as F
     jvm = spark._jvm
@@ -255,7 +257,7 @@ def piped_records(spark, tagged, command, executor_path, show_tokens):
         argv.add(word)
     no_env = jvm.scala.collection.immutable.HashMap()
     # pipe(command, env, printPipeContext, printRDDElement, separateWorkingDir, bufferSize, encoding)
-    piped = tagged.rdd().pipe(jvm.scala.collection.JavaConverters.asScalaBuffer(argv).toSeq(), no_env, None, None,
+    piped = tagged.pipe(jvm.scala.collection.JavaConverters.asScalaBuffer(argv).toSeq(), no_env, None, None,
                               False, 1 << 16, "UTF-8")
     lines = DataFrame(spark._jsparkSession.createDataset(piped, jvm.org.apache.spark.sql.Encoders.STRING()).toDF(), spark)
     # An array `aud` and a string of the same characters read alike as text: mark the arrays.
@@ -536,7 +538,7 @@ def run(plan, spark):
     stage = ["/bin/sh", "-c", '"$@"; status=$?; [ "$status" -le 1 ] || exit "$status"', "jwtverify"] + audit
 
     tagged = numbered_lines(spark, files, options.split_size)
-    partitions = tagged.rdd().getNumPartitions()
+    partitions = tagged.getNumPartitions()
     records = piped_records(spark, tagged, stage, options.executor_path, options.show_tokens)
     # The discarded fragments are counted on the way, in the same pass that writes the results.
     from pyspark.sql import Observation
