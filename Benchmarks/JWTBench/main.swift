@@ -1,3 +1,4 @@
+import Foundation
 import JWTVerify
 import JWTVerifyTooling
 #if canImport(Glibc)
@@ -38,8 +39,13 @@ while let word = arguments.popFirst() {
 // times) for CLI runs, instead of measuring.
 if let corpusDirectory {
     let algorithm = SignatureAlgorithm(name: (filter ?? "RS256").uppercased()) ?? .rs256
-    let corpus = try BenchmarkCorpus.appleShaped(count: tokenCount, algorithm: algorithm)
-    try corpus.write(to: corpusDirectory, repeating: corpusRepeat)
+    do {
+        let corpus = try BenchmarkCorpus.appleShaped(count: tokenCount, algorithm: algorithm)
+        try corpus.write(to: corpusDirectory, repeating: corpusRepeat)
+    } catch {
+        FileHandle.standardError.write(Data("jwtbench: \(error) (does \(corpusDirectory) exist?)\n".utf8))
+        exit(73)  // EX_CANTCREAT
+    }
     print("wrote \(tokenCount * corpusRepeat) \(algorithm) tokens to \(corpusDirectory)")
     exit(0)
 }

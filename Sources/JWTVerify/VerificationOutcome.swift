@@ -19,7 +19,9 @@ package struct VerificationOutcome: Sendable {
     }
     /// The registered claims: the verified token's when ``verified``, else read without trust.
     package var claims: RegisteredClaims {
-        get { if case .success(let token) = result { token.claims } else { readClaims } }
+        _read {
+            if case .success(let token) = result { yield token.claims } else { yield readClaims }
+        }
         set { readClaims = newValue }
     }
     /// What was read of a rejected token (a verified token carries its own).

@@ -2,15 +2,17 @@
 ///
 /// The values live in one immutable box: a verified token is handed from the verifier to its
 /// cache, to a result and to a report, and each copy costs one reference count, not one per field.
+/// `claims` and `provider` are lent, not copied: reading `token.claims.subject` retains the one
+/// string it returns, not every string of the claims.
 public struct VerifiedToken: Sendable {
     /// The header's `alg` (on the allow-list and fitting the key).
     public var algorithm: SignatureAlgorithm { storage.algorithm }
     /// The header's `kid`, when present.
     public var keyID: String? { storage.keyID }
     /// The typed registered claims (`exp` is always present).
-    public var claims: RegisteredClaims { storage.claims }
+    public var claims: RegisteredClaims { _read { yield storage.claims } }
     /// The provider claims the policy's rules read, typed (empty without provider rules).
-    public var provider: ProviderClaims { storage.provider ?? ProviderClaims() }
+    public var provider: ProviderClaims { _read { yield storage.provider } }
     /// The decoded payload: the exact JSON bytes that were signed.
     public var payload: [UInt8] { storage.payload }
 
@@ -24,14 +26,14 @@ public struct VerifiedToken: Sendable {
         let algorithm: SignatureAlgorithm
         let keyID: String?
         let claims: RegisteredClaims
-        let provider: ProviderClaims?
+        let provider: ProviderClaims
         let payload: [UInt8]
 
         init(algorithm: SignatureAlgorithm, keyID: String?, claims: RegisteredClaims, provider: ProviderClaims?, payload: [UInt8]) {
             self.algorithm = algorithm
             self.keyID = keyID
             self.claims = claims
-            self.provider = provider
+            self.provider = provider ?? ProviderClaims()
             self.payload = payload
         }
     }

@@ -389,11 +389,7 @@ struct AuditReport {
         }
     }
 
-    static func hex(_ digest: [UInt8]) -> String {
-        var text = JSONText()
-        text.hexString(digest)
-        return String(text.string.dropFirst().dropLast())
-    }
+    static func hex(_ digest: [UInt8]) -> String { HexDigits.string(digest) }
 
     /// The tokens seen most often (more than once), then by fingerprint; at most ``listLimit``.
     var repeats: [Repeat] {

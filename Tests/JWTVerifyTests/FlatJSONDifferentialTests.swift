@@ -164,3 +164,48 @@ struct StringScanTests {
         }
     }
 }
+
+/// Member names compare by an 8-byte key and then the rest: duplicates and lookups must be exact
+/// for names that differ only inside the key, only past it, or only in length.
+@Suite("flat JSON scanner: member names around the 8-byte key")
+struct MemberNameTests {
+    static func accepts(_ json: String) -> Bool {
+        Array(json.utf8).withUnsafeBytes { FlatJSONScanner.withObject($0) { _ in true } } ?? false
+    }
+
+    @Test("two names that differ in one byte at any position are distinct; equal names are duplicates")
+    func duplicates() {
+        for length in [0, 1, 3, 7, 8, 9, 15, 16, 17, 24] {
+            let name = String(repeating: "n", count: length)
+            #expect(!Self.accepts(#"{"\#(name)":1,"x":2,"\#(name)":3}"#), "length \(length): duplicate accepted")
+            for position in 0..<length {
+                var other = Array(name.utf8)
+                other[position] = UInt8(ascii: "m")
+                let json = #"{"\#(name)":1,"\#(String(decoding: other, as: UTF8.self))":2}"#
+                #expect(Self.accepts(json), "length \(length), differing at \(position): taken for a duplicate")
+            }
+            // A prefix of another name is not the same name.
+            #expect(Self.accepts(#"{"\#(name)":1,"\#(name)n":2}"#), "length \(length): a prefix taken for a duplicate")
+        }
+    }
+
+    @Test("lookup finds exactly the named member, also past the key and at the end of the input")
+    func lookup() {
+        let json = #"{"email_verified":1,"email_verifiex":2,"email":3,"emai":4,"is_private_email":5,"e":6}"#
+        let found: [String: Int] = Array(json.utf8).withUnsafeBytes { bytes in
+            FlatJSONScanner.withObject(bytes) { object in
+                var found: [String: Int] = [:]
+                func value(_ name: StaticString) -> Int? { object.member(name)?.number.map { Int($0) } }
+                found["email_verified"] = value("email_verified")
+                found["email"] = value("email")
+                found["emai"] = value("emai")
+                found["is_private_email"] = value("is_private_email")
+                found["e"] = value("e")
+                found["email_verifie"] = value("email_verifie")
+                found["is_private_emaix"] = value("is_private_emaix")
+                return found
+            } ?? [:]
+        }
+        #expect(found == ["email_verified": 1, "email": 3, "emai": 4, "is_private_email": 5, "e": 6])
+    }
+}

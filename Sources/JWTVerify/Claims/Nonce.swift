@@ -25,16 +25,11 @@ public enum Nonce {
         }
     }
 
-    private static let hexDigits: [UInt8] = Array("0123456789abcdef".utf8)
-
     /// Writes the 64 lowercase hex digits of SHA-256(`raw`) into `out`.
     private static func writeExpectedClaim(forRawNonce raw: UnsafeRawBufferPointer, into out: UnsafeMutableRawBufferPointer) {
         withUnsafeTemporaryAllocation(byteCount: 32, alignment: 8) { digest in
             _ = MessageDigest.unretainedSHA256._withUnsafeGuaranteedRef { $0.hash(raw, into: digest) }
-            for i in 0..<32 {
-                out[2 * i] = hexDigits[Int(digest[i] >> 4)]
-                out[2 * i + 1] = hexDigits[Int(digest[i] & 0x0F)]
-            }
+            HexDigits.write(UnsafeRawBufferPointer(digest), to: out.baseAddress!)
         }
     }
 }

@@ -30,6 +30,39 @@ package enum FlatJSONScanner {
         package var kind: JSONKind
     }
 
+    /// Scratch for one object: its members, and beside them each name's key (its first eight
+    /// bytes, zero-padded), so that names of up to eight bytes match in one compare. Kept apart
+    /// from ``Member`` so that each buffer stays within what Swift allocates on the stack (1 KiB).
+    struct MemberTable {
+        let members: UnsafeMutableBufferPointer<Member>
+        let keys: UnsafeMutableBufferPointer<UInt64>
+
+        var capacity: Int { members.count }
+
+        /// Runs `body` with a table of ``maximumMembers`` entries on the stack.
+        @inline(__always)
+        static func with<R>(_ body: (MemberTable) -> R) -> R {
+            withUnsafeTemporaryAllocation(of: Member.self, capacity: maximumMembers) { members in
+                withUnsafeTemporaryAllocation(of: UInt64.self, capacity: maximumMembers) { keys in
+                    body(MemberTable(members: members, keys: keys))
+                }
+            }
+        }
+    }
+
+    /// The key (see ``MemberTable``) of the `length`-byte name at `start` of `bytes`.
+    @inline(__always)
+    static func nameKey(_ bytes: UnsafeRawBufferPointer, _ start: Int, _ length: Int) -> UInt64 {
+        guard let base = bytes.baseAddress else { return 0 }
+        if start + 8 <= bytes.count {
+            let word = JSONStringBytes.word(base, at: start)
+            return length >= 8 ? word : word & ((1 &<< (8 &* UInt64(length))) &- 1)
+        }
+        var key: UInt64 = 0
+        for k in 0..<min(length, 8) { key |= UInt64(bytes[start + k]) &<< (8 &* UInt64(k)) }
+        return key
+    }
+
     /// Scans `bytes`; when accepted, runs `body` with the object and returns true.
     static func accepts(_ bytes: UnsafeRawBufferPointer, _ body: (FlatJSONObject) -> Void) -> Bool {
         withObject(bytes) { body($0) } != nil
@@ -38,9 +71,12 @@ package enum FlatJSONScanner {
     /// Scans `bytes`; when accepted, runs `body` with the object (valid only inside `body`).
     package static func withObject<R>(_ bytes: UnsafeRawBufferPointer, _ body: (FlatJSONObject) -> R) -> R? {
         guard bytes.count < Int(Int32.max), let base = bytes.baseAddress else { return nil }
-        return withUnsafeTemporaryAllocation(of: Member.self, capacity: maximumMembers) { table in
+        return MemberTable.with { table in
             guard let count = scan(bytes, into: table) else { return nil }
-            return body(FlatJSONObject(base: base, members: UnsafeBufferPointer(rebasing: table[..<count])))
+            return body(
+                FlatJSONObject(
+                    base: base, members: UnsafeBufferPointer(rebasing: table.members[..<count]),
+                    keys: UnsafeBufferPointer(rebasing: table.keys[..<count])))
         }
     }
 
@@ -53,7 +89,7 @@ package enum FlatJSONScanner {
     }
 
     /// Fills `table` with the members of the document `bytes`; `nil` declines.
-    static func scan(_ bytes: UnsafeRawBufferPointer, into table: UnsafeMutableBufferPointer<Member>) -> Int? {
+    static func scan(_ bytes: UnsafeRawBufferPointer, into table: MemberTable) -> Int? {
         var i = 0
         skipSpace(bytes, &i)
         guard let (count, close) = scanObject(bytes, from: i, depth: 1, into: table) else { return nil }
@@ -65,7 +101,7 @@ package enum FlatJSONScanner {
     /// Scans the object whose `{` is at `start`; fills `table` and returns the member count and
     /// the index just past its `}`.
     static func scanObject(
-        _ bytes: UnsafeRawBufferPointer, from start: Int, depth: Int, into table: UnsafeMutableBufferPointer<Member>
+        _ bytes: UnsafeRawBufferPointer, from start: Int, depth: Int, into table: MemberTable
     ) -> (count: Int, end: Int)? {
         let end = bytes.count
         guard start < end, bytes[start] == UInt8(ascii: "{") else { return nil }
@@ -74,7 +110,7 @@ package enum FlatJSONScanner {
         var count = 0
         if i < end && bytes[i] == UInt8(ascii: "}") { return (0, i + 1) }
         while true {
-            guard count < table.count, i < end, bytes[i] == UInt8(ascii: "\"") else { return nil }
+            guard count < table.capacity, i < end, bytes[i] == UInt8(ascii: "\"") else { return nil }
             let nameStart = i + 1
             guard let nameEnd = scanString(bytes, from: nameStart) else { return nil }
             i = nameEnd + 1
@@ -85,16 +121,18 @@ package enum FlatJSONScanner {
             guard i < end, let (kind, valueEnd) = scanValue(bytes, from: i, depth: depth) else { return nil }
             // Duplicate names (compared as raw bytes: no escapes were allowed).
             let nameLength = nameEnd - nameStart
-            for j in 0..<count {
-                let other = table[j]
+            let key = nameKey(bytes, nameStart, nameLength)
+            for j in 0..<count where table.keys[j] == key {
+                let other = table.members[j]
                 if Int(other.nameEnd - other.nameStart) == nameLength
-                    && memoryEqual(bytes, nameStart, Int(other.nameStart), nameLength)
+                    && (nameLength <= 8 || memoryEqual(bytes, nameStart + 8, Int(other.nameStart) + 8, nameLength - 8))
                 {
                     return nil
                 }
             }
-            table[count] = Member(
+            table.members[count] = Member(
                 nameStart: Int32(nameStart), nameEnd: Int32(nameEnd), valueStart: Int32(i), valueEnd: Int32(valueEnd), kind: kind)
+            table.keys[count] = key
             count += 1
             i = valueEnd
             skipSpace(bytes, &i)
@@ -117,45 +155,27 @@ package enum FlatJSONScanner {
     /// The index of the closing quote of a string starting at `start` (just after its opening
     /// quote), or `nil` for anything but printable ASCII without escapes.
     static func scanString(_ bytes: UnsafeRawBufferPointer, from start: Int) -> Int? {
-        stringByteClass.withUnsafeBufferPointer { classes in
-            var i = start
-            // Eight bytes at a time while none of them is special (a quote, a backslash, a control
-            // character, DEL or non-ASCII); the word holding one goes through the byte table.
-            if let base = bytes.baseAddress {
-                while i + 8 <= bytes.count && !mayHoldSpecialByte(base.loadUnaligned(fromByteOffset: i, as: UInt64.self)) { i += 8 }
-            }
-            while i < bytes.count {
-                switch classes[Int(bytes[i])] {
-                case 0: i += 1
-                case 1: return i
-                default: return nil
+        var i = start
+        let end = bytes.count
+        // Eight bytes at a time: the first special byte of a word (a quote, a backslash, a
+        // control character, DEL or non-ASCII) is found exactly, and only a quote closes.
+        if let base = bytes.baseAddress {
+            while i + 8 <= end {
+                let mask = JSONStringBytes.specialMask(JSONStringBytes.word(base, at: i))
+                if mask != 0 {
+                    let at = i + JSONStringBytes.firstFlagged(mask)
+                    return bytes[at] == UInt8(ascii: "\"") ? at : nil
                 }
+                i += 8
             }
-            return nil
         }
-    }
-
-    /// Whether any byte of `word` may be other than plain printable ASCII (quote and backslash excluded).
-    /// Exact for "none" (no false negatives); a false positive only sends the word to the table.
-    @inline(__always)
-    private static func mayHoldSpecialByte(_ word: UInt64) -> Bool {
-        let ones: UInt64 = 0x0101_0101_0101_0101
-        let highs: UInt64 = 0x8080_8080_8080_8080
-        func hasZeroByte(_ v: UInt64) -> UInt64 { (v &- ones) & ~v & highs }
-        let nonASCII = word & highs
-        let control = (word &- 0x2020_2020_2020_2020) & ~word & highs
-        let quote = hasZeroByte(word ^ 0x2222_2222_2222_2222)
-        let backslash = hasZeroByte(word ^ 0x5C5C_5C5C_5C5C_5C5C)
-        let delete = hasZeroByte(word ^ 0x7F7F_7F7F_7F7F_7F7F)
-        return (nonASCII | control | quote | backslash | delete) != 0
-    }
-
-    /// For each byte inside a string: 0 plain printable ASCII, 1 the closing quote, 2 decline
-    /// (control characters, backslash escapes, DEL and every non-ASCII byte).
-    private static let stringByteClass: [UInt8] = (0..<256).map { byte in
-        if byte == Int(UInt8(ascii: "\"")) { return 1 }
-        if byte < 0x20 || byte > 0x7E || byte == Int(UInt8(ascii: "\\")) { return 2 }
-        return 0
+        while i < end {
+            let byte = bytes[i]
+            if byte == UInt8(ascii: "\"") { return i }
+            if byte < 0x20 || byte > 0x7E || byte == UInt8(ascii: "\\") { return nil }
+            i += 1
+        }
+        return nil
     }
 
     /// Scans one value starting at `start`, inside a container at `depth`; returns its kind and
@@ -187,7 +207,7 @@ package enum FlatJSONScanner {
         case UInt8(ascii: "n"): return literal(bytes, start, "null", .null)
         case UInt8(ascii: "{"):
             guard depth < maximumDepth else { return nil }
-            return withUnsafeTemporaryAllocation(of: Member.self, capacity: maximumMembers) { table in
+            return MemberTable.with { table in
                 scanObject(bytes, from: start, depth: depth + 1, into: table).map { (.object, $0.end) }
             }
         case UInt8(ascii: "["):
@@ -233,22 +253,34 @@ package enum FlatJSONScanner {
 package struct FlatJSONObject: JSONObjectReading {
     package let base: UnsafeRawPointer
     package let members: UnsafeBufferPointer<FlatJSONScanner.Member>
+    /// Each member's name key (see ``FlatJSONScanner/MemberTable``).
+    let keys: UnsafeBufferPointer<UInt64>
 
     package func member(_ name: StaticString) -> FlatJSONValue? {
-        Self.find(name, in: members, base: base)
+        Self.find(name, in: members, keys: keys, base: base)
     }
 
     /// The member of `members` named `name`.
-    static func find(_ name: StaticString, in members: UnsafeBufferPointer<FlatJSONScanner.Member>, base: UnsafeRawPointer) -> FlatJSONValue? {
+    static func find(
+        _ name: StaticString, in members: UnsafeBufferPointer<FlatJSONScanner.Member>, keys: UnsafeBufferPointer<UInt64>,
+        base: UnsafeRawPointer
+    ) -> FlatJSONValue? {
         let length = name.utf8CodeUnitCount
         return name.withUTF8Buffer { wanted -> FlatJSONValue? in
-            for member in members where Int(member.nameEnd - member.nameStart) == length {
-                // Names are a few bytes: an inline loop beats a call to memcmp.
+            let key = FlatJSONScanner.nameKey(UnsafeRawBufferPointer(wanted), 0, length)
+            for index in 0..<members.count where keys[index] == key {
+                let member = members[index]
+                guard Int(member.nameEnd - member.nameStart) == length else { continue }
+                // Names are a few bytes: past the key, an inline loop beats a call to memcmp.
                 let start = Int(member.nameStart)
                 var same = true
-                for k in 0..<length where base.load(fromByteOffset: start + k, as: UInt8.self) != wanted[k] {
-                    same = false
-                    break
+                var k = 8
+                while k < length {
+                    if base.load(fromByteOffset: start + k, as: UInt8.self) != wanted[k] {
+                        same = false
+                        break
+                    }
+                    k += 1
                 }
                 if same {
                     return FlatJSONValue(base: base, kind: member.kind, start: Int(member.valueStart), end: Int(member.valueEnd))
@@ -323,12 +355,16 @@ package struct FlatJSONValue: JSONValueReading {
     }
 
     /// Runs `body` with the members of a nested object (empty for other kinds).
-    private func withMembers<R>(_ body: (UnsafeBufferPointer<FlatJSONScanner.Member>) -> R) -> R {
-        withUnsafeTemporaryAllocation(of: FlatJSONScanner.Member.self, capacity: FlatJSONScanner.maximumMembers) { table in
-            guard kind == .object, let (count, _) = FlatJSONScanner.scanObject(prefix, from: start, depth: 1, into: table) else {
-                return body(UnsafeBufferPointer(rebasing: table[..<0]))
+    private func withMembers<R>(_ body: (FlatJSONObject) -> R) -> R {
+        FlatJSONScanner.MemberTable.with { table in
+            var count = 0
+            if kind == .object, let (scanned, _) = FlatJSONScanner.scanObject(prefix, from: start, depth: 1, into: table) {
+                count = scanned
             }
-            return body(UnsafeBufferPointer(rebasing: table[..<count]))
+            return body(
+                FlatJSONObject(
+                    base: base, members: UnsafeBufferPointer(rebasing: table.members[..<count]),
+                    keys: UnsafeBufferPointer(rebasing: table.keys[..<count])))
         }
     }
 
@@ -356,15 +392,15 @@ package struct FlatJSONValue: JSONValueReading {
     }
 
     package func member(_ name: StaticString) -> FlatJSONValue? {
-        withMembers { FlatJSONObject.find(name, in: $0, base: base) }
+        withMembers { $0.member(name) }
     }
 
     package var value: JSONValue {
         switch kind {
         case .object:
-            return withMembers { members in
+            return withMembers { object in
                 var copy: [String: JSONValue] = [:]
-                for member in members {
+                for member in object.members {
                     let name = String(
                         decoding: UnsafeRawBufferPointer(start: base + Int(member.nameStart), count: Int(member.nameEnd - member.nameStart)),
                         as: UTF8.self)

@@ -252,7 +252,7 @@ package struct JSONText: ~Copyable {
     }
 
     /// Appends `"aud": …` as the token had it: a string, an array (also of one), or `null`.
-    package mutating func audience(_ claims: RegisteredClaims) {
+    package mutating func audience(_ claims: borrowing RegisteredClaims) {
         key("aud")
         guard let audience = claims.audience else { return null() }
         if claims.audienceIsArray || audience.count != 1 {
@@ -298,13 +298,6 @@ package struct JSONText: ~Copyable {
         if needsComma { write(UInt8(ascii: ",")) }
     }
 
-    private static let hex: [UInt8] = Array("0123456789abcdef".utf8)
-
-    /// 1 for bytes that must be escaped inside a JSON string (quote, backslash, controls, DEL).
-    private static let needsEscape: [UInt8] = (0..<256).map { byte in
-        byte < 0x20 || byte == 0x7F || byte == Int(UInt8(ascii: "\"")) || byte == Int(UInt8(ascii: "\\")) ? 1 : 0
-    }
-
     private mutating func quoted(_ value: some Collection<UInt8>) {
         if let done = value.withContiguousStorageIfAvailable({ quoted(UnsafeRawBufferPointer($0)) }) { return done }
         let copy = Array(value)
@@ -314,51 +307,24 @@ package struct JSONText: ~Copyable {
     /// Appends `"value"`, copying runs of bytes that need no escape in bulk.
     private mutating func quoted(_ value: UnsafeRawBufferPointer) {
         write(UInt8(ascii: "\""))
-        // The common case, plain ASCII with nothing to escape, is found eight bytes at a time.
-        var clean = 0
-        if let base = value.baseAddress {
-            while clean + 8 <= value.count && !Self.mayNeedEscape(base.loadUnaligned(fromByteOffset: clean, as: UInt64.self)) { clean += 8 }
-        }
-        Self.needsEscape.withUnsafeBufferPointer { escape in
-            while clean < value.count && escape[Int(value[clean])] == 0 { clean += 1 }
-        }
-        if clean == value.count {
-            write(value)
-            write(UInt8(ascii: "\""))
-            return
-        }
-        Self.needsEscape.withUnsafeBufferPointer { escape in
-            var runStart = 0
-            for i in clean..<value.count where escape[Int(value[i])] != 0 {
-                if runStart < i { write(UnsafeRawBufferPointer(rebasing: value[runStart..<i])) }
-                appendEscaped(value[i])
-                runStart = i + 1
-            }
-            if runStart < value.count { write(UnsafeRawBufferPointer(rebasing: value[runStart...])) }
+        var runStart = 0
+        while true {
+            let at = JSONStringBytes.firstEscape(value, from: runStart)
+            if runStart < at { write(UnsafeRawBufferPointer(rebasing: value[runStart..<at])) }
+            guard at < value.count else { break }
+            appendEscaped(value[at])
+            runStart = at + 1
         }
         write(UInt8(ascii: "\""))
-    }
-
-    /// Whether any byte of `word` is a quote, a backslash, a control character or DEL (no false
-    /// negatives; bytes of 0x80 and above need no escape).
-    @inline(__always)
-    private static func mayNeedEscape(_ word: UInt64) -> Bool {
-        let ones: UInt64 = 0x0101_0101_0101_0101
-        let highs: UInt64 = 0x8080_8080_8080_8080
-        func hasZeroByte(_ v: UInt64) -> UInt64 { (v &- ones) & ~v & highs }
-        let control = (word &- 0x2020_2020_2020_2020) & ~word & highs
-        return (control | hasZeroByte(word ^ 0x2222_2222_2222_2222) | hasZeroByte(word ^ 0x5C5C_5C5C_5C5C_5C5C)
-            | hasZeroByte(word ^ 0x7F7F_7F7F_7F7F_7F7F)) != 0
     }
 
     /// Appends `bytes` as a string of lowercase hex digits (digests, fingerprints).
     package mutating func hexString(_ digest: [UInt8]) {
         separate()
-        write(UInt8(ascii: "\""))
-        for byte in digest {
-            write(Self.hex[Int(byte >> 4)])
-            write(Self.hex[Int(byte & 0x0F)])
-        }
+        ensure(2 * digest.count + 2)
+        base[length] = UInt8(ascii: "\"")
+        digest.withUnsafeBytes { HexDigits.write($0, to: UnsafeMutableRawPointer(base + length + 1)) }
+        length += 2 * digest.count + 1
         write(UInt8(ascii: "\""))
         needsComma = true
     }
@@ -372,8 +338,8 @@ package struct JSONText: ~Copyable {
         case UInt8(ascii: "\t"): appendASCII("\\t")
         default:
             appendASCII("\\u00")
-            write(Self.hex[Int(byte >> 4)])
-            write(Self.hex[Int(byte & 0x0F)])
+            write(HexDigits.digit(byte >> 4))
+            write(HexDigits.digit(byte & 0x0F))
         }
     }
 }

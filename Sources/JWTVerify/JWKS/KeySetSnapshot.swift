@@ -20,10 +20,7 @@ struct KeySetSnapshot {
     /// The snapshot file for `url` in `directory`.
     static func path(for url: String, in directory: String) -> String {
         let digest = MessageDigest.sha256.hash(Array(url.utf8))
-        let name = digest.prefix(12).map { byte in
-            let hex = Array("0123456789abcdef".utf8)
-            return String(decoding: [hex[Int(byte >> 4)], hex[Int(byte & 15)]], as: UTF8.self)
-        }.joined()
+        let name = HexDigits.string(digest.prefix(12))
         return directory + "/jwks-" + name + ".json"
     }
 

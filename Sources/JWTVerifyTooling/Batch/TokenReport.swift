@@ -30,7 +30,7 @@ package enum TokenReport {
     }
 
     private static func appendFields(
-        algorithm: String?, keyID: String?, claims: RegisteredClaims, verified: Bool, to out: inout JSONText
+        algorithm: String?, keyID: String?, claims: borrowing RegisteredClaims, verified: Bool, to out: inout JSONText
     ) {
         out.member("alg", algorithm)
         out.member("kid", keyID)
@@ -47,8 +47,14 @@ package enum TokenReport {
     /// a notification, `event`, when the policy has provider rules and the token verified. Members
     /// are written in name order, straight from the typed values.
     package static func appendProviderClaims(_ outcome: VerificationOutcome, rules: ProviderRules, to out: inout JSONText) {
-        guard rules != .none, let token = outcome.token else { return }
-        let provider = token.provider
+        guard rules != .none, case .success(let token) = outcome.result else { return }
+        appendProviderClaims(token.provider, token.claims, rules: rules, to: &out)
+    }
+
+    /// The members of ``appendProviderClaims(_:rules:to:)``, from the claims as lent by the token.
+    private static func appendProviderClaims(
+        _ provider: borrowing ProviderClaims, _ claims: borrowing RegisteredClaims, rules: ProviderRules, to out: inout JSONText
+    ) {
         let isFirebase = if case .firebase = rules { true } else { false }
         let isApple = if case .appleIdentityToken = rules { true } else { false }
         out.key("claims")
@@ -67,14 +73,14 @@ package enum TokenReport {
         out.optionalMember("hd", provider.hostedDomain)
         out.optionalMember("is_private_email", provider.isPrivateEmail)
         out.optionalMember("name", provider.name)
-        out.optionalMember("nonce", isApple ? token.claims.nonce : nil)
+        out.optionalMember("nonce", isApple ? claims.nonce : nil)
         out.optionalMember("nonce_supported", provider.nonceSupported)
         out.optionalMember("org_id", provider.organizationID)
         out.optionalMember("picture", provider.picture)
         out.optionalMember("real_user_status", provider.realUserStatus.map(Double.init))
-        out.optionalMember("sub", token.claims.subject)
+        out.optionalMember("sub", claims.subject)
         out.optionalMember("transfer_sub", provider.transferSubject)
-        out.optionalMember("uid", isFirebase ? token.claims.subject : nil)
+        out.optionalMember("uid", isFirebase ? claims.subject : nil)
         out.endObject()
         if let event = provider.event {
             out.key("event")

@@ -1,0 +1,59 @@
+/// Finds the bytes that end a plain run inside a JSON string, eight bytes at a time: what the
+/// scanner stops at when reading a string (``FlatJSONScanner``) and what ``JSONText`` escapes when
+/// writing one.
+///
+/// Each mask has the high bit set in the bytes of a little-endian word that match. The borrow
+/// tricks can also flag a byte above a true match, never below one, so the lowest flagged byte is
+/// always exact: `firstFlagged` names it.
+enum JSONStringBytes {
+    private static let ones: UInt64 = 0x0101_0101_0101_0101
+    private static let highs: UInt64 = 0x8080_8080_8080_8080
+
+    /// The eight bytes at `offset`, the first in the lowest bits on every platform.
+    @inline(__always)
+    static func word(_ base: UnsafeRawPointer, at offset: Int) -> UInt64 {
+        UInt64(littleEndian: base.loadUnaligned(fromByteOffset: offset, as: UInt64.self))
+    }
+
+    @inline(__always)
+    private static func zeroBytes(_ v: UInt64) -> UInt64 { (v &- ones) & ~v & highs }
+
+    /// Bytes JSON text must escape: control characters, the quote, the backslash, and DEL (which
+    /// `JSONText` escapes too). Bytes of 0x80 and above are not flagged.
+    @inline(__always)
+    static func escapeMask(_ word: UInt64) -> UInt64 {
+        let control = (word &- 0x2020_2020_2020_2020) & ~word & highs
+        return control | zeroBytes(word ^ 0x2222_2222_2222_2222) | zeroBytes(word ^ 0x5C5C_5C5C_5C5C_5C5C)
+            | zeroBytes(word ^ 0x7F7F_7F7F_7F7F_7F7F)
+    }
+
+    /// ``escapeMask(_:)`` plus every byte of 0x80 and above: all the scanner will not read as plain.
+    @inline(__always)
+    static func specialMask(_ word: UInt64) -> UInt64 { escapeMask(word) | (word & highs) }
+
+    /// The position (0–7) of the lowest flagged byte of a non-zero mask.
+    @inline(__always)
+    static func firstFlagged(_ mask: UInt64) -> Int { mask.trailingZeroBitCount &>> 3 }
+
+    /// Whether JSON text must escape `byte` (the byte-at-a-time form of ``escapeMask(_:)``).
+    @inline(__always)
+    static func needsEscape(_ byte: UInt8) -> Bool {
+        byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") || byte == 0x7F
+    }
+
+    /// The index of the first byte of `bytes[from...]` that JSON text must escape, or `bytes.count`.
+    @inline(__always)
+    static func firstEscape(_ bytes: UnsafeRawBufferPointer, from start: Int) -> Int {
+        var i = start
+        let end = bytes.count
+        if let base = bytes.baseAddress {
+            while i + 8 <= end {
+                let mask = escapeMask(word(base, at: i))
+                if mask != 0 { return i + firstFlagged(mask) }
+                i += 8
+            }
+        }
+        while i < end && !needsEscape(bytes[i]) { i += 1 }
+        return i
+    }
+}
