@@ -1,0 +1,76 @@
+import JWTVerifyTestSupport
+@testable import JWTVerifyTooling
+import Testing
+
+/// The extractor's word-at-a-time run over a candidate against a byte-by-byte reference, on lines
+/// that mix tokens, truncated tokens, dots, `ey` look-alikes and noise at every alignment.
+@Suite("token extractor: candidates scanned eight bytes at a time")
+struct TokenExtractorTests {
+    static func isBase64URL(_ byte: UInt8) -> Bool {
+        (byte >= 0x41 && byte <= 0x5A) || (byte >= 0x61 && byte <= 0x7A) || (byte >= 0x30 && byte <= 0x39) || byte == 0x2D
+            || byte == 0x5F
+    }
+
+    /// The extraction rule, one byte at a time: (column, token) pairs and discard reasons.
+    static func reference(_ text: [UInt8]) -> (found: [(Int, [UInt8])], discarded: [String]) {
+        var found: [(Int, [UInt8])] = []
+        var discarded: [String] = []
+        var i = 0
+        let n = text.count
+        while i + 1 < n {
+            guard text[i] == UInt8(ascii: "e"), text[i + 1] == UInt8(ascii: "y"), i == 0 || !isBase64URL(text[i - 1]) else {
+                i += 1
+                continue
+            }
+            var j = i
+            var dots = 0
+            var firstDot = -1
+            while j < n && (isBase64URL(text[j]) || text[j] == UInt8(ascii: ".")) {
+                if text[j] == UInt8(ascii: ".") {
+                    dots += 1
+                    if firstDot < 0 { firstDot = j }
+                }
+                j += 1
+            }
+            if dots == 3 && text[j - 1] == UInt8(ascii: ".") {
+                j -= 1
+                dots = 2
+            }
+            let headerEnd = firstDot < 0 ? j : firstDot
+            let header = Array(text[i..<headerEnd]).withUnsafeBytes { TokenExtractor.isJOSEHeader($0) }
+            if dots >= 2 {
+                if header { found.append((i + 1, Array(text[i..<j]))) } else { discarded.append("not_a_jose_header") }
+            } else if header {
+                discarded.append("truncated")
+            }
+            i = max(j, i + 1)
+        }
+        return (found, discarded)
+    }
+
+    @Test("random lines agree with the byte-by-byte reference")
+    func randomLines() {
+        var rng = FlatJSONDifferentialTests.SplitMix(state: 23)
+        let token = Array(TokenFactory.token(payload: TokenFactory.claims()).utf8)
+        let pieces: [[UInt8]] = [
+            token, Array(token.prefix(40)), Array(token.prefix(token.count - 5)), token + [UInt8(ascii: ".")],
+            Array("eyJhbGciOiJIUzI1NiJ9.x.y".utf8), Array("eyJub3QiOiJhIGhlYWRlciJ9.e30.sig".utf8), Array("ey".utf8),
+            Array(" Bearer ".utf8), Array("token=".utf8), Array("...".utf8), Array("a.b.c".utf8), Array("_-".utf8), [0x22], [0x20],
+        ]
+        var tokensFound = 0
+        for _ in 0..<4_000 {
+            var line: [UInt8] = Array(repeating: UInt8(ascii: "x"), count: Int.random(in: 0..<9, using: &rng))
+            for _ in 0..<Int.random(in: 1...5, using: &rng) {
+                line += pieces.randomElement(using: &rng)!
+                if Int.random(in: 0..<3, using: &rng) == 0 { line.append(UInt8(ascii: " ")) }
+            }
+            let expected = Self.reference(line)
+            let scanned = line.withUnsafeBytes { TokenExtractor.scan($0) }
+            #expect(scanned.found.map(\.column) == expected.found.map(\.0))
+            #expect(scanned.found.map(\.token) == expected.found.map(\.1))
+            #expect(scanned.discarded.map(\.rawValue) == expected.discarded)
+            tokensFound += scanned.found.count
+        }
+        #expect(tokensFound > 1_000)
+    }
+}
