@@ -246,27 +246,41 @@ extension Verifier {
         _ token: UnsafeRawBufferPointer, _ jws: CompactJWS, scratch: UnsafeMutableRawBufferPointer,
         details: UnsafeMutablePointer<VerificationOutcome>?
     ) -> SignatureStep {
-        // Header: base64url, JSON object, parameters.
-        guard let headerLength = Base64URL.decode(UnsafeRawBufferPointer(rebasing: token[jws.header]), into: scratch) else {
-            return .failed(SignatureFailure(error: VerificationError(.malformed, detail: "header segment is not strict base64url")))
-        }
+        // Header: base64url, JSON object, parameters; or, for a header text this thread has
+        // verified under this verifier, what that gave (the same header and key).
+        let contexts = ThreadContexts.current
+        let headerSegment = UnsafeRawBufferPointer(rebasing: token[jws.header])
         let header: JOSEHeader
-        switch JSONObjectParser.parse(
-            UnsafeRawBufferPointer(rebasing: scratch[..<headerLength]), HeaderReading(allowList: allowList, report: details != nil))
-        {
-        case .success(let read):
+        let remembered = contexts.headers.lookup(headerSegment, verifier: identity)
+        var headerLength = 0
+        if let remembered {
+            header = remembered.header
             if let details {
-                details.pointee.algorithm = read.algorithm
-                details.pointee.keyID = read.keyID
+                details.pointee.algorithm = header.algorithm.name
+                details.pointee.keyID = header.keyID
             }
-            switch read.header {
-            case .success(let value): header = value
-            case .failure(let error): return .failed(SignatureFailure(error: error))
+        } else {
+            guard let length = Base64URL.decode(headerSegment, into: scratch) else {
+                return .failed(SignatureFailure(error: VerificationError(.malformed, detail: "header segment is not strict base64url")))
             }
-        case .failure(.invalid(let message)):
-            return .failed(SignatureFailure(error: VerificationError(.malformed, detail: "header is not valid JSON: \(message)")))
-        case .failure(.notObject):
-            return .failed(SignatureFailure(error: VerificationError(.malformed, detail: "header is not a JSON object")))
+            headerLength = length
+            switch JSONObjectParser.parse(
+                UnsafeRawBufferPointer(rebasing: scratch[..<headerLength]), HeaderReading(allowList: allowList, report: details != nil))
+            {
+            case .success(let read):
+                if let details {
+                    details.pointee.algorithm = read.algorithm
+                    details.pointee.keyID = read.keyID
+                }
+                switch read.header {
+                case .success(let value): header = value
+                case .failure(let error): return .failed(SignatureFailure(error: error))
+                }
+            case .failure(.invalid(let message)):
+                return .failed(SignatureFailure(error: VerificationError(.malformed, detail: "header is not valid JSON: \(message)")))
+            case .failure(.notObject):
+                return .failed(SignatureFailure(error: VerificationError(.malformed, detail: "header is not a JSON object")))
+            }
         }
 
         // Payload and signature segments: strict base64url.
@@ -283,9 +297,14 @@ extension Verifier {
         let signature = UnsafeRawBufferPointer(rebasing: signatureBuffer[..<signatureLength])
 
         let index: Int
-        switch keyIndex(for: header) {
-        case .success(let found): index = found
-        case .failure(let error): return .failed(SignatureFailure(error: error, payload: payload))
+        if let remembered {
+            index = remembered.keyIndex
+        } else {
+            switch keyIndex(for: header) {
+            case .success(let found): index = found
+            case .failure(let error): return .failed(SignatureFailure(error: error, payload: payload))
+            }
+            contexts.headers.remember(headerSegment, verifier: identity, header: header, keyIndex: index)
         }
         let slot = keys.slots[index]
         let valid = slot.key?._withUnsafeGuaranteedRef { key in

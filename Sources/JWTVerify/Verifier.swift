@@ -1,3 +1,5 @@
+import Synchronization
+
 /// Verifies compact JWS tokens (JWTs) against a key set and a ``VerificationPolicy``.
 ///
 /// Build one per configuration and call ``verify(_:nonce:at:)`` from any number of threads: it is
@@ -29,6 +31,10 @@ public struct Verifier: Sendable {
     public let cache: VerifiedTokenCache?
     /// Whether a key may take the fixed-base ES256 path (so batch faces presolve signatures).
     package let hasP256Keys: Bool
+    /// This verifier's own number, never given to another (``HeaderMemo`` entries are per verifier).
+    let identity: UInt64
+
+    private static let identities = Atomic<UInt64>(0)
 
     /// A verifier applying `policy` with `keys`; only these keys are ever used, never keys named
     /// by a token.
@@ -50,6 +56,7 @@ public struct Verifier: Sendable {
         self.issuerBytes = policy.issuers.map { $0.map { Array($0.utf8) } }
         self.audienceBytes = policy.audiences.map { $0.map { Array($0.utf8) } }
         self.hasP256Keys = keys.keys.contains { $0.key?.fixedBaseSlot != nil }
+        self.identity = Self.identities.add(1, ordering: .relaxed).newValue
     }
 
     /// A verifier requiring `iss == issuer` and `aud` to name one of `audiences`, with no provider

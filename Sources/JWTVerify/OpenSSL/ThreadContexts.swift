@@ -29,6 +29,8 @@ package final class ThreadContexts {
     private var fixedBaseScratch: OpaquePointer? = nil
     /// ES256 verdicts decided ahead in a batch, while a batch scope is open on this thread.
     var presolved = PresolvedSignatures()
+    /// The headers this thread verified last, with the key each selected.
+    var headers = HeaderMemo()
 
     /// Contexts owned by the caller (the raw limit); verification uses ``current``.
     package init() {
