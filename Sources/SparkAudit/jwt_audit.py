@@ -3,10 +3,19 @@
 
     spark-submit [SPARK OPTIONS] jwt_audit.py --jwks SRC --output DIR [OPTIONS] INPUT...
 
-Every line of every INPUT (any path Spark's Hadoop layer reads: local, hdfs://, s3a://; a
-directory is read whole, globs are expanded) is tagged with its file and line number and streamed,
-one partition at a time, through `jwtverify audit --tagged-input --format jsonl --discards` with
-Spark's own `RDD.pipe`, all in the JVM: no line or record passes through Python. The per-token
+Every INPUT (any path Spark's Hadoop layer reads: local, hdfs://, s3a://; a directory is read
+whole, globs are expanded) is read one of two ways (--reader):
+
+- jwtverify: local or mounted files, uncompressed. The files are dealt into tasks of about equal
+  size, and each task's `jwtverify audit --files-from - --format jsonl --discards` reads its files
+  itself, exactly as one `jwtverify audit` run reads them.
+- spark: any file system, compressed files, big files split into blocks. Every line is tagged with
+  its file and line number and streamed, one partition at a time, through
+  `jwtverify audit --tagged-input --format jsonl --discards`.
+
+Either way the stage is Spark's own `RDD.pipe`, all in the JVM: no line or record passes through
+Python. The default, auto, takes jwtverify when every input is an uncompressed `file:` path and no
+--split-size is given. The per-token
 records become a DataFrame written to DIR/tokens (Parquet or JSON Lines); the summary report is
 computed over all of them at once, so repeated tokens and nonces shared by distinct tokens are
 found across partitions, from the fingerprints (never the tokens).
@@ -37,6 +46,12 @@ import time
 EXIT_OK, EXIT_REJECTED, EXIT_USAGE, EXIT_DATA, EXIT_NO_INPUT, EXIT_UNAVAILABLE, EXIT_SOFTWARE = 0, 1, 64, 65, 66, 69, 70
 
 PRESETS = {"apple", "google", "firebase"}
+# Suffixes of the files Hadoop decompresses as it reads them (jwtverify reads bytes as they are).
+COMPRESSED = (".gz", ".bz2", ".deflate", ".lz4", ".snappy", ".zst", ".xz")
+# Most files one jwtverify task opens (it opens all of them before reading any).
+FILES_PER_TASK = 256
+# About how many bytes of input one jwtverify task reads, at most, when there are enough files.
+BYTES_PER_TASK = 128 << 20
 # What `jwtverify audit --discards` calls a fragment it did not take (TokenExtractor.Discard).
 DISCARD_REASONS = ("truncated", "not_a_jose_header", "oversized_line")
 
@@ -89,7 +104,12 @@ def parse_arguments(argv):
         help="PATH for jwtverify on the executors (default: %(default)s)",
     )
     parser.add_argument("--threads-per-task", type=int, default=1, metavar="N", help="jwtverify threads per Spark task")
-    parser.add_argument("--split-size", type=int, metavar="BYTES", help="largest input split (default: Hadoop's)")
+    parser.add_argument("--split-size", type=int, metavar="BYTES", help="largest input split (default: Hadoop's; implies --reader spark under auto)")
+    parser.add_argument(
+        "--reader", choices=["auto", "jwtverify", "spark"], default="auto",
+        help="who reads the inputs: jwtverify in each task (local or mounted, uncompressed files), or Spark's text "
+             "source (any file system, compressed files, blocks of big files); auto: jwtverify when it can",
+    )
     try:
         options = parser.parse_args(argv)
     except SystemExit as exit:
@@ -215,6 +235,45 @@ def list_input_files(sc, patterns):
     return files
 
 
+def choose_reader(options, files):
+    """The reader the job uses: as asked, or under auto jwtverify when every input is an
+    uncompressed `file:` path and no --split-size asks for Spark's splits."""
+    local = all(name.startswith("file:") and not name.endswith(COMPRESSED) for name, _ in files)
+    if options.reader == "jwtverify" and not local:
+        raise Failure(EXIT_USAGE, "--reader jwtverify reads uncompressed local files only (file: paths); use --reader spark")
+    if options.reader != "auto":
+        return options.reader
+    return "jwtverify" if local and not options.split_size else "spark"
+
+
+def file_groups(files, count):
+    """The files (name, size) dealt into at most `count` groups of about equal size (largest file
+    first, to the smallest group); each group keeps the listing's order."""
+    count = max(1, min(count, len(files)))
+    groups, sizes = [[] for _ in range(count)], [0] * count
+    for index in sorted(range(len(files)), key=lambda i: (-files[i][1], i)):
+        smallest = min(range(count), key=lambda g: (sizes[g], g))
+        groups[smallest].append(index)
+        sizes[smallest] += files[index][1]
+    return [[files[i][0] for i in sorted(group)] for group in groups if group]
+
+
+def listed_files(spark, files):
+    """The stage's input for the jwtverify reader, as a JVM `RDD[String]`: one element per task,
+    the paths of its files one per line (what `--files-from -` reads)."""
+    sc = spark.sparkContext
+    total = sum(size for _, size in files)
+    count = max(sc.defaultParallelism, -(-total // BYTES_PER_TASK), -(-len(files) // FILES_PER_TASK))
+    groups = file_groups(files, count)
+    while max(len(group) for group in groups) > FILES_PER_TASK:
+        count += 1
+        groups = file_groups(files, count)
+    elements = sc._jvm.java.util.ArrayList()
+    for group in groups:
+        elements.add("\n".join(group))
+    return sc._jsc.parallelize(elements, len(groups)).rdd()
+
+
 def numbered_lines(spark, files, split_size):
     """Every line of the files, as `FILE_INDEX:LINE_NUMBER<TAB>TEXT`, numbered within its file as
     jwtverify numbers them, as a JVM `RDD[String]`: no line ever passes through Python.
@@ -245,10 +304,10 @@ def numbered_lines(spark, files, split_size):
     return getattr(tagged._jdf, "as")(spark._jvm.org.apache.spark.sql.Encoders.STRING()).rdd()
 
 
-def piped_records(spark, tagged, command, executor_path, show_tokens):
-    """The stage: each partition of `tagged` (an `RDD[String]`) streamed through `command` (Spark's
-    own `RDD.pipe`, in the JVM) and its JSON Lines parsed there, each record with `_aud_array`
-    (see ``stage_schema``)."""
+def piped_records(spark, tagged, command, executor_path, schema):
+    """The stage: each partition of `tagged` (an `RDD[String]`: tagged lines, or lists of files)
+    streamed through `command` (Spark's own `RDD.pipe`, in the JVM) and its JSON Lines parsed
+    there with `schema`, each record with `_aud_array` (see ``stage_schema``)."""
     from pyspark.sql import DataFrame
     from pyspark.sql import functions as F
     jvm = spark._jvm
@@ -262,7 +321,7 @@ def piped_records(spark, tagged, command, executor_path, show_tokens):
     lines = DataFrame(spark._jsparkSession.createDataset(piped, jvm.org.apache.spark.sql.Encoders.STRING()).toDF(), spark)
     # An array `aud` and a string of the same characters read alike as text: mark the arrays.
     # (`"aud":[` cannot occur inside a JSON string: a quote there is escaped.)
-    return lines.select(F.from_json("value", stage_schema(show_tokens)).alias("record"),
+    return lines.select(F.from_json("value", schema).alias("record"),
                         F.col("value").contains('"aud":[').alias("_aud_array")).select("record.*", "_aud_array")
 
 
@@ -270,13 +329,15 @@ def piped_records(spark, tagged, command, executor_path, show_tokens):
 # Records
 
 
-def stage_schema(show_tokens):
-    """The JSON Lines `jwtverify audit --tagged-input --discards` writes, as Spark reads it. `aud`
-    is read as text (the string, or the array's JSON); ``piped_records`` adds `_aud_array`."""
-    from pyspark.sql.types import ArrayType, BooleanType, DoubleType, IntegerType, StringType, StructField, StructType
+def stage_schema(show_tokens, tagged):
+    """The JSON Lines the stage's `jwtverify audit --discards` writes, as Spark reads it: with
+    `tag` (the spark reader) or `file` and `line` (the jwtverify reader). `aud` is read as text
+    (the string, or the array's JSON); ``piped_records`` adds `_aud_array`."""
+    from pyspark.sql.types import ArrayType, BooleanType, DoubleType, IntegerType, LongType, StringType, StructField, StructType
+    where = [StructField("tag", StringType())] if tagged else [StructField("file", StringType()), StructField("line", LongType())]
     fields = [
         StructField("discarded", StringType()),
-        StructField("tag", StringType()),
+        *where,
         StructField("column", IntegerType()),
         StructField("valid", BooleanType()),
         StructField("reason", StringType()),
@@ -301,24 +362,27 @@ def stage_schema(show_tokens):
     return StructType(fields)
 
 
-def results(spark, records, names, key_sources, show_tokens):
-    """The per-token results: the stage's token records with `file` and `line` from the tag,
-    `aud` as an array and `key_source` as the user named it. All in the JVM, no Python per row."""
+def results(spark, records, names, key_sources, show_tokens, tagged):
+    """The per-token results: the stage's token records with `file` and `line` (from the tag, for
+    the spark reader), `aud` as an array and `key_source` as the user named it. All in the JVM, no
+    Python per row."""
     from pyspark.sql import functions as F
     tag = F.split(F.col("tag"), ":", 2)
-    files = spark.createDataFrame([(index, name) for index, name in enumerate(names)], "file_index int, file string")
     audience = (F.when(F.col("_aud_array"), F.from_json(F.col("aud"), "array<string>"))
                 .when(F.col("aud").isNotNull(), F.array(F.col("aud"))))
     key_source = F.col("key_source")
     for path, original in key_sources.items():
         key_source = F.when(F.col("key_source") == path, F.lit(original)).otherwise(key_source)
-    columns = ["file", tag[1].cast("long").alias("line"), "column", "valid", "reason", "detail", "alg", "kid",
+    columns = ["file", tag[1].cast("long").alias("line") if tagged else "line", "column", "valid", "reason", "detail", "alg", "kid",
                key_source.alias("key_source"), "iss", audience.alias("aud"), "sub", "iat", "exp", "lifetime", "evaluated_at",
                "fingerprint", "nonce_fingerprint", "anomalies"]
     if show_tokens:
         columns.append("token")
-    tokens = records.where(F.col("discarded").isNull()).withColumn("file_index", tag[0].cast("int"))
-    return tokens.join(F.broadcast(files), "file_index", "left").select(*columns)
+    tokens = records.where(F.col("discarded").isNull())
+    if not tagged:
+        return tokens.select(*columns)
+    files = spark.createDataFrame([(index, name) for index, name in enumerate(names)], "file_index int, file string")
+    return tokens.withColumn("file_index", tag[0].cast("int")).join(F.broadcast(files), "file_index", "left").select(*columns)
 
 
 # ----------------------------------------------------------------------------------------------
@@ -498,9 +562,12 @@ class Plan:
             seconds = datetime.datetime.fromisoformat(now.replace("Z", "+00:00")).timestamp()
         return {"mode": "now", "time": int(seconds) if seconds == int(seconds) else seconds}
 
-    def audit_arguments(self, key_paths):
+    def audit_arguments(self, key_paths, reader="spark"):
+        """The stage's `jwtverify audit`: over tagged lines (the spark reader) or over the files
+        each task is handed on standard input (the jwtverify reader)."""
         options = self.options
-        arguments = ["audit", "--tagged-input", "--format", "jsonl", "--discards", "--quiet", "--threads", str(options.threads_per_task)]
+        source = ["--tagged-input"] if reader == "spark" else ["--files-from", "-"]
+        arguments = ["audit"] + source + ["--format", "jsonl", "--discards", "--quiet", "--threads", str(options.threads_per_task)]
         for path in key_paths:
             arguments += ["--jwks", path]
         return arguments + evaluation_arguments(options, self.start_time)
@@ -533,13 +600,15 @@ def run(plan, spark):
         else:
             sc.addFile(command)
             command = "./" + os.path.basename(command)
-    audit = [command] + plan.audit_arguments([path for _, path in key_files])
+    reader = choose_reader(options, files)
+    audit = [command] + plan.audit_arguments([path for _, path in key_files], reader)
     # `audit` exits 1 when it found a rejected token: a finding, not a failure of the stage.
     stage = ["/bin/sh", "-c", '"$@"; status=$?; [ "$status" -le 1 ] || exit "$status"', "jwtverify"] + audit
 
-    tagged = numbered_lines(spark, files, options.split_size)
-    partitions = tagged.getNumPartitions()
-    records = piped_records(spark, tagged, stage, options.executor_path, options.show_tokens)
+    tagged = reader == "spark"
+    stage_input = numbered_lines(spark, files, options.split_size) if tagged else listed_files(spark, files)
+    partitions = stage_input.getNumPartitions()
+    records = piped_records(spark, stage_input, stage, options.executor_path, stage_schema(options.show_tokens, tagged))
     # The discarded fragments are counted on the way, in the same pass that writes the results.
     from pyspark.sql import Observation
     from pyspark.sql import functions as F
@@ -547,7 +616,7 @@ def run(plan, spark):
     counted = records.observe(discards, F.count("discarded").alias("all"),
                               *[F.count(F.when(F.col("discarded") == reason, 1)).alias(reason) for reason in DISCARD_REASONS])
     destination = options.output.rstrip("/") + "/tokens"
-    tokens = results(spark, counted, [name for name, _ in files], {p: o for o, p in key_files}, options.show_tokens)
+    tokens = results(spark, counted, [name for name, _ in files], {p: o for o, p in key_files}, options.show_tokens, tagged)
     writer = tokens.write
     (writer.parquet if options.results_format == "parquet" else writer.json)(destination)
     counts = discards.get
@@ -555,8 +624,8 @@ def run(plan, spark):
     if sum(discarded.values()) != counts["all"]:
         raise Failure(EXIT_SOFTWARE, "jwtverify reported a discard reason this job does not know (%s)" % ", ".join(DISCARD_REASONS))
     # The report is computed from the results as written.
-    reader = spark.read.schema(tokens.schema)
-    written = reader.parquet(destination) if options.results_format == "parquet" else reader.json(destination)
+    loader = spark.read.schema(tokens.schema)
+    written = loader.parquet(destination) if options.results_format == "parquet" else loader.json(destination)
     report = compute_report(written, discarded, plan.evaluation(), [name for name, _ in files])
 
     write_text(sc, options.output, "report.json", render_report(sc, plan, command, report, "json"))
@@ -564,8 +633,8 @@ def run(plan, spark):
     write_text(sc, options.output, "report.html", render_report(sc, plan, command, report, "html"))
     sys.stdout.write(render_report(sc, plan, command, report, options.report_format))
     sys.stdout.flush()
-    sys.stderr.write("jwt_audit: %d files in %d partitions, %d tokens found, %d valid, %d rejected\n" % (
-        len(files), partitions, report["tokens"], report["valid"], report["rejected"]))
+    sys.stderr.write("jwt_audit: %d files in %d partitions (read by %s), %d tokens found, %d valid, %d rejected\n" % (
+        len(files), partitions, reader, report["tokens"], report["valid"], report["rejected"]))
     return EXIT_OK if report["tokens"] == report["valid"] else EXIT_REJECTED
 
 

@@ -23,6 +23,8 @@ struct AuditCommand {
     var threads = BenchmarkHost.processorCount
     var cacheFlags = CacheFlags()
     var inputs: [String] = []
+    /// `--files-from`: a file listing more inputs, one path per line (`-`: standard input).
+    var filesFrom: String? = nil
     var helpRequested = false
 
     static let table = OptionTable<AuditCommand>(
@@ -43,6 +45,9 @@ struct AuditCommand {
             .flag("--show-tokens", help: "Include the raw token in jsonl records (default: fingerprints only).") { $0.showTokens = true },
             .flag("--discards", help: "jsonl: also write a record per discarded fragment\n({\"discarded\": REASON, \"file\": ..., \"line\": ...}).") { $0.showDiscards = true },
             .flag("--tagged-input", help: "Each input line is TAG<TAB>TEXT, as a stage of a pipeline (the Spark job):\nrecords carry \"tag\" instead of \"file\" and \"line\", and columns and\nthe line limit count from TEXT.") { $0.taggedInput = true },
+            .value("--files-from", placeholder: "LIST", help: "Also read the files LIST names, one path per line (- for standard\ninput), after the FILE operands; an empty LIST adds none. How each\ntask of the Spark job is handed its files.") {
+                options, value, _ in options.filesFrom = value
+            },
             .value("--threads", placeholder: "N", help: "Worker threads (default: the number of CPUs).") { options, value, name throws(CommandFailure) in
                 options.threads = try OptionValue.count(name, value, in: 1...256)
             },
@@ -72,6 +77,19 @@ struct AuditCommand {
         if keySets.sources.isEmpty, let source = policy.keySource { keySets.sources = [source.description] }
         if keySets.sources.isEmpty { throw .usage("--jwks is required (a file, URL, preset or snapshot)") }
         if flags.now != nil && atIssueTime { throw .usage("--now and --at iat exclude each other") }
+        if filesFrom == "-" && (inputs.contains("-") || taggedInput) {
+            throw .usage("--files-from - reads the list from standard input, which then holds no tokens")
+        }
+    }
+
+    /// The FILE operands and then the paths `--files-from` lists; `nil` when `--files-from` named
+    /// none and there are no operands (nothing to read, not standard input).
+    private func inputPaths() throws(CommandFailure) -> [String]? {
+        guard let filesFrom else { return inputs }
+        let list = try InputFile.readAll(filesFrom == "-" ? "/dev/stdin" : filesFrom, limit: 64 << 20)
+        let listed = list.split(separator: UInt8(ascii: "\n")).map { String(decoding: $0, as: UTF8.self) }
+        let paths = inputs + listed
+        return paths.isEmpty ? nil : paths
     }
 
     func run() throws(CommandFailure) -> ExitStatus {
@@ -84,7 +102,8 @@ struct AuditCommand {
         let sourceByKeyID = sources
         let verifier = Verifier(keys: keys, policy: policy, cache: cacheFlags.configuration)
         let time: EvaluationTime = atIssueTime ? .issuedAt : flags.evaluationTime
-        let inputs = try InputFile.openAll(self.inputs)
+        var inputs: [InputFile] = []
+        if let paths = try inputPaths() { inputs = try InputFile.openAll(paths) }
         defer { for input in inputs { input.close() } }
         let output = OutputSink()
         var report = AuditReport()

@@ -136,6 +136,29 @@ struct CLIAuditTests {
         #expect(discards.map { $0["tag"] as? String ?? "?" } == ["f#5", "big"])
     }
 
+    @Test("--files-from: the listed files after the operands, in order, as if given as operands; an empty list reads nothing")
+    func filesFrom() throws {
+        let (directory, jwks, files) = try Self.fixtures()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let common = ["audit", "--jwks", jwks, "--now", "1700001000", "--format", "jsonl", "--discards", "-q"]
+        let expected = try CLIRunner.run(common + files)
+        let fromStdin = try CLIRunner.run(common + ["--files-from", "-", files[0]], input: Data((files[1...].joined(separator: "\n") + "\n").utf8))
+        #expect(fromStdin.status == expected.status)
+        #expect(fromStdin.stdout == expected.stdout)
+        let list = directory.appendingPathComponent("list.txt")
+        try Data(files.joined(separator: "\n").utf8).write(to: list)  // no final line break: still three paths
+        let fromFile = try CLIRunner.run(common + ["--files-from", list.path])
+        #expect(fromFile.stdout == expected.stdout)
+        let empty = try CLIRunner.run(common + ["--files-from", "-"], input: Data("\n".utf8))
+        #expect(empty.status == 0)
+        #expect(empty.records.isEmpty)
+        let missing = try CLIRunner.run(common + ["--files-from", "-"], input: Data((files[0] + "\n" + files[0] + ".absent\n").utf8))
+        #expect(missing.status == 66)
+        #expect(missing.records.isEmpty)  // every input is opened before any is read
+        let conflict = try CLIRunner.run(common + ["--files-from", "-", "--tagged-input"])
+        #expect(conflict.status == 64)
+    }
+
     @Test("--at iat evaluates each token at its own issue time")
     func atIssueTime() throws {
         let (directory, jwks, files) = try Self.fixtures()

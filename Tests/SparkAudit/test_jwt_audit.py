@@ -44,7 +44,7 @@ def jwtverify(arguments, input_path=None):
 
 def partitions_used(stderr):
     for line in stderr.splitlines():
-        if line.startswith("jwt_audit: ") and " partitions, " in line:
+        if line.startswith("jwt_audit: ") and " files in " in line and " partitions (read by " in line:
             return int(line.split(" files in ")[1].split(" partitions")[0])
     raise AssertionError("no summary line in:\n" + stderr[-3000:])
 
@@ -144,9 +144,10 @@ class SparkAuditTests(unittest.TestCase):
     def test_at_iat_and_the_table_report(self):
         out = self.output("iat")
         pattern = os.path.join(self.logs, "app-*.log")
-        # No --split-size: Spark packs the small files into fewer partitions than files, and the
-        # lines of each file are still numbered from 1 (the per-token sightings below compare them).
-        job = spark_submit(self.flags + ["--at", "iat", "--jwtverify", JWTVERIFY, "--output", out, pattern])
+        # Spark's reader without --split-size: Spark packs the small files into fewer partitions
+        # than files, and the lines of each file are still numbered from 1 (the per-token sightings
+        # below compare them).
+        job = spark_submit(self.flags + ["--at", "iat", "--reader", "spark", "--jwtverify", JWTVERIFY, "--output", out, pattern])
         self.assertEqual(job.returncode, 1, job.output[-3000:])
         self.assertLess(partitions_used(job.output), len(self.fixture.paths))
         uris = sorted("file:" + os.path.join(self.logs, name) for name in os.listdir(self.logs))
@@ -161,6 +162,44 @@ class SparkAuditTests(unittest.TestCase):
         self.assertNotIn("expired", report["by_reason"])  # each token is judged at its own iat
         self.assertTrue(glob.glob(os.path.join(out, "tokens", "part-*.parquet")))
         self.assertTrue(os.path.exists(os.path.join(out, "tokens", "_SUCCESS")))
+
+    def test_jwtverify_reads_local_files_itself(self):
+        # Local, uncompressed files and no --split-size: auto gives each task's jwtverify its files.
+        # One more file holds invalid UTF-8 before a token, where Spark's text source would re-encode
+        # the line and shift the token's column; here the column is the CLI's.
+        logs = os.path.join(self.work, "direct-logs")
+        shutil.copytree(self.logs, logs)
+        with open(os.path.join(logs, "binary.log"), "wb") as f:
+            f.write(b"plain line\n\xff\xfe\xc3 junk " + self.fixture.repeated_in_file.encode() + b" tail\n")
+        out = self.output("direct")
+        job = spark_submit(self.flags + ["--now", NOW, "--jwtverify", JWTVERIFY, "--results-format", "json", "--output", out, logs])
+        self.assertEqual(job.returncode, 1, job.output[-3000:])
+        self.assertIn("(read by jwtverify)", job.output)
+        self.assertEqual(partitions_used(job.output), 2)  # local[2]: the small files dealt into two tasks
+        uris = sorted("file:" + os.path.join(logs, name) for name in os.listdir(logs))
+        single = jwtverify(["audit", "--format", "json", "--now", NOW] + self.flags + uris)
+        with open(os.path.join(out, "report.json")) as f:
+            self.assertEqual(json.load(f), json.loads(single.stdout))
+        with open(os.path.join(out, "report.txt")) as f:
+            self.assertEqual(f.read(), jwtverify(["audit", "--format", "table", "--now", NOW] + self.flags + uris).stdout.decode())
+        # Per token: the CLI's records, at the same file (as named), line and column.
+        plain = jwtverify(["audit", "--format", "jsonl", "--now", NOW] + self.flags + uris)
+        expected = [json.loads(line) for line in plain.stdout.decode().splitlines()]
+        row = lambda r: (r["file"], r["line"]) + tuple(r.get(k) for k in COMPARED) + (
+            [r["aud"]] if isinstance(r.get("aud"), str) else r.get("aud"),)
+        place = lambda r: r[:3]
+        results = read_json_lines(os.path.join(out, "tokens"))
+        self.assertEqual(sorted(map(row, results), key=place), sorted(map(row, expected), key=place))
+        binary = [r for r in results if r["file"].endswith("binary.log")]
+        self.assertEqual([(r["line"], r["column"]) for r in binary], [(2, len(b"\xff\xfe\xc3 junk ") + 1)])
+        # Asking for the jwtverify reader over a compressed file is a usage error.
+        compressed = os.path.join(self.work, "one.log.gz")
+        with open(self.fixture.paths[0], "rb") as source, gzip.open(compressed, "wb") as target:
+            shutil.copyfileobj(source, target)
+        refused = spark_submit(self.flags + ["--now", NOW, "--reader", "jwtverify", "--jwtverify", JWTVERIFY,
+                                             "--output", self.output("refused"), compressed])
+        self.assertEqual(refused.returncode, 64, refused.output[-2000:])
+        self.assertIn("--reader jwtverify", refused.output)
 
     def test_on_a_cluster_keys_are_fetched_once_and_shipped_with_the_binary(self):
         # local-cluster: two executor JVMs with their own working directories, as on a real cluster.
