@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """The Spark job (local[2]) against one `jwtverify audit` process on the same generated logs
-(make bench-spark). Prints a Markdown table: input, wall time, MB/s and tokens/s of each, the
-Spark job's fixed start-up cost, and whether the two reports are equal."""
+(make bench-spark), with each of the job's readers (--reader jwtverify and --reader spark).
+Prints a Markdown table: input, wall time, MB/s and tokens/s of each, the Spark job's fixed
+start-up cost, the ratio to the single process, and whether the reports are equal."""
 
 import argparse
 import json
@@ -60,6 +61,7 @@ def main():
     parser.add_argument("--alg", choices=["RS256", "ES256", "mixed"], default="RS256", help="what signs the tokens")
     parser.add_argument("--runs", type=int, default=3)
     parser.add_argument("--master", default="local[2]")
+    parser.add_argument("--readers", default="jwtverify,spark", help="the job's --reader values to time, comma-separated")
     options = parser.parse_args()
 
     work = tempfile.mkdtemp(prefix="jwt-audit-bench-")
@@ -78,7 +80,10 @@ def main():
         with open(tiny, "w") as f:
             f.write(fixtures.embed(pool[0], 0, random.Random(1)) + "\n")
 
-        cli_times, spark_times, startup_times, equal = [], [], [], True
+        readers = options.readers.split(",")
+        cli_times, equal = [], True
+        spark_times = {reader: [] for reader in readers}
+        startup_times = {reader: [] for reader in readers}
         for run in range(options.runs):
             sys.stderr.write("run %d/%d: jwtverify audit\n" % (run + 1, options.runs))
             # The files as the job names them (file: URIs in listing order), so that the reports'
@@ -86,37 +91,42 @@ def main():
             seconds, single = timed([options.jwtverify, "audit", "--format", "json"] + flags + uris)
             cli_times.append(seconds)
             expected = json.loads(single.stdout)
-            sys.stderr.write("run %d/%d: spark-submit --master %s\n" % (run + 1, options.runs, options.master))
-            out = os.path.join(work, "out-%d" % run)
-            seconds, job = timed(["spark-submit", "--master", options.master, "--conf", "spark.ui.enabled=false", JOB]
-                                 + flags + ["--jwtverify", options.jwtverify, "--output", out, logs])
-            if job.returncode > 1:
-                sys.stderr.write(job.stdout[-4000:] + job.stderr[-4000:])
-                return 70
-            spark_times.append(seconds)
-            with open(os.path.join(out, "report.json")) as f:
-                equal = equal and json.load(f) == expected
-            seconds, _ = timed(["spark-submit", "--master", options.master, "--conf", "spark.ui.enabled=false", JOB]
-                               + flags + ["--jwtverify", options.jwtverify, "--output", out + "-tiny", tiny])
-            startup_times.append(seconds)
-            shutil.rmtree(out, ignore_errors=True)
-            shutil.rmtree(out + "-tiny", ignore_errors=True)
+            for reader in readers:
+                sys.stderr.write("run %d/%d: spark-submit --master %s --reader %s\n" % (run + 1, options.runs, options.master, reader))
+                job = ["spark-submit", "--master", options.master, "--conf", "spark.ui.enabled=false", JOB] + flags + [
+                    "--reader", reader, "--jwtverify", options.jwtverify]
+                out = os.path.join(work, "out-%d-%s" % (run, reader))
+                seconds, done = timed(job + ["--output", out, logs])
+                if done.returncode > 1:
+                    sys.stderr.write(done.stdout[-4000:] + done.stderr[-4000:])
+                    return 70
+                spark_times[reader].append(seconds)
+                with open(os.path.join(out, "report.json")) as f:
+                    equal = equal and json.load(f) == expected
+                seconds, _ = timed(job + ["--output", out + "-tiny", tiny])
+                startup_times[reader].append(seconds)
+                shutil.rmtree(out, ignore_errors=True)
+                shutil.rmtree(out + "-tiny", ignore_errors=True)
 
-        cli, spark, startup = (statistics.median(t) for t in (cli_times, spark_times, startup_times))
+        cli = statistics.median(cli_times)
         mb = size / 1e6
         print("Input: %d files, %.0f MB, %d lines, %d %s tokens (%d distinct); %d runs, medians; reports equal: %s\n"
               % (options.files, mb, options.files * options.lines, tokens, options.alg, options.pool, options.runs,
                  "yes" if equal else "NO"))
-        print("| | wall s | MB/s | tokens/s |")
-        print("| --- | ---: | ---: | ---: |")
-        print("| `jwtverify audit` (1 process, %d threads) | %.1f | %.1f | %.0f |" % (os.cpu_count(), cli, mb / cli, tokens / cli))
-        print("| Spark job, `%s`, end to end | %.1f | %.1f | %.0f |" % (options.master, spark, mb / spark, tokens / spark))
-        steady = spark - startup
-        print("| Spark job less its fixed cost (%.1f s on a 1-line input) | %.1f | %.1f | %.0f |"
-              % (startup, steady, mb / steady, tokens / steady))
-        print("\nruns (s): jwtverify %s; spark %s; spark on 1 line %s" % (
-            ", ".join("%.1f" % t for t in cli_times), ", ".join("%.1f" % t for t in spark_times),
-            ", ".join("%.1f" % t for t in startup_times)))
+        print("| | wall s | MB/s | tokens/s | ratio to one process |")
+        print("| --- | ---: | ---: | ---: | ---: |")
+        print("| `jwtverify audit` (1 process, %d threads) | %.1f | %.1f | %.0f | 1 |" % (os.cpu_count(), cli, mb / cli, tokens / cli))
+        for reader in readers:
+            spark, startup = statistics.median(spark_times[reader]), statistics.median(startup_times[reader])
+            steady = spark - startup
+            print("| Spark job, `%s`, `--reader %s`, end to end | %.1f | %.1f | %.0f | %.2f |"
+                  % (options.master, reader, spark, mb / spark, tokens / spark, cli / spark))
+            print("| the same less its fixed cost (%.1f s on a 1-line input) | %.1f | %.1f | %.0f | %.2f |"
+                  % (startup, steady, mb / steady, tokens / steady, cli / steady))
+        print("\nruns (s): jwtverify %s" % ", ".join("%.1f" % t for t in cli_times))
+        for reader in readers:
+            print("--reader %s: spark %s; spark on 1 line %s" % (reader, ", ".join("%.1f" % t for t in spark_times[reader]),
+                                                            ", ".join("%.1f" % t for t in startup_times[reader])))
         return 0 if equal else 1
     finally:
         shutil.rmtree(work, ignore_errors=True)
