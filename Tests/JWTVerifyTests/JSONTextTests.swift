@@ -71,6 +71,28 @@ struct JSONTextTests {
         #expect(text.string == #""é日本語🙂 \"q\" e\u007f""#)
     }
 
+    @Test("integers and whole numbers: every digit count, both signs, the extremes")
+    func integers() {
+        var values: [Int64] = [0, 1, -1, Int64.max, Int64.min, Int64.max - 1, Int64.min + 1]
+        var power: Int64 = 1
+        for _ in 0..<18 {
+            power *= 10
+            values += [power - 1, power, power + 1, -(power - 1), -power]
+        }
+        var rng = FlatJSONDifferentialTests.SplitMix(state: 5)
+        for _ in 0..<2_000 { values.append(Int64(bitPattern: rng.next()) >> Int64.random(in: 0..<63, using: &rng)) }
+        for value in values {
+            var text = JSONText()
+            text.integer(Int(value))
+            #expect(text.string == String(value))
+        }
+        var whole = JSONText()
+        whole.number(1_767_225_600)
+        whole.number(-0.5)
+        whole.number(9_007_199_254_740_992)
+        #expect(whole.string == "1767225600,-0.5,9007199254740992")
+    }
+
     @Test("hex digits: every byte, as JSON and as a String")
     func hex() {
         let bytes = (0...255).map { UInt8($0) }

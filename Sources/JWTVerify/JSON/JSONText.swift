@@ -181,19 +181,24 @@ package struct JSONText: ~Copyable {
         needsComma = true
     }
 
-    /// Writes the decimal digits of `value` (no `String` in between).
+    /// Writes the decimal digits of `value` (no `String` in between), straight into the buffer.
     private mutating func appendDigits(_ value: Int64) {
         if value < 0 { write(UInt8(ascii: "-")) }
         var magnitude = value.magnitude
-        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 20) { digits in
-            var count = 0
-            repeat {
-                digits[19 - count] = UInt8(ascii: "0") + UInt8(magnitude % 10)
-                magnitude /= 10
-                count += 1
-            } while magnitude > 0
-            write(UnsafeRawBufferPointer(UnsafeBufferPointer(rebasing: digits[(20 - count)...])))
+        var count = 1
+        var bound: UInt64 = 10
+        while count < 20 && magnitude >= bound {
+            count += 1
+            bound = bound &* 10
         }
+        ensure(count)
+        var position = length + count
+        repeat {
+            position -= 1
+            base[position] = UInt8(ascii: "0") &+ UInt8(truncatingIfNeeded: magnitude % 10)
+            magnitude /= 10
+        } while magnitude > 0
+        length += count
     }
 
     /// Appends `true` or `false`.

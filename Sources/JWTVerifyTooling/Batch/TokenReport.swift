@@ -48,7 +48,7 @@ package enum TokenReport {
     /// are written in name order, straight from the typed values.
     package static func appendProviderClaims(_ outcome: VerificationOutcome, rules: ProviderRules, to out: inout JSONText) {
         guard rules != .none, case .success(let token) = outcome.result else { return }
-        appendProviderClaims(token.provider, token.claims, rules: rules, to: &out)
+        token.withClaims { claims, provider in appendProviderClaims(provider, claims, rules: rules, to: &out) }
     }
 
     /// The members of ``appendProviderClaims(_:rules:to:)``, from the claims as lent by the token.
