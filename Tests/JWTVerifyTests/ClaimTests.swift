@@ -120,3 +120,32 @@ struct ClaimTests {
         #expect(throws: VerificationError(.issuedInFuture)) { try TokenFactory.verifier().verify(token, at: 1_699_999_000) }
     }
 }
+
+/// `ProviderClaims` keeps its members in one shared box: it must still behave as a plain value.
+@Suite("provider claims as a value")
+struct ProviderClaimsValueTests {
+    @Test("set one by one or boxed at once, the same claims: equal, same hash, same members; copies are independent")
+    func valueSemantics() {
+        var byHand = ProviderClaims()
+        #expect(byHand == ProviderClaims())
+        #expect(byHand.email == nil && byHand.members.isEmpty)
+        byHand.email = "a@example.com"
+        byHand.emailVerified = true
+        byHand.realUserStatus = 2
+        var fields = ProviderClaims.Fields()
+        fields.email = "a@example.com"
+        fields.emailVerified = true
+        fields.realUserStatus = 2
+        let boxed = ProviderClaims(fields: fields)
+        #expect(byHand == boxed)
+        #expect(byHand.hashValue == boxed.hashValue)
+        #expect(byHand.members == ["email": .string("a@example.com"), "email_verified": .bool(true), "real_user_status": .integer(2)])
+        var copy = boxed
+        copy.email = "b@example.com"
+        #expect(boxed.email == "a@example.com")
+        #expect(copy.email == "b@example.com" && copy.emailVerified == true)
+        #expect(copy != boxed)
+        copy.email = "a@example.com"
+        #expect(copy == boxed)
+    }
+}

@@ -38,8 +38,8 @@ public enum ProviderRules: Sendable, Hashable {
     /// The provider's claims of `payload`, typed, or the type rule they break. Time rules wait for
     /// ``check(_:_:now:leeway:)``, which runs after the generic checks.
     func read<Object: JSONObjectReading>(_ payload: Object) -> Result<ProviderClaims, VerificationError> {
-        var claims = ProviderClaims()
-        if case .none = self { return .success(claims) }
+        if case .none = self { return .success(ProviderClaims()) }
+        var claims = ProviderClaims.Fields()
         do throws(VerificationError) {
             func string(_ name: StaticString) throws(VerificationError) -> String? {
                 guard let node = payload.member(name) else { return nil }
@@ -130,7 +130,7 @@ public enum ProviderRules: Sendable, Hashable {
         } catch {
             return .failure(error)
         }
-        return .success(claims)
+        return .success(ProviderClaims(fields: claims))
     }
 
     /// The rules that compare claims with configuration or with the time, in a fixed order.
