@@ -169,13 +169,8 @@ package enum FlatJSONScanner {
                 i += 8
             }
         }
-        while i < end {
-            let byte = bytes[i]
-            if byte == UInt8(ascii: "\"") { return i }
-            if byte < 0x20 || byte > 0x7E || byte == UInt8(ascii: "\\") { return nil }
-            i += 1
-        }
-        return nil
+        while i < end && !JSONStringBytes.isSpecial(bytes[i]) { i += 1 }
+        return i < end && bytes[i] == UInt8(ascii: "\"") ? i : nil
     }
 
     /// Scans one value starting at `start`, inside a container at `depth`; returns its kind and

@@ -35,6 +35,12 @@ enum JSONStringBytes {
     @inline(__always)
     static func firstFlagged(_ mask: UInt64) -> Int { mask.trailingZeroBitCount &>> 3 }
 
+    /// Whether the scanner will not read `byte` as plain (the byte-at-a-time form of ``specialMask(_:)``).
+    @inline(__always)
+    static func isSpecial(_ byte: UInt8) -> Bool {
+        byte < 0x20 || byte > 0x7E || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\")
+    }
+
     /// Whether JSON text must escape `byte` (the byte-at-a-time form of ``escapeMask(_:)``).
     @inline(__always)
     static func needsEscape(_ byte: UInt8) -> Bool {
