@@ -263,10 +263,12 @@ def listed_files(spark, files):
     the paths of its files one per line (what `--files-from -` reads)."""
     sc = spark.sparkContext
     total = sum(size for _, size in files)
-    count = max(sc.defaultParallelism, -(-total // BYTES_PER_TASK), -(-len(files) // FILES_PER_TASK))
+    # Whole waves of tasks: a last wave of fewer tasks than cores would leave cores idle.
+    slots = max(1, sc.defaultParallelism)
+    count = slots * max(1, -(-total // (BYTES_PER_TASK * slots)), -(-len(files) // (FILES_PER_TASK * slots)))
     groups = file_groups(files, count)
     while max(len(group) for group in groups) > FILES_PER_TASK:
-        count += 1
+        count += slots
         groups = file_groups(files, count)
     elements = sc._jvm.java.util.ArrayList()
     for group in groups:
@@ -332,7 +334,8 @@ def piped_records(spark, tagged, command, executor_path, schema):
 def stage_schema(show_tokens, tagged):
     """The JSON Lines the stage's `jwtverify audit --discards` writes, as Spark reads it: with
     `tag` (the spark reader) or `file` and `line` (the jwtverify reader). `aud` is read as text
-    (the string, or the array's JSON); ``piped_records`` adds `_aud_array`."""
+    (the string, or the array's JSON); ``piped_records`` adds `_aud_array`. Fields the results
+    do not keep (`claims_verified`) are left out: the parser then skips them."""
     from pyspark.sql.types import ArrayType, BooleanType, DoubleType, IntegerType, LongType, StringType, StructField, StructType
     where = [StructField("tag", StringType())] if tagged else [StructField("file", StringType()), StructField("line", LongType())]
     fields = [
@@ -342,7 +345,6 @@ def stage_schema(show_tokens, tagged):
         StructField("valid", BooleanType()),
         StructField("reason", StringType()),
         StructField("detail", StringType()),
-        StructField("claims_verified", BooleanType()),
         StructField("alg", StringType()),
         StructField("kid", StringType()),
         StructField("key_source", StringType()),
@@ -394,14 +396,14 @@ def ranked(counts):
     return sorted(counts.items(), key=lambda item: (-item[1], item[0]))
 
 
-def timeline(tokens, total):
+def timeline(groups, total):
     """Occurrences by when their iat falls: hours when the span is at most 14 days, else days when
     at most 400 days, else weeks from the epoch; the rule `jwtverify audit` applies."""
     from pyspark.sql import functions as F
     usable = (F.col("iat") >= 0) & (F.col("iat") < 1e11)
     rows = (
-        tokens.where(usable).select(F.floor(F.col("iat") / 3600).cast("long").alias("hour"), "valid").groupBy("hour")
-        .agg(F.sum(F.col("valid").cast("long")).alias("valid"), F.count(F.lit(1)).alias("n")).collect()
+        groups.where(usable).select(F.floor(F.col("iat") / 3600).cast("long").alias("hour"), "valid", "n").groupBy("hour")
+        .agg(F.sum(F.when(F.col("valid"), F.col("n")).otherwise(0)).alias("valid"), F.sum("n").alias("n")).collect()
     )
     dated = sum(row["n"] for row in rows)
     if not rows:
@@ -428,82 +430,137 @@ def input_order(names):
     return F.create_map(*[value for index, name in enumerate(names) for value in (F.lit(name), F.lit(index))])[F.col("file")]
 
 
-def sightings(tokens, names, key, count_name, fingerprint_name, distinct, limit=100):
+# More than any column jwtverify reports: it takes lines of at most 4 MiB (longer ones are
+# `oversized_line`), and with --tagged-input counts columns from the text after the tag.
+COLUMNS = 1 << 23
+
+
+class Places:
+    """Where a token record was found (its file's index in the listing, line, column) as one
+    number that sorts in input order, so that first and last places are plain minima and maxima
+    (which Spark keeps in a hash aggregate; over a struct it sorts every row). A file holds at
+    most as many lines as bytes (a compressed one: any number), so the listing bounds the
+    number: a long when files x lines x columns stay under 2^63, else a 38-digit decimal."""
+
+    def __init__(self, files):
+        self.names = [name for name, _ in files]
+        unbounded = any(name.endswith(COMPRESSED) for name in self.names)
+        self.lines = (10 ** 18 if unbounded else max([size for _, size in files] + [0])) + 1
+        span = max(1, len(files)) * self.lines * COLUMNS
+        if span < 1 << 63:
+            self.type = "long"
+        elif span < 10 ** 38:
+            self.type = "decimal(38,0)"
+        else:
+            raise Failure(EXIT_USAGE, "too many input files to number their tokens' places (%d)" % len(files))
+
+    def column(self):
+        """The place of each record, as a column."""
+        from pyspark.sql import functions as F
+        number = lambda value: F.lit(str(value)).cast(self.type)
+        return (input_order(self.names).cast(self.type) * number(self.lines * COLUMNS)
+                + F.col("line").cast(self.type) * number(COLUMNS) + F.col("column").cast(self.type))
+
+    def where(self, place):
+        """A place number as the report writes it: file, line and column."""
+        order, rest = divmod(int(place), self.lines * COLUMNS)
+        line, column = divmod(rest, COLUMNS)
+        return {"file": self.names[order], "line": line, "column": column}
+
+
+# Every column of a token record the report counts by (all of them but where it was found).
+COUNTED = ("fingerprint", "nonce_fingerprint", "valid", "reason", "kid", "iss", "aud", "lifetime", "iat", "anomalies")
+
+
+def occurrence_groups(tokens, places):
+    """The report's one pass over the token records: occurrences alike in every counted column,
+    as one row with their number `n` and their first and last place in input order. Each distinct
+    token is one row (a token's verdict and claims are the same wherever it occurs), so every
+    count after this pass reads thousands of rows, not millions; it is cached for them."""
+    from pyspark.sql import functions as F
+    return (tokens.withColumn("_place", places.column()).groupBy(*COUNTED)
+            .agg(F.count(F.lit(1)).alias("n"), F.min("_place").alias("first"), F.max("_place").alias("last")).cache())
+
+
+def sightings(groups, places, key, count_name, distinct, limit=100):
     """Tokens (key "fingerprint") seen more than once, or nonces (key "nonce_fingerprint") carried
     by more than one distinct token: the most first, then by fingerprint, with the first and last
     occurrence, as `jwtverify audit` lists them."""
     from pyspark.sql import functions as F
-    place = F.struct(input_order(names).alias("order"), F.col("line"), F.col("column"), F.col("file"))
-    count = F.countDistinct("fingerprint") if distinct else F.count(F.lit(1))
-    rows = (tokens.where(F.col(key).isNotNull()).withColumn("_place", place).groupBy(key)
-            .agg(count.alias("n"), F.min("_place").alias("first"), F.max("_place").alias("last"))
+    count = F.countDistinct("fingerprint") if distinct else F.sum("n")
+    rows = (groups.where(F.col(key).isNotNull()).groupBy(key)
+            .agg(count.alias("n"), F.min("first").alias("first"), F.max("last").alias("last"))
             .where(F.col("n") > 1).orderBy(F.desc("n"), key).limit(limit).collect())
-    where = lambda p: {"file": p["file"], "line": p["line"], "column": p["column"]}
-    return [{fingerprint_name: row[key], count_name: row["n"], "first": where(row["first"]), "last": where(row["last"])} for row in rows]
+    return [{key: row[key], count_name: row["n"], "first": places.where(row["first"]), "last": places.where(row["last"])}
+            for row in rows]
 
 
-def tokens_table(tokens, names, total, limit=1000):
+def tokens_table(tokens, places, total, valid_count, limit=1000):
     """The first `limit` rejected and the first `limit` valid occurrences in input order (file as
     listed, then line, then column), as `jwtverify audit` keeps them for its per-token table."""
     from pyspark.sql import functions as F
-    order = input_order(names)
     picked = []
-    for valid in (False, True):
-        picked += (tokens.where(F.col("valid") == valid).withColumn("_order", order)
-                   .orderBy("_order", "line", "column").limit(limit).collect())
-    picked.sort(key=lambda row: (row["_order"], row["line"], row["column"]))
+    for valid, count in ((False, total - valid_count), (True, valid_count)):
+        if count:
+            chosen = tokens.where(F.col("valid") == valid).withColumn("_place", places.column())
+            picked += chosen.orderBy("_place").limit(limit).collect()
+    picked.sort(key=lambda row: row["_place"])
     rows = [{"fingerprint": row["fingerprint"], "file": row["file"], "line": row["line"], "column": row["column"],
              "valid": row["valid"], "reason": row["reason"], "kid": row["kid"], "aud": row["aud"], "iat": json_number(row["iat"])}
             for row in picked]
     return {"rows": rows, "omitted": total - len(rows)}
 
 
-def compute_report(tokens, discarded_counts, evaluation, names):
+def compute_report(tokens, discarded_counts, evaluation, places):
     """The same numbers `jwtverify audit --format json` gives, over every partition at once."""
     from pyspark.sql import functions as F
+    groups = occurrence_groups(tokens, places)
 
-    def counts(column, frame=tokens):
+    def counts(column, frame=groups):
         if isinstance(column, str):
             column = F.col(column)
-        return {row[0]: row[1] for row in frame.select(column.alias("key")).groupBy("key").count().collect()}
+        return {row[0]: row[1] for row in frame.select(column.alias("key"), "n").groupBy("key").agg(F.sum("n")).collect()}
 
-    totals = tokens.agg(F.count(F.lit(1)).alias("n"), F.sum(F.col("valid").cast("long")).alias("valid")).first()
-    total, valid = totals["n"], totals["valid"] or 0
-    repeats = (
-        tokens.groupBy("fingerprint").count().where(F.col("count") > 1)
-        .agg(F.count(F.lit(1)).alias("tokens"), F.sum(F.col("count") - 1).alias("occurrences")).first()
-    )
-    shared = (
-        tokens.where(F.col("nonce_fingerprint").isNotNull()).select("fingerprint", "nonce_fingerprint").distinct()
-        .groupBy("nonce_fingerprint").count().where(F.col("count") > 1)
-        .agg(F.count(F.lit(1)).alias("nonces"), F.sum("count").alias("tokens")).first()
-    )
-    lifetime = (
-        F.when(F.col("lifetime").isNull(), "unknown").when(F.col("lifetime") <= 600, "<= 10 min")
-        .when(F.col("lifetime") <= 3600, "<= 1 h").when(F.col("lifetime") <= 86400, "<= 24 h").otherwise("> 24 h")
-    )
-    return {
-        "tokens": total,
-        "valid": valid,
-        "rejected": total - valid,
-        "evaluation": evaluation,
-        "timeline": timeline(tokens, total),
-        "by_reason": dict(ranked(counts("reason", tokens.where(~F.col("valid"))))),
-        "by_kid": dict(ranked(counts(F.coalesce("kid", F.lit("(none)"))))),
-        "by_issuer": dict(ranked(counts(F.coalesce("iss", F.lit("(none)"))))),
-        "by_audience": dict(ranked(counts(F.explode(F.coalesce("aud", F.array(F.lit("(none)"))))))),
-        "lifetimes": dict(ranked(counts(lifetime))),
-        "repeated_tokens": repeats["tokens"] or 0,
-        "repeated_occurrences": repeats["occurrences"] or 0,
-        "shared_nonces": shared["nonces"] or 0,
-        "tokens_sharing_nonces": shared["tokens"] or 0,
-        "anomalies": dict(ranked(counts(F.explode("anomalies")))),
-        "discarded": dict(ranked(discarded_counts)),
-        "repeats": sightings(tokens, names, "fingerprint", "occurrences", "fingerprint", distinct=False),
-        "shared_nonce_list": sightings(tokens, names, "nonce_fingerprint", "tokens", "nonce_fingerprint", distinct=True),
-        "tokens_table": tokens_table(tokens, names, total),
-        "tracking_capped": False,
-    }
+    try:
+        totals = groups.agg(F.sum("n").alias("n"), F.sum(F.when(F.col("valid"), F.col("n"))).alias("valid")).first()
+        total, valid = totals["n"] or 0, totals["valid"] or 0
+        repeats = (
+            groups.groupBy("fingerprint").agg(F.sum("n").alias("count")).where(F.col("count") > 1)
+            .agg(F.count(F.lit(1)).alias("tokens"), F.sum(F.col("count") - 1).alias("occurrences")).first()
+        )
+        shared = (
+            groups.where(F.col("nonce_fingerprint").isNotNull()).select("fingerprint", "nonce_fingerprint").distinct()
+            .groupBy("nonce_fingerprint").count().where(F.col("count") > 1)
+            .agg(F.count(F.lit(1)).alias("nonces"), F.sum("count").alias("tokens")).first()
+        )
+        lifetime = (
+            F.when(F.col("lifetime").isNull(), "unknown").when(F.col("lifetime") <= 600, "<= 10 min")
+            .when(F.col("lifetime") <= 3600, "<= 1 h").when(F.col("lifetime") <= 86400, "<= 24 h").otherwise("> 24 h")
+        )
+        return {
+            "tokens": total,
+            "valid": valid,
+            "rejected": total - valid,
+            "evaluation": evaluation,
+            "timeline": timeline(groups, total),
+            "by_reason": dict(ranked(counts("reason", groups.where(~F.col("valid"))))),
+            "by_kid": dict(ranked(counts(F.coalesce("kid", F.lit("(none)"))))),
+            "by_issuer": dict(ranked(counts(F.coalesce("iss", F.lit("(none)"))))),
+            "by_audience": dict(ranked(counts(F.explode(F.coalesce("aud", F.array(F.lit("(none)"))))))),
+            "lifetimes": dict(ranked(counts(lifetime))),
+            "repeated_tokens": repeats["tokens"] or 0,
+            "repeated_occurrences": repeats["occurrences"] or 0,
+            "shared_nonces": shared["nonces"] or 0,
+            "tokens_sharing_nonces": shared["tokens"] or 0,
+            "anomalies": dict(ranked(counts(F.explode("anomalies")))),
+            "discarded": dict(ranked(discarded_counts)),
+            "repeats": sightings(groups, places, "fingerprint", "occurrences", distinct=False),
+            "shared_nonce_list": sightings(groups, places, "nonce_fingerprint", "tokens", distinct=True),
+            "tokens_table": tokens_table(tokens, places, total, valid),
+            "tracking_capped": False,
+        }
+    finally:
+        groups.unpersist()
 
 
 def render_report(sc, plan, command, report, form):
@@ -578,6 +635,7 @@ def run(plan, spark):
     sc = spark.sparkContext
     snapshots = plan.snapshots
     files = list_input_files(sc, options.inputs)
+    places = Places(files)
     jvm = sc._jvm
     output = jvm.org.apache.hadoop.fs.Path(options.output)
     if output.getFileSystem(sc._jsc.hadoopConfiguration()).exists(output):
@@ -623,10 +681,14 @@ def run(plan, spark):
     discarded = {reason: counts[reason] for reason in DISCARD_REASONS if counts[reason]}
     if sum(discarded.values()) != counts["all"]:
         raise Failure(EXIT_SOFTWARE, "jwtverify reported a discard reason this job does not know (%s)" % ", ".join(DISCARD_REASONS))
-    # The report is computed from the results as written.
+    # The report is computed from the results as written. Its shuffles carry at most a row per
+    # distinct token: unless the user sized them, one shuffle partition per core (not Spark's 200,
+    # whose empty blocks cost more than the report's sums).
+    if not sc.getConf().contains("spark.sql.shuffle.partitions"):
+        spark.conf.set("spark.sql.shuffle.partitions", str(max(1, sc.defaultParallelism)))
     loader = spark.read.schema(tokens.schema)
     written = loader.parquet(destination) if options.results_format == "parquet" else loader.json(destination)
-    report = compute_report(written, discarded, plan.evaluation(), [name for name, _ in files])
+    report = compute_report(written, discarded, plan.evaluation(), places)
 
     write_text(sc, options.output, "report.json", render_report(sc, plan, command, report, "json"))
     write_text(sc, options.output, "report.txt", render_report(sc, plan, command, report, "table"))
