@@ -396,38 +396,26 @@ def ranked(counts):
     return sorted(counts.items(), key=lambda item: (-item[1], item[0]))
 
 
-def timeline(groups, total):
-    """Occurrences by when their iat falls: hours when the span is at most 14 days, else days when
-    at most 400 days, else weeks from the epoch; the rule `jwtverify audit` applies."""
-    from pyspark.sql import functions as F
-    usable = (F.col("iat") >= 0) & (F.col("iat") < 1e11)
-    rows = (
-        groups.where(usable).select(F.floor(F.col("iat") / 3600).cast("long").alias("hour"), "valid", "n").groupBy("hour")
-        .agg(F.sum(F.when(F.col("valid"), F.col("n")).otherwise(0)).alias("valid"), F.sum("n").alias("n")).collect()
-    )
-    dated = sum(row["n"] for row in rows)
-    if not rows:
+def timeline(hours, total):
+    """Occurrences by when their iat falls, from (hour, valid, occurrences) rows: hours when the
+    span is at most 14 days, else days when at most 400 days, else weeks from the epoch; the rule
+    `jwtverify audit` applies."""
+    dated = sum(n for _, _, n in hours)
+    if not hours:
         return {"unit": "hour", "buckets": [], "without_iat": total}
-    span = max(row["hour"] for row in rows) - min(row["hour"] for row in rows)
-    unit, hours = ("hour", 1) if span <= 14 * 24 else ("day", 24) if span <= 400 * 24 else ("week", 168)
+    span = max(hour for hour, _, _ in hours) - min(hour for hour, _, _ in hours)
+    unit, length = ("hour", 1) if span <= 14 * 24 else ("day", 24) if span <= 400 * 24 else ("week", 168)
     merged = {}
-    for row in rows:
-        start = (row["hour"] // hours) * hours * 3600
-        valid, rejected = merged.get(start, (0, 0))
-        merged[start] = (valid + row["valid"], rejected + row["n"] - row["valid"])
+    for hour, valid, n in hours:
+        start = (hour // length) * length * 3600
+        v, r = merged.get(start, (0, 0))
+        merged[start] = (v + valid, r + n - valid)
     return {"unit": unit, "buckets": [[start, v, r] for start, (v, r) in sorted(merged.items())], "without_iat": total - dated}
 
 
 def json_number(value):
     """A number as `jwtverify` writes it: whole values without a fraction."""
     return int(value) if value is not None and float(value).is_integer() else value
-
-
-def input_order(names):
-    """A column giving each record's file its place in the listing (records are in input order by
-    that, then line, then column)."""
-    from pyspark.sql import functions as F
-    return F.create_map(*[value for index, name in enumerate(names) for value in (F.lit(name), F.lit(index))])[F.col("file")]
 
 
 # More than any column jwtverify reports: it takes lines of at most 4 MiB (longer ones are
@@ -454,12 +442,16 @@ class Places:
         else:
             raise Failure(EXIT_USAGE, "too many input files to number their tokens' places (%d)" % len(files))
 
-    def column(self):
-        """The place of each record, as a column."""
+    def numbered(self, frame):
+        """`frame` (records with `file`, `line` and `column`) with each record's place as `_place`.
+        The file's index comes from a broadcast join on the listing: a hash lookup per record,
+        however many files there are."""
         from pyspark.sql import functions as F
+        listing = frame.sparkSession.createDataFrame(list(enumerate(self.names)), "_order long, file string")
         number = lambda value: F.lit(str(value)).cast(self.type)
-        return (input_order(self.names).cast(self.type) * number(self.lines * COLUMNS)
-                + F.col("line").cast(self.type) * number(COLUMNS) + F.col("column").cast(self.type))
+        place = (F.col("_order").cast(self.type) * number(self.lines * COLUMNS)
+                 + F.col("line").cast(self.type) * number(COLUMNS) + F.col("column").cast(self.type))
+        return frame.join(F.broadcast(listing), "file", "left").withColumn("_place", place).drop("_order")
 
     def where(self, place):
         """A place number as the report writes it: file, line and column."""
@@ -478,7 +470,7 @@ def occurrence_groups(tokens, places):
     token is one row (a token's verdict and claims are the same wherever it occurs), so every
     count after this pass reads thousands of rows, not millions; it is cached for them."""
     from pyspark.sql import functions as F
-    return (tokens.withColumn("_place", places.column()).groupBy(*COUNTED)
+    return (places.numbered(tokens).groupBy(*COUNTED)
             .agg(F.count(F.lit(1)).alias("n"), F.min("_place").alias("first"), F.max("_place").alias("last")).cache())
 
 
@@ -502,7 +494,7 @@ def tokens_table(tokens, places, total, valid_count, limit=1000):
     picked = []
     for valid, count in ((False, total - valid_count), (True, valid_count)):
         if count:
-            chosen = tokens.where(F.col("valid") == valid).withColumn("_place", places.column())
+            chosen = places.numbered(tokens.where(F.col("valid") == valid))
             picked += chosen.orderBy("_place").limit(limit).collect()
     picked.sort(key=lambda row: row["_place"])
     rows = [{"fingerprint": row["fingerprint"], "file": row["file"], "line": row["line"], "column": row["column"],
@@ -511,19 +503,44 @@ def tokens_table(tokens, places, total, valid_count, limit=1000):
     return {"rows": rows, "omitted": total - len(rows)}
 
 
+def facet_counts(groups):
+    """Every one-key count of the report, in one query over the groups: {facet: {key: (occurrences,
+    of them valid)}} for "kid", "iss", "aud", "lifetime", "anomaly", "reason" (rejected only)
+    and "hour" (of iat, where it is a usable time). Each occurrence has one kid, so the kid counts
+    also give the totals."""
+    from pyspark.sql import functions as F
+    entry = lambda facet, key: F.struct(F.lit(facet).alias("facet"), key.cast("string").alias("key"))
+    none = F.lit("(none)")
+    lifetime = (
+        F.when(F.col("lifetime").isNull(), "unknown").when(F.col("lifetime") <= 600, "<= 10 min")
+        .when(F.col("lifetime") <= 3600, "<= 1 h").when(F.col("lifetime") <= 86400, "<= 24 h").otherwise("> 24 h")
+    )
+    usable = (F.col("iat") >= 0) & (F.col("iat") < 1e11)
+    single = F.array(
+        entry("kid", F.coalesce("kid", none)), entry("iss", F.coalesce("iss", none)), entry("lifetime", lifetime),
+        F.when(usable, entry("hour", F.floor(F.col("iat") / 3600).cast("long"))),
+        F.when(~F.col("valid"), entry("reason", F.col("reason"))),
+    )
+    entries = F.concat(single, F.transform(F.coalesce("aud", F.array(none)), lambda a: entry("aud", a)),
+                       F.transform(F.coalesce("anomalies", F.array().cast("array<string>")), lambda a: entry("anomaly", a)))
+    rows = (groups.select("n", "valid", F.explode(entries).alias("entry")).where(F.col("entry").isNotNull())
+            .groupBy("entry.facet", "entry.key")
+            .agg(F.sum("n").alias("n"), F.sum(F.when(F.col("valid"), F.col("n")).otherwise(0)).alias("valid")).collect())
+    counts = {facet: {} for facet in ("kid", "iss", "aud", "lifetime", "anomaly", "reason", "hour")}
+    for row in rows:
+        counts[row["facet"]][row["key"]] = (row["n"], row["valid"])
+    return counts
+
+
 def compute_report(tokens, discarded_counts, evaluation, places):
     """The same numbers `jwtverify audit --format json` gives, over every partition at once."""
     from pyspark.sql import functions as F
     groups = occurrence_groups(tokens, places)
-
-    def counts(column, frame=groups):
-        if isinstance(column, str):
-            column = F.col(column)
-        return {row[0]: row[1] for row in frame.select(column.alias("key"), "n").groupBy("key").agg(F.sum("n")).collect()}
-
     try:
-        totals = groups.agg(F.sum("n").alias("n"), F.sum(F.when(F.col("valid"), F.col("n"))).alias("valid")).first()
-        total, valid = totals["n"] or 0, totals["valid"] or 0
+        counts = facet_counts(groups)
+        occurrences = lambda facet: {key: n for key, (n, _) in counts[facet].items()}
+        total = sum(n for n, _ in counts["kid"].values())
+        valid = sum(v for _, v in counts["kid"].values())
         repeats = (
             groups.groupBy("fingerprint").agg(F.sum("n").alias("count")).where(F.col("count") > 1)
             .agg(F.count(F.lit(1)).alias("tokens"), F.sum(F.col("count") - 1).alias("occurrences")).first()
@@ -533,26 +550,22 @@ def compute_report(tokens, discarded_counts, evaluation, places):
             .groupBy("nonce_fingerprint").count().where(F.col("count") > 1)
             .agg(F.count(F.lit(1)).alias("nonces"), F.sum("count").alias("tokens")).first()
         )
-        lifetime = (
-            F.when(F.col("lifetime").isNull(), "unknown").when(F.col("lifetime") <= 600, "<= 10 min")
-            .when(F.col("lifetime") <= 3600, "<= 1 h").when(F.col("lifetime") <= 86400, "<= 24 h").otherwise("> 24 h")
-        )
         return {
             "tokens": total,
             "valid": valid,
             "rejected": total - valid,
             "evaluation": evaluation,
-            "timeline": timeline(groups, total),
-            "by_reason": dict(ranked(counts("reason", groups.where(~F.col("valid"))))),
-            "by_kid": dict(ranked(counts(F.coalesce("kid", F.lit("(none)"))))),
-            "by_issuer": dict(ranked(counts(F.coalesce("iss", F.lit("(none)"))))),
-            "by_audience": dict(ranked(counts(F.explode(F.coalesce("aud", F.array(F.lit("(none)"))))))),
-            "lifetimes": dict(ranked(counts(lifetime))),
+            "timeline": timeline([(int(hour), v, n) for hour, (n, v) in counts["hour"].items()], total),
+            "by_reason": dict(ranked(occurrences("reason"))),
+            "by_kid": dict(ranked(occurrences("kid"))),
+            "by_issuer": dict(ranked(occurrences("iss"))),
+            "by_audience": dict(ranked(occurrences("aud"))),
+            "lifetimes": dict(ranked(occurrences("lifetime"))),
             "repeated_tokens": repeats["tokens"] or 0,
             "repeated_occurrences": repeats["occurrences"] or 0,
             "shared_nonces": shared["nonces"] or 0,
             "tokens_sharing_nonces": shared["tokens"] or 0,
-            "anomalies": dict(ranked(counts(F.explode("anomalies")))),
+            "anomalies": dict(ranked(occurrences("anomaly"))),
             "discarded": dict(ranked(discarded_counts)),
             "repeats": sightings(groups, places, "fingerprint", "occurrences", distinct=False),
             "shared_nonce_list": sightings(groups, places, "nonce_fingerprint", "tokens", distinct=True),

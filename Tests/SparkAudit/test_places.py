@@ -43,7 +43,7 @@ class PlacesTests(unittest.TestCase):
         self.assertEqual(places.type, expected_type)
         rows = sample_places(files, 400, seed=len(files))
         frame = self.spark.createDataFrame(rows, "file string, line long, column int")
-        numbered = frame.withColumn("place", places.column()).collect()
+        numbered = places.numbered(frame).withColumnRenamed("_place", "place").collect()
         self.assertEqual(len(numbered), len(rows))
         for row in numbered:
             self.assertIsNotNone(row["place"], row)
