@@ -1,16 +1,16 @@
 #!/usr/bin/env python3
 """The Spark job (local[2]) against one `jwtverify audit` process on the same generated logs
 (make bench-spark), with each of the job's readers (--reader jwtverify and --reader spark).
-Prints a Markdown table: input, wall time, MB/s and tokens/s of each, the ratio to the single
-process, and whether the reports are equal. The job's fixed cost is taken out two ways: less a
-run on a 1-line input (start-up, listing, the report's queries), and as the marginal cost of the
-second half of the files (full input less a run on the first half), which also leaves out what
-a JVM pays once whatever the input (its JIT warming up on the first records)."""
+Prints a Markdown table: input, wall time, MB/s and tokens/s of each, the Spark job's fixed
+start-up cost (a run on a 1-line input), the ratio to the single process, and whether the reports
+are equal; and beside the wall times, the CPU time of each run (the process and everything it
+ran: the JVM, the driver's Python, every jwtverify), which a busy host disturbs less."""
 
 import argparse
 import json
 import os
 import random
+import resource
 import shutil
 import statistics
 import subprocess
@@ -48,9 +48,18 @@ def write_logs(directory, files, lines, token_every, pool, seed=11):
     return paths, tokens
 
 
-def timed(command, **kwargs):
-    start = time.monotonic()
+def children_cpu():
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+
+
+def timed(command, cpu=None, **kwargs):
+    """Runs `command`; its wall seconds and the run. Its CPU seconds (its own and its waited-for
+    descendants') are appended to `cpu` when given."""
+    start, used = time.monotonic(), children_cpu()
     run = subprocess.run(command, capture_output=True, text=True, **kwargs)
+    if cpu is not None:
+        cpu.append(children_cpu() - used)
     return time.monotonic() - start, run
 
 
@@ -84,16 +93,16 @@ def main():
             f.write(fixtures.embed(pool[0], 0, random.Random(1)) + "\n")
 
         readers = options.readers.split(",")
-        cli_times, equal = [], True
+        cli_times, cli_cpu, equal = [], [], True
         spark_times = {reader: [] for reader in readers}
         startup_times = {reader: [] for reader in readers}
-        half_times = {reader: [] for reader in readers}
-        first_half = sorted(paths)[:len(paths) // 2]
+        spark_cpu = {reader: [] for reader in readers}
+        startup_cpu = {reader: [] for reader in readers}
         for run in range(options.runs):
             sys.stderr.write("run %d/%d: jwtverify audit\n" % (run + 1, options.runs))
             # The files as the job names them (file: URIs in listing order), so that the reports'
             # per-token tables and sightings name them alike.
-            seconds, single = timed([options.jwtverify, "audit", "--format", "json"] + flags + uris)
+            seconds, single = timed([options.jwtverify, "audit", "--format", "json"] + flags + uris, cli_cpu)
             cli_times.append(seconds)
             expected = json.loads(single.stdout)
             for reader in readers:
@@ -101,46 +110,42 @@ def main():
                 job = ["spark-submit", "--master", options.master, "--conf", "spark.ui.enabled=false", JOB] + flags + [
                     "--reader", reader, "--jwtverify", options.jwtverify]
                 out = os.path.join(work, "out-%d-%s" % (run, reader))
-                seconds, done = timed(job + ["--output", out, logs])
+                seconds, done = timed(job + ["--output", out, logs], spark_cpu[reader])
                 if done.returncode > 1:
                     sys.stderr.write(done.stdout[-4000:] + done.stderr[-4000:])
                     return 70
                 spark_times[reader].append(seconds)
                 with open(os.path.join(out, "report.json")) as f:
                     equal = equal and json.load(f) == expected
-                seconds, _ = timed(job + ["--output", out + "-tiny", tiny])
+                seconds, _ = timed(job + ["--output", out + "-tiny", tiny], startup_cpu[reader])
                 startup_times[reader].append(seconds)
-                if first_half:
-                    seconds, _ = timed(job + ["--output", out + "-half"] + first_half)
-                    half_times[reader].append(seconds)
-                for suffix in ("", "-tiny", "-half"):
-                    shutil.rmtree(out + suffix, ignore_errors=True)
+                shutil.rmtree(out, ignore_errors=True)
+                shutil.rmtree(out + "-tiny", ignore_errors=True)
 
         cli = statistics.median(cli_times)
         mb = size / 1e6
         print("Input: %d files, %.0f MB, %d lines, %d %s tokens (%d distinct); %d runs, medians; reports equal: %s\n"
               % (options.files, mb, options.files * options.lines, tokens, options.alg, options.pool, options.runs,
                  "yes" if equal else "NO"))
-        print("| | wall s | MB/s | tokens/s | ratio to one process |")
-        print("| --- | ---: | ---: | ---: | ---: |")
-        print("| `jwtverify audit` (1 process, %d threads) | %.1f | %.1f | %.0f | 1 |" % (os.cpu_count(), cli, mb / cli, tokens / cli))
+        print("| | wall s | MB/s | tokens/s | ratio to one process | CPU s | ratio by CPU |")
+        print("| --- | ---: | ---: | ---: | ---: | ---: | ---: |")
+        cpu = statistics.median(cli_cpu)
+        print("| `jwtverify audit` (1 process, %d threads) | %.1f | %.1f | %.0f | 1 | %.1f | 1 |"
+              % (os.cpu_count(), cli, mb / cli, tokens / cli, cpu))
         for reader in readers:
             spark, startup = statistics.median(spark_times[reader]), statistics.median(startup_times[reader])
             steady = spark - startup
-            print("| Spark job, `%s`, `--reader %s`, end to end | %.1f | %.1f | %.0f | %.2f |"
-                  % (options.master, reader, spark, mb / spark, tokens / spark, cli / spark))
-            print("| the same less its fixed cost (%.1f s on a 1-line input) | %.1f | %.1f | %.0f | %.2f |"
-                  % (startup, steady, mb / steady, tokens / steady, cli / steady))
-            if half_times[reader]:
-                marginal = 2 * (spark - statistics.median(half_times[reader]))
-                print("| the same as twice its second half's cost (%.1f s on the first %d files) | %.1f | %.1f | %.0f | %.2f |"
-                      % (statistics.median(half_times[reader]), len(first_half), marginal, mb / marginal, tokens / marginal,
-                         cli / marginal))
-        print("\nruns (s): jwtverify %s" % ", ".join("%.1f" % t for t in cli_times))
+            spark_used, startup_used = statistics.median(spark_cpu[reader]), statistics.median(startup_cpu[reader])
+            print("| Spark job, `%s`, `--reader %s`, end to end | %.1f | %.1f | %.0f | %.2f | %.1f | %.2f |"
+                  % (options.master, reader, spark, mb / spark, tokens / spark, cli / spark, spark_used, cpu / spark_used))
+            print("| the same less its fixed cost (%.1f s, %.1f s of CPU, on a 1-line input) | %.1f | %.1f | %.0f | %.2f | %.1f | %.2f |"
+                  % (startup, startup_used, steady, mb / steady, tokens / steady, cli / steady, spark_used - startup_used,
+                     cpu / (spark_used - startup_used)))
+        print("\nruns (s): jwtverify %s (CPU %s)" % (", ".join("%.1f" % t for t in cli_times), ", ".join("%.1f" % t for t in cli_cpu)))
         for reader in readers:
-            print("--reader %s: spark %s; spark on 1 line %s; spark on the first half %s" % (
-                reader, ", ".join("%.1f" % t for t in spark_times[reader]), ", ".join("%.1f" % t for t in startup_times[reader]),
-                ", ".join("%.1f" % t for t in half_times[reader])))
+            print("--reader %s: spark %s (CPU %s); spark on 1 line %s (CPU %s)" % (
+                reader, ", ".join("%.1f" % t for t in spark_times[reader]), ", ".join("%.1f" % t for t in spark_cpu[reader]),
+                ", ".join("%.1f" % t for t in startup_times[reader]), ", ".join("%.1f" % t for t in startup_cpu[reader])))
         return 0 if equal else 1
     finally:
         shutil.rmtree(work, ignore_errors=True)
