@@ -46,7 +46,9 @@ extension Verifier {
         // A miss reads what a later report-mode hit must show (email_verified) on the same pass.
         var local = VerificationOutcome(.failure(VerificationError(.malformed)))
         local.peeksRejected = false
-        let result = withUnsafeMutablePointer(to: &local) { uncachedWalk(token, rawNonce: rawNonce, time: time, details: details ?? $0) }
+        let result =
+            if let details { uncachedWalk(token, rawNonce: rawNonce, time: time, details: details) }
+            else { uncachedWalk(token, rawNonce: rawNonce, time: time, details: &local) }
         if case .success(let verified) = result, let slot = slot(for: verified) {
             let emailVerified = details?.pointee.emailVerified ?? local.emailVerified
             cache.insert(
@@ -108,6 +110,12 @@ extension Verifier {
             return .failure(VerificationError(.unsupportedAlgorithm, detail: "token has 5 segments: JWE is not supported"))
         case .failure(.segmentCount(let count)):
             return .failure(VerificationError(.malformed, detail: "token has \(count) segment(s), not 3"))
+        }
+        // This thread's buffer, without a closure (see TokenScratch); a temporary one otherwise.
+        let contexts = ThreadContexts.current
+        if let scratch = contexts.scratch.lend(byteCount: token.count) {
+            defer { contexts.scratch.giveBack() }
+            return walk(token, jws, scratch: scratch, rawNonce: rawNonce, time: time, details: details)
         }
         return withUnsafeTemporaryAllocation(byteCount: max(token.count, 1), alignment: 8) { scratch in
             walk(token, jws, scratch: scratch, rawNonce: rawNonce, time: time, details: details)

@@ -98,7 +98,11 @@ public struct Verifier: Sendable {
 
     /// Verifies borrowed token bytes with an optional raw nonce, as a `Result`.
     package func evaluate(_ bytes: UnsafeRawBufferPointer, nonce: String?, at time: EvaluationTime) -> Result<VerifiedToken, VerificationError> {
-        withRawNonce(nonce) { walk(bytes, rawNonce: $0, time: time, details: nil) }
+        guard var nonce else { return walk(bytes, rawNonce: nil, time: time, details: nil) }
+        // Through a pointer: a closure that captured `self` would copy the verifier (see TokenScratch).
+        return withUnsafePointer(to: self) { verifier in
+            nonce.withUTF8 { verifier.pointee.walk(bytes, rawNonce: UnsafeRawBufferPointer($0), time: time, details: nil) }
+        }
     }
 
     /// Evaluates borrowed token bytes and returns what was decoded on the way, for reports; with
@@ -106,7 +110,10 @@ public struct Verifier: Sendable {
     package func outcome(
         _ bytes: UnsafeRawBufferPointer, nonce: String?, at time: EvaluationTime, fingerprint: Bool = false
     ) -> VerificationOutcome {
-        withRawNonce(nonce) { outcome(bytes, rawNonce: $0, at: time, fingerprint: fingerprint) }
+        guard var nonce else { return outcome(bytes, rawNonce: nil, at: time, fingerprint: fingerprint) }
+        return withUnsafePointer(to: self) { verifier in
+            nonce.withUTF8 { verifier.pointee.outcome(bytes, rawNonce: UnsafeRawBufferPointer($0), at: time, fingerprint: fingerprint) }
+        }
     }
 
     /// Evaluates with the nonce already as bytes (`nil`: no nonce check), for reports.
@@ -115,14 +122,9 @@ public struct Verifier: Sendable {
     ) -> VerificationOutcome {
         var outcome = VerificationOutcome(.failure(VerificationError(.malformed)))
         outcome.fingerprintWanted = fingerprint
-        let result = withUnsafeMutablePointer(to: &outcome) { walk(bytes, rawNonce: rawNonce, time: time, details: $0) }
+        let result = walk(bytes, rawNonce: rawNonce, time: time, details: &outcome)
         outcome.result = result
         return outcome
-    }
-
-    private func withRawNonce<R>(_ nonce: String?, _ body: (UnsafeRawBufferPointer?) -> R) -> R {
-        guard var nonce else { return body(nil) }
-        return nonce.withUTF8 { body(UnsafeRawBufferPointer($0)) }
     }
 }
 

@@ -31,6 +31,8 @@ package final class ThreadContexts {
     var presolved = PresolvedSignatures()
     /// The headers this thread verified last, with the key each selected.
     var headers = HeaderMemo()
+    /// The buffer this thread's walks decode tokens into.
+    var scratch = TokenScratch()
 
     /// Contexts owned by the caller (the raw limit); verification uses ``current``.
     package init() {
@@ -48,6 +50,7 @@ package final class ThreadContexts {
         EVP_MD_CTX_free(fingerprintContext)
         for ctx in verifyContexts.values { EVP_PKEY_CTX_free(ctx) }
         jwtv_p256_scratch_free(fixedBaseScratch)
+        scratch.deallocate()
     }
 
     /// This thread's temporaries for ``FixedBaseP256Key``, made on first use.
