@@ -115,19 +115,19 @@ extension Verifier {
         let contexts = ThreadContexts.current
         if let scratch = contexts.scratch.lend(byteCount: token.count) {
             defer { contexts.scratch.giveBack() }
-            return walk(token, jws, scratch: scratch, rawNonce: rawNonce, time: time, details: details)
+            return walk(token, jws, scratch: scratch, contexts: contexts, rawNonce: rawNonce, time: time, details: details)
         }
         return withUnsafeTemporaryAllocation(byteCount: max(token.count, 1), alignment: 8) { scratch in
-            walk(token, jws, scratch: scratch, rawNonce: rawNonce, time: time, details: details)
+            walk(token, jws, scratch: scratch, contexts: contexts, rawNonce: rawNonce, time: time, details: details)
         }
     }
 
     private func walk(
-        _ token: UnsafeRawBufferPointer, _ jws: CompactJWS, scratch: UnsafeMutableRawBufferPointer,
+        _ token: UnsafeRawBufferPointer, _ jws: CompactJWS, scratch: UnsafeMutableRawBufferPointer, contexts: ThreadContexts,
         rawNonce: UnsafeRawBufferPointer?, time: EvaluationTime, details: UnsafeMutablePointer<VerificationOutcome>?
     ) -> Result<VerifiedToken, VerificationError> {
         let signed: SignedParts
-        switch verifySignature(token, jws, scratch: scratch, details: details) {
+        switch verifySignature(token, jws, scratch: scratch, contexts: contexts, details: details) {
         case .signed(let parts): signed = parts
         case .failed(let failure):
             if let details, details.pointee.peeksRejected {
@@ -249,14 +249,13 @@ extension Verifier {
 
     /// Steps 3–8: header, header parameters, payload/signature decoding, key selection, key
     /// usability and the signature itself. The payload is decoded but not parsed. With `details`,
-    /// the header's `alg` and `kid` as written go there.
+    /// the header's `alg` and `kid` as written go there. `contexts` are this thread's.
     func verifySignature(
-        _ token: UnsafeRawBufferPointer, _ jws: CompactJWS, scratch: UnsafeMutableRawBufferPointer,
+        _ token: UnsafeRawBufferPointer, _ jws: CompactJWS, scratch: UnsafeMutableRawBufferPointer, contexts: ThreadContexts,
         details: UnsafeMutablePointer<VerificationOutcome>?
     ) -> SignatureStep {
         // Header: base64url, JSON object, parameters; or, for a header text this thread has
         // verified under this verifier, what that gave (the same header and key).
-        let contexts = ThreadContexts.current
         let headerSegment = UnsafeRawBufferPointer(rebasing: token[jws.header])
         let header: JOSEHeader
         let remembered = contexts.headers.lookup(headerSegment, verifier: identity)
@@ -392,7 +391,7 @@ extension Verifier {
                 return .failure(VerificationError(.malformed, detail: "token has \(count) segment(s), not 3"))
             }
             return withUnsafeTemporaryAllocation(byteCount: max(bytes.count, 1), alignment: 8) { scratch in
-                switch verifySignature(bytes, jws, scratch: scratch, details: nil) {
+                switch verifySignature(bytes, jws, scratch: scratch, contexts: ThreadContexts.current, details: nil) {
                 case .signed(let parts): return .success((parts.header.algorithm, Array(parts.payload)))
                 case .failed(let failure): return .failure(failure.error)
                 }
