@@ -44,7 +44,7 @@ struct BenchOptions {
             options, value, name throws(CommandFailure) in
             options.presentations = try OptionValue.count(name, value, in: 1...100_000)
         },
-        .flag("--json", help: "Print one JSON object: tokens_per_sec, cpu_tokens_per_sec, n, valid,\nthreads, raw_limit_tokens_per_sec, ratio, p50_us, p99_us.") { $0.json = true },
+        .flag("--json", help: "Print one JSON object: tokens_per_sec, cpu_tokens_per_sec, n, valid,\nthreads, raw_limit_tokens_per_sec, ratio (the median of the rounds' own\nratios), ratio_min, ratio_max, p50_us, p99_us.") { $0.json = true },
     ])
 
     static let help = """

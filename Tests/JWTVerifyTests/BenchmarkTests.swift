@@ -26,6 +26,26 @@ struct BenchmarkTests {
         }
     }
 
+    @Test("the ratio is the median of the rounds' own ratios, and --json shows their spread")
+    func pairedRatio() throws {
+        let corpus = try BenchmarkCorpus.appleShaped(count: 8, algorithm: .rs256)
+        let report = ThroughputBenchmark.measure(corpus: corpus, threads: 1, rounds: 5)
+        #expect(report.roundRatios.count == 5)
+        let sorted = report.roundRatios.sorted()
+        #expect(report.ratio == sorted[2])
+        #expect(report.roundRatios.allSatisfy { $0 > 0 })
+        let json = report.json()
+        #expect(json.contains("\"ratio_min\":") && json.contains("\"ratio_max\":"))
+        // Made up rounds: the median of 0.5, 0.9 and 1.0 is 0.9, whatever the medians of the rates.
+        var made = report
+        made.roundRatios = [1.0, 0.5, 0.9]
+        made.tokensPerSecond = 1
+        made.rawLimitTokensPerSecond = 4
+        #expect(made.ratio == 0.9)
+        made.roundRatios = []
+        #expect(made.ratio == 0.25)
+    }
+
     @Test("the raw limit checks exactly the corpus's signatures")
     func rawLimit() throws {
         let corpus = try BenchmarkCorpus.appleShaped(count: 9, algorithm: .es256)
