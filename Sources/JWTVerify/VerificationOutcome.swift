@@ -24,6 +24,13 @@ package struct VerificationOutcome: Sendable {
         }
         set { readClaims = newValue }
     }
+    /// Runs `body` with ``claims`` lent where they live (the verified token's box, or this
+    /// outcome): for per-token writers, which read several members. Unlike the `claims` accessor,
+    /// it allocates nothing (a `_read` accessor that forwards to another allocates its frame).
+    package func withClaims<R>(_ body: (borrowing RegisteredClaims) -> R) -> R {
+        if case .success(let token) = result { return token.withClaims { claims, _ in body(claims) } }
+        return body(readClaims)
+    }
     /// What was read of a rejected token (a verified token carries its own).
     private var readAlgorithm: String?
     private var readKeyID: String?

@@ -48,6 +48,8 @@ struct AuditRecord: Sendable {
     let nonceDigest: [UInt8]?
     /// What is worth a look about the token, in a fixed order.
     let anomalies: [AuditAnomaly]
+    /// `exp - iat`, when both are there.
+    let lifetime: Double?
 
     init(
         origin: AuditOrigin, column: Int, token: [UInt8], outcome: VerificationOutcome, keySource: String?,
@@ -59,18 +61,29 @@ struct AuditRecord: Sendable {
         self.fingerprintBytes = outcome.fingerprint ?? MessageDigest.sha256.hash(token)
         self.outcome = outcome
         self.keySource = keySource
-        self.nonceDigest = outcome.claims.nonce.map { MessageDigest.sha256.hash(Array($0.utf8)) }
-        self.anomalies = Self.anomalies(outcome, allowList: allowList)
+        // One borrow of the claims for everything the record derives from them.
+        (nonceDigest, lifetime, anomalies) = outcome.withClaims { claims in
+            let lifetime = claims.expiresAt.flatMap { exp in claims.issuedAt.map { exp - $0 } }
+            return (Self.nonceDigest(claims.nonce), lifetime, Self.anomalies(outcome, claims, allowList: allowList))
+        }
     }
 
-    /// `exp - iat`, when both are there.
-    var lifetime: Double? {
-        guard let exp = outcome.claims.expiresAt, let iat = outcome.claims.issuedAt else { return nil }
-        return exp - iat
+    /// SHA-256 of a nonce's UTF-8, on this thread's reused digest context.
+    private static func nonceDigest(_ nonce: String?) -> [UInt8]? {
+        guard var nonce else { return nil }
+        var digest = [UInt8](repeating: 0, count: 32)
+        nonce.withUTF8 { bytes in
+            digest.withUnsafeMutableBytes { output in
+                _ = MessageDigest.sha256.hash(UnsafeRawBufferPointer(bytes), into: output)
+            }
+        }
+        return digest
     }
 
     /// The things worth a look about a token, each counted in the report and listed in its record.
-    static func anomalies(_ outcome: VerificationOutcome, allowList: Set<SignatureAlgorithm>) -> [AuditAnomaly] {
+    static func anomalies(
+        _ outcome: VerificationOutcome, _ claims: borrowing RegisteredClaims, allowList: Set<SignatureAlgorithm>
+    ) -> [AuditAnomaly] {
         var found: [AuditAnomaly] = []
         if outcome.verified {
             // A verified token's alg is on the allow-list by construction: only the claim checks remain.
@@ -84,7 +97,6 @@ struct AuditRecord: Sendable {
             }
         }
         if outcome.error?.reason == .unknownKeyID { found.append(.unknownKeyID) }
-        let claims = outcome.claims
         if claims.nonce == nil { found.append(.noNonce) }
         if let iat = claims.issuedAt, let at = outcome.evaluatedAt, iat > at { found.append(.issuedAfterEvaluation) }
         if let exp = claims.expiresAt, let iat = claims.issuedAt, exp - iat > 86_400 { found.append(.lifetimeOver24Hours) }
@@ -290,7 +302,8 @@ struct AuditReport {
             byReason[error.reason.rawValue, default: 0] += 1
             verified = false
         }
-        if let iat = record.outcome.claims.issuedAt, iat >= 0, iat < 1e11 {
+        let (issuedAt, issuer, audience) = record.outcome.withClaims { ($0.issuedAt, $0.issuer, $0.audience) }
+        if let iat = issuedAt, iat >= 0, iat < 1e11 {
             let hour = Int64((iat / 3600).rounded(.down))
             var counts = issuedByHour[hour] ?? (0, 0)
             if verified { counts.valid += 1 } else { counts.rejected += 1 }
@@ -299,8 +312,8 @@ struct AuditReport {
             withoutIssuedAt += 1
         }
         byKeyID[record.outcome.keyID ?? "(none)", default: 0] += 1
-        byIssuer[record.outcome.claims.issuer ?? "(none)", default: 0] += 1
-        for audience in record.outcome.claims.audience ?? ["(none)"] { byAudience[audience, default: 0] += 1 }
+        byIssuer[issuer ?? "(none)", default: 0] += 1
+        for audience in audience ?? ["(none)"] { byAudience[audience, default: 0] += 1 }
         let bucket: String
         switch record.lifetime {
         case nil: bucket = "unknown"
@@ -339,8 +352,8 @@ struct AuditReport {
             tableRows.append(
                 TableRow(
                     fingerprint: String(hex.string.dropFirst().dropLast()), origin: record.origin, column: record.column, valid: verified,
-                    reason: record.outcome.error?.reason.rawValue, keyID: record.outcome.keyID, audience: record.outcome.claims.audience,
-                    issuedAt: record.outcome.claims.issuedAt))
+                    reason: record.outcome.error?.reason.rawValue, keyID: record.outcome.keyID, audience: audience,
+                    issuedAt: issuedAt))
         } else {
             tableOmitted += 1
         }

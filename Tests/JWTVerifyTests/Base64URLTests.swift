@@ -27,6 +27,28 @@ struct Base64URLTests {
         }
     }
 
+    @Test("a byte outside the alphabet is refused at every position, and nothing is written past the decoded length")
+    func everyPositionAndBounds() {
+        let bytes = (0..<97).map { UInt8(truncatingIfNeeded: $0 &* 37 &+ 11) }
+        let encoded = Array(Base64URL.encode(bytes).utf8)
+        for position in encoded.indices {
+            for bad in [UInt8(ascii: "="), UInt8(ascii: "+"), UInt8(ascii: "/"), 0x00, 0x80, 0xFF] {
+                var damaged = encoded
+                damaged[position] = bad
+                #expect(Base64URL.decode(damaged) == nil, "\(bad) at \(position)")
+            }
+        }
+        // Into a larger buffer: the octets after the decoded length keep their sentinel.
+        for length in 0..<40 {
+            let input = Array(Base64URL.encode(Array(bytes[..<length])).utf8)
+            var output = [UInt8](repeating: 0xA5, count: length + 16)
+            let written = input.withUnsafeBytes { inBuffer in output.withUnsafeMutableBytes { Base64URL.decode(inBuffer, into: $0) } }
+            #expect(written == length)
+            #expect(Array(output[..<length]) == Array(bytes[..<length]))
+            #expect(output[length...].allSatisfy { $0 == 0xA5 }, "length \(length)")
+        }
+    }
+
     @Test("non-zero unused trailing bits are rejected")
     func canonicalTrailingBits() {
         // "QR" and "QUK" decode to the same octets as "QQ" and "QUI" by a lenient decoder.

@@ -18,14 +18,18 @@ package enum TokenReport {
             out.null()
             out.key("detail")
             out.null()
-            appendFields(algorithm: token.algorithm.name, keyID: token.keyID, claims: token.claims, verified: true, to: &out)
+            token.withClaims { claims, _ in
+                appendFields(algorithm: token.algorithm.name, keyID: token.keyID, claims: claims, verified: true, to: &out)
+            }
         case .failure(let error):
             out.bool(false)
             out.key("reason")
             out.string(error.reason.rawValue)
             out.key("detail")
             out.string(error.detail)
-            appendFields(algorithm: outcome.algorithm, keyID: outcome.keyID, claims: outcome.claims, verified: false, to: &out)
+            outcome.withClaims { claims in
+                appendFields(algorithm: outcome.algorithm, keyID: outcome.keyID, claims: claims, verified: false, to: &out)
+            }
         }
     }
 
