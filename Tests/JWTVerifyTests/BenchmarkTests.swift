@@ -42,8 +42,10 @@ struct BenchmarkTests {
         made.tokensPerSecond = 1
         made.rawLimitTokensPerSecond = 4
         #expect(made.ratio == 0.9)
+        #expect(BenchmarkHost.row("RS256", made).contains(" 0.500–1.000 "))
         made.roundRatios = []
         #expect(made.ratio == 0.25)
+        #expect(!BenchmarkHost.row("RS256", made).contains("–"))
     }
 
     @Test("the raw limit checks exactly the corpus's signatures")

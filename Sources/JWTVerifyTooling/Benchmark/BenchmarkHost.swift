@@ -32,7 +32,7 @@ package enum BenchmarkHost {
         gmtime_r(&now, &parts)
         let date = "\(1900 + Int(parts.tm_year))-\(pad(Int(parts.tm_mon) + 1))-\(pad(Int(parts.tm_mday)))"
         return "\(date) · \(cpuModel) · \(processorCount) cores · \(OpenSSLVersion.text)\n"
-            + "alg      threads    tokens/s   raw limit/s   ratio   cpu tokens/s   p50 µs   p99 µs   valid/n"
+            + "alg      threads    tokens/s   raw limit/s   ratio    round ratios   cpu tokens/s   p50 µs   p99 µs   valid/n"
     }
 
     /// One table row.
@@ -52,6 +52,7 @@ package enum BenchmarkHost {
         }
         return label.padding(toLength: 8) + column("\(report.threads)", 8) + column(fixed(report.tokensPerSecond, 0), 12)
             + column(fixed(report.rawLimitTokensPerSecond, 0), 14) + column(fixed(report.ratio, 3), 8)
+            + column(report.roundRatios.isEmpty ? "-" : fixed(report.roundRatios.min()!, 3) + "–" + fixed(report.roundRatios.max()!, 3), 16)
             + column(fixed(report.cpuTokensPerSecond, 0), 15) + column(fixed(report.p50Microseconds, 1), 9)
             + column(fixed(report.p99Microseconds, 1), 9) + column("\(report.valid)/\(report.n)", 10)
     }
