@@ -64,20 +64,9 @@ struct AuditRecord: Sendable {
         // One borrow of the claims for everything the record derives from them.
         (nonceDigest, lifetime, anomalies) = outcome.withClaims { claims in
             let lifetime = claims.expiresAt.flatMap { exp in claims.issuedAt.map { exp - $0 } }
-            return (Self.nonceDigest(claims.nonce), lifetime, Self.anomalies(outcome, claims, allowList: allowList))
+            let nonceDigest = claims.nonce.map { MessageDigest.sha256.hash(Array($0.utf8)) }
+            return (nonceDigest, lifetime, Self.anomalies(outcome, claims, allowList: allowList))
         }
-    }
-
-    /// SHA-256 of a nonce's UTF-8, on this thread's reused digest context.
-    private static func nonceDigest(_ nonce: String?) -> [UInt8]? {
-        guard var nonce else { return nil }
-        var digest = [UInt8](repeating: 0, count: 32)
-        nonce.withUTF8 { bytes in
-            digest.withUnsafeMutableBytes { output in
-                _ = MessageDigest.sha256.hash(UnsafeRawBufferPointer(bytes), into: output)
-            }
-        }
-        return digest
     }
 
     /// The things worth a look about a token, each counted in the report and listed in its record.

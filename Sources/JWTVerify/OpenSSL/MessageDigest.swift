@@ -39,7 +39,7 @@ package final class MessageDigest: @unchecked Sendable {
 extension MessageDigest {
     /// Hashes `input` into `output` (at least ``size`` octets) with this thread's reused context;
     /// returns the digest length.
-    package func hash(_ input: UnsafeRawBufferPointer, into output: UnsafeMutableRawBufferPointer) -> Int {
+    func hash(_ input: UnsafeRawBufferPointer, into output: UnsafeMutableRawBufferPointer) -> Int {
         ThreadContexts.current.hash(input, with: self, into: output)
     }
 
