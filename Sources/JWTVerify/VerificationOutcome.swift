@@ -41,7 +41,7 @@ package struct VerificationOutcome: Sendable {
     package var evaluatedAt: Double?
     /// SHA-256 of the whole token, when the signature step could continue it from its own
     /// SHA-256 state (RS256, PS256, ES256 tokens that got as far as the signature).
-    package var fingerprint: [UInt8]?
+    package var fingerprint: SHA256Digest?
     /// Whether the caller asked for ``fingerprint`` (set before the walk, read by it).
     var fingerprintWanted = false
     /// Whether a rejected token's payload should be read without trust (reports); the cache's

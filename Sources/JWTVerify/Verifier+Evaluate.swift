@@ -136,7 +136,7 @@ extension Verifier {
             return .failure(failure.error)
         }
 
-        let read: PayloadRead
+        var read: PayloadRead
         switch JSONObjectParser.parse(signed.payload, PayloadReading(rules: policy.rules, report: details != nil)) {
         case .success(let value): read = value
         case .failure(let problem):
@@ -146,10 +146,7 @@ extension Verifier {
             case .notObject: return .failure(VerificationError(.malformed, detail: "payload is not a JSON object"))
             }
         }
-        let claims: RegisteredClaims
-        switch read.claims {
-        case .success(let value): claims = value
-        case .failure(let error):
+        if let error = read.claimsError {
             if let details {
                 details.pointee.emailVerified = read.emailVerified
                 details.pointee.claims = read.lenient ?? RegisteredClaims()
@@ -158,27 +155,27 @@ extension Verifier {
             return .failure(error)
         }
         details?.pointee.emailVerified = read.emailVerified
-        let result = checkClaims(claims, read, signed, rawNonce: rawNonce, time: time, details: details)
+        let result = checkClaims(&read, signed, rawNonce: rawNonce, time: time, details: details)
         // A report shows a rejected token's claims from here; a verified one's come with the token.
-        if let details, case .failure = result { details.pointee.claims = claims }
+        if let details, case .failure = result { details.pointee.claims = read.takeClaims() }
         return result
     }
 
-    /// Steps 10–17 over claims already read: the evaluation time, the generic checks, the provider's
-    /// rules, and the verified token.
+    /// Steps 10–17 over claims already read (and type-checked): the evaluation time, the generic
+    /// checks, the provider's rules, and the verified token, which takes the claims out of `read`.
     private func checkClaims(
-        _ claims: RegisteredClaims, _ read: PayloadRead, _ signed: SignedParts, rawNonce: UnsafeRawBufferPointer?,
+        _ read: inout PayloadRead, _ signed: SignedParts, rawNonce: UnsafeRawBufferPointer?,
         time: EvaluationTime, details: UnsafeMutablePointer<VerificationOutcome>?
     ) -> Result<VerifiedToken, VerificationError> {
         let now: Double
-        switch evaluationTime(time, claims: claims) {
+        switch evaluationTime(time, claims: read.claims) {
         case .success(let instant): now = instant
         case .failure(let error): return .failure(error)
         }
         details?.pointee.evaluatedAt = now
         var nonceSupported: Bool? = nil
         if case .success(let provider)? = read.provider { nonceSupported = provider.nonceSupported }
-        if let failure = check(claims, rawNonce: rawNonce, now: now, nonceSupported: nonceSupported) { return .failure(failure) }
+        if let failure = check(read.claims, rawNonce: rawNonce, now: now, nonceSupported: nonceSupported) { return .failure(failure) }
         var providerClaims: ProviderClaims? = nil
         switch read.provider {
         case nil: break
@@ -190,7 +187,7 @@ extension Verifier {
         }
         return .success(
             VerifiedToken(
-                algorithm: signed.header.algorithm, keyID: signed.header.keyID, claims: claims, provider: providerClaims,
+                algorithm: signed.header.algorithm, keyID: signed.header.keyID, claims: read.takeClaims(), provider: providerClaims,
                 payload: Array(signed.payload)))
     }
 
@@ -362,7 +359,7 @@ extension Verifier {
             return key.isValidSignature(signature, over: signingInput, algorithm: algorithm)
         }
         var written = false
-        var fingerprint = [UInt8](repeating: 0, count: 32)
+        var fingerprint = SHA256Digest()
         let valid = fingerprint.withUnsafeMutableBytes { output in
             withUnsafeMutablePointer(to: &written) { written in
                 key.isValidSignature(

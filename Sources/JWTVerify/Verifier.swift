@@ -120,11 +120,16 @@ public struct Verifier: Sendable {
     package func outcome(
         _ bytes: UnsafeRawBufferPointer, rawNonce: UnsafeRawBufferPointer?, at time: EvaluationTime, fingerprint: Bool = false
     ) -> VerificationOutcome {
-        var outcome = VerificationOutcome(.failure(VerificationError(.malformed)))
-        outcome.fingerprintWanted = fingerprint
-        let result = walk(bytes, rawNonce: rawNonce, time: time, details: &outcome)
-        outcome.result = result
-        return outcome
+        // In memory of its own, moved out at the end: a local passed as a pointer would be copied
+        // on return (a reference count per string it holds).
+        withUnsafeTemporaryAllocation(of: VerificationOutcome.self, capacity: 1) { slot in
+            let outcome = slot.baseAddress!
+            outcome.initialize(to: VerificationOutcome(.failure(VerificationError(.malformed))))
+            outcome.pointee.fingerprintWanted = fingerprint
+            let result = walk(bytes, rawNonce: rawNonce, time: time, details: outcome)
+            outcome.pointee.result = result
+            return outcome.move()
+        }
     }
 }
 

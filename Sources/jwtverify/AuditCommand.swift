@@ -161,7 +161,8 @@ struct AuditCommand {
         var valid = 0
         var records: [AuditRecord] = []
         var discarded: [AuditDiscard] = []
-        var pending: [(origin: AuditOrigin, found: TokenExtractor.Found)] = []
+        // The tokens found, as spans of their line in the batch (`line` is where it starts) or copies.
+        var pending: [(origin: AuditOrigin, found: TokenExtractor.Found, line: Int)] = []
         for index in range {
             let lineNumber = batch.firstLineNumber + index
             guard case .text(var bytes) = batch.lines[index] else {
@@ -178,27 +179,39 @@ struct AuditCommand {
                     continue
                 }
             }
-            let scan = batch.storage.withUnsafeBytes { TokenExtractor.scan(UnsafeRawBufferPointer(rebasing: $0[bytes])) }
-            for reason in scan.discarded { discarded.append(AuditDiscard(reason: reason, origin: origin)) }
-            for found in scan.found { pending.append((origin, found)) }
+            batch.storage.withUnsafeBytes { storage in
+                TokenExtractor.scan(UnsafeRawBufferPointer(rebasing: storage[bytes])) { found in
+                    pending.append((origin, found, bytes.lowerBound))
+                } discarded: { reason in
+                    discarded.append(AuditDiscard(reason: reason, origin: origin))
+                }
+            }
         }
+        let keepsTokens = writesLines && showTokens
         // In groups whose ES256 signatures are verified together (one inversion for all).
-        for group in pending.indices.chunks(of: FixedBaseP256Key.batchLimit) {
-            verifier.withPresolvedSignatures { signatures in
-                for index in group { pending[index].found.token.withUnsafeBytes { signatures.add($0) } }
-            } _: {
-                for (origin, found) in pending[group] {
-                    let outcome = found.token.withUnsafeBytes { verifier.outcome($0, nonce: flags.nonce, at: time, fingerprint: true) }
-                    let keySource = outcome.verified ? outcome.keyID.flatMap { sources[$0] } : nil
-                    let record = AuditRecord(
-                        origin: origin, column: found.column, token: found.token, outcome: outcome, keySource: keySource,
-                        allowList: policy.algorithms)
-                    if writesLines {
-                        tokens += 1
-                        if outcome.verified { valid += 1 }
-                        record.appendJSON(to: &text, showToken: showTokens, rules: policy.rules)
-                    } else {
-                        records.append(record)
+        batch.storage.withUnsafeBytes { storage in
+            for group in pending.indices.chunks(of: FixedBaseP256Key.batchLimit) {
+                verifier.withPresolvedSignatures { signatures in
+                    for index in group {
+                        let (_, found, line) = pending[index]
+                        found.token.withBytes(in: UnsafeRawBufferPointer(rebasing: storage[line...])) { signatures.add($0) }
+                    }
+                } _: {
+                    for (origin, found, line) in pending[group] {
+                        let record = found.token.withBytes(in: UnsafeRawBufferPointer(rebasing: storage[line...])) { token in
+                            let outcome = verifier.outcome(token, nonce: flags.nonce, at: time, fingerprint: true)
+                            let keySource = outcome.verified ? outcome.keyID.flatMap { sources[$0] } : nil
+                            return AuditRecord(
+                                origin: origin, column: found.column, token: token, keepingToken: keepsTokens, outcome: outcome,
+                                keySource: keySource, allowList: policy.algorithms)
+                        }
+                        if writesLines {
+                            tokens += 1
+                            if record.outcome.verified { valid += 1 }
+                            record.appendJSON(to: &text, rules: policy.rules)
+                        } else {
+                            records.append(record)
+                        }
                     }
                 }
             }

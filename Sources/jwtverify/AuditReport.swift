@@ -39,34 +39,39 @@ struct AuditDiscard: Sendable {
 struct AuditRecord: Sendable {
     let origin: AuditOrigin
     let column: Int
-    let token: [UInt8]
-    let fingerprintBytes: [UInt8]
+    /// The token itself, kept only when its record is to show it (`--show-tokens`).
+    let token: [UInt8]?
+    let fingerprint: SHA256Digest
     /// The verdict and what the verifier read on the way (verified claims for a valid token).
     let outcome: VerificationOutcome
     let keySource: String?
     /// SHA-256 of the `nonce` claim's UTF-8, when there is one.
-    let nonceDigest: [UInt8]?
+    let nonceDigest: SHA256Digest?
     /// What is worth a look about the token, in a fixed order.
     let anomalies: [AuditAnomaly]
     /// `exp - iat`, when both are there.
     let lifetime: Double?
 
     init(
-        origin: AuditOrigin, column: Int, token: [UInt8], outcome: VerificationOutcome, keySource: String?,
-        allowList: Set<SignatureAlgorithm>
+        origin: AuditOrigin, column: Int, token: UnsafeRawBufferPointer, keepingToken: Bool, outcome: VerificationOutcome,
+        keySource: String?, allowList: Set<SignatureAlgorithm>
     ) {
         self.origin = origin
         self.column = column
-        self.token = token
-        self.fingerprintBytes = outcome.fingerprint ?? MessageDigest.sha256.hash(token)
-        self.outcome = outcome
+        self.token = keepingToken ? Array(token) : nil
+        self.fingerprint = outcome.fingerprint ?? SHA256Digest(hashing: token)
         self.keySource = keySource
-        // One borrow of the claims for everything the record derives from them.
+        // One borrow of the claims for everything the record derives from them; the outcome
+        // itself moves into the record last, so it is not copied.
         (nonceDigest, lifetime, anomalies) = outcome.withClaims { claims in
             let lifetime = claims.expiresAt.flatMap { exp in claims.issuedAt.map { exp - $0 } }
-            let nonceDigest = claims.nonce.map { MessageDigest.sha256.hash(Array($0.utf8)) }
+            let nonceDigest = claims.nonce.map { nonce in
+                var nonce = nonce
+                return nonce.withUTF8 { SHA256Digest(hashing: UnsafeRawBufferPointer($0)) }
+            }
             return (nonceDigest, lifetime, Self.anomalies(outcome, claims, allowList: allowList))
         }
+        self.outcome = outcome
     }
 
     /// The things worth a look about a token, each counted in the report and listed in its record.
@@ -94,8 +99,8 @@ struct AuditRecord: Sendable {
     }
 
     /// Appends the JSON Lines record (`--format jsonl`): where it was found, the fields every
-    /// record shares, then the audit's own.
-    func appendJSON(to text: inout JSONText, showToken: Bool, rules: ProviderRules) {
+    /// record shares, then the audit's own, and the token when the record kept it.
+    func appendJSON(to text: inout JSONText, rules: ProviderRules) {
         text.beginObject()
         origin.appendJSON(to: &text)
         text.key("column")
@@ -106,14 +111,14 @@ struct AuditRecord: Sendable {
         text.member("lifetime", lifetime)
         text.member("evaluated_at", outcome.evaluatedAt)
         text.key("fingerprint")
-        text.hexString(fingerprintBytes)
+        text.hexString(fingerprint)
         text.key("nonce_fingerprint")
         if let nonceDigest { text.hexString(nonceDigest) } else { text.null() }
         text.key("anomalies")
         text.beginArray()
         for anomaly in anomalies { text.string(anomaly.rawValue) }
         text.endArray()
-        if showToken {
+        if let token {
             text.key("token")
             text.string(token)
         }
@@ -138,11 +143,13 @@ enum AuditAnomaly: String, Sendable {
 struct DigestKey: Hashable {
     let high: UInt64
     let low: UInt64
-    init(_ digest: [UInt8]) {
+    init(_ digest: SHA256Digest) {
         var high: UInt64 = 0
         var low: UInt64 = 0
-        for i in 0..<8 { high = high << 8 | UInt64(digest[i]) }
-        for i in 8..<16 { low = low << 8 | UInt64(digest[i]) }
+        digest.withUnsafeBytes { digest in
+            for i in 0..<8 { high = high << 8 | UInt64(digest[i]) }
+            for i in 8..<16 { low = low << 8 | UInt64(digest[i]) }
+        }
         self.high = high
         self.low = low
     }
@@ -265,14 +272,14 @@ struct AuditReport {
     mutating func add(_ record: AuditRecord) {
         tokens += 1
         var firstSighting = true
-        let tokenKey = DigestKey(record.fingerprintBytes)
+        let tokenKey = DigestKey(record.fingerprint)
         let here: Place? = keepsPlaces ? place(Sighting(origin: record.origin, column: record.column)) : nil
         if let count = seen[tokenKey] {
             firstSighting = false
             repeatedOccurrences += 1
             if count == 1 {
                 repeatedTokens += 1
-                if keepsPlaces { repeatedHex[tokenKey] = Self.hex(record.fingerprintBytes) }
+                if keepsPlaces { repeatedHex[tokenKey] = Self.hex(record.fingerprint) }
             }
             seen[tokenKey] = count + 1
             if let here { lastPlaces[tokenKey] = here }
@@ -337,7 +344,7 @@ struct AuditReport {
         if keepsPlaces, verified ? tableValid < Self.tableLimit : tableRejected < Self.tableLimit {
             if verified { tableValid += 1 } else { tableRejected += 1 }
             var hex = JSONText()
-            hex.hexString(record.fingerprintBytes)
+            hex.hexString(record.fingerprint)
             tableRows.append(
                 TableRow(
                     fingerprint: String(hex.string.dropFirst().dropLast()), origin: record.origin, column: record.column, valid: verified,
@@ -391,7 +398,7 @@ struct AuditReport {
         }
     }
 
-    static func hex(_ digest: [UInt8]) -> String { HexDigits.string(digest) }
+    static func hex(_ digest: SHA256Digest) -> String { digest.hex }
 
     /// The tokens seen most often (more than once), then by fingerprint; at most ``listLimit``.
     var repeats: [Repeat] {

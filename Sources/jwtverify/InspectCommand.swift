@@ -46,7 +46,7 @@ struct InspectCommand {
     func run() throws(CommandFailure) -> ExitStatus {
         let input = try readSubject()
         guard let token = input.split(separator: UInt8(ascii: "\n")).lazy
-            .compactMap({ line in line.withUnsafeBytes { TokenExtractor.scan($0).found.first?.token } }).first
+            .compactMap({ line in line.withUnsafeBytes { line in TokenExtractor.scan(line).found.first?.token.bytes(in: line) } }).first
         else {
             throw CommandFailure(status: .dataError, message: "no token found")
         }

@@ -1,13 +1,24 @@
 /// What one reading of a verified payload yields: the registered claims, the provider's claims
 /// (or the rule they break), and for reports what could be read leniently.
 struct PayloadRead {
-    var claims: Result<RegisteredClaims, VerificationError>
+    /// The registered claims when they type-check (``claimsError`` is `nil`), else empty.
+    var claims = RegisteredClaims()
+    /// Why the registered claims do not type-check.
+    var claimsError: VerificationError?
     /// `nil` when the policy has no provider rules.
     var provider: Result<ProviderClaims, VerificationError>?
     /// Reports: the registered claims read without the type rules, when `claims` failed.
     var lenient: RegisteredClaims?
     /// Reports: `email_verified` as a boolean or "true"/"false".
     var emailVerified: Bool?
+
+    /// Moves the claims out, leaving none: the verified token takes them without a copy (a copy
+    /// costs a reference count per string).
+    mutating func takeClaims() -> RegisteredClaims {
+        var taken = RegisteredClaims()
+        swap(&taken, &claims)
+        return taken
+    }
 }
 
 /// The payload step as a ``JSONObjectConsumer``: registered claims and provider claims in one
@@ -17,13 +28,17 @@ struct PayloadReading: JSONObjectConsumer {
     let report: Bool
 
     func consume<Object: JSONObjectReading>(_ object: Object) -> PayloadRead {
-        let claims = RegisteredClaims.read(object)
-        var read = PayloadRead(claims: claims, provider: rules == .none ? nil : rules.read(object))
+        var read = PayloadRead(provider: rules == .none ? nil : rules.read(object))
+        let error = RegisteredClaims.read(object, into: &read.claims)
+        read.claimsError = error
         if report {
-            if case .failure = claims { read.lenient = RegisteredClaims.readLeniently(object) }
+            if error != nil { read.lenient = RegisteredClaims.readLeniently(object) }
             read.emailVerified = object.member("email_verified")?.lenientBool
         }
-        return read
+        // Moved out, not copied (a copy costs a reference count per string).
+        var result = PayloadRead()
+        swap(&result, &read)
+        return result
     }
 }
 

@@ -34,6 +34,13 @@ public struct RegisteredClaims: Sendable, Hashable {
     /// would cost each token a reference-count round trip on memory all threads contend for.
     package static func read<Object: JSONObjectReading>(_ payload: Object) -> Result<RegisteredClaims, VerificationError> {
         var claims = RegisteredClaims()
+        if let error = read(payload, into: &claims) { return .failure(error) }
+        return .success(claims)
+    }
+
+    /// ``read(_:)`` into `claims` (which should start empty), for a caller that keeps them in
+    /// place; returns the type error, if any (`claims` then holds what was read before it).
+    static func read<Object: JSONObjectReading>(_ payload: Object, into claims: inout RegisteredClaims) -> VerificationError? {
         func string(_ name: StaticString) -> Result<String?, VerificationError> {
             guard let node = payload.member(name) else { return .success(nil) }
             guard let value = node.string else {
@@ -74,14 +81,12 @@ public struct RegisteredClaims: Sendable, Hashable {
             claims.notBefore = try date("nbf").get()
             claims.issuedAt = try date("iat").get()
         } catch let error as VerificationError {
-            return .failure(error)
+            return error
         } catch {
-            return .failure(VerificationError(.claimType, detail: "\(error)"))
+            return VerificationError(.claimType, detail: "\(error)")
         }
-        guard claims.expiresAt != nil else {
-            return .failure(VerificationError(.claimType, detail: "exp is missing"))
-        }
-        return .success(claims)
+        guard claims.expiresAt != nil else { return VerificationError(.claimType, detail: "exp is missing") }
+        return nil
     }
 }
 

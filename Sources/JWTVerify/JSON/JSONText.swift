@@ -325,10 +325,20 @@ package struct JSONText: ~Copyable {
 
     /// Appends `bytes` as a string of lowercase hex digits (digests, fingerprints).
     package mutating func hexString(_ digest: [UInt8]) {
+        digest.withUnsafeBytes { hexString($0) }
+    }
+
+    /// Appends `digest` as a string of lowercase hex digits.
+    package mutating func hexString(_ digest: SHA256Digest) {
+        digest.withUnsafeBytes { hexString($0) }
+    }
+
+    /// Appends `bytes` as a string of lowercase hex digits.
+    package mutating func hexString(_ digest: UnsafeRawBufferPointer) {
         separate()
         ensure(2 * digest.count + 2)
         base[length] = UInt8(ascii: "\"")
-        digest.withUnsafeBytes { HexDigits.write($0, to: UnsafeMutableRawPointer(base + length + 1)) }
+        HexDigits.write(digest, to: UnsafeMutableRawPointer(base + length + 1))
         length += 2 * digest.count + 1
         write(UInt8(ascii: "\""))
         needsComma = true

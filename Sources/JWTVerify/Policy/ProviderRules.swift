@@ -130,7 +130,10 @@ public enum ProviderRules: Sendable, Hashable {
         } catch {
             return .failure(error)
         }
-        return .success(ProviderClaims(fields: claims))
+        // Moved into the box, not copied (a copy costs a reference count per string).
+        var boxed = ProviderClaims.Fields()
+        swap(&boxed, &claims)
+        return .success(ProviderClaims(fields: boxed))
     }
 
     /// The rules that compare claims with configuration or with the time, in a fixed order.

@@ -1,4 +1,4 @@
-import JWTVerify
+package import JWTVerify
 
 #if canImport(Glibc)
 import Glibc
@@ -19,8 +19,8 @@ package enum TokenExtractor {
     package struct Found: Sendable {
         /// 1-based column in the normalised line.
         package let column: Int
-        /// The token bytes.
-        package let token: [UInt8]
+        /// The token bytes: a span of the line as given, or a copy when the line had escapes undone.
+        package let token: InputBytes
     }
 
     /// Why a token-like fragment was not taken.
@@ -46,20 +46,33 @@ package enum TokenExtractor {
             & table[Int(text[j + 4])] & table[Int(text[j + 5])] & table[Int(text[j + 6])] & table[Int(text[j + 7])]) != 0
     }
 
-    /// The tokens in `line`, and the fragments discarded.
+    /// The tokens in `line` (spans relative to it), and the fragments discarded.
     package static func scan(_ line: UnsafeRawBufferPointer) -> (found: [Found], discarded: [Discard]) {
-        // Most lines have nothing to undo: scan them in place.
-        guard let base = line.baseAddress else { return ([], []) }
-        guard memchr(base, Int32(UInt8(ascii: "%")), line.count) == nil, memchr(base, Int32(UInt8(ascii: "\\")), line.count) == nil else {
-            return normalized(line).withUnsafeBytes { scan(normalizedText: $0) }
-        }
-        return scan(normalizedText: line)
-    }
-
-    /// ``scan(_:)`` over text whose escapes are already undone.
-    private static func scan(normalizedText text: UnsafeRawBufferPointer) -> (found: [Found], discarded: [Discard]) {
         var found: [Found] = []
         var discarded: [Discard] = []
+        scan(line, found: { found.append($0) }, discarded: { discarded.append($0) })
+        return (found, discarded)
+    }
+
+    /// Calls `found` for each token in `line`, in order, and `discarded` for each fragment not
+    /// taken. A token's span is relative to `line`.
+    package static func scan(_ line: UnsafeRawBufferPointer, found: (Found) -> Void, discarded: (Discard) -> Void) {
+        // Most lines have nothing to undo: scan them in place.
+        guard let base = line.baseAddress else { return }
+        guard memchr(base, Int32(UInt8(ascii: "%")), line.count) == nil, memchr(base, Int32(UInt8(ascii: "\\")), line.count) == nil else {
+            normalized(line).withUnsafeBytes { text in
+                scan(normalizedText: text, inPlace: false, found: found, discarded: discarded)
+            }
+            return
+        }
+        scan(normalizedText: line, inPlace: true, found: found, discarded: discarded)
+    }
+
+    /// ``scan(_:found:discarded:)`` over text whose escapes are already undone; tokens are spans
+    /// of it when it is the caller's line (`inPlace`), else copies.
+    private static func scan(
+        normalizedText text: UnsafeRawBufferPointer, inPlace: Bool, found: (Found) -> Void, discarded: (Discard) -> Void
+    ) {
         var i = 0
         let n = text.count
         base64URL.withUnsafeBufferPointer { base64URL in
@@ -100,27 +113,29 @@ package enum TokenExtractor {
                 let looksLikeHeader = isJOSEHeader(UnsafeRawBufferPointer(rebasing: text[i..<headerEnd]))
                 if dots >= 2 {
                     if looksLikeHeader {
-                        found.append(Found(column: i + 1, token: Array(UnsafeRawBufferPointer(rebasing: text[i..<j]))))
+                        let token: InputBytes = inPlace ? .span(i..<j) : .copy(Array(UnsafeRawBufferPointer(rebasing: text[i..<j])))
+                        found(Found(column: i + 1, token: token))
                     } else {
-                        discarded.append(.notAHeader)
+                        discarded(.notAHeader)
                     }
                 } else if looksLikeHeader {
-                    discarded.append(.truncated)
+                    discarded(.truncated)
                 }
                 i = max(j, i + 1)
             }
         }
-        return (found, discarded)
     }
 
     /// Whether `segment` decodes to a JSON object with a string `alg`.
     static func isJOSEHeader(_ segment: UnsafeRawBufferPointer) -> Bool {
         guard segment.count >= 8 else { return false }
         return withUnsafeTemporaryAllocation(byteCount: segment.count, alignment: 1) { buffer in
-            guard let length = Base64URL.decode(segment, into: buffer),
-                case .success(let fields) = JSONFieldReader.read(UnsafeRawBufferPointer(rebasing: buffer[..<length]), strings: ["alg"], jsonValues: [])
-            else { return false }
-            return fields.strings[0]?.kind == .string
+            guard let length = Base64URL.decode(segment, into: buffer) else { return false }
+            var isHeader = false
+            JSONFieldReader.read(UnsafeRawBufferPointer(rebasing: buffer[..<length]), strings: ["alg"], jsonValues: []) { read in
+                if case .success(let fields) = read { isHeader = fields.string(0)?.kind == .string }
+            }
+            return isHeader
         }
     }
 

@@ -26,20 +26,29 @@ package struct TokenRequest {
 
     /// Parses a line that starts with `{` and runs `body` with the request (valid only inside it).
     package static func withParsed<R>(jsonLine line: UnsafeRawBufferPointer, _ body: (Result<TokenRequest, Problem>) -> R) -> R {
-        let read: (strings: [JSONFieldReader.Field?], jsonValues: [JSONFieldReader.Field?])
-        switch JSONFieldReader.read(line, strings: ["token", "payload", "nonce"], jsonValues: ["id"]) {
-        case .success(let fields): read = fields
-        case .failure(.invalid(let message)):
-            return body(.failure(Problem(description: "input line is not valid JSON: \(message)", idJSON: nil)))
-        case .failure(.notObject):
-            return body(.failure(Problem(description: "input line is not a JSON object", idJSON: nil)))
+        var result: R? = nil
+        JSONFieldReader.read(line, strings: ["token", "payload", "nonce"], jsonValues: ["id"]) { read in
+            switch read {
+            case .success(let fields): result = withParsed(jsonLine: line, fields, body)
+            case .failure(.invalid(let message)):
+                result = body(.failure(Problem(description: "input line is not valid JSON: \(message)", idJSON: nil)))
+            case .failure(.notObject):
+                result = body(.failure(Problem(description: "input line is not a JSON object", idJSON: nil)))
+            }
         }
-        let idJSON = read.jsonValues[0]?.json
-        guard let token = (read.strings[0] ?? read.strings[1])?.string else {
+        return result!
+    }
+
+    /// The request the members `read` of `line` make, or why they make none.
+    private static func withParsed<R>(
+        jsonLine line: UnsafeRawBufferPointer, _ read: JSONFieldReader.Fields, _ body: (Result<TokenRequest, Problem>) -> R
+    ) -> R {
+        let idJSON = read.jsonValue(0)?.json
+        guard let token = (read.string(0) ?? read.string(1))?.string else {
             return body(.failure(Problem(description: "input object has no string \"token\" (or \"payload\")", idJSON: idJSON)))
         }
-        var nonce: JSONFieldReader.Bytes? = nil
-        if let field = read.strings[2], field.kind != .null {
+        var nonce: InputBytes? = nil
+        if let field = read.string(2), field.kind != .null {
             guard let value = field.string else { return body(.failure(Problem(description: "\"nonce\" is not a string", idJSON: idJSON))) }
             nonce = value
         }

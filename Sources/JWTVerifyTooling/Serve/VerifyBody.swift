@@ -63,11 +63,15 @@ package enum VerifyBody {
     }
 
     private static func notAnObject(_ line: UnsafeRawBufferPointer) -> String? {
-        switch JSONFieldReader.read(line, strings: [], jsonValues: []) {
-        case .success: nil
-        case .failure(.invalid(let message)): "not valid JSON: \(message)"
-        case .failure(.notObject): "not a JSON object"
+        var problem: String? = nil
+        JSONFieldReader.read(line, strings: [], jsonValues: []) { read in
+            switch read {
+            case .success: problem = nil
+            case .failure(.invalid(let message)): problem = "not valid JSON: \(message)"
+            case .failure(.notObject): problem = "not a JSON object"
+            }
         }
+        return problem
     }
 
     /// Evaluates every request of `body` with `evaluator`.

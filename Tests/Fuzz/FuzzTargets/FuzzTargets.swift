@@ -178,7 +178,7 @@ enum FuzzTargets {
                         let line = UnsafeRawBufferPointer(rebasing: storage[range])
                         lines.evaluate(line, number: 1, file: nil, into: &text)
                         for found in TokenExtractor.scan(line).found {
-                            found.token.withUnsafeBytes { _ = verifier.outcome($0, nonce: nil, at: .clock) }
+                            found.token.withBytes(in: line) { _ = verifier.outcome($0, nonce: nil, at: .clock) }
                         }
                     }
                 }
