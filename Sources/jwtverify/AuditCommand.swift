@@ -217,17 +217,18 @@ struct AuditCommand {
             }
         }
         guard writesLines else { return .evaluated(records: records, discarded: discarded) }
-        guard showDiscards, !discarded.isEmpty else { return .lines(text.bytes, tokens: tokens, valid: valid) }
+        guard showDiscards, !discarded.isEmpty else { return .lines(text.finish(), tokens: tokens, valid: valid) }
         var discards = JSONText()
         for discard in discarded { discard.appendJSON(to: &discards) }
-        return .lines(discards.bytes + text.bytes, tokens: tokens, valid: valid)
+        discards.appendRaw(text.bytes)
+        return .lines(discards.finish(), tokens: tokens, valid: valid)
     }
 }
 
 /// What a worker hands back for a range of lines, in input order.
 enum AuditPart: Sendable {
     /// `--format jsonl`: the records already written, and the counts the summary needs.
-    case lines(_ text: [UInt8], tokens: Int, valid: Int)
+    case lines(_ text: FinishedJSONText, tokens: Int, valid: Int)
     /// A report format: the evaluated tokens and the discarded fragments, for ``AuditReport``.
     case evaluated(records: [AuditRecord], discarded: [AuditDiscard])
 }

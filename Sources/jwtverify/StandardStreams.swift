@@ -1,3 +1,5 @@
+import JWTVerify
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -23,14 +25,19 @@ final class OutputSink {
 
     /// Queues `bytes`, writing when the buffer is full; a block at least as large as the buffer
     /// (a batch's records) is written as it is, after what was queued, without another copy.
-    func write(_ bytes: [UInt8]) {
-        guard bytes.count >= capacity else {
-            buffer.append(contentsOf: bytes)
+    func write(_ bytes: [UInt8]) { bytes.withUnsafeBytes { queue($0) } }
+
+    /// Queues a batch's finished text as the array form does; the text was handed over without a copy.
+    func write(_ text: FinishedJSONText) { text.withUnsafeBytes { queue($0) } }
+
+    private func queue(_ raw: UnsafeRawBufferPointer) {
+        guard raw.count >= capacity else {
+            buffer.append(contentsOf: raw)
             if buffer.count >= capacity { flush() }
             return
         }
         flush()
-        bytes.withUnsafeBytes { writeAll($0) }
+        writeAll(raw)
     }
 
     /// Queues a string.

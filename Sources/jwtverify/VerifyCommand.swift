@@ -54,7 +54,7 @@ struct VerifyCommand {
 
     /// A chunk of a batch: its records and its tally.
     struct Part: Sendable {
-        let output: [UInt8]
+        let output: FinishedJSONText
         let tally: Tally
     }
 
@@ -86,7 +86,7 @@ struct VerifyCommand {
                 }
             }
         }
-        return Part(output: text.bytes, tally: tally)
+        return Part(output: text.finish(), tally: tally)
     }
 }
 

@@ -22,6 +22,14 @@ package struct JSONText: ~Copyable {
     /// The text written so far.
     package var bytes: [UInt8] { Array(UnsafeBufferPointer(start: base, count: length)) }
 
+    /// Hands the text over with its buffer, without copying it (a batch's records, on their way to
+    /// the writer).
+    package consuming func finish() -> FinishedJSONText {
+        let finished = FinishedJSONText(takingOwnershipOf: base, count: length)
+        discard self
+        return finished
+    }
+
     /// The text as a `String`.
     package var string: String { String(decoding: UnsafeBufferPointer(start: base, count: length), as: UTF8.self) }
 
