@@ -279,7 +279,7 @@ struct AuditReport {
             repeatedOccurrences += 1
             if count == 1 {
                 repeatedTokens += 1
-                if keepsPlaces { repeatedHex[tokenKey] = Self.hex(record.fingerprint) }
+                if keepsPlaces { repeatedHex[tokenKey] = record.fingerprint.hex }
             }
             seen[tokenKey] = count + 1
             if let here { lastPlaces[tokenKey] = here }
@@ -328,7 +328,7 @@ struct AuditReport {
                     if count == 1 {
                         sharedNonces += 1
                         tokensSharingNonces += 2
-                        if keepsPlaces { sharedNonceHex[nonceKey] = Self.hex(nonceDigest) }
+                        if keepsPlaces { sharedNonceHex[nonceKey] = nonceDigest.hex }
                     } else {
                         tokensSharingNonces += 1
                     }
@@ -343,11 +343,9 @@ struct AuditReport {
         for anomaly in record.anomalies { anomalies[anomaly.rawValue, default: 0] += 1 }
         if keepsPlaces, verified ? tableValid < Self.tableLimit : tableRejected < Self.tableLimit {
             if verified { tableValid += 1 } else { tableRejected += 1 }
-            var hex = JSONText()
-            hex.hexString(record.fingerprint)
             tableRows.append(
                 TableRow(
-                    fingerprint: String(hex.string.dropFirst().dropLast()), origin: record.origin, column: record.column, valid: verified,
+                    fingerprint: record.fingerprint.hex, origin: record.origin, column: record.column, valid: verified,
                     reason: record.outcome.error?.reason.rawValue, keyID: record.outcome.keyID, audience: audience,
                     issuedAt: issuedAt))
         } else {
@@ -397,8 +395,6 @@ struct AuditReport {
             text.endObject()
         }
     }
-
-    static func hex(_ digest: SHA256Digest) -> String { digest.hex }
 
     /// The tokens seen most often (more than once), then by fingerprint; at most ``listLimit``.
     var repeats: [Repeat] {

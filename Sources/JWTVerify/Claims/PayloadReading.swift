@@ -14,11 +14,7 @@ struct PayloadRead {
 
     /// Moves the claims out, leaving none: the verified token takes them without a copy (a copy
     /// costs a reference count per string).
-    mutating func takeClaims() -> RegisteredClaims {
-        var taken = RegisteredClaims()
-        swap(&taken, &claims)
-        return taken
-    }
+    mutating func takeClaims() -> RegisteredClaims { exchange(&claims, with: RegisteredClaims()) }
 }
 
 /// The payload step as a ``JSONObjectConsumer``: registered claims and provider claims in one
@@ -36,9 +32,7 @@ struct PayloadReading: JSONObjectConsumer {
             read.emailVerified = object.member("email_verified")?.lenientBool
         }
         // Moved out, not copied (a copy costs a reference count per string).
-        var result = PayloadRead()
-        swap(&result, &read)
-        return result
+        return exchange(&read, with: PayloadRead())
     }
 }
 

@@ -30,7 +30,7 @@ package enum JSONFieldReader {
         _ body: (Result<Fields, JSONObjectParser.Problem>) -> Void
     ) {
         let count = strings.count + jsonValues.count
-        return withUnsafeTemporaryAllocation(of: Field?.self, capacity: max(count, 1)) { slots in
+        withUnsafeTemporaryAllocation(of: Field?.self, capacity: max(count, 1)) { slots in
             let slots = UnsafeMutableBufferPointer(rebasing: slots[..<count])
             slots.initialize(repeating: nil)
             defer { slots.deinitialize() }

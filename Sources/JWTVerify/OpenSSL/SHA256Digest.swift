@@ -4,9 +4,6 @@ package struct SHA256Digest: Hashable, Sendable {
     /// The octets in order, as four words of memory.
     private var words: (UInt64, UInt64, UInt64, UInt64) = (0, 0, 0, 0)
 
-    /// The number of octets.
-    package static let byteCount = 32
-
     /// All zero, to be filled through ``withUnsafeMutableBytes(_:)``.
     package init() {}
 

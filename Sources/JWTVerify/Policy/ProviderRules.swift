@@ -131,9 +131,7 @@ public enum ProviderRules: Sendable, Hashable {
             return .failure(error)
         }
         // Moved into the box, not copied (a copy costs a reference count per string).
-        var boxed = ProviderClaims.Fields()
-        swap(&boxed, &claims)
-        return .success(ProviderClaims(fields: boxed))
+        return .success(ProviderClaims(fields: exchange(&claims, with: ProviderClaims.Fields())))
     }
 
     /// The rules that compare claims with configuration or with the time, in a fixed order.

@@ -92,7 +92,7 @@ final class ServeService: Sendable {
             let reason: VerificationError.Reason? = if case .failure(let error) = result { error.reason } else { nil }
             metrics.verification(route: route.name, reason: reason, seconds: seconds)
             log.reason = reason?.rawValue
-            if accessLog { log.fingerprint = MessageDigest.sha256.hash([UInt8](bytes)) }
+            if accessLog { log.fingerprint = SHA256Digest(hashing: bytes) }
             return GatewayAnswer.verdict(result, claimHeaders: options.claimHeaders, realm: options.realm)
         }
         return HTTPResponse(status: answer.status, headers: answer.headers)
@@ -179,7 +179,7 @@ private struct AccessRecord {
     var status = 0
     var reason: String?
     var latency = 0.0
-    var fingerprint: [UInt8]?
+    var fingerprint: SHA256Digest?
 
     func line(method: String, path: String) -> String {
         var text = JSONText()
