@@ -40,16 +40,22 @@ let package = Package(
             dependencies: ["COpenSSL"],
             path: "Sources/CFixedBaseP256"
         ),
+        // SIMD passes over whole blocks of JSON strings and base64url text (scanning, decoding);
+        // Swift decides every byte the blocks leave over.
+        .target(
+            name: "CByteKernels",
+            path: "Sources/CByteKernels"
+        ),
         .target(
             name: "JWTVerify",
-            dependencies: ["COpenSSL", "CJansson", "CFixedBaseP256"],
+            dependencies: ["COpenSSL", "CJansson", "CFixedBaseP256", "CByteKernels"],
             swiftSettings: strictSettings
         ),
         // What the executables and the tests share, and no service needs: batch I/O, report
         // records, audit extraction, the benchmark and the differential oracle. Not a product.
         .target(
             name: "JWTVerifyTooling",
-            dependencies: ["JWTVerify", "CMallocTuning"],
+            dependencies: ["JWTVerify", "CByteKernels", "CMallocTuning"],
             swiftSettings: strictSettings
         ),
         .target(

@@ -29,23 +29,64 @@ struct Base64URLTests {
 
     @Test("a byte outside the alphabet is refused at every position, and nothing is written past the decoded length")
     func everyPositionAndBounds() {
+        let alphabet = Set("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_".utf8)
         let bytes = (0..<97).map { UInt8(truncatingIfNeeded: $0 &* 37 &+ 11) }
         let encoded = Array(Base64URL.encode(bytes).utf8)
         for position in encoded.indices {
-            for bad in [UInt8(ascii: "="), UInt8(ascii: "+"), UInt8(ascii: "/"), 0x00, 0x80, 0xFF] {
+            // Every byte outside the alphabet, in the SIMD blocks (the first 128 characters) and after.
+            for bad in (0...255).map(UInt8.init) where !alphabet.contains(bad) {
                 var damaged = encoded
                 damaged[position] = bad
                 #expect(Base64URL.decode(damaged) == nil, "\(bad) at \(position)")
             }
         }
         // Into a larger buffer: the octets after the decoded length keep their sentinel.
-        for length in 0..<40 {
+        for length in 0..<97 {
             let input = Array(Base64URL.encode(Array(bytes[..<length])).utf8)
             var output = [UInt8](repeating: 0xA5, count: length + 16)
             let written = input.withUnsafeBytes { inBuffer in output.withUnsafeMutableBytes { Base64URL.decode(inBuffer, into: $0) } }
             #expect(written == length)
             #expect(Array(output[..<length]) == Array(bytes[..<length]))
             #expect(output[length...].allSatisfy { $0 == 0xA5 }, "length \(length)")
+        }
+    }
+
+    @Test("each character decodes to its own value in every lane of a SIMD block")
+    func everyCharacterInEveryLane() {
+        // 32-character blocks go through the SIMD pass; the final quantum never does.
+        let alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_".utf8)
+        for (value, character) in alphabet.enumerated() {
+            for lane in 0..<32 {
+                var input = [UInt8](repeating: UInt8(ascii: "A"), count: 68)
+                input[lane] = character
+                guard let decoded = Base64URL.decode(input) else {
+                    Issue.record("\(character) in lane \(lane) refused")
+                    continue
+                }
+                // The lane's 6 bits, read back out of the 24-bit group they landed in.
+                let group = lane / 4 * 3
+                let bits = UInt32(decoded[group]) << 16 | UInt32(decoded[group + 1]) << 8 | UInt32(decoded[group + 2])
+                #expect(bits >> UInt32(18 - 6 * (lane % 4)) & 0x3F == UInt32(value), "\(character) in lane \(lane)")
+                #expect(decoded.enumerated().allSatisfy { $0.offset / 3 == lane / 4 || $0.element == 0 })
+            }
+        }
+    }
+
+    @Test("a run of the alphabet ends at the first other byte, at every position and alignment")
+    func endOfRun() {
+        let alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_".utf8)
+        let run = (0..<70).map { alphabet[($0 * 7) % 64] }
+        for start in 0..<4 {
+            #expect(run.withUnsafeBytes { Base64URL.endOfRun($0, from: start) } == run.count)
+            for position in start..<run.count {
+                for value in (0...255).map(UInt8.init) {
+                    var bytes = run
+                    bytes[position] = value
+                    let expected = alphabet.contains(value) ? run.count : position
+                    #expect(bytes.withUnsafeBytes { Base64URL.endOfRun($0, from: start) } == expected, "\(value) at \(position)")
+                    #expect(Base64URL.isAlphabet(value) == alphabet.contains(value))
+                }
+            }
         }
     }
 

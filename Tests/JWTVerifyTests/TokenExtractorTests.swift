@@ -3,9 +3,9 @@ import JWTVerifyTestSupport
 @testable import JWTVerifyTooling
 import Testing
 
-/// The extractor's word-at-a-time run over a candidate against a byte-by-byte reference, on lines
+/// The extractor's block-at-a-time run over a candidate against a byte-by-byte reference, on lines
 /// that mix tokens, truncated tokens, dots, `ey` look-alikes and noise at every alignment.
-@Suite("token extractor: candidates scanned eight bytes at a time")
+@Suite("token extractor: candidates scanned by whole blocks")
 struct TokenExtractorTests {
     static func isBase64URL(_ byte: UInt8) -> Bool {
         (byte >= 0x41 && byte <= 0x5A) || (byte >= 0x61 && byte <= 0x7A) || (byte >= 0x30 && byte <= 0x39) || byte == 0x2D

@@ -1,3 +1,5 @@
+internal import CByteKernels
+
 /// Strict base64url (RFC 4648 §5, as JWS uses it: RFC 7515 §2).
 ///
 /// Decoding accepts only the alphabet `A–Z a–z 0–9 - _`, no padding and no whitespace; a length
@@ -26,6 +28,23 @@ package enum Base64URL {
         return table
     }()
 
+    /// Whether `byte` is in the base64url alphabet.
+    @inline(__always)
+    package static func isAlphabet(_ byte: UInt8) -> Bool {
+        decodeTable.withUnsafeBufferPointer { $0[Int(byte)] != 0xFF }
+    }
+
+    /// The index of the first byte of `bytes[start...]` outside the base64url alphabet, or
+    /// `bytes.count`: whole blocks by SIMD, the rest byte by byte.
+    package static func endOfRun(_ bytes: UnsafeRawBufferPointer, from start: Int) -> Int {
+        guard let base = bytes.baseAddress, start < bytes.count else { return start }
+        var i = start + jwtv_base64url_run_blocks(base + start, bytes.count - start)
+        return decodeTable.withUnsafeBufferPointer { table in
+            while i < bytes.count && table[Int(bytes[i])] != 0xFF { i += 1 }
+            return i
+        }
+    }
+
     /// The decoded length of `count` input characters, or `nil` when no valid encoding has that length.
     package static func decodedLength(_ count: Int) -> Int? {
         count % 4 == 1 ? nil : count / 4 * 3 + max(0, count % 4 - 1)
@@ -37,10 +56,16 @@ package enum Base64URL {
         guard let length = decodedLength(input.count), output.count >= length else { return nil }
         let full = input.count & ~3
         let rest = input.count - full
+        // Whole blocks of 32 characters by SIMD where the CPU has it; the rest, and always the
+        // final quantum, below.
+        var i = 0
+        if input.count > 32, let from = input.baseAddress, let to = output.baseAddress {
+            i = jwtv_base64url_decode_blocks(from, input.count, to)
+            if i < 0 { return nil }
+        }
         return quantum.withUnsafeBufferPointer { table -> Int? in
             var bad: UInt32 = 0
-            var o = 0
-            var i = 0
+            var o = i / 4 * 3
             while i < full {
                 let word = table[Int(input[i])] | table[256 + Int(input[i + 1])]
                     | table[512 + Int(input[i + 2])] | table[768 + Int(input[i + 3])]

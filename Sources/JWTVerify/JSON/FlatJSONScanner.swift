@@ -155,22 +155,10 @@ package enum FlatJSONScanner {
     /// The index of the closing quote of a string starting at `start` (just after its opening
     /// quote), or `nil` for anything but printable ASCII without escapes.
     static func scanString(_ bytes: UnsafeRawBufferPointer, from start: Int) -> Int? {
-        var i = start
-        let end = bytes.count
-        // Eight bytes at a time: the first special byte of a word (a quote, a backslash, a
-        // control character, DEL or non-ASCII) is found exactly, and only a quote closes.
-        if let base = bytes.baseAddress {
-            while i + 8 <= end {
-                let mask = JSONStringBytes.specialMask(JSONStringBytes.word(base, at: i))
-                if mask != 0 {
-                    let at = i + JSONStringBytes.firstFlagged(mask)
-                    return bytes[at] == UInt8(ascii: "\"") ? at : nil
-                }
-                i += 8
-            }
-        }
-        while i < end && !JSONStringBytes.isSpecial(bytes[i]) { i += 1 }
-        return i < end && bytes[i] == UInt8(ascii: "\"") ? i : nil
+        // The first byte not read as plain (a quote, a backslash, a control character, DEL or
+        // non-ASCII) is found exactly, and only a quote closes.
+        let at = JSONStringBytes.firstSpecial(bytes, from: start)
+        return at < bytes.count && bytes[at] == UInt8(ascii: "\"") ? at : nil
     }
 
     /// Scans one value starting at `start`, inside a container at `depth`; returns its kind and

@@ -1,6 +1,8 @@
-/// Finds the bytes that end a plain run inside a JSON string, eight bytes at a time: what the
-/// scanner stops at when reading a string (``FlatJSONScanner``) and what ``JSONText`` escapes when
-/// writing one.
+internal import CByteKernels
+
+/// Finds the bytes that end a plain run inside a JSON string, eight bytes at a time (long runs
+/// skipped by whole SIMD blocks first): what the scanner stops at when reading a string
+/// (``FlatJSONScanner``) and what ``JSONText`` escapes when writing one.
 ///
 /// Each mask has the high bit set in the bytes of a little-endian word that match. The borrow
 /// tricks can also flag a byte above a true match, never below one, so the lowest flagged byte is
@@ -50,16 +52,36 @@ enum JSONStringBytes {
     /// The index of the first byte of `bytes[from...]` that JSON text must escape, or `bytes.count`.
     @inline(__always)
     static func firstEscape(_ bytes: UnsafeRawBufferPointer, from start: Int) -> Int {
+        firstStop(bytes, from: start, special: false)
+    }
+
+    /// The index of the first byte of `bytes[from...]` the scanner does not read as plain, or `bytes.count`.
+    @inline(__always)
+    static func firstSpecial(_ bytes: UnsafeRawBufferPointer, from start: Int) -> Int {
+        firstStop(bytes, from: start, special: true)
+    }
+
+    /// The first two words are looked at here, where most strings (member names, short claims)
+    /// end; past them, whole clean blocks are skipped by SIMD (``jwtv_json_plain_blocks``)
+    /// and the words and bytes after the last clean block decide the exact position.
+    @inline(__always)
+    private static func firstStop(_ bytes: UnsafeRawBufferPointer, from start: Int, special: Bool) -> Int {
         var i = start
         let end = bytes.count
         if let base = bytes.baseAddress {
+            var wordsBeforeBlocks = 2
             while i + 8 <= end {
-                let mask = escapeMask(word(base, at: i))
+                let word = word(base, at: i)
+                let mask = special ? specialMask(word) : escapeMask(word)
                 if mask != 0 { return i + firstFlagged(mask) }
                 i += 8
+                wordsBeforeBlocks -= 1
+                if wordsBeforeBlocks == 0 && end - i >= 32 {
+                    i += jwtv_json_plain_blocks(base + i, end - i, special ? JWTV_JSON_SPECIAL : JWTV_JSON_ESCAPE)
+                }
             }
         }
-        while i < end && !needsEscape(bytes[i]) { i += 1 }
+        while i < end && !(special ? isSpecial(bytes[i]) : needsEscape(bytes[i])) { i += 1 }
         return i
     }
 }

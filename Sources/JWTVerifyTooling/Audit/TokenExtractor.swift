@@ -1,4 +1,5 @@
 package import JWTVerify
+internal import CByteKernels
 
 #if canImport(Glibc)
 import Glibc
@@ -33,19 +34,6 @@ package enum TokenExtractor {
         case oversizedLine = "oversized_line"
     }
 
-    /// 1 for the base64url alphabet (`A–Z a–z 0–9 - _`), 0 for every other byte.
-    private static let base64URL: [UInt8] = (0..<256).map { byte in
-        (byte >= 0x41 && byte <= 0x5A) || (byte >= 0x61 && byte <= 0x7A) || (byte >= 0x30 && byte <= 0x39) || byte == 0x2D
-            || byte == 0x5F ? 1 : 0
-    }
-
-    /// Whether the eight bytes at `j` are all base64url (no dot): one branch per word, not per byte.
-    @inline(__always)
-    private static func eightBase64URL(_ text: UnsafeRawBufferPointer, _ j: Int, _ table: UnsafeBufferPointer<UInt8>) -> Bool {
-        (table[Int(text[j])] & table[Int(text[j + 1])] & table[Int(text[j + 2])] & table[Int(text[j + 3])]
-            & table[Int(text[j + 4])] & table[Int(text[j + 5])] & table[Int(text[j + 6])] & table[Int(text[j + 7])]) != 0
-    }
-
     /// The tokens in `line` (spans relative to it), and the fragments discarded.
     package static func scan(_ line: UnsafeRawBufferPointer) -> (found: [Found], discarded: [Discard]) {
         var found: [Found] = []
@@ -75,54 +63,44 @@ package enum TokenExtractor {
     ) {
         var i = 0
         let n = text.count
-        base64URL.withUnsafeBufferPointer { base64URL in
-            guard let base = text.baseAddress else { return }
-            while i + 1 < n {
-                // Candidates start at an `e`: memchr skips the text between them.
-                guard let e = memchr(base + i, Int32(UInt8(ascii: "e")), n - 1 - i) else { break }
-                i = UnsafeRawPointer(e) - base
-                guard text[i + 1] == UInt8(ascii: "y"), i == 0 || base64URL[Int(text[i - 1])] == 0 else {
-                    i += 1
-                    continue
-                }
-                var j = i
-                var dots = 0
-                var firstDot = -1
-                // The candidate runs over base64url and dots: whole words of base64url at a time,
-                // the word holding a dot or the end byte by byte.
-                while j < n {
-                    while j + 8 <= n && eightBase64URL(text, j, base64URL) { j += 8 }
-                    guard j < n else { break }
-                    let byte = text[j]
-                    if base64URL[Int(byte)] != 0 {
-                        j += 1
-                    } else if byte == UInt8(ascii: ".") {
-                        dots += 1
-                        if firstDot < 0 { firstDot = j }
-                        j += 1
-                    } else {
-                        break
-                    }
-                }
-                // A full token followed by a sentence's full stop: the stop is not part of it.
-                if dots == 3 && text[j - 1] == UInt8(ascii: ".") {
-                    j -= 1
-                    dots = 2
-                }
-                let headerEnd = firstDot < 0 ? j : firstDot
-                let looksLikeHeader = isJOSEHeader(UnsafeRawBufferPointer(rebasing: text[i..<headerEnd]))
-                if dots >= 2 {
-                    if looksLikeHeader {
-                        let token: InputBytes = inPlace ? .span(i..<j) : .copy(Array(UnsafeRawBufferPointer(rebasing: text[i..<j])))
-                        found(Found(column: i + 1, token: token))
-                    } else {
-                        discarded(.notAHeader)
-                    }
-                } else if looksLikeHeader {
-                    discarded(.truncated)
-                }
-                i = max(j, i + 1)
+        guard let base = text.baseAddress else { return }
+        while i + 1 < n {
+            // Candidates start at `ey`: memmem skips the text between them.
+            guard let e = jwtv_memmem(base + i, n - i, "ey", 2) else { break }
+            i = UnsafeRawPointer(e) - base
+            guard i == 0 || !Base64URL.isAlphabet(text[i - 1]) else {
+                i += 1
+                continue
             }
+            var j = i
+            var dots = 0
+            var firstDot = -1
+            // The candidate runs over base64url segments joined by dots.
+            while true {
+                j = Base64URL.endOfRun(text, from: j)
+                guard j < n, text[j] == UInt8(ascii: ".") else { break }
+                dots += 1
+                if firstDot < 0 { firstDot = j }
+                j += 1
+            }
+            // A full token followed by a sentence's full stop: the stop is not part of it.
+            if dots == 3 && text[j - 1] == UInt8(ascii: ".") {
+                j -= 1
+                dots = 2
+            }
+            let headerEnd = firstDot < 0 ? j : firstDot
+            let looksLikeHeader = isJOSEHeader(UnsafeRawBufferPointer(rebasing: text[i..<headerEnd]))
+            if dots >= 2 {
+                if looksLikeHeader {
+                    let token: InputBytes = inPlace ? .span(i..<j) : .copy(Array(UnsafeRawBufferPointer(rebasing: text[i..<j])))
+                    found(Found(column: i + 1, token: token))
+                } else {
+                    discarded(.notAHeader)
+                }
+            } else if looksLikeHeader {
+                discarded(.truncated)
+            }
+            i = max(j, i + 1)
         }
     }
 

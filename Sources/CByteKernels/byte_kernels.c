@@ -1,0 +1,143 @@
+/* See include/byte_kernels.h. */
+#include "byte_kernels.h"
+
+#include <string.h>
+
+#if defined(__x86_64__)
+#include <immintrin.h>
+
+static size_t json_plain_blocks_sse2(const uint8_t *bytes, size_t count, int stop) {
+    const __m128i quote = _mm_set1_epi8('"');
+    const __m128i backslash = _mm_set1_epi8('\\');
+    const __m128i del = _mm_set1_epi8(0x7F);
+    const __m128i space = _mm_set1_epi8(0x20);
+    const __m128i minus_one = _mm_set1_epi8(-1);
+    size_t i = 0;
+    while (i + 16 <= count) {
+        __m128i block = _mm_loadu_si128((const __m128i *)(bytes + i));
+        /* As signed octets, "below 0x20" holds the control bytes and every byte of 0x80 and up. */
+        __m128i low = _mm_cmpgt_epi8(space, block);
+        if (stop == JWTV_JSON_ESCAPE) low = _mm_and_si128(low, _mm_cmpgt_epi8(block, minus_one));
+        __m128i hit = _mm_or_si128(_mm_or_si128(low, _mm_cmpeq_epi8(block, quote)),
+                                   _mm_or_si128(_mm_cmpeq_epi8(block, backslash), _mm_cmpeq_epi8(block, del)));
+        if (_mm_movemask_epi8(hit) != 0) break;
+        i += 16;
+    }
+    return i;
+}
+
+/* The stop bytes of one 32-octet block, as a mask of their lanes. */
+__attribute__((target("avx2")))
+static inline __m256i json_stops_avx2(__m256i block, int stop) {
+    __m256i low = _mm256_cmpgt_epi8(_mm256_set1_epi8(0x20), block);
+    if (stop == JWTV_JSON_ESCAPE) low = _mm256_and_si256(low, _mm256_cmpgt_epi8(block, _mm256_set1_epi8(-1)));
+    return _mm256_or_si256(_mm256_or_si256(low, _mm256_cmpeq_epi8(block, _mm256_set1_epi8('"'))),
+                           _mm256_or_si256(_mm256_cmpeq_epi8(block, _mm256_set1_epi8('\\')),
+                                           _mm256_cmpeq_epi8(block, _mm256_set1_epi8(0x7F))));
+}
+
+/* 64 octets per test while they last (long strings: tokens, signatures), then 16 at a time. */
+__attribute__((target("avx2")))
+static size_t json_plain_blocks_avx2(const uint8_t *bytes, size_t count, int stop) {
+    size_t i = 0;
+    while (i + 64 <= count) {
+        __m256i first = json_stops_avx2(_mm256_loadu_si256((const __m256i *)(bytes + i)), stop);
+        __m256i second = json_stops_avx2(_mm256_loadu_si256((const __m256i *)(bytes + i + 32)), stop);
+        if (!_mm256_testz_si256(_mm256_or_si256(first, second), _mm256_set1_epi8(-1))) break;
+        i += 64;
+    }
+    return i + json_plain_blocks_sse2(bytes + i, count - i, stop);
+}
+
+size_t jwtv_json_plain_blocks(const void *start, size_t count, int stop) {
+    const uint8_t *bytes = start;
+    return __builtin_cpu_supports("avx2") ? json_plain_blocks_avx2(bytes, count, stop) : json_plain_blocks_sse2(bytes, count, stop);
+}
+
+size_t jwtv_base64url_run_blocks(const void *start, size_t count) {
+    const uint8_t *bytes = start;
+    const __m128i upper_from = _mm_set1_epi8('A' - 1), upper_to = _mm_set1_epi8('Z' + 1);
+    const __m128i lower_from = _mm_set1_epi8('a' - 1), lower_to = _mm_set1_epi8('z' + 1);
+    const __m128i digit_from = _mm_set1_epi8('0' - 1), digit_to = _mm_set1_epi8('9' + 1);
+    const __m128i dash = _mm_set1_epi8('-'), underscore = _mm_set1_epi8('_');
+    size_t i = 0;
+    while (i + 16 <= count) {
+        __m128i block = _mm_loadu_si128((const __m128i *)(bytes + i));
+        /* Signed comparisons: octets of 0x80 and up are negative, below every range. */
+        __m128i upper = _mm_and_si128(_mm_cmpgt_epi8(block, upper_from), _mm_cmpgt_epi8(upper_to, block));
+        __m128i lower = _mm_and_si128(_mm_cmpgt_epi8(block, lower_from), _mm_cmpgt_epi8(lower_to, block));
+        __m128i digit = _mm_and_si128(_mm_cmpgt_epi8(block, digit_from), _mm_cmpgt_epi8(digit_to, block));
+        __m128i known = _mm_or_si128(_mm_or_si128(upper, lower),
+                                     _mm_or_si128(digit, _mm_or_si128(_mm_cmpeq_epi8(block, dash), _mm_cmpeq_epi8(block, underscore))));
+        if (_mm_movemask_epi8(known) != 0xFFFF) break;
+        i += 16;
+    }
+    return i;
+}
+
+/* 32 characters to 24 octets (Muła and Lemire's packing): each character is checked against
+ * the five ranges of the alphabet and shifted to its 6-bit value, then pairs and quads of
+ * values are merged by multiply-add and the three octets of each quad gathered by shuffles. */
+__attribute__((target("avx2")))
+static ptrdiff_t decode_blocks_avx2(const uint8_t *input, size_t count, uint8_t *output) {
+    const __m256i upper_from = _mm256_set1_epi8('A' - 1), upper_to = _mm256_set1_epi8('Z' + 1);
+    const __m256i lower_from = _mm256_set1_epi8('a' - 1), lower_to = _mm256_set1_epi8('z' + 1);
+    const __m256i digit_from = _mm256_set1_epi8('0' - 1), digit_to = _mm256_set1_epi8('9' + 1);
+    const __m256i dash = _mm256_set1_epi8('-'), underscore = _mm256_set1_epi8('_');
+    const __m256i upper_shift = _mm256_set1_epi8(-'A'), lower_shift = _mm256_set1_epi8(26 - 'a');
+    const __m256i digit_shift = _mm256_set1_epi8(52 - '0');
+    const __m256i dash_shift = _mm256_set1_epi8(62 - '-'), underscore_shift = _mm256_set1_epi8(63 - '_');
+    const __m256i pairs = _mm256_set1_epi32(0x01400140);
+    const __m256i quads = _mm256_set1_epi32(0x00011000);
+    const __m256i gather = _mm256_setr_epi8(2, 1, 0, 6, 5, 4, 10, 9, 8, 14, 13, 12, -1, -1, -1, -1,
+                                            2, 1, 0, 6, 5, 4, 10, 9, 8, 14, 13, 12, -1, -1, -1, -1);
+    const __m256i pack = _mm256_setr_epi32(0, 1, 2, 4, 5, 6, 7, 7);
+    size_t i = 0, o = 0;
+    /* `<` and not `<=`: the final quantum, whose padding bits need checking, stays with the caller. */
+    while (i + 32 < count) {
+        __m256i block = _mm256_loadu_si256((const __m256i *)(input + i));
+        __m256i upper = _mm256_and_si256(_mm256_cmpgt_epi8(block, upper_from), _mm256_cmpgt_epi8(upper_to, block));
+        __m256i lower = _mm256_and_si256(_mm256_cmpgt_epi8(block, lower_from), _mm256_cmpgt_epi8(lower_to, block));
+        __m256i digit = _mm256_and_si256(_mm256_cmpgt_epi8(block, digit_from), _mm256_cmpgt_epi8(digit_to, block));
+        __m256i is_dash = _mm256_cmpeq_epi8(block, dash), is_underscore = _mm256_cmpeq_epi8(block, underscore);
+        __m256i known = _mm256_or_si256(_mm256_or_si256(upper, lower), _mm256_or_si256(digit, _mm256_or_si256(is_dash, is_underscore)));
+        if ((unsigned)_mm256_movemask_epi8(known) != 0xFFFFFFFFu) return -1;
+        __m256i shift = _mm256_or_si256(
+            _mm256_or_si256(_mm256_and_si256(upper, upper_shift), _mm256_and_si256(lower, lower_shift)),
+            _mm256_or_si256(_mm256_and_si256(digit, digit_shift),
+                            _mm256_or_si256(_mm256_and_si256(is_dash, dash_shift), _mm256_and_si256(is_underscore, underscore_shift))));
+        __m256i values = _mm256_add_epi8(block, shift);
+        __m256i merged = _mm256_madd_epi16(_mm256_maddubs_epi16(values, pairs), quads);
+        __m256i packed = _mm256_permutevar8x32_epi32(_mm256_shuffle_epi8(merged, gather), pack);
+        uint8_t octets[32];
+        _mm256_storeu_si256((__m256i *)octets, packed);
+        memcpy(output + o, octets, 24);
+        i += 32;
+        o += 24;
+    }
+    return (ptrdiff_t)i;
+}
+
+/* __builtin_cpu_supports reads the CPU model libgcc filled in at start-up: cheap enough for every call. */
+ptrdiff_t jwtv_base64url_decode_blocks(const void *input, size_t count, void *output) {
+    return __builtin_cpu_supports("avx2") ? decode_blocks_avx2(input, count, output) : 0;
+}
+
+#else
+
+size_t jwtv_json_plain_blocks(const void *bytes, size_t count, int stop) {
+    (void)bytes; (void)count; (void)stop;
+    return 0;
+}
+
+ptrdiff_t jwtv_base64url_decode_blocks(const void *input, size_t count, void *output) {
+    (void)input; (void)count; (void)output;
+    return 0;
+}
+
+size_t jwtv_base64url_run_blocks(const void *bytes, size_t count) {
+    (void)bytes; (void)count;
+    return 0;
+}
+
+#endif

@@ -1,0 +1,44 @@
+/* Bulk SIMD passes for the byte loops every token goes through: reading JSON strings (and
+ * writing them), finding the extent of base64url text and decoding it. Each pass handles whole blocks only and stops at the
+ * first block that needs a closer look; the Swift caller (JSONStringBytes, Base64URL) finishes
+ * byte by byte, so every verdict on an individual byte is made in one place, in Swift.
+ *
+ * On x86-64 the scans use SSE2 (always present there) and the base64url decoding uses AVX2 when
+ * the CPU has it. Elsewhere both return 0 and the Swift loops do all the work. */
+#ifndef JWTV_BYTE_KERNELS_H
+#define JWTV_BYTE_KERNELS_H
+
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE 1 /* memmem */
+#endif
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+/** What JSON text escapes: bytes below 0x20, the quote, the backslash and DEL. */
+#define JWTV_JSON_ESCAPE 0
+/** The escape bytes plus every byte of 0x80 and above: what the scanner does not read as plain. */
+#define JWTV_JSON_SPECIAL 1
+
+/** The length of the longest prefix of `bytes` made of whole 16-octet blocks none of which holds
+ *  a byte of the `stop` kind (JWTV_JSON_ESCAPE or JWTV_JSON_SPECIAL): a multiple of 16, at most `count`. The first stop byte, if any, lies at or
+ *  after the returned offset. */
+size_t jwtv_json_plain_blocks(const void *bytes, size_t count, int stop);
+
+/** Decodes the longest prefix of `input` made of whole 32-character blocks of the base64url
+ *  alphabet (A-Z a-z 0-9 - _) into `output` (24 octets per block). Returns the number of
+ *  characters decoded, a multiple of 32 that leaves at least one character of `count` over (so
+ *  the caller always decodes the final quantum itself), or -1 when a block holds a byte outside
+ *  the alphabet. */
+ptrdiff_t jwtv_base64url_decode_blocks(const void *input, size_t count, void *output);
+
+/** The length of the longest prefix of `bytes` made of whole 16-octet blocks of base64url
+ *  characters (A-Z a-z 0-9 - _): a multiple of 16, at most `count`. */
+size_t jwtv_base64url_run_blocks(const void *bytes, size_t count);
+
+/** libc's memmem, which Swift's Glibc module leaves out (a GNU extension). */
+static inline void *jwtv_memmem(const void *haystack, size_t count, const void *needle, size_t needle_count) {
+    return memmem(haystack, count, needle, needle_count);
+}
+
+#endif
