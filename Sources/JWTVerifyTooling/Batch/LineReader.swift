@@ -22,26 +22,24 @@ package struct LineBatch: Sendable {
     package var firstLineNumber = 1
 }
 
-/// Reads a file descriptor in large chunks and splits it on `\n` into batches, in bounded memory:
-/// a line longer than `lineLimit` is not kept (only its length is counted), so input of any size,
-/// with or without newlines, streams through.
+/// Reads a file descriptor and splits it on `\n` into batches, in bounded memory: each batch's
+/// bytes are read straight into its own storage, so a line is never copied on its way to the
+/// verifier (only the start of a line cut by a batch's end moves on to the next batch), and a line
+/// longer than `lineLimit` is not kept (only its length is counted), so input of any size, with or
+/// without newlines, streams through.
 package final class LineReader {
     private let source: (UnsafeMutableRawBufferPointer) -> Int
     private let lineLimit: Int
-    private var chunk: [UInt8]
-    private var position = 0
-    private var end = 0
+    /// The most bytes one read asks for.
+    private let readSize: Int
     private var atEOF = false
     private var nextLineNumber = 1
     /// Bytes read from the descriptor so far.
     package private(set) var bytesRead = 0
-    /// Bytes of the current line seen so far when it is being discarded, else `nil`.
+    /// What was read past the last line handed out: the start of the next line.
+    private var carry: [UInt8] = []
+    /// The length so far of a line being discarded (longer than the limit), else `nil`.
     private var discarding: Int? = nil
-    /// The current line's start in the batch being built, if it was begun in an earlier chunk.
-    private var pending: [UInt8] = []
-    /// The size of the last batch, reserved for the next one (no growth by doubling and copying).
-    private var lastStorageBytes = 0
-    private var lastLineCount = 0
 
     /// A failed `read(2)`.
     package struct ReadFailure: Error {
@@ -53,103 +51,99 @@ package final class LineReader {
         self.init(lineLimit: lineLimit, chunkSize: chunkSize) { buffer in read(fd, buffer.baseAddress, buffer.count) }
     }
 
-    /// Reads from `source`, which fills a buffer and returns the count, 0 at the end, or -1 with
-    /// `errno` set (the fuzz target feeds memory through it).
+    /// Reads from `source`, which fills a buffer (at most `chunkSize` octets per call) and returns
+    /// the count, 0 at the end, or -1 with `errno` set (the fuzz target feeds memory through it).
     package init(lineLimit: Int, chunkSize: Int = 1 << 20, source: @escaping (UnsafeMutableRawBufferPointer) -> Int) {
         self.source = source
-        self.lineLimit = lineLimit
-        self.chunk = [UInt8](repeating: 0, count: max(1, chunkSize))
+        self.lineLimit = max(0, lineLimit)
+        self.readSize = max(1, chunkSize)
     }
 
     /// The next batch of at most `maxLines` lines (and roughly `maxBytes` bytes); `nil` at the end.
+    ///
+    /// A batch's storage holds `maxBytes` and two reads; only a line longer than that (and within
+    /// the limit) makes it larger, by doubling, with the line's start copied each time.
     package func nextBatch(maxLines: Int, maxBytes: Int) throws(ReadFailure) -> LineBatch? {
-        var batch = LineBatch()
-        batch.firstLineNumber = nextLineNumber
-        batch.storage.reserveCapacity(lastStorageBytes)
-        batch.lines.reserveCapacity(lastLineCount)
-        defer {
-            lastStorageBytes = batch.storage.count
-            lastLineCount = batch.lines.count
+        var capacity = max(1, maxBytes) + 2 * readSize
+        while true {
+            guard !(atEOF && carry.isEmpty && discarding == nil) else { return nil }
+            capacity = max(capacity, carry.count + readSize)
+            let firstLineNumber = nextLineNumber
+            let (storage, lines, full) = try fill(capacity: capacity, maxLines: maxLines, maxBytes: maxBytes)
+            if !lines.isEmpty { return LineBatch(storage: storage, lines: lines, firstLineNumber: firstLineNumber) }
+            if full { capacity *= 2 }
         }
-        while batch.lines.count < maxLines && batch.storage.count < maxBytes {
-            if position == end {
-                if atEOF { break }
-                try refill()
-                if position == end {
-                    finishLastLine(into: &batch)
+    }
+
+    /// Reads into a new storage of `capacity` octets until the batch is complete, the input ends or
+    /// the storage is full (`full`: then with no line, a line within the limit needs more room).
+    private func fill(
+        capacity: Int, maxLines: Int, maxBytes: Int
+    ) throws(ReadFailure) -> (storage: [UInt8], lines: [LineBatch.Line], full: Bool) {
+        var lines: [LineBatch.Line] = []
+        var failure: ReadFailure? = nil
+        var full = false
+        let storage = [UInt8](unsafeUninitializedCapacity: capacity) { buffer, initialized in
+            let base = UnsafeMutableRawPointer(buffer.baseAddress!)
+            var filled = carry.count
+            carry.withUnsafeBytes { if let from = $0.baseAddress { base.copyMemory(from: from, byteCount: filled) } }
+            var lineStart = 0
+            var scanned = 0
+            while true {
+                if let found = memchr(base + scanned, Int32(UInt8(ascii: "\n")), filled - scanned) {
+                    let end = base.distance(to: found)
+                    if let seen = discarding {
+                        lines.append(.oversized(length: seen + end - lineStart))
+                        discarding = nil
+                    } else if end - lineStart > lineLimit {
+                        lines.append(.oversized(length: end - lineStart))
+                    } else {
+                        lines.append(.text(lineStart..<end))
+                    }
+                    nextLineNumber += 1
+                    lineStart = end + 1
+                    scanned = lineStart
+                    if lines.count >= maxLines || lineStart >= maxBytes { break }
+                    continue
+                }
+                scanned = filled
+                // No newline yet: past the limit, the line's bytes are dropped and only counted.
+                if discarding != nil || filled - lineStart > lineLimit {
+                    discarding = (discarding ?? 0) + filled - lineStart
+                    filled = lineStart
+                    scanned = lineStart
+                }
+                if atEOF {
+                    // A last line without a newline still counts.
+                    if let seen = discarding {
+                        lines.append(.oversized(length: seen))
+                        discarding = nil
+                        nextLineNumber += 1
+                    } else if filled > lineStart {
+                        lines.append(.text(lineStart..<filled))
+                        nextLineNumber += 1
+                        lineStart = filled
+                    }
                     break
                 }
-            }
-            let newline = chunk.withUnsafeBytes { raw -> Int? in
-                guard let found = memchr(raw.baseAddress! + position, Int32(UInt8(ascii: "\n")), end - position) else {
-                    return nil
+                if filled == capacity {
+                    full = true
+                    break
                 }
-                return raw.baseAddress!.distance(to: UnsafeRawPointer(found))
-            }
-            let stop = newline ?? end
-            // The common case: a whole line inside the chunk goes straight into the batch.
-            if newline != nil, pending.isEmpty, discarding == nil, stop - position <= lineLimit {
-                let start = batch.storage.count
-                chunk.withUnsafeBytes { raw in
-                    batch.storage.append(contentsOf: UnsafeRawBufferPointer(rebasing: raw[position..<stop]))
+                let n = source(UnsafeMutableRawBufferPointer(start: base + filled, count: min(readSize, capacity - filled)))
+                if n < 0 {
+                    if errno == EINTR { continue }
+                    failure = ReadFailure(code: errno)
+                    break
                 }
-                batch.lines.append(.text(start..<batch.storage.count))
-                nextLineNumber += 1
-                position = stop + 1
-                continue
+                bytesRead += n
+                if n == 0 { atEOF = true } else { filled += n }
             }
-            take(position..<stop)
-            position = stop
-            if newline != nil {
-                position += 1
-                emitLine(into: &batch)
-            }
+            // The start of the next line moves on to the next batch.
+            carry = Array(UnsafeRawBufferPointer(start: base + lineStart, count: filled - lineStart))
+            initialized = filled
         }
-        return batch.lines.isEmpty ? nil : batch
-    }
-
-    private func refill() throws(ReadFailure) {
-        while true {
-            let n = chunk.withUnsafeMutableBytes { source($0) }
-            if n < 0 {
-                if errno == EINTR { continue }
-                throw ReadFailure(code: errno)
-            }
-            position = 0
-            end = n
-            bytesRead += n
-            if n == 0 { atEOF = true }
-            return
-        }
-    }
-
-    /// Adds part of the current line, switching to discarding once it passes the limit.
-    private func take(_ range: Range<Int>) {
-        if let seen = discarding {
-            discarding = seen + range.count
-        } else if pending.count + range.count > lineLimit {
-            discarding = pending.count + range.count
-            pending.removeAll(keepingCapacity: false)
-        } else {
-            pending.append(contentsOf: chunk[range])
-        }
-    }
-
-    private func emitLine(into batch: inout LineBatch) {
-        if let length = discarding {
-            batch.lines.append(.oversized(length: length))
-            discarding = nil
-        } else {
-            let start = batch.storage.count
-            batch.storage.append(contentsOf: pending)
-            batch.lines.append(.text(start..<batch.storage.count))
-            pending.removeAll(keepingCapacity: true)
-        }
-        nextLineNumber += 1
-    }
-
-    /// At end of input, a last line without a newline still counts.
-    private func finishLastLine(into batch: inout LineBatch) {
-        if discarding != nil || !pending.isEmpty { emitLine(into: &batch) }
+        if let failure { throw failure }
+        return (storage, lines, full)
     }
 }
