@@ -1,4 +1,6 @@
+import Dispatch
 import JWTVerify
+import Synchronization
 
 #if canImport(Glibc)
 import Glibc
@@ -10,58 +12,119 @@ import Darwin
 ///
 /// Avoids the C `stdout` global (not concurrency-safe in Swift 6). A failed write (a closed pipe,
 /// a full disk) is remembered and reported as an I/O error by the command.
+///
+/// With `writeBehind`, the blocks are written by a thread of their own, in order, while the
+/// caller goes on verifying: the kernel's copy of the records is off the verifying threads. At
+/// most ``blocksInFlight`` blocks wait to be written, so memory stays bounded; ``flush()`` returns
+/// once everything is written.
 final class OutputSink {
-    private let fd: Int32
+    private let descriptor: Descriptor
     private var buffer: [UInt8] = []
     private let capacity: Int
-    /// The first write error (`errno`), if any.
-    private(set) var failure: Int32?
+    private let writer: DispatchQueue?
+    private let slots = DispatchSemaphore(value: OutputSink.blocksInFlight)
+    /// Blocks queued for the writing thread at most.
+    static let blocksInFlight = 3
 
-    init(fd: Int32 = 1, capacity: Int = 1 << 18) {
-        self.fd = fd
+    /// The first write error (`errno`), if any. With `writeBehind`, a block's failure shows once
+    /// the writing thread has reached it.
+    var failure: Int32? { descriptor.failure }
+
+    init(fd: Int32 = 1, capacity: Int = 1 << 18, writeBehind: Bool = false) {
+        descriptor = Descriptor(fd: fd)
         self.capacity = capacity
+        writer = writeBehind ? DispatchQueue(label: "jwtverify.output") : nil
         buffer.reserveCapacity(capacity)
     }
 
     /// Queues `bytes`, writing when the buffer is full; a block at least as large as the buffer
     /// (a batch's records) is written as it is, after what was queued, without another copy.
-    func write(_ bytes: [UInt8]) { bytes.withUnsafeBytes { queue($0) } }
+    func write(_ bytes: [UInt8]) {
+        guard bytes.count >= capacity else { return bytes.withUnsafeBytes { append($0) } }
+        submitBuffer()
+        submit(Block.array(bytes))
+    }
 
     /// Queues a batch's finished text as the array form does; the text was handed over without a copy.
-    func write(_ text: FinishedJSONText) { text.withUnsafeBytes { queue($0) } }
-
-    private func queue(_ raw: UnsafeRawBufferPointer) {
-        guard raw.count >= capacity else {
-            buffer.append(contentsOf: raw)
-            if buffer.count >= capacity { flush() }
-            return
-        }
-        flush()
-        writeAll(raw)
+    func write(_ text: FinishedJSONText) {
+        guard text.count >= capacity else { return text.withUnsafeBytes { append($0) } }
+        submitBuffer()
+        submit(Block.text(text))
     }
 
     /// Queues a string.
     func write(_ text: String) { write(Array(text.utf8)) }
 
-    /// Writes `raw` with `write(2)`, remembering the first failure.
-    private func writeAll(_ raw: UnsafeRawBufferPointer) {
-        guard failure == nil else { return }
-        var offset = 0
-        while offset < raw.count {
-            let n = Glibc.write(fd, raw.baseAddress! + offset, raw.count - offset)
-            if n < 0 {
-                if errno == EINTR { continue }
-                failure = errno
-                return
+    /// Writes everything queued, and waits for the writing thread to finish it.
+    func flush() {
+        submitBuffer()
+        writer?.sync {}
+    }
+
+    /// What is written in one go: the sink's own buffer or a block handed over.
+    private enum Block: @unchecked Sendable {
+        case array([UInt8])
+        case text(FinishedJSONText)
+
+        func withUnsafeBytes(_ body: (UnsafeRawBufferPointer) -> Void) {
+            switch self {
+            case .array(let bytes): bytes.withUnsafeBytes(body)
+            case .text(let text): text.withUnsafeBytes(body)
             }
-            offset += n
         }
     }
 
-    /// Writes everything queued.
-    func flush() {
-        buffer.withUnsafeBytes { writeAll($0) }
-        buffer.removeAll(keepingCapacity: true)
+    private func append(_ raw: UnsafeRawBufferPointer) {
+        buffer.append(contentsOf: raw)
+        if buffer.count >= capacity { submitBuffer() }
+    }
+
+    private func submitBuffer() {
+        guard !buffer.isEmpty else { return }
+        if writer == nil {
+            buffer.withUnsafeBytes { descriptor.writeAll($0) }
+            buffer.removeAll(keepingCapacity: true)
+            return
+        }
+        let full = buffer
+        buffer = []
+        buffer.reserveCapacity(capacity)
+        submit(.array(full))
+    }
+
+    private func submit(_ block: Block) {
+        guard let writer else { return block.withUnsafeBytes { descriptor.writeAll($0) } }
+        slots.wait()
+        writer.async { [descriptor, slots] in
+            block.withUnsafeBytes { descriptor.writeAll($0) }
+            slots.signal()
+        }
+    }
+
+    /// The descriptor and its first write error, shared with the writing thread.
+    private final class Descriptor: Sendable {
+        let fd: Int32
+        private let firstFailure = Mutex<Int32?>(nil)
+
+        init(fd: Int32) { self.fd = fd }
+
+        var failure: Int32? { firstFailure.withLock { $0 } }
+
+        /// Writes `raw` with `write(2)`, remembering the first failure (and writing nothing after it).
+        func writeAll(_ raw: UnsafeRawBufferPointer) {
+            guard failure == nil else { return }
+            var offset = 0
+            while offset < raw.count {
+                let n = Glibc.write(fd, raw.baseAddress! + offset, raw.count - offset)
+                if n < 0 {
+                    if errno == EINTR { continue }
+                    let code = errno
+                    firstFailure.withLock { $0 = $0 ?? code }
+                    return
+                }
+                offset += n
+            }
+        }
     }
 }
 

@@ -18,7 +18,7 @@ struct VerifyCommand {
             time: options.flags.evaluationTime)
         let inputs = try InputFile.openAll(options.inputs)
         defer { for input in inputs { input.close() } }
-        let output = OutputSink()
+        let output = OutputSink(writeBehind: true)
         var tally = Tally()
         let named = inputs.count > 1
         let progress = ProgressLine(totalBytes: ProgressLine.totalSize(of: inputs))
