@@ -14,7 +14,7 @@ package struct BatchInput: Sendable {
 }
 
 /// The one way batch faces (`verify`, `audit`, `serve`'s `/verify`) go through their input:
-/// inputs → ``LineReader`` → parallel map over contiguous chunks of each batch → the chunks'
+/// inputs → ``LineReader`` (reading ahead on a thread of its own, ``BatchPrefetch``) → parallel map over contiguous chunks of each batch → the chunks'
 /// results handed back in input order, so output order and tallies never depend on threads.
 package struct BatchRunner {
     /// Lines per round of parallel work, and the input bytes a round may hold.
@@ -47,19 +47,23 @@ package struct BatchRunner {
     ) throws(ReadFailure) {
         var bytesBefore = 0
         for input in inputs {
-            let reader = LineReader(fd: input.fd, lineLimit: lineLimit)
+            // The next batch is read while this one is verified.
+            let prefetch = BatchPrefetch(fd: input.fd, lineLimit: lineLimit, maxLines: Self.batchLines, maxBytes: Self.batchBytes)
+            defer { prefetch.finish() }
+            var bytesRead = 0
             while true {
-                let batch: LineBatch?
+                let next: (batch: LineBatch, bytesRead: Int)?
                 do {
-                    batch = try reader.nextBatch(maxLines: Self.batchLines, maxBytes: Self.batchBytes)
+                    next = try prefetch.next()
                 } catch {
                     throw ReadFailure(input: input.name, code: error.code)
                 }
-                guard let batch else { break }
+                guard let (batch, read) = next else { break }
+                bytesRead = read
                 let parts = ParallelMap.chunks(count: batch.lines.count, threads: threads) { range in process(batch, range, input) }
-                for part in parts where !consume(part, bytesBefore + reader.bytesRead) { return }
+                for part in parts where !consume(part, bytesBefore + bytesRead) { return }
             }
-            bytesBefore += reader.bytesRead
+            bytesBefore += bytesRead
         }
     }
 }
