@@ -126,6 +126,7 @@ struct AuditCommand {
                 return output.failure == nil
             }
         } catch {
+            output.flush()
             throw CommandFailure(status: .ioError, message: "cannot read \(error.input): \(String(cString: strerror(error.code)))")
         }
         switch format {

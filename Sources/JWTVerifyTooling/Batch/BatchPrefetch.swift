@@ -5,14 +5,19 @@ import Synchronization
 /// work on one batch, the next is read and split into lines. At most ``depth`` batches wait, so
 /// memory stays bounded; ``finish()`` stops the reading thread and waits for it, so the
 /// descriptor can be closed afterwards.
-final class BatchPrefetch: Sendable {
+final class BatchPrefetch: @unchecked Sendable {
     /// A batch read, with the input's bytes read so far; `nil` at the end.
     typealias Entry = Result<(batch: LineBatch, bytesRead: Int)?, LineReader.ReadFailure>
 
     /// Batches waiting at most.
     static let depth = 2
 
-    private let entries = Mutex<[Entry]>([])
+    // Safety: a ring of `depth` slots, one writer and one reader; the semaphores order each
+    // slot's write before its read and its read before its next write (edges ThreadSanitizer
+    // sees, where it cannot see Mutex's futex on Linux).
+    private let ring: UnsafeMutablePointer<Entry?>
+    private var written = 0
+    private var taken = 0
     private let stopped = Atomic<Bool>(false)
     private let ready = DispatchSemaphore(value: 0)
     /// Counted up from 0 rather than created at `depth`: libdispatch traps when a semaphore is
@@ -22,6 +27,8 @@ final class BatchPrefetch: Sendable {
 
     /// Starts reading `fd` in batches of at most `maxLines` lines and about `maxBytes` bytes.
     init(fd: Int32, lineLimit: Int, maxLines: Int, maxBytes: Int) {
+        ring = .allocate(capacity: Self.depth)
+        ring.initialize(repeating: nil, count: Self.depth)
         for _ in 0..<Self.depth { room.signal() }
         done.enter()
         DispatchQueue.global().async { [self] in
@@ -36,7 +43,8 @@ final class BatchPrefetch: Sendable {
                 } catch {
                     entry = .failure(error)
                 }
-                entries.withLock { $0.append(entry) }
+                ring[written % Self.depth] = entry
+                written += 1
                 ready.signal()
                 if case .success(.some) = entry { continue }
                 return
@@ -47,9 +55,15 @@ final class BatchPrefetch: Sendable {
     /// The next batch, waiting for it to be read; `nil` at the end.
     func next() throws(LineReader.ReadFailure) -> (batch: LineBatch, bytesRead: Int)? {
         ready.wait()
-        let entry = entries.withLock { $0.removeFirst() }
+        let entry = ring[taken % Self.depth].take()!
+        taken += 1
         room.signal()
         return try entry.get()
+    }
+
+    deinit {
+        ring.deinitialize(count: Self.depth)
+        ring.deallocate()
     }
 
     /// Stops reading (after the batch in progress, if any) and waits for the reading thread.

@@ -17,13 +17,24 @@ package enum ParallelMap {
     }
 }
 
-/// One slot per worker.
+/// One slot per worker, in memory of its own: a worker writes its slot through a pointer, so no
+/// two threads ever mutate one array (each `withUnsafeMutableBufferPointer` on a shared array
+/// was a mutating access of it, a race ThreadSanitizer reports).
 private final class SlotArray<Value>: @unchecked Sendable {
     // Safety: each worker writes only its own slot; `values` is read after all workers finished.
-    private var slots: [Value?]
-    init(count: Int) { slots = Array(repeating: nil, count: count) }
-    func store(_ index: Int, _ value: Value) { slots.withUnsafeMutableBufferPointer { $0[index] = value } }
-    var values: [Value] { slots.map { $0! } }
+    private let slots: UnsafeMutablePointer<Value?>
+    private let count: Int
+    init(count: Int) {
+        self.count = count
+        slots = .allocate(capacity: count)
+        slots.initialize(repeating: nil, count: count)
+    }
+    deinit {
+        slots.deinitialize(count: count)
+        slots.deallocate()
+    }
+    func store(_ index: Int, _ value: Value) { slots[index] = value }
+    var values: [Value] { (0..<count).map { slots[$0]! } }
 }
 
 extension Range where Bound == Int {
