@@ -48,7 +48,7 @@ struct AuditCommand {
             .value("--files-from", placeholder: "LIST", help: "Also read the files LIST names, one path per line (- for standard\ninput), after the FILE operands; an empty LIST adds none. How each\ntask of the Spark job is handed its files.") {
                 options, value, _ in options.filesFrom = value
             },
-            .value("--threads", placeholder: "N", help: "Verifying threads (default: the number of CPUs); records are written by one more.") { options, value, name throws(CommandFailure) in
+            .value("--threads", placeholder: "N", help: "Verifying threads (default: the number of CPUs); reading and writing run on one more each.") { options, value, name throws(CommandFailure) in
                 options.threads = try OptionValue.count(name, value, in: 1...256)
             },
             .flag("-q", "--quiet", help: "jsonl: no summary line on standard error.") { $0.quiet = true },

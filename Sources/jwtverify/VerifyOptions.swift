@@ -18,7 +18,7 @@ struct VerifyOptions {
         PolicyFlags.all(optionalClaims: false).map { $0.lifted(\.flags) },
         CacheFlags.options.map { $0.lifted(\.cacheFlags) },
         [
-            .value("--threads", placeholder: "N", help: "Verifying threads (default: the number of CPUs); records are written by one more.") { options, value, name throws(CommandFailure) in
+            .value("--threads", placeholder: "N", help: "Verifying threads (default: the number of CPUs); reading and writing run on one more each.") { options, value, name throws(CommandFailure) in
                 options.threads = try OptionValue.count(name, value, in: 1...256)
             },
         ])
