@@ -62,7 +62,7 @@ final class OutputSink {
     }
 
     /// What is written in one go: the sink's own buffer or a block handed over.
-    private enum Block: @unchecked Sendable {
+    private enum Block: Sendable {
         case array([UInt8])
         case text(FinishedJSONText)
 

@@ -1,10 +1,12 @@
 /* Bulk SIMD passes for the byte loops every token goes through: reading JSON strings (and
- * writing them), finding the extent of base64url text and decoding it. Each pass handles whole blocks only and stops at the
- * first block that needs a closer look; the Swift caller (JSONStringBytes, Base64URL) finishes
- * byte by byte, so every verdict on an individual byte is made in one place, in Swift.
+ * writing them), finding the extent of base64url text and decoding it. Each pass handles whole
+ * blocks only and stops at the first block that needs a closer look; the Swift caller
+ * (JSONStringBytes, Base64URL) finishes byte by byte, so every verdict on an individual byte is
+ * made in one place, in Swift.
  *
- * On x86-64 the scans use SSE2 (always present there) and the base64url decoding uses AVX2 when
- * the CPU has it. Elsewhere both return 0 and the Swift loops do all the work. */
+ * On x86-64 the scans use SSE2 (always present there), the JSON scan 64 octets at a time with
+ * AVX2 when the CPU has it, and the base64url decoding AVX2 only. Elsewhere every pass returns 0
+ * and the Swift loops do all the work. */
 #ifndef JWTV_BYTE_KERNELS_H
 #define JWTV_BYTE_KERNELS_H
 
@@ -21,8 +23,8 @@
 #define JWTV_JSON_SPECIAL 1
 
 /** The length of the longest prefix of `bytes` made of whole 16-octet blocks none of which holds
- *  a byte of the `stop` kind (JWTV_JSON_ESCAPE or JWTV_JSON_SPECIAL): a multiple of 16, at most `count`. The first stop byte, if any, lies at or
- *  after the returned offset. */
+ *  a byte of the `stop` kind (JWTV_JSON_ESCAPE or JWTV_JSON_SPECIAL): a multiple of 16, at most
+ *  `count`. The first stop byte, if any, lies at or after the returned offset. */
 size_t jwtv_json_plain_blocks(const void *bytes, size_t count, int stop);
 
 /** Decodes the longest prefix of `input` made of whole 32-character blocks of the base64url
