@@ -2,7 +2,7 @@
 # Per-face cost in instructions (make bench-instructions): deterministic where wall-clock rates on
 # a shared VM are not. Under callgrind, one thread, 2,000 Apple-shaped RS256 tokens: each face's
 # instructions per token (a run over the tokens minus a run over empty input, divided by the
-# count) against the raw OpenSSL limit's own (jwtverify bench's RawVerificationLimit.runOnce).
+# count) against the raw OpenSSL limit's own (jwtverify bench's RawVerificationLimit.run).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 cli=${1:-.build/release/jwtverify}
@@ -29,7 +29,7 @@ valgrind --tool=callgrind --callgrind-out-file="$out/cg.bench" "$cli" bench --jw
 # --reps 1 runs the raw pass twice (a warm-up and the measured round) over the 2,000 tokens.
 raw=$(callgrind_annotate --inclusive=yes "$out/cg.bench" 2>/dev/null | python3 -c '
 import re, sys
-found = [line for line in sys.stdin if "RawVerificationLimitC7runOnce" in line]
+found = [line for line in sys.stdin if "RawVerificationLimitC3runy" in line]
 print(int(re.match(r"\s*([\d,]+)", found[0]).group(1).replace(",", "")) / (2 * 2000))')
 generic=(--issuer https://appleid.apple.com --audience com.example.app)
 apple=(--profile apple --audience com.example.app)

@@ -26,6 +26,24 @@ struct BenchmarkTests {
         }
     }
 
+    @Test("a round's slices cover every token once per presentation, on every thread")
+    func slicedRounds() throws {
+        let count = 2 * ThroughputBenchmark.sliceTokens + 7
+        let corpus = try BenchmarkCorpus.appleShaped(count: count, algorithm: .es256)
+        for presentations in [1, 2] {
+            let report = ThroughputBenchmark.measure(corpus: corpus, threads: 2, rounds: 2, repeat: presentations)
+            #expect(report.valid == count)
+            #expect(report.roundRatios.count == 2)
+            if presentations == 2 {
+                // Batched and per-call passes (a warm-up and 2 rounds of each) of 2 presentations
+                // on 2 threads, then one latency pass per thread.
+                let lookups = 6 * 2 * 2 * count + 2 * count
+                #expect((report.cacheHits ?? 0) + (report.cacheMisses ?? 0) == lookups)
+                #expect((report.cacheMisses ?? 0) >= count)
+            }
+        }
+    }
+
     @Test("the ratio is the median of the rounds' own ratios, and --json shows their spread")
     func pairedRatio() throws {
         let corpus = try BenchmarkCorpus.appleShaped(count: 8, algorithm: .rs256)
@@ -54,6 +72,10 @@ struct BenchmarkTests {
         let raw = RawVerificationLimit(corpus: corpus)
         #expect(raw.count == 9)
         #expect(raw.runOnce() == 9)
+        // Slices, as a round interleaves them with the full pass, cover the corpus exactly.
+        #expect(raw.run(0..<4) == 4)
+        #expect(raw.run(4..<9) == 5)
+        #expect(raw.run(3..<3) == 0)
     }
 
     @Test("the raw limit covers EdDSA too")

@@ -57,9 +57,12 @@ package final class RawVerificationLimit {
     package var count: Int { entries.count }
 
     /// Checks every prepared signature once; returns how many verified (so the work is not dead).
-    package func runOnce() -> Int {
+    package func runOnce() -> Int { run(entries.indices) }
+
+    /// Checks the prepared signatures in `slice` (indices below ``count``) once.
+    package func run(_ slice: Range<Int>) -> Int {
         var valid = 0
-        for entry in entries {
+        for entry in entries[slice] {
             let ok = tokens[entry.tokenIndex].withUnsafeBytes { token in
                 entry.signature.withUnsafeBytes { signature in
                     let message = UnsafeRawBufferPointer(rebasing: token[..<entry.signingInputLength])
