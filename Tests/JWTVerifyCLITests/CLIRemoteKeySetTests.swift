@@ -43,8 +43,12 @@ struct CLIRemoteKeySetTests {
         let ttl = ["--jwks-cache", cache.path, "--jwks-min-ttl", "1", "--jwks-max-ttl", "1"]
         #expect(try CLIRunner.run(Self.flags(origin.keysURL, ttl), input: Self.token).status == 0)
         usleep(1_200_000)
-        #expect(try CLIRunner.run(Self.flags(origin.keysURL, ttl), input: Self.token).status == 0)
-        #expect(try origin.stats().notModified == 1)
+        let revalidated = try CLIRunner.run(Self.flags(origin.keysURL, ttl), input: Self.token)
+        #expect(revalidated.status == 0)
+        // On a loaded machine a slow origin can fail this fetch (stale keys then serve, with a
+        // warning on stderr): say so, rather than only that no 304 was counted.
+        let stats = try origin.stats()
+        #expect(stats.notModified == 1, "origin saw \(stats); the run's stderr: \(revalidated.stderr)")
         usleep(1_200_000)
         try origin.set(["mode": "error"])
         let stale = try CLIRunner.run(Self.flags(origin.keysURL, ttl), input: Self.token)
