@@ -35,7 +35,7 @@ package struct ThroughputReport: Sendable {
     package var cacheMisses: Int? = nil
 
     /// Full verification as a fraction of the raw limit: the median over rounds of each round's
-    /// own ratio (its full-verification pass against the raw pass next to it), so a round the
+    /// own ratio (its full-verification pass against the raw pass interleaved with it), so a round the
     /// machine slowed counts against both sides of its ratio alike. Without rounds, the ratio of
     /// the medians.
     package var ratio: Double {
@@ -102,9 +102,10 @@ package struct ThroughputReport: Sendable {
 
 /// Measures a corpus: `rounds` rounds, each one raw-limit pass and one full-verification pass on
 /// `threads` threads, after one warm-up pass of each; then one pass timing every token for latency
-/// percentiles. The two passes of a round are back to back, in alternating order (raw first in
-/// even rounds, full first in odd ones), so drift on a shared machine affects both sides of the
-/// round's ratio alike and neither side always runs first.
+/// percentiles. A round's two passes are cut into slices of ``sliceTokens`` tokens that alternate
+/// between the sides, in alternating order (raw first in even slices of even rounds), so drift on
+/// a shared machine affects both sides of the round's ratio alike and neither side always runs
+/// first.
 package enum ThroughputBenchmark {
     /// With `repeat` > 1, each token is presented `repeat` times in round-robin order over the
     /// whole corpus (so hits are not back to back and the cache must hold the corpus), through a
