@@ -35,9 +35,9 @@ package struct ThroughputReport: Sendable {
     package var cacheMisses: Int? = nil
 
     /// Full verification as a fraction of the raw limit: the median over rounds of each round's
-    /// own ratio (its full-verification pass against the raw pass interleaved with it), so a round the
-    /// machine slowed counts against both sides of its ratio alike. Without rounds, the ratio of
-    /// the medians.
+    /// own ratio (its full-verification pass against the raw pass interleaved with it), so a round
+    /// the machine slowed counts against both sides of its ratio alike. Without rounds, the ratio
+    /// of the medians.
     package var ratio: Double {
         if !roundRatios.isEmpty { return ThroughputBenchmark.median(roundRatios) }
         return rawLimitTokensPerSecond > 0 ? tokensPerSecond / rawLimitTokensPerSecond : 0
