@@ -154,10 +154,7 @@ package enum ThroughputBenchmark {
         _ = run(threads: threads, allPresentations, fullPass)
         _ = run(threads: threads, 0..<rawCount, rawPass)
         if batched { _ = run(threads: threads, allPresentations, perCallPass) }
-        // A round is the whole corpus on both sides, in slices that alternate between the sides
-        // (raw first in even slices of even rounds, and so on), so drift on a shared machine
-        // lands on both sides of the round's ratio alike at a scale of milliseconds, not of whole
-        // passes.
+        // Each round: the whole corpus on both sides, in alternating slices (see the type's doc).
         let slices = max(1, min(rawCount, count) / sliceTokens)
         func slice(_ index: Int, of total: Int) -> Range<Int> { (index * total / slices)..<((index + 1) * total / slices) }
         var ours: [Double] = []
