@@ -7,11 +7,11 @@ Every INPUT (any path Spark's Hadoop layer reads: local, hdfs://, s3a://; a dire
 whole, globs are expanded) is read one of two ways (--reader):
 
 - jwtverify: local or mounted files, uncompressed. The files are dealt into tasks of about equal
-  size, and each task's `jwtverify audit --files-from - --format jsonl --discards` reads its files
+  size, and each task's `jwtverify audit --files-from - --format tsv --discards` reads its files
   itself, exactly as one `jwtverify audit` run reads them.
 - spark: any file system, compressed files, big files split into blocks. Every line is tagged with
   its file and line number and streamed, one partition at a time, through
-  `jwtverify audit --tagged-input --format jsonl --discards`.
+  `jwtverify audit --tagged-input --format tsv --discards`.
 
 Either way the stage is Spark's own `RDD.pipe`, all in the JVM: no line or record passes through
 Python. The default, auto, takes jwtverify when every input is an uncompressed `file:` path and no
@@ -190,9 +190,10 @@ def snapshot_key_sets(sources, binary, directory):
     return snapshots
 
 
-def check_on_driver(binary, arguments, snapshots):
+def check_on_driver(binary, arguments, snapshots, columns):
     """Runs the stage's exact command on empty input: bad flags, unusable key sets and the like
-    stop the job here, with jwtverify's message and status, rather than fail every task."""
+    stop the job here, with jwtverify's message and status, rather than fail every task. Its
+    header must name `columns`, the ones the job reads."""
     checked = run_driver_binary(binary, arguments, stdin="")
     if checked.returncode == 126:
         return  # not runnable here: the executors will say
@@ -201,6 +202,9 @@ def check_on_driver(binary, arguments, snapshots):
         for original, local in snapshots:
             message = message.replace(local, original)
         raise Failure(checked.returncode, message.replace("jwtverify: ", "") or "jwtverify audit exited %d" % checked.returncode)
+    header = checked.stdout.split("\n", 1)[0]
+    if header != "\t".join(columns):
+        raise Failure(EXIT_SOFTWARE, "this jwtverify writes other columns than the job reads: %s" % header.replace("\t", " "))
 
 
 # ----------------------------------------------------------------------------------------------
@@ -308,10 +312,11 @@ def numbered_lines(spark, files, split_size):
 
 def piped_records(spark, tagged, command, executor_path, schema):
     """The stage: each partition of `tagged` (an `RDD[String]`: tagged lines, or lists of files)
-    streamed through `command` (Spark's own `RDD.pipe`, in the JVM) and its JSON Lines parsed
-    there with `schema`, each record with `_aud_array` (see ``stage_schema``)."""
+    streamed through `command` (Spark's own `RDD.pipe`, in the JVM), and the rows of its
+    `--format tsv` read there by Spark's CSV parser with `schema` (see ``stage_schema``)."""
     from pyspark.sql import DataFrame
     from pyspark.sql import functions as F
+    from pyspark.sql.types import StringType
     jvm = spark._jvm
     argv = jvm.java.util.ArrayList()
     for word in ["/usr/bin/env", "PATH=" + executor_path] + command:
@@ -321,47 +326,49 @@ def piped_records(spark, tagged, command, executor_path, schema):
     piped = tagged.pipe(jvm.scala.collection.JavaConverters.asScalaBuffer(argv).toSeq(), no_env, None, None,
                               False, 1 << 16, "UTF-8")
     lines = DataFrame(spark._jsparkSession.createDataset(piped, jvm.org.apache.spark.sql.Encoders.STRING()).toDF(), spark)
-    # An array `aud` and a string of the same characters read alike as text: mark the arrays.
-    # (`"aud":[` cannot occur inside a JSON string: a quote there is escaped.)
-    return lines.select(F.from_json("value", schema).alias("record"),
-                        F.col("value").contains('"aud":[').alias("_aud_array")).select("record.*", "_aud_array")
+    # Each task's jwtverify writes the header first. No row starts like it: a token's row starts
+    # with its empty `discarded` cell, a discard's with its reason.
+    rows = getattr(lines.where(~F.col("value").startswith(STAGE_HEADER_START))._jdf, "as")(jvm.org.apache.spark.sql.Encoders.STRING())
+    reader = spark._jsparkSession.read().schema(spark._jsparkSession.parseDataType(schema.json()))
+    # One row per line, cells as they are: an empty cell is null, and a cell that starts with a
+    # quote is a JSON string (text that is empty, starts with a quote or holds a control character).
+    for option, value in (("sep", "\t"), ("quote", "\u0000"), ("mode", "FAILFAST")):
+        reader = reader.option(option, value)
+    cells = DataFrame(reader.csv(rows), spark)
+    return cells.select(*[json_text(field.name) if field.dataType == StringType() else field.name for field in schema.fields])
 
 
-# ----------------------------------------------------------------------------------------------
-# Records
+def json_text(name):
+    """The text of the string column `name`: its cell, or the JSON string it holds."""
+    from pyspark.sql import functions as F
+    cell = F.col(name)
+    return F.when(cell.startswith('"'), F.from_json(F.concat(F.lit("["), cell, F.lit("]")), "array<string>")[0]).otherwise(cell).alias(name)
+
+
+# What the stage's header line starts with.
+STAGE_HEADER_START = "discarded\t"
+
+
+def stage_columns(show_tokens, tagged):
+    """The columns of the stage's `jwtverify audit --format tsv`, in its order, with their types
+    (the header, checked on the driver, names them)."""
+    where = [("tag", "string")] if tagged else [("file", "string"), ("line", "long")]
+    return ([("discarded", "string")] + where + [
+        ("column", "int"), ("valid", "boolean"), ("reason", "string"), ("detail", "string"), ("alg", "string"),
+        ("kid", "string"), ("iss", "string"), ("sub", "string"), ("aud", "string"), ("aud_list", "string"),
+        ("exp", "double"), ("iat", "double"), ("claims_verified", "boolean"), ("key_source", "string"),
+        ("lifetime", "double"), ("evaluated_at", "double"), ("fingerprint", "string"), ("nonce_fingerprint", "string"),
+        ("anomalies", "string"),
+    ] + ([("token", "string")] if show_tokens else []))
 
 
 def stage_schema(show_tokens, tagged):
-    """The JSON Lines the stage's `jwtverify audit --discards` writes, as Spark reads it: with
-    `tag` (the spark reader) or `file` and `line` (the jwtverify reader). `aud` is read as text
-    (the string, or the array's JSON); ``piped_records`` adds `_aud_array`. Fields the results
-    do not keep (`claims_verified`) are left out: the parser then skips them."""
-    from pyspark.sql.types import ArrayType, BooleanType, DoubleType, IntegerType, LongType, StringType, StructField, StructType
-    where = [StructField("tag", StringType())] if tagged else [StructField("file", StringType()), StructField("line", LongType())]
-    fields = [
-        StructField("discarded", StringType()),
-        *where,
-        StructField("column", IntegerType()),
-        StructField("valid", BooleanType()),
-        StructField("reason", StringType()),
-        StructField("detail", StringType()),
-        StructField("alg", StringType()),
-        StructField("kid", StringType()),
-        StructField("key_source", StringType()),
-        StructField("iss", StringType()),
-        StructField("aud", StringType()),
-        StructField("sub", StringType()),
-        StructField("iat", DoubleType()),
-        StructField("exp", DoubleType()),
-        StructField("lifetime", DoubleType()),
-        StructField("evaluated_at", DoubleType()),
-        StructField("fingerprint", StringType()),
-        StructField("nonce_fingerprint", StringType()),
-        StructField("anomalies", ArrayType(StringType())),
-    ]
-    if show_tokens:
-        fields.append(StructField("token", StringType()))
-    return StructType(fields)
+    """The stage's rows as Spark reads them: every column of ``stage_columns``. `aud` holds a
+    string audience and `aud_list` an array's JSON; `anomalies` are joined with commas
+    (``results`` turns both into arrays)."""
+    from pyspark.sql.types import BooleanType, DoubleType, IntegerType, LongType, StringType, StructField, StructType
+    types = {"string": StringType(), "long": LongType(), "int": IntegerType(), "boolean": BooleanType(), "double": DoubleType()}
+    return StructType([StructField(name, types[kind]) for name, kind in stage_columns(show_tokens, tagged)])
 
 
 def results(spark, records, names, key_sources, show_tokens, tagged):
@@ -370,14 +377,15 @@ def results(spark, records, names, key_sources, show_tokens, tagged):
     Python per row."""
     from pyspark.sql import functions as F
     tag = F.split(F.col("tag"), ":", 2)
-    audience = (F.when(F.col("_aud_array"), F.from_json(F.col("aud"), "array<string>"))
+    audience = (F.when(F.col("aud_list").isNotNull(), F.from_json(F.col("aud_list"), "array<string>"))
                 .when(F.col("aud").isNotNull(), F.array(F.col("aud"))))
+    anomalies = F.when(F.col("anomalies").isNull(), F.array().cast("array<string>")).otherwise(F.split(F.col("anomalies"), ","))
     key_source = F.col("key_source")
     for path, original in key_sources.items():
         key_source = F.when(F.col("key_source") == path, F.lit(original)).otherwise(key_source)
     columns = ["file", tag[1].cast("long").alias("line") if tagged else "line", "column", "valid", "reason", "detail", "alg", "kid",
                key_source.alias("key_source"), "iss", audience.alias("aud"), "sub", "iat", "exp", "lifetime", "evaluated_at",
-               "fingerprint", "nonce_fingerprint", "anomalies"]
+               "fingerprint", "nonce_fingerprint", anomalies.alias("anomalies")]
     if show_tokens:
         columns.append("token")
     tokens = records.where(F.col("discarded").isNull())
@@ -492,9 +500,11 @@ def tokens_table(tokens, places, total, valid_count, limit=1000):
     listed, then line, then column), as `jwtverify audit` keeps them for its per-token table."""
     from pyspark.sql import functions as F
     picked = []
+    # Only the table's columns: the scan then reads nothing else of the records.
+    shown = ["fingerprint", "file", "line", "column", "valid", "reason", "kid", "aud", "iat", "_place"]
     for valid, count in ((False, total - valid_count), (True, valid_count)):
         if count:
-            chosen = places.numbered(tokens.where(F.col("valid") == valid))
+            chosen = places.numbered(tokens.where(F.col("valid") == valid)).select(*shown)
             picked += chosen.orderBy("_place").limit(limit).collect()
     picked.sort(key=lambda row: row["_place"])
     rows = [{"fingerprint": row["fingerprint"], "file": row["file"], "line": row["line"], "column": row["column"],
@@ -618,7 +628,8 @@ class Plan:
         if os.sep in options.jwtverify and not os.path.isfile(options.jwtverify):
             raise Failure(EXIT_NO_INPUT, "--jwtverify %s: no such file" % options.jwtverify)
         if binary is not None:
-            check_on_driver(binary, self.audit_arguments([local for _, local in self.snapshots]), self.snapshots)
+            check_on_driver(binary, self.audit_arguments([local for _, local in self.snapshots]), self.snapshots,
+                            [name for name, _ in stage_columns(options.show_tokens, tagged=True)])
 
     def evaluation(self):
         """The report's "evaluation", as `jwtverify audit` writes it: each token at its own iat, or
@@ -637,7 +648,7 @@ class Plan:
         each task is handed on standard input (the jwtverify reader)."""
         options = self.options
         source = ["--tagged-input"] if reader == "spark" else ["--files-from", "-"]
-        arguments = ["audit"] + source + ["--format", "jsonl", "--discards", "--quiet", "--threads", str(options.threads_per_task)]
+        arguments = ["audit"] + source + ["--format", "tsv", "--discards", "--quiet", "--threads", str(options.threads_per_task)]
         for path in key_paths:
             arguments += ["--jwks", path]
         return arguments + evaluation_arguments(options, self.start_time)

@@ -9,7 +9,12 @@ import Darwin
 
 /// `jwtverify audit`: finds tokens in arbitrary text and reports on each and on the lot.
 struct AuditCommand {
-    enum Format: String { case jsonl, table, markdown, json, html }
+    enum Format: String {
+        case jsonl, tsv, table, markdown, json, html
+
+        /// A record per token (and per discarded fragment with `--discards`), rather than a report.
+        var writesRecords: Bool { self == .jsonl || self == .tsv }
+    }
 
     var keySets = KeySetOptions()
     var flags = PolicyFlags()
@@ -37,13 +42,13 @@ struct AuditCommand {
                 guard value == "iat" else { throw .usage("\(name) takes: iat") }
                 options.atIssueTime = true
             },
-            .value("--format", placeholder: "F", help: "jsonl (one object per token found), or a report: table, markdown,\njson, html (one self-contained page). Default: table on a terminal,\njsonl otherwise.") {
+            .value("--format", placeholder: "F", help: "jsonl (one object per token found), tsv (the same records as\ntab-separated rows under a header, without provider claims), or a\nreport: table, markdown, json, html (one self-contained page).\nDefault: table on a terminal, jsonl otherwise.") {
                 options, value, name throws(CommandFailure) in
-                guard let format = Format(rawValue: value) else { throw .usage("\(name) takes jsonl, table, markdown, json or html") }
+                guard let format = Format(rawValue: value) else { throw .usage("\(name) takes jsonl, tsv, table, markdown, json or html") }
                 options.format = format
             },
-            .flag("--show-tokens", help: "Include the raw token in jsonl records (default: fingerprints only).") { $0.showTokens = true },
-            .flag("--discards", help: "jsonl: also write a record per discarded fragment\n({\"discarded\": REASON, \"file\": ..., \"line\": ...}).") { $0.showDiscards = true },
+            .flag("--show-tokens", help: "Include the raw token in jsonl and tsv records (default: fingerprints\nonly).") { $0.showTokens = true },
+            .flag("--discards", help: "jsonl, tsv: also write a record per discarded fragment\n({\"discarded\": REASON, \"file\": ..., \"line\": ...}).") { $0.showDiscards = true },
             .flag("--tagged-input", help: "Each input line is TAG<TAB>TEXT, as a stage of a pipeline (the Spark job):\nrecords carry \"tag\" instead of \"file\" and \"line\", and columns and\nthe line limit count from TEXT.") { $0.taggedInput = true },
             .value("--files-from", placeholder: "LIST", help: "Also read the files LIST names, one path per line (- for standard\ninput), after the FILE operands; an empty LIST adds none. How each\ntask of the Spark job is handed its files.") {
                 options, value, _ in options.filesFrom = value
@@ -51,7 +56,7 @@ struct AuditCommand {
             .value("--threads", placeholder: "N", help: "Verifying threads (default: the number of CPUs); reading and writing run on one more each.") { options, value, name throws(CommandFailure) in
                 options.threads = try OptionValue.count(name, value, in: 1...256)
             },
-            .flag("-q", "--quiet", help: "jsonl: no summary line on standard error.") { $0.quiet = true },
+            .flag("-q", "--quiet", help: "jsonl, tsv: no summary line on standard error.") { $0.quiet = true },
         ])
 
     static let help = """
@@ -106,9 +111,14 @@ struct AuditCommand {
         if let paths = try inputPaths() { inputs = try InputFile.openAll(paths) }
         defer { for input in inputs { input.close() } }
         let output = OutputSink(writeBehind: true)
+        if format == .tsv {
+            var header = JSONText()
+            header.headerRow(AuditRecord.columns(tagged: taggedInput, showTokens: showTokens))
+            output.write(header.finish())
+        }
         var report = AuditReport()
         report.evaluatedAt = atIssueTime ? nil : (flags.now ?? VerificationPolicy.systemClock().rounded(.down))
-        report.keepsPlaces = format != .jsonl
+        report.keepsPlaces = !format.writesRecords
         let options = self
         let runner = BatchRunner(threads: threads, lineLimit: Self.lineLimit + (taggedInput ? Self.tagLimit : 0))
         do {
@@ -130,7 +140,7 @@ struct AuditCommand {
             throw CommandFailure(status: .ioError, message: "cannot read \(error.input): \(String(cString: strerror(error.code)))")
         }
         switch format {
-        case .jsonl:
+        case .jsonl, .tsv:
             if !quiet {
                 StandardError.write("jwtverify: \(report.tokens) tokens found, \(report.valid) valid, \(report.tokens - report.valid) rejected\n")
                 if let counters = verifier.cache?.counters { StandardError.write(VerifyCommand.cacheSummary(counters)) }
@@ -151,11 +161,14 @@ struct AuditCommand {
     static let tagLimit = 4096
 
     /// The tokens and discarded fragments of a range of lines, each in input order: for
-    /// `--format jsonl` already written as records (on the worker thread), for a report as values.
+    /// `--format jsonl` or `tsv` already written as records (on the worker thread), for a report
+    /// as values.
     private func evaluate(
         _ batch: LineBatch, _ range: Range<Int>, file: String, verifier: Verifier, time: EvaluationTime, sources: [String: String]
     ) -> AuditPart {
-        let writesLines = format == .jsonl
+        let writesLines = format.writesRecords
+        let writesCells = format == .tsv
+        let columnCount = AuditRecord.columns(tagged: taggedInput, showTokens: showTokens).count
         var text = JSONText()
         if writesLines { text.reserveCapacity(range.count * 1024) }  // a typical record is 700-900 octets
         var tokens = 0
@@ -209,7 +222,7 @@ struct AuditCommand {
                         if writesLines {
                             tokens += 1
                             if record.outcome.verified { valid += 1 }
-                            record.appendJSON(to: &text, rules: policy.rules)
+                            if writesCells { record.appendCells(to: &text) } else { record.appendJSON(to: &text, rules: policy.rules) }
                         } else {
                             records.append(record)
                         }
@@ -220,7 +233,9 @@ struct AuditCommand {
         guard writesLines else { return .evaluated(records: records, discarded: discarded) }
         guard showDiscards, !discarded.isEmpty else { return .lines(text.finish(), tokens: tokens, valid: valid) }
         var discards = JSONText()
-        for discard in discarded { discard.appendJSON(to: &discards) }
+        for discard in discarded {
+            if writesCells { discard.appendCells(to: &discards, columns: columnCount) } else { discard.appendJSON(to: &discards) }
+        }
         discards.appendRaw(text.bytes)
         return .lines(discards.finish(), tokens: tokens, valid: valid)
     }
@@ -228,7 +243,7 @@ struct AuditCommand {
 
 /// What a worker hands back for a range of lines, in input order.
 enum AuditPart: Sendable {
-    /// `--format jsonl`: the records already written, and the counts the summary needs.
+    /// `--format jsonl` or `tsv`: the records already written, and the counts the summary needs.
     case lines(_ text: FinishedJSONText, tokens: Int, valid: Int)
     /// A report format: the evaluated tokens and the discarded fragments, for ``AuditReport``.
     case evaluated(records: [AuditRecord], discarded: [AuditDiscard])

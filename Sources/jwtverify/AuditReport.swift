@@ -18,6 +18,22 @@ enum AuditOrigin: Sendable {
             text.member("tag", tag)
         }
     }
+
+    /// The cells of ``columns(tagged:)``, each after its tab.
+    func appendCells(to text: inout JSONText) {
+        text.cellSeparator()
+        switch self {
+        case .line(let file, let number):
+            text.stringCell(file)
+            text.cellSeparator()
+            text.integerCell(number)
+        case .tag(let tag):
+            text.stringCell(tag)
+        }
+    }
+
+    /// The TSV columns of an origin: `file` and `line`, or `tag` for `--tagged-input`.
+    static func columns(tagged: Bool) -> [String] { tagged ? ["tag"] : ["file", "line"] }
 }
 
 /// A token-like fragment `audit` did not take, and where it was (`--discards`).
@@ -31,6 +47,15 @@ struct AuditDiscard: Sendable {
         text.member("discarded", reason.rawValue)
         origin.appendJSON(to: &text)
         text.endObject()
+        text.newline()
+    }
+
+    /// Appends the TSV row: the reason and where, every other column empty.
+    func appendCells(to text: inout JSONText, columns: Int) {
+        text.stringCell(reason.rawValue)
+        origin.appendCells(to: &text)
+        let originColumns: Int = if case .tag = origin { 1 } else { 2 }
+        for _ in (1 + originColumns)..<columns { text.cellSeparator() }
         text.newline()
     }
 }
@@ -123,6 +148,47 @@ struct AuditRecord: Sendable {
             text.string(token)
         }
         text.endObject()
+        text.newline()
+    }
+}
+
+extension AuditRecord {
+    /// The columns of `--format tsv`, in the jsonl record's order: `discarded` (empty for a token,
+    /// the reason for a `--discards` row), where, `column`, the fields every record shares (with
+    /// `aud` split in `aud` and `aud_list`), the audit's own (`anomalies` joined with commas), and
+    /// `token` with `--show-tokens`. The provider claims of a jsonl record are not columns.
+    static func columns(tagged: Bool, showTokens: Bool) -> [String] {
+        ["discarded"] + AuditOrigin.columns(tagged: tagged) + ["column"] + TokenReport.columns
+            + ["key_source", "lifetime", "evaluated_at", "fingerprint", "nonce_fingerprint", "anomalies"]
+            + (showTokens ? ["token"] : [])
+    }
+
+    /// Appends the TSV row (`--format tsv`): the cells of ``columns(tagged:showTokens:)``.
+    func appendCells(to text: inout JSONText) {
+        origin.appendCells(to: &text)
+        text.cellSeparator()
+        text.integerCell(column)
+        TokenReport.appendVerdictCells(outcome, to: &text)
+        text.cellSeparator()
+        text.stringCell(keySource)
+        text.cellSeparator()
+        text.numberCell(lifetime)
+        text.cellSeparator()
+        text.numberCell(outcome.evaluatedAt)
+        text.cellSeparator()
+        text.hexCell(fingerprint)
+        text.cellSeparator()
+        text.hexCell(nonceDigest)
+        text.cellSeparator()
+        for (index, anomaly) in anomalies.enumerated() {
+            var words = anomaly.rawValue
+            if index > 0 { text.appendRaw(",".utf8) }
+            words.withUTF8 { text.cellText(UnsafeRawBufferPointer($0)) }
+        }
+        if let token {
+            text.cellSeparator()
+            token.withUnsafeBytes { text.cellText($0) }
+        }
         text.newline()
     }
 }

@@ -100,6 +100,11 @@ class Fixture:
             "no_nonce": [minter.token(sub="nn.0", nonce=None)],
             # A string that reads like an array: still one (wrong) audience, not two.
             "array_like_audience": [minter.token(sub="al.0", nonce=nonce(distinct("al0")), aud='["%s"]' % AUDIENCE)],
+            # Text the stage's tab-separated rows must quote, or tell from a missing value.
+            "awkward_text": [minter.token(sub=sub, nonce=nonce(distinct("aw%d" % i)))
+                             for i, sub in enumerate(["tab\there", "line\nbreak\r\n", 'say "hi"', "", "\\N", "x,y"])]
+                            + [minter.token(sub="aw.list", nonce=nonce(distinct("awl")), aud=[AUDIENCE, 'odd "aud"\there']),
+                               minter.token(sub="aw.iss", nonce=nonce(distinct("awi")), iss="https://evil\t.example")],
             "alg_none": [V.compact({"alg": "none"}, V.apple_claims(sub="none.0", nonce=nonce(distinct("none"))),
                                    signature=b"")],
         }

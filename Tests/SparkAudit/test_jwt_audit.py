@@ -280,10 +280,12 @@ class SparkAuditTests(unittest.TestCase):
         self.assertFalse(os.path.exists(self.output("m")))
 
     def test_a_failing_stage_fails_the_job(self):
-        # Passes the driver's check (empty input) but exits 9 on the first line it reads.
+        # Passes the driver's check (the header, on empty input) but exits 9 on the first line it reads.
         stage = os.path.join(self.work, "failing-jwtverify")
+        header = subprocess.run([JWTVERIFY, "audit", "--jwks", fixtures.JWKS, "--tagged-input", "--format", "tsv"],
+                                input="", capture_output=True, text=True).stdout
         with open(stage, "w") as f:
-            f.write("#!/bin/sh\nif read -r line; then echo 'stage broke' >&2; exit 9; fi\nexit 0\n")
+            f.write("#!/bin/sh\nprintf '%%s' '%s'\nif read -r line; then echo 'stage broke' >&2; exit 9; fi\nexit 0\n" % header)
         os.chmod(stage, 0o755)
         job = spark_submit(self.flags + ["--now", NOW, "--jwtverify", stage, "--output", self.output("f"), self.logs])
         self.assertEqual(job.returncode, 70, job.output[-3000:])

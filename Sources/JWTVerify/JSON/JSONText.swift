@@ -51,6 +51,13 @@ package struct JSONText: ~Copyable {
         needsComma = false
     }
 
+    /// Appends raw bytes in one copy, as the sequence form does: the next
+    /// value starts a new document (other text formats built on this buffer, like `audit`'s TSV).
+    package mutating func appendRaw(_ raw: UnsafeRawBufferPointer) {
+        write(raw)
+        needsComma = false
+    }
+
     /// Room for `extra` more octets.
     @inline(__always)
     private mutating func ensure(_ extra: Int) {

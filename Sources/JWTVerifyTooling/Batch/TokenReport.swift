@@ -47,6 +47,66 @@ package enum TokenReport {
         out.bool(verified)
     }
 
+    /// The shared fields as tab-separated columns (``appendVerdictCells(_:to:)``), in the JSON
+    /// order. `aud` is split in two: `aud` holds a string audience, `aud_list` an array's JSON.
+    package static let columns = [
+        "valid", "reason", "detail", "alg", "kid", "iss", "sub", "aud", "aud_list", "exp", "iat", "claims_verified",
+    ]
+
+    /// Appends the shared fields of `outcome` as the cells of ``columns``, each after its tab.
+    package static func appendVerdictCells(_ outcome: VerificationOutcome, to out: inout JSONText) {
+        out.cellSeparator()
+        switch outcome.result {
+        case .success(let token):
+            out.boolCell(true)
+            out.cellSeparator()
+            out.cellSeparator()
+            token.withClaims { claims, _ in
+                appendCells(algorithm: token.algorithm.name, keyID: token.keyID, claims: claims, verified: true, to: &out)
+            }
+        case .failure(let error):
+            out.boolCell(false)
+            out.cellSeparator()
+            out.stringCell(error.reason.rawValue)
+            out.cellSeparator()
+            out.stringCell(error.detail)
+            outcome.withClaims { claims in
+                appendCells(algorithm: outcome.algorithm, keyID: outcome.keyID, claims: claims, verified: false, to: &out)
+            }
+        }
+    }
+
+    private static func appendCells(
+        algorithm: String?, keyID: String?, claims: borrowing RegisteredClaims, verified: Bool, to out: inout JSONText
+    ) {
+        out.cellSeparator()
+        out.stringCell(algorithm)
+        out.cellSeparator()
+        out.stringCell(keyID)
+        out.cellSeparator()
+        out.stringCell(claims.issuer)
+        out.cellSeparator()
+        out.stringCell(claims.subject)
+        out.cellSeparator()
+        let audience = claims.audience
+        let isList = audience != nil && (claims.audienceIsArray || audience?.count != 1)
+        if !isList { out.stringCell(audience?.first) }
+        out.cellSeparator()
+        if isList, let audience {
+            var list = JSONText()
+            list.beginArray()
+            for member in audience { list.string(member) }
+            list.endArray()
+            list.finish().withUnsafeBytes { out.cellText($0) }
+        }
+        out.cellSeparator()
+        out.numberCell(claims.expiresAt)
+        out.cellSeparator()
+        out.numberCell(claims.issuedAt)
+        out.cellSeparator()
+        out.boolCell(verified)
+    }
+
     /// Appends `claims` (the provider's typed claims, with `sub`, and `uid` for Firebase) and, for
     /// a notification, `event`, when the policy has provider rules and the token verified. Members
     /// are written in name order, straight from the typed values.
