@@ -328,7 +328,8 @@ def piped_records(spark, tagged, command, executor_path, schema):
     lines = DataFrame(spark._jsparkSession.createDataset(piped, jvm.org.apache.spark.sql.Encoders.STRING()).toDF(), spark)
     # Each task's jwtverify writes the header first. No row starts like it: a token's row starts
     # with its empty `discarded` cell, a discard's with its reason.
-    rows = getattr(lines.where(~F.col("value").startswith(STAGE_HEADER_START))._jdf, "as")(jvm.org.apache.spark.sql.Encoders.STRING())
+    first_column = schema.fields[0].name
+    rows = getattr(lines.where(~F.col("value").startswith(first_column + "\t"))._jdf, "as")(jvm.org.apache.spark.sql.Encoders.STRING())
     reader = spark._jsparkSession.read().schema(spark._jsparkSession.parseDataType(schema.json()))
     # One row per line, cells as they are: an empty cell is null, and a cell that starts with a
     # quote is a JSON string (text that is empty, starts with a quote or holds a control character).
@@ -345,8 +346,6 @@ def json_text(name):
     return F.when(cell.startswith('"'), F.from_json(F.concat(F.lit("["), cell, F.lit("]")), "array<string>")[0]).otherwise(cell).alias(name)
 
 
-# What the stage's header line starts with.
-STAGE_HEADER_START = "discarded\t"
 
 
 def stage_columns(show_tokens, tagged):

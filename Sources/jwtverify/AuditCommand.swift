@@ -168,7 +168,7 @@ struct AuditCommand {
     ) -> AuditPart {
         let writesLines = format.writesRecords
         let writesCells = format == .tsv
-        let columnCount = AuditRecord.columns(tagged: taggedInput, showTokens: showTokens).count
+        let columnCount = writesCells ? AuditRecord.columns(tagged: taggedInput, showTokens: showTokens).count : 0
         var text = JSONText()
         if writesLines { text.reserveCapacity(range.count * 1024) }  // a typical record is 700-900 octets
         var tokens = 0

@@ -19,6 +19,10 @@ public struct RegisteredClaims: Sendable, Hashable {
     /// Whether `aud` was written as an array (even of one member).
     public var audienceIsArray = false
 
+    /// Whether records write `aud` as an array: it was one, or it does not hold exactly one
+    /// audience.
+    package var audienceIsList: Bool { audience.map { audienceIsArray || $0.count != 1 } ?? false }
+
     /// Largest NumericDate accepted: 2^53 − 1, the largest integer a double holds exactly.
     static let maximumNumericDate = 9_007_199_254_740_991.0
 

@@ -275,13 +275,18 @@ package struct JSONText: ~Copyable {
     package mutating func audience(_ claims: borrowing RegisteredClaims) {
         key("aud")
         guard let audience = claims.audience else { return null() }
-        if claims.audienceIsArray || audience.count != 1 {
-            beginArray()
-            for member in audience { string(member) }
-            endArray()
+        if claims.audienceIsList {
+            audienceList(audience)
         } else {
             string(audience[0])
         }
+    }
+
+    /// Appends the array of an `aud` that is one (``RegisteredClaims/audienceIsList``).
+    package mutating func audienceList(_ audience: [String]) {
+        beginArray()
+        for member in audience { string(member) }
+        endArray()
     }
 
     /// Appends any ``JSONValue`` (object members sorted by name, for stable output).

@@ -88,15 +88,12 @@ package enum TokenReport {
         out.cellSeparator()
         out.stringCell(claims.subject)
         out.cellSeparator()
-        let audience = claims.audience
-        let isList = audience != nil && (claims.audienceIsArray || audience?.count != 1)
-        if !isList { out.stringCell(audience?.first) }
+        let isList = claims.audienceIsList
+        if !isList { out.stringCell(claims.audience?.first) }
         out.cellSeparator()
-        if isList, let audience {
+        if isList, let audience = claims.audience {
             var list = JSONText()
-            list.beginArray()
-            for member in audience { list.string(member) }
-            list.endArray()
+            list.audienceList(audience)
             list.finish().withUnsafeBytes { out.cellText($0) }
         }
         out.cellSeparator()
