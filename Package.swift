@@ -40,6 +40,12 @@ let package = Package(
             dependencies: ["COpenSSL"],
             path: "Sources/CFixedBaseP256"
         ),
+        // RS256/RS384/RS512 by a chain of Montgomery products per RSA key (OpenSSL BN calls only).
+        .target(
+            name: "CRSAMontgomery",
+            dependencies: ["COpenSSL"],
+            path: "Sources/CRSAMontgomery"
+        ),
         // SIMD passes over whole blocks of JSON strings and base64url text (scanning, decoding);
         // Swift decides every byte the blocks leave over.
         .target(
@@ -48,7 +54,7 @@ let package = Package(
         ),
         .target(
             name: "JWTVerify",
-            dependencies: ["COpenSSL", "CJansson", "CFixedBaseP256", "CByteKernels"],
+            dependencies: ["COpenSSL", "CJansson", "CFixedBaseP256", "CRSAMontgomery", "CByteKernels"],
             swiftSettings: strictSettings
         ),
         // What the executables and the tests share, and no service needs: batch I/O, report

@@ -24,13 +24,18 @@ for line in sys.stdin:
 now=1767225600
 total() { valgrind --tool=callgrind --callgrind-out-file="$out/cg" "$@" >/dev/null 2>&1 || true
   callgrind_annotate "$out/cg" 2>/dev/null | awk '/PROGRAM TOTALS/ {gsub(",", "", $1); print $1}'; }
-valgrind --tool=callgrind --callgrind-out-file="$out/cg.bench" "$cli" bench --jwks "$out/jwks.json" --tokens "$out/tokens.txt" \
-  --nonces "$out/nonces.txt" --now "$now" --threads 1 --reps 1 >/dev/null 2>&1
-# --reps 1 runs the raw pass twice (a warm-up and the measured round) over the 2,000 tokens.
-raw=$(callgrind_annotate --inclusive=yes "$out/cg.bench" 2>/dev/null | python3 -c '
+# --reps 1 runs the raw pass twice (a warm-up and the measured round) over the 2,000 tokens; once
+# with OpenSSL's EVP_PKEY_verify (the limit), once with the library's own check (--raw-check library).
+raw_instructions() {
+  valgrind --tool=callgrind --callgrind-out-file="$out/cg.bench" "$cli" bench --jwks "$out/jwks.json" --tokens "$out/tokens.txt" \
+    --nonces "$out/nonces.txt" --now "$now" --threads 1 --reps 1 --raw-check "$1" >/dev/null 2>&1
+  callgrind_annotate --inclusive=yes "$out/cg.bench" 2>/dev/null | python3 -c '
 import re, sys
 found = [line for line in sys.stdin if "RawVerificationLimitC3runy" in line]
-print(int(re.match(r"\s*([\d,]+)", found[0]).group(1).replace(",", "")) / (2 * 2000))')
+print(int(re.match(r"\s*([\d,]+)", found[0]).group(1).replace(",", "")) / (2 * 2000))'
+}
+raw=$(raw_instructions openssl)
+own=$(raw_instructions library)
 generic=(--issuer https://appleid.apple.com --audience com.example.app)
 apple=(--profile apple --audience com.example.app)
 row() {  # name, input, args...
@@ -38,10 +43,10 @@ row() {  # name, input, args...
   local base full
   base=$(total "$cli" "$@" --threads 1 --jwks "$out/jwks.json" --now "$now" "$out/empty")
   full=$(total "$cli" "$@" --threads 1 --jwks "$out/jwks.json" --now "$now" "$input")
-  python3 -c "import sys; per=($full-$base)/2000; raw=float(sys.argv[2]); print(f'| {sys.argv[1]} | {per:,.0f} | {raw:,.0f} | {raw/per:.3f} |')" "$name" "$raw"
+  python3 -c "import sys; per=($full-$base)/2000; raw=float(sys.argv[2]); own=float(sys.argv[3]); print(f'| {sys.argv[1]} | {per:,.0f} | {raw:,.0f} | {raw/per:.3f} | {own:,.0f} | {own/per:.3f} |')" "$name" "$raw" "$own"
 }
-echo "| face (1 thread, 2,000 RS256 tokens, callgrind) | instructions/token | raw limit instructions/token | ratio |"
-echo "| --- | ---: | ---: | ---: |"
+echo "| face (1 thread, 2,000 RS256 tokens, callgrind) | instructions/token | raw limit instructions/token | ratio | library's own check instructions/token | ratio |"
+echo "| --- | ---: | ---: | ---: | ---: | ---: |"
 row "verify, bare tokens" "$out/tokens.txt" verify "${generic[@]}"
 row "verify, JSON lines {token, nonce}" "$out/requests.jsonl" verify "${generic[@]}"
 row "verify --profile apple, JSON lines with nonce" "$out/requests.jsonl" verify "${apple[@]}"

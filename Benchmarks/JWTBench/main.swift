@@ -7,6 +7,7 @@ import Glibc
 
 // Throughput of full verification against the raw OpenSSL limit (see Benchmarks/README.md).
 // Usage: swift run -c release jwtbench [FILTER] [--threads N] [--rounds N] [--tokens N] [--json]
+//        [--raw-check openssl|library]   what checks the raw limit's signatures (RawVerificationLimit.Check)
 
 var isDebugBuild = false
 assert({ isDebugBuild = true; return true }())
@@ -22,6 +23,7 @@ var tokenCount = 2000
 var json = false
 var corpusDirectory: String? = nil
 var corpusRepeat = 1
+var rawCheck = RawVerificationLimit.Check.openSSL
 var arguments = CommandLine.arguments.dropFirst()
 while let word = arguments.popFirst() {
     switch word {
@@ -31,6 +33,13 @@ while let word = arguments.popFirst() {
     case "--json": json = true
     case "--write-corpus": corpusDirectory = arguments.popFirst()
     case "--repeat": corpusRepeat = Int(arguments.popFirst() ?? "") ?? 1
+    case "--raw-check":
+        let value = arguments.popFirst() ?? ""
+        guard let check = RawVerificationLimit.Check(rawValue: value) else {
+            FileHandle.standardError.write(Data("jwtbench: --raw-check takes openssl or library, not '\(value)'\n".utf8))
+            exit(64)  // EX_USAGE
+        }
+        rawCheck = check
     default: filter = word
     }
 }
@@ -55,12 +64,13 @@ if !json { print(BenchmarkHost.description) }
 for algorithm in algorithms where filter == nil || algorithm.name.lowercased().contains(filter!.lowercased()) {
     let corpus = try BenchmarkCorpus.appleShaped(count: algorithm == .rs256 || algorithm == .es256 ? tokenCount : tokenCount / 4, algorithm: algorithm)
     for threads in Array(Set([1, maxThreads])).sorted() {
-        let report = ThroughputBenchmark.measure(corpus: corpus, threads: threads, rounds: rounds)
+        let report = ThroughputBenchmark.measure(corpus: corpus, threads: threads, rounds: rounds, rawCheck: rawCheck)
         if json {
             print(report.json(label: algorithm.name))
         } else {
             print(BenchmarkHost.row(algorithm.name, report))
             if let note = BenchmarkHost.fixedBaseNote(report) { print(note) }
+            if let note = BenchmarkHost.rawCheckNote(report) { print(note) }
         }
     }
 }

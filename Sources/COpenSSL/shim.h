@@ -154,8 +154,19 @@ static inline size_t copenssl_private_key_pem(EVP_PKEY *pkey, unsigned char *out
     return result;
 }
 
-/** Generates an RSA key of `bits` bits (tests, benchmarks, sample data). */
-static inline EVP_PKEY *copenssl_generate_rsa(unsigned int bits) { return EVP_PKEY_Q_keygen(NULL, NULL, "RSA", (size_t)bits); }
+/** Generates an RSA key of `bits` bits with the big-endian public exponent `e` (tests,
+ *  benchmarks, sample data). */
+static inline EVP_PKEY *copenssl_generate_rsa(unsigned int bits, const unsigned char *e, size_t e_len) {
+    EVP_PKEY *pkey = NULL;
+    EVP_PKEY_CTX *ctx = EVP_PKEY_CTX_new_from_name(NULL, "RSA", NULL);
+    BIGNUM *exponent = BN_bin2bn(e, (int)e_len, NULL);
+    if (ctx != NULL && exponent != NULL && EVP_PKEY_keygen_init(ctx) == 1 && EVP_PKEY_CTX_set_rsa_keygen_bits(ctx, (int)bits) == 1 &&
+        EVP_PKEY_CTX_set1_rsa_keygen_pubexp(ctx, exponent) == 1 && EVP_PKEY_keygen(ctx, &pkey) != 1)
+        pkey = NULL;
+    BN_free(exponent);
+    EVP_PKEY_CTX_free(ctx);
+    return pkey;
+}
 
 /** Generates an EC key on the named group (tests, benchmarks, sample data). */
 static inline EVP_PKEY *copenssl_generate_ec(const char *group) { return EVP_PKEY_Q_keygen(NULL, NULL, "EC", group); }

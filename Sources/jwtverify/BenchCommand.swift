@@ -23,13 +23,14 @@ struct BenchCommand {
             StandardError.write("jwtverify bench: \(corpus.tokens.count) tokens, \(options.threads) thread(s), \(options.rounds) rounds\n")
         }
         let report = ThroughputBenchmark.measure(
-            corpus: corpus, threads: options.threads, rounds: options.rounds, repeat: options.presentations)
+            corpus: corpus, threads: options.threads, rounds: options.rounds, repeat: options.presentations, rawCheck: options.rawCheck)
         if options.json {
             print(report.json())
         } else {
             print(BenchmarkHost.description)
             print(BenchmarkHost.row(options.tokensFile == nil ? options.algorithm.name : "file", report))
             if let note = BenchmarkHost.fixedBaseNote(report) { print(note) }
+            if let note = BenchmarkHost.rawCheckNote(report) { print(note) }
         }
         return .ok
     }

@@ -35,6 +35,10 @@ elif target == "es256":
     # Key choice, signature kind (valid, flipped bit, random, near 0, near n, other key, s = r,
     # swapped), then message bytes.
     seeds = [bytes([k, kind]) + f"message {k} {kind}".encode() + bytes(range(70)) for k in range(6) for kind in range(8)]
+elif target == "rsa":
+    # Key and algorithm, signature kind (valid, flipped bit, random, near 0, near n, other key,
+    # other digest, other hash), then message bytes.
+    seeds = [bytes([k, kind]) + f"message {k} {kind}".encode() + bytes(range(70)) for k in range(12) for kind in range(8)]
 elif target == "jwks":
     for name in ["jwks.json", "google-x509-keys.json"]:
         seeds.append(open(os.path.join(root, "Vectors", name), "rb").read())

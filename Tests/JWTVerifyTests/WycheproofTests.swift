@@ -58,12 +58,24 @@ struct WycheproofTests {
         var failures: [String] = []
         for group in groups {
             let key = try Self.jwk(for: group, algorithm: algorithm)
+            // RS256/RS384/RS512 go through the key's Montgomery chain: every vector must reach it,
+            // and OpenSSL's own EVP_PKEY_verify must agree with each of its verdicts.
+            let chained = algorithm.family == .rsaPKCS1
+            if chained { #expect(key.key?.rsaChain != nil, "\(file): a key without a chain") }
             for test in group["tests"] as? [[String: Any]] ?? [] {
                 let id = test["tcId"] as? Int ?? -1
                 let result = test["result"] as? String ?? ""
                 let verified = key.verifies(
                     signature: [UInt8](hex: test["sig"] as? String ?? ""),
                     message: [UInt8](hex: test["msg"] as? String ?? ""), algorithm: algorithm)
+                if chained, let publicKey = key.key {
+                    let signature = [UInt8](hex: test["sig"] as? String ?? "")
+                    let digest = algorithm.digest!.hash([UInt8](hex: test["msg"] as? String ?? ""))
+                    let throughEVP = signature.withUnsafeBytes { s in
+                        digest.withUnsafeBytes { publicKey.isValidPKCS1ThroughEVP(s, digest: $0, algorithm: algorithm) }
+                    }
+                    if throughEVP != verified { failures.append("tcId \(id): chain says \(verified), EVP_PKEY_verify \(throughEVP)") }
+                }
                 switch result {
                 case "valid":
                     counts.valid += 1

@@ -9,9 +9,10 @@ package final class EVPPrivateKey: @unchecked Sendable {
     private init(takingOwnershipOf pointer: OpaquePointer) { self.pointer = pointer }
     deinit { EVP_PKEY_free(pointer) }
 
-    /// A new RSA key of `bits` bits.
-    package static func generateRSA(bits: Int = 2048) throws(OpenSSLFailure) -> EVPPrivateKey {
-        guard let pkey = copenssl_generate_rsa(UInt32(bits)) else { throw OpenSSLFailure.drain("RSA keygen") }
+    /// A new RSA key of `bits` bits with the big-endian public `exponent` (65537 unless told).
+    package static func generateRSA(bits: Int = 2048, exponent: [UInt8] = [1, 0, 1]) throws(OpenSSLFailure) -> EVPPrivateKey {
+        let pkey = exponent.withUnsafeBufferPointer { copenssl_generate_rsa(UInt32(bits), $0.baseAddress, $0.count) }
+        guard let pkey else { throw OpenSSLFailure.drain("RSA keygen") }
         return EVPPrivateKey(takingOwnershipOf: pkey)
     }
 

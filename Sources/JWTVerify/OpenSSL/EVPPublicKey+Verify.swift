@@ -20,6 +20,9 @@ extension EVPPublicKey {
             return signature.count == 64 && contexts.verifyOneShot(signature, over: signingInput, key: self)
         case .rsaPKCS1, .rsaPSS:
             guard signature.count == (bits + 7) / 8 else { return false }
+            if algorithm.family == .rsaPKCS1, let chain = rsaChain {
+                return verifyChain(chain, signature, over: signingInput, algorithm: algorithm, contexts: contexts, fingerprint: fingerprint)
+            }
             return verifyPrehashed(signature, over: signingInput, algorithm: algorithm, contexts: contexts, fingerprint: fingerprint)
         case .ecdsa(_, let scalarSize):
             guard signature.count == 2 * scalarSize else { return false }
@@ -57,6 +60,18 @@ extension EVPPublicKey {
         }
     }
 
+    /// RS256, RS384 or RS512 through this key's Montgomery chain: the digest, then the chain's check.
+    private func verifyChain(
+        _ chain: RSAMontgomeryKey, _ signature: UnsafeRawBufferPointer, over signingInput: UnsafeRawBufferPointer,
+        algorithm: SignatureAlgorithm, contexts: ThreadContexts, fingerprint: FingerprintRequest?
+    ) -> Bool {
+        guard let digest = algorithm.unretainedDigest else { return false }
+        return withUnsafeTemporaryAllocation(byteCount: 64, alignment: 8) { hash in
+            let length = digest._withUnsafeGuaranteedRef { contexts.hash(signingInput, with: $0, into: hash, fingerprint: fingerprint) }
+            return chain.isValidSignature(signature, digest: UnsafeRawBufferPointer(rebasing: hash[..<length]), algorithm: algorithm)
+        }
+    }
+
     private func verifyPrehashed(
         _ signature: UnsafeRawBufferPointer,
         over signingInput: UnsafeRawBufferPointer,
@@ -90,6 +105,19 @@ extension EVPPublicKey {
             if rc != 1 { OpenSSLFailure.clear() }
             return rc == 1
         }
+    }
+
+    /// An RS256, RS384 or RS512 signature of `digest` checked by OpenSSL's own `EVP_PKEY_verify`,
+    /// never the Montgomery chain: the reference that path is tested and fuzzed against.
+    package func isValidPKCS1ThroughEVP(_ signature: UnsafeRawBufferPointer, digest: UnsafeRawBufferPointer, algorithm: SignatureAlgorithm) -> Bool {
+        guard algorithm.family == .rsaPKCS1, digest.count == algorithm.digest?.size,
+            let context = ThreadContexts.current.verifyContext(for: self, algorithm: algorithm)
+        else { return false }
+        let rc = EVP_PKEY_verify(
+            context, signature.baseAddress?.assumingMemoryBound(to: UInt8.self), signature.count,
+            digest.baseAddress?.assumingMemoryBound(to: UInt8.self), digest.count)
+        if rc != 1 { OpenSSLFailure.clear() }
+        return rc == 1
     }
 
     /// An ECDSA JWS signature (R‖S) as minimal DER, or `nil` when it is not two equal halves.

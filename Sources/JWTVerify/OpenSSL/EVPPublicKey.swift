@@ -15,6 +15,8 @@ package final class EVPPublicKey: @unchecked Sendable {
     package let bits: Int
     /// For a P-256 key, when and whether it gets its fixed-base table (``FixedBaseSlot``).
     let fixedBaseSlot: FixedBaseSlot?
+    /// For an RSA key with an exponent of at most 64 bits, its RS256/RS384/RS512 chain.
+    package let rsaChain: RSAMontgomeryKey?
 
     private static let nextID = Atomic<UInt64>(1)
 
@@ -24,6 +26,13 @@ package final class EVPPublicKey: @unchecked Sendable {
         self.id = Self.nextID.wrappingAdd(1, ordering: .relaxed).oldValue
         self.bits = Int(EVP_PKEY_get_bits(pointer))
         self.fixedBaseSlot = FixedBaseP256Key.isAvailable && Self.isP256(pointer) ? FixedBaseSlot() : nil
+        self.rsaChain = EVP_PKEY_is_a(pointer, "RSA") == 1 ? Self.rsaChain(pointer) : nil
+    }
+
+    /// The chain for an RSA key's modulus and exponent, read back from OpenSSL.
+    private static func rsaChain(_ pointer: OpaquePointer) -> RSAMontgomeryKey? {
+        guard let modulus = bigNumber("n", of: pointer), let exponent = bigNumber("e", of: pointer) else { return nil }
+        return RSAMontgomeryKey(modulus: modulus, exponent: exponent)
     }
 
     private static func isP256(_ pointer: OpaquePointer) -> Bool {
@@ -34,7 +43,7 @@ package final class EVPPublicKey: @unchecked Sendable {
             OpenSSLFailure.clear()
             return false
         }
-        return String(cString: name) == "prime256v1"
+        return String(decoding: name.prefix(while: { $0 != 0 }).map { UInt8(bitPattern: $0) }, as: UTF8.self) == "prime256v1"
     }
 
     /// Whether this key has its fixed-base table now (without counting a use).
@@ -78,7 +87,9 @@ package final class EVPPublicKey: @unchecked Sendable {
     }
 
     /// Reads a big-number parameter (`"n"`, `"e"`) as minimal big-endian octets.
-    func bigNumber(_ name: String) -> [UInt8]? {
+    func bigNumber(_ name: String) -> [UInt8]? { Self.bigNumber(name, of: pointer) }
+
+    private static func bigNumber(_ name: String, of pointer: OpaquePointer) -> [UInt8]? {
         var out = [UInt8](repeating: 0, count: 2048)
         let n = out.withUnsafeMutableBufferPointer { copenssl_get_bn_param(pointer, name, $0.baseAddress, $0.count) }
         guard n > 0 else { OpenSSLFailure.clear(); return nil }

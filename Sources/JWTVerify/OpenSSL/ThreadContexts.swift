@@ -1,4 +1,5 @@
 internal import CFixedBaseP256
+internal import CRSAMontgomery
 internal import COpenSSL
 #if canImport(Glibc)
 import Glibc
@@ -27,6 +28,7 @@ package final class ThreadContexts {
     private var verifyContexts: [UInt64: OpaquePointer] = [:]
     private static let capacity = 256
     private var fixedBaseScratch: OpaquePointer? = nil
+    private var rsaChainScratch: OpaquePointer? = nil
     /// ES256 verdicts decided ahead in a batch, while a batch scope is open on this thread.
     var presolved = PresolvedSignatures()
     /// The headers this thread verified last, with the key each selected.
@@ -50,6 +52,7 @@ package final class ThreadContexts {
         EVP_MD_CTX_free(fingerprintContext)
         for ctx in verifyContexts.values { EVP_PKEY_CTX_free(ctx) }
         jwtv_p256_scratch_free(fixedBaseScratch)
+        jwtv_rsa_scratch_free(rsaChainScratch)
         scratch.deallocate()
     }
 
@@ -58,6 +61,14 @@ package final class ThreadContexts {
         if let scratch = fixedBaseScratch { return scratch }
         guard let scratch = jwtv_p256_scratch_new() else { fatalError("jwtv_p256_scratch_new: out of memory") }
         fixedBaseScratch = scratch
+        return scratch
+    }
+
+    /// This thread's temporaries for ``RSAMontgomeryKey``, made on first use.
+    var rsaScratch: OpaquePointer {
+        if let scratch = rsaChainScratch { return scratch }
+        guard let scratch = jwtv_rsa_scratch_new() else { fatalError("jwtv_rsa_scratch_new: out of memory") }
+        rsaChainScratch = scratch
         return scratch
     }
 

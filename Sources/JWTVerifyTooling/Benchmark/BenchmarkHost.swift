@@ -57,6 +57,12 @@ package enum BenchmarkHost {
             + column(fixed(report.p99Microseconds, 1), 9) + column("\(report.valid)/\(report.n)", 10)
     }
 
+    /// With ``RawVerificationLimit/Check/library``: what the raw limit timed instead of `EVP_PKEY_verify`.
+    package static func rawCheckNote(_ report: ThroughputReport) -> String? {
+        guard report.rawCheck == .library else { return nil }
+        return "raw limit: the library's own signature check (RS256/RS384/RS512 through the key's Montgomery chain), not EVP_PKEY_verify"
+    }
+
     /// For a corpus with P-256 keys: the per-call rate beside the batched one, and the tables'
     /// memory. The raw limit stays OpenSSL's own `EVP_PKEY_verify`, so ES256 ratios go above 1.
     package static func fixedBaseNote(_ report: ThroughputReport) -> String? {

@@ -21,6 +21,8 @@ package struct ThroughputReport: Sendable {
     package var cpuTokensPerSecond: Double
     /// Digest + `EVP_PKEY_verify` only, tokens per second (median round, same threads).
     package var rawLimitTokensPerSecond: Double
+    /// What checked the raw limit's signatures (``RawVerificationLimit/Check``).
+    package var rawCheck: RawVerificationLimit.Check = .openSSL
     /// Median and 99th-percentile time of one full verification, in microseconds.
     package var p50Microseconds: Double
     package var p99Microseconds: Double
@@ -65,6 +67,8 @@ package struct ThroughputReport: Sendable {
         text.number((cpuTokensPerSecond * 10).rounded() / 10)
         text.key("raw_limit_tokens_per_sec")
         text.number((rawLimitTokensPerSecond * 10).rounded() / 10)
+        text.key("raw_check")
+        text.string(rawCheck.rawValue)
         text.key("ratio")
         text.number((ratio * 10000).rounded() / 10000)
         if !roundRatios.isEmpty {
@@ -110,8 +114,10 @@ package enum ThroughputBenchmark {
     /// With `repeat` > 1, each token is presented `repeat` times in round-robin order over the
     /// whole corpus (so hits are not back to back and the cache must hold the corpus), through a
     /// verifier with a verified-token cache of twice the corpus's size; the raw limit is measured
-    /// per distinct token, as always.
-    package static func measure(corpus: BenchmarkCorpus, threads: Int, rounds: Int, repeat presentations: Int = 1) -> ThroughputReport {
+    /// per distinct token, as always. `rawCheck` says what checks the raw limit's signatures.
+    package static func measure(
+        corpus: BenchmarkCorpus, threads: Int, rounds: Int, repeat presentations: Int = 1, rawCheck: RawVerificationLimit.Check = .openSSL
+    ) -> ThroughputReport {
         // One verifier shared by every thread, as a service shares one; but each thread gets its
         // own copy of the token bytes and nonces, as each request brings its own. Shared corpus
         // arrays would add a contended reference count per token to both sides of the ratio.
@@ -119,7 +125,7 @@ package enum ThroughputBenchmark {
             ? Verifier(keys: corpus.keys, policy: corpus.verifier.policy, cache: .init(capacity: 2 * corpus.tokens.count))
             : corpus.verifier
         let copies = (0..<threads).map { _ in corpus.privateCopy() }
-        let raws = copies.map { RawVerificationLimit(corpus: $0) }
+        let raws = copies.map { RawVerificationLimit(corpus: $0, check: rawCheck) }
         let rawBox = UncheckedBox(raws)
         let count = corpus.tokens.count
         let rawCount = raws[0].count
@@ -186,6 +192,7 @@ package enum ThroughputBenchmark {
             rawLimitTokensPerSecond: median(raw), p50Microseconds: percentile(latencies, 0.50),
             p99Microseconds: percentile(latencies, 0.99))
         report.roundRatios = roundRatios
+        report.rawCheck = rawCheck
         if batched {
             report.perCallTokensPerSecond = median(perCall)
             report.fixedBaseTables = corpus.keys.keys.filter { $0.key?.hasFixedBaseTable == true }.count

@@ -9,6 +9,8 @@
 //             and the gateway's headers (never a control or non-ASCII byte in a header value)
 //   es256     the fixed-base P-256 path (alone and in a batch) against OpenSSL's EVP_PKEY_verify on
 //             valid, mutated, random and edge-valued signatures: any disagreement crashes
+//   rsa       the RS256/RS384/RS512 Montgomery chain against OpenSSL's EVP_PKEY_verify, the same way,
+//             with keys of several sizes and exponents
 // A plain build replays files given as arguments through the chosen target.
 import JWTVerify
 import JWTVerifyTooling
@@ -104,6 +106,50 @@ enum FuzzTargets {
             return valid
         }
         guard verdicts == [1, reference ? 1 : 0, 1] else { fatalError("batch verdicts \(verdicts), EVP says \(reference)") }
+    }
+
+    /// RSA keys with their chains, for the rsa target: sizes and exponents the chain takes.
+    static let rsaKeys: [(private: EVPPrivateKey, public: EVPPublicKey, chain: RSAMontgomeryKey, modulus: [UInt8])] =
+        ([(2048, [1, 0, 1]), (2048, [3]), (3072, [1, 0, 1]), (2048, [0x80, 0, 0, 0, 0, 0, 0, 0x1D])] as [(Int, [UInt8])]).map { bits, exponent in
+            let key = try! EVPPrivateKey.generateRSA(bits: bits, exponent: exponent)
+            let members = Dictionary(uniqueKeysWithValues: key.publicJWKMembers())
+            let modulus = Base64URL.decode(members["n"]!.utf8)!
+            let publicKey = try! EVPPublicKey.rsa(modulus: modulus, exponent: Base64URL.decode(members["e"]!.utf8)!)
+            return (key, publicKey, publicKey.rsaChain!, modulus)
+        }
+
+    /// One rsa case: byte 0 picks the key and algorithm, byte 1 how the signature is made, the
+    /// rest is the message (and, for random signatures, the signature's bytes).
+    static func rsa(_ bytes: UnsafeRawBufferPointer) {
+        guard bytes.count >= 2 else { return }
+        let (privateKey, publicKey, chain, modulus) = rsaKeys[Int(bytes[0]) % rsaKeys.count]
+        let algorithm = [SignatureAlgorithm.rs256, .rs384, .rs512][Int(bytes[0] / 4) % 3]
+        let rest = Array(bytes[2...])
+        let message = Array(rest.prefix(64))
+        var digest = algorithm.digest!.hash(message)
+        var signature = try! privateKey.sign(message, algorithm: algorithm)
+        let knob = rest.count > 64 ? Int(rest[64]) : rest.count
+        switch bytes[1] % 8 {
+        case 0: break  // valid
+        case 1: signature[knob % signature.count] ^= UInt8(1 << (knob % 8))  // one bit flipped
+        case 2: signature = (0..<signature.count).map { rest.count > 0 ? rest[$0 % rest.count] &+ UInt8($0 & 0xFF) : UInt8($0 & 0xFF) }  // random
+        case 3: signature = [UInt8](repeating: 0, count: signature.count - 1) + [UInt8(knob % 4)]  // s = 0 ... 3
+        case 4:  // s near n: n - 2 ... n + 1, carried through the low octets
+            var near = modulus
+            var delta = knob % 4 - 2
+            for i in near.indices.reversed() where delta != 0 {
+                let sum = Int(near[i]) + delta
+                near[i] = UInt8(truncatingIfNeeded: sum)
+                delta = sum >> 8
+            }
+            signature = near
+        case 5: signature = try! rsaKeys[(Int(bytes[0]) + 1) % rsaKeys.count].private.sign(message, algorithm: algorithm)  // another key
+        case 6: digest[knob % digest.count] ^= 1  // the digest of another message
+        default: signature = try! privateKey.sign(message, algorithm: [SignatureAlgorithm.rs256, .rs384, .rs512][(Int(bytes[0] / 4) + 1) % 3])  // another hash
+        }
+        let reference = signature.withUnsafeBytes { s in digest.withUnsafeBytes { publicKey.isValidPKCS1ThroughEVP(s, digest: $0, algorithm: algorithm) } }
+        let chained = chain.verifies(signature, digest: digest, algorithm: algorithm)
+        guard chained == reference else { fatalError("chain says \(chained), EVP says \(reference): \(signature) over \(digest) (\(algorithm))") }
     }
 
     static let claimHeaders = ["name", "groups", "email"].map { GatewayAnswer.ClaimHeader(claim: $0, header: "X-\($0)") }
@@ -202,6 +248,8 @@ enum FuzzTargets {
             if accepted && !original { fatalError("a modified token verified: \(String(decoding: token, as: UTF8.self))") }
         case "es256":
             es256(bytes)
+        case "rsa":
+            rsa(bytes)
         case "http":
             http(bytes)
         case "cache":
