@@ -19,7 +19,7 @@ struct BenchmarkTests {
             let json = report.json()
             for key in [
                 "\"tokens_per_sec\":", "\"cpu_tokens_per_sec\":", "\"n\":12", "\"valid\":12", "\"threads\":2",
-                "\"raw_limit_tokens_per_sec\":", "\"ratio\":", "\"p50_us\":", "\"p99_us\":",
+                "\"raw_limit_tokens_per_sec\":", "\"raw_check\":\"openssl\"", "\"ratio\":", "\"p50_us\":", "\"p99_us\":",
             ] {
                 #expect(json.contains(key), "\(key)")
             }
@@ -76,6 +76,22 @@ struct BenchmarkTests {
         #expect(raw.run(0..<4) == 4)
         #expect(raw.run(4..<9) == 5)
         #expect(raw.run(3..<3) == 0)
+    }
+
+    @Test("the library's check verifies what OpenSSL's verifies, RS256 through the key's chain")
+    func rawLimitLibraryCheck() throws {
+        let corpus = try BenchmarkCorpus.appleShaped(count: 9, algorithm: .rs256)
+        #expect(corpus.keys.keys.allSatisfy { $0.key?.rsaChain != nil })
+        let openSSL = RawVerificationLimit(corpus: corpus, check: .openSSL)
+        let library = RawVerificationLimit(corpus: corpus, check: .library)
+        #expect(openSSL.count == 9 && library.count == 9)
+        #expect(openSSL.runOnce() == 9)
+        #expect(library.runOnce() == 9)
+        #expect(library.run(2..<7) == 5)
+        let report = ThroughputBenchmark.measure(corpus: corpus, threads: 1, rounds: 1, rawCheck: .library)
+        #expect(report.rawCheck == .library && report.valid == 9)
+        #expect(report.json().contains("\"raw_check\":\"library\""))
+        #expect(BenchmarkHost.rawCheckNote(report) != nil)
     }
 
     @Test("the raw limit covers EdDSA too")

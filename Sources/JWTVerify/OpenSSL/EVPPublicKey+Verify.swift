@@ -6,8 +6,10 @@ extension EVPPublicKey {
     /// Sizes are checked first: RSA signatures must be exactly the modulus length, ECDSA signatures
     /// exactly R‖S of the curve's scalar size, EdDSA exactly 64 octets. ECDSA R‖S is converted to
     /// minimal DER through `ECDSA_SIG`; OpenSSL itself rejects R or S outside 1…n−1. ES256 with a
-    /// key that has earned its fixed-base table goes through ``FixedBaseP256Key`` instead. Only OpenSSL's
-    /// `1` counts as valid; any failure leaves the thread's error queue empty.
+    /// key that has earned its fixed-base table goes through ``FixedBaseP256Key`` instead, and
+    /// RS256/RS384/RS512 with a key that has a chain through ``RSAMontgomeryKey``. Only OpenSSL's
+    /// `1` (or the fast path's own valid) counts as valid; any failure leaves the thread's error
+    /// queue empty.
     func isValidSignature(
         _ signature: UnsafeRawBufferPointer,
         over signingInput: UnsafeRawBufferPointer,
