@@ -70,7 +70,8 @@ extension EVPPublicKey {
         guard let digest = algorithm.unretainedDigest else { return false }
         return withUnsafeTemporaryAllocation(byteCount: 64, alignment: 8) { hash in
             let length = digest._withUnsafeGuaranteedRef { contexts.hash(signingInput, with: $0, into: hash, fingerprint: fingerprint) }
-            return chain.isValidSignature(signature, digest: UnsafeRawBufferPointer(rebasing: hash[..<length]), algorithm: algorithm)
+            return chain.isValidSignature(
+                signature, digest: UnsafeRawBufferPointer(rebasing: hash[..<length]), algorithm: algorithm, contexts: contexts)
         }
     }
 

@@ -8,8 +8,8 @@ import JWTVerify
 /// are prepared, and signatures checked, by the very calls the core makes (``ThreadContexts``).
 ///
 /// With ``Check/library``, RS256/RS384/RS512 signatures are checked by the key's Montgomery chain
-/// instead, as the library checks them: full verification against that limit is the share of a
-/// token's time that is not the signature check itself.
+/// instead, as the library checks them: full verification's ratio to that limit is the share of a
+/// token's time that the signature check itself takes.
 package final class RawVerificationLimit {
     /// What checks a signature in the timed loop.
     package enum Check: String, Sendable {
