@@ -122,6 +122,38 @@ struct RSAMontgomeryTests {
         #expect(wrong.load(ordering: .relaxed) == 0)
     }
 
+    @Test("a key set's import builds no chain; a key's first RS256 verification builds its own, once, on any thread")
+    func builtOnFirstUse() throws {
+        let rsa = try EVPPrivateKey.generateRSA()
+        let other = try EVPPrivateKey.generateRSA()
+        let ec = try EVPPrivateKey.generateEC()
+        func jwk(_ key: EVPPrivateKey, _ kid: String) -> String {
+            let members = key.publicJWKMembers().map { #""\#($0.0)":"\#($0.1)""# }.joined(separator: ",")
+            return #"{"kid":"\#(kid)",\#(members)}"#
+        }
+        let set = try JWKSet(json: Array(#"{"keys":[\#(jwk(rsa, "a")),\#(jwk(other, "b")),\#(jwk(ec, "c"))]}"#.utf8))
+        let keys = try ["a", "b", "c"].map { try #require(set.key(withID: $0)?.key) }
+        #expect(keys.allSatisfy { !$0.hasRSAChain }, "importing built a chain")
+        let message = Array("header.payload".utf8)
+        let signature = try rsa.sign(message, algorithm: .rs256)
+        let wrong = Atomic<Int>(0)
+        DispatchQueue.concurrentPerform(iterations: 8) { worker in
+            for round in 0..<20 {
+                var candidate = signature
+                let tampered = (worker + round) % 4 == 0
+                if tampered { candidate[7] ^= 0x40 }
+                let valid = candidate.withUnsafeBytes { s in message.withUnsafeBytes { keys[0].isValidSignature(s, over: $0, algorithm: .rs256) } }
+                if valid == tampered { wrong.add(1, ordering: .relaxed) }
+            }
+        }
+        #expect(wrong.load(ordering: .relaxed) == 0)
+        #expect(keys[0].hasRSAChain)
+        #expect(!keys[1].hasRSAChain, "another key's chain was built")
+        let ecSignature = try ec.sign(message, algorithm: .es256)
+        #expect(ecSignature.withUnsafeBytes { s in message.withUnsafeBytes { keys[2].isValidSignature(s, over: $0, algorithm: .es256) } })
+        #expect(!keys[2].hasRSAChain && keys[2].rsaChain == nil)
+    }
+
     @Test("moduli and exponents the chain refuses")
     func refusals() throws {
         let modulus = try #require(try Self.publicKey(of: TokenFactory.rsa.key).bigNumber("n"))

@@ -22,7 +22,7 @@ extension EVPPublicKey {
             return signature.count == 64 && contexts.verifyOneShot(signature, over: signingInput, key: self)
         case .rsaPKCS1, .rsaPSS:
             guard signature.count == (bits + 7) / 8 else { return false }
-            if algorithm.family == .rsaPKCS1, let chain = rsaChain {
+            if algorithm.family == .rsaPKCS1, let chain = rsaChainKey {
                 return verifyChain(chain, signature, over: signingInput, algorithm: algorithm, contexts: contexts, fingerprint: fingerprint)
             }
             return verifyPrehashed(signature, over: signingInput, algorithm: algorithm, contexts: contexts, fingerprint: fingerprint)
@@ -64,14 +64,14 @@ extension EVPPublicKey {
 
     /// RS256, RS384 or RS512 through this key's Montgomery chain: the digest, then the chain's check.
     private func verifyChain(
-        _ chain: RSAMontgomeryKey, _ signature: UnsafeRawBufferPointer, over signingInput: UnsafeRawBufferPointer,
+        _ chain: OpaquePointer, _ signature: UnsafeRawBufferPointer, over signingInput: UnsafeRawBufferPointer,
         algorithm: SignatureAlgorithm, contexts: ThreadContexts, fingerprint: FingerprintRequest?
     ) -> Bool {
         guard let digest = algorithm.unretainedDigest else { return false }
         return withUnsafeTemporaryAllocation(byteCount: 64, alignment: 8) { hash in
             let length = digest._withUnsafeGuaranteedRef { contexts.hash(signingInput, with: $0, into: hash, fingerprint: fingerprint) }
-            return chain.isValidSignature(
-                signature, digest: UnsafeRawBufferPointer(rebasing: hash[..<length]), algorithm: algorithm, contexts: contexts)
+            return RSAMontgomeryKey.isValidSignature(
+                signature, digest: UnsafeRawBufferPointer(rebasing: hash[..<length]), algorithm: algorithm, key: chain, contexts: contexts)
         }
     }
 

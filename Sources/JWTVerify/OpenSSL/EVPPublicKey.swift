@@ -15,8 +15,8 @@ package final class EVPPublicKey: @unchecked Sendable {
     package let bits: Int
     /// For a P-256 key, when and whether it gets its fixed-base table (``FixedBaseSlot``).
     let fixedBaseSlot: FixedBaseSlot?
-    /// For an RSA key with an exponent of at most 64 bits, its RS256/RS384/RS512 chain.
-    package let rsaChain: RSAMontgomeryKey?
+    /// For an RSA key, when it gets its RS256/RS384/RS512 chain (``RSAChainSlot``).
+    let rsaChainSlot: RSAChainSlot
 
     private static let nextID = Atomic<UInt64>(1)
 
@@ -26,12 +26,22 @@ package final class EVPPublicKey: @unchecked Sendable {
         self.id = Self.nextID.wrappingAdd(1, ordering: .relaxed).oldValue
         self.bits = Int(EVP_PKEY_get_bits(pointer))
         self.fixedBaseSlot = FixedBaseP256Key.isAvailable && Self.isP256(pointer) ? FixedBaseSlot() : nil
-        self.rsaChain = EVP_PKEY_is_a(pointer, "RSA") == 1 ? Self.rsaChain(pointer) : nil
+        self.rsaChainSlot = RSAChainSlot(eligible: EVP_PKEY_is_a(pointer, "RSA") == 1)
     }
 
-    /// The chain for an RSA key's modulus and exponent, read back from OpenSSL.
-    private static func rsaChain(_ pointer: OpaquePointer) -> RSAMontgomeryKey? {
-        guard let modulus = bigNumber("n", of: pointer), let exponent = bigNumber("e", of: pointer) else { return nil }
+    /// Whether this RSA key has its chain now (without building it).
+    package var hasRSAChain: Bool { rsaChainSlot.isBuilt }
+
+    /// This RSA key's chain, built now if it was not; `nil` when the key cannot have one (its
+    /// exponent is over 64 bits, or it is not an RSA key). Tests and the benchmark's raw limit.
+    package var rsaChain: RSAMontgomeryKey? { rsaChainSlot.chain(building: makeRSAChain) }
+
+    /// The chain's C key for verification, built by the first call (``RSAChainSlot``).
+    var rsaChainKey: OpaquePointer? { rsaChainSlot.chainKey(building: makeRSAChain) }
+
+    /// A chain for this key's modulus and exponent, read back from OpenSSL.
+    private func makeRSAChain() -> RSAMontgomeryKey? {
+        guard let modulus = bigNumber("n"), let exponent = bigNumber("e") else { return nil }
         return RSAMontgomeryKey(modulus: modulus, exponent: exponent)
     }
 
@@ -87,9 +97,7 @@ package final class EVPPublicKey: @unchecked Sendable {
     }
 
     /// Reads a big-number parameter (`"n"`, `"e"`) as minimal big-endian octets.
-    func bigNumber(_ name: String) -> [UInt8]? { Self.bigNumber(name, of: pointer) }
-
-    private static func bigNumber(_ name: String, of pointer: OpaquePointer) -> [UInt8]? {
+    func bigNumber(_ name: String) -> [UInt8]? {
         var out = [UInt8](repeating: 0, count: 2048)
         let n = out.withUnsafeMutableBufferPointer { copenssl_get_bn_param(pointer, name, $0.baseAddress, $0.count) }
         guard n > 0 else { OpenSSLFailure.clear(); return nil }

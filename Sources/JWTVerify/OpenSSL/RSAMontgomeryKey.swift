@@ -25,12 +25,14 @@ package final class RSAMontgomeryKey: @unchecked Sendable {
     /// Whether `signature` is a valid RSASSA-PKCS1-v1_5 signature of the message whose `digest`
     /// (SHA-256, SHA-384 or SHA-512, as `algorithm` says) is given, using this thread's scratch.
     package func isValidSignature(_ signature: UnsafeRawBufferPointer, digest: UnsafeRawBufferPointer, algorithm: SignatureAlgorithm) -> Bool {
-        isValidSignature(signature, digest: digest, algorithm: algorithm, contexts: .current)
+        Self.isValidSignature(signature, digest: digest, algorithm: algorithm, key: pointer, contexts: .current)
     }
 
-    /// ``isValidSignature(_:digest:algorithm:)`` with the calling thread's contexts in hand.
-    func isValidSignature(
-        _ signature: UnsafeRawBufferPointer, digest: UnsafeRawBufferPointer, algorithm: SignatureAlgorithm, contexts: ThreadContexts
+    /// ``isValidSignature(_:digest:algorithm:)`` with a chain's C key (`jwtv_rsa_key *`, kept
+    /// alive by its owner for the call) and the calling thread's contexts in hand.
+    static func isValidSignature(
+        _ signature: UnsafeRawBufferPointer, digest: UnsafeRawBufferPointer, algorithm: SignatureAlgorithm, key: OpaquePointer,
+        contexts: ThreadContexts
     ) -> Bool {
         let kind: jwtv_rsa_digest
         switch algorithm.backing {
@@ -40,7 +42,7 @@ package final class RSAMontgomeryKey: @unchecked Sendable {
         default: return false
         }
         return jwtv_rsa_verify_pkcs1(
-            pointer, contexts.rsaScratch, kind, digest.baseAddress, digest.count, signature.baseAddress, signature.count) == 1
+            key, contexts.rsaScratch, kind, digest.baseAddress, digest.count, signature.baseAddress, signature.count) == 1
     }
 
     /// ``isValidSignature(_:digest:algorithm:)`` for callers outside the core (tests, the fuzzer).

@@ -1,4 +1,4 @@
-package import JWTVerify
+import JWTVerify
 
 /// `serve`'s `/verify` body: one JSON request, or JSON Lines of them, exactly `verify`'s input
 /// lines, answered with `verify`'s record for each, in order. ES256 signatures are presolved in
