@@ -143,9 +143,12 @@ asan: deps gateway-deps
 # The concurrency, key-cache, fixed-base and HTTP suites under ThreadSanitizer. Not the 16-thread stress test:
 # TSan cannot see Synchronization.Mutex's futex-based exclusion on Linux and reports false races
 # under contention (16 threads x 20,000 increments of a Mutex<Int> report a race, total exact).
+# So the 16-thread rotation test is skipped here: in about one run of three it reported the key
+# cache's Mutex-guarded state as raced, on builds before and after any change of its code.
 tsan: deps
 	$(SWIFT) test --sanitize=thread --build-path .build/tsan \
-	    --filter "ConcurrencyTests|KeyCacheStateTests|FixedBaseP256Tests|RSAMontgomeryTests|JWTVerifyTests.RemoteKeySetTests|HTTPKeySetTests|CLIRemoteKeySetTests"
+	    --filter "ConcurrencyTests|KeyCacheStateTests|FixedBaseP256Tests|RSAMontgomeryTests|JWTVerifyTests.RemoteKeySetTests|HTTPKeySetTests|CLIRemoteKeySetTests" \
+	    --skip "RemoteKeySetTests/concurrentRotation"
 
 # The Spark job on local[2] against one jwtverify audit process over the same generated logs.
 bench-spark: spark-deps release
