@@ -104,8 +104,6 @@ fail:
     return NULL;
 }
 
-size_t jwtv_rsa_key_modulus_length(const jwtv_rsa_key *key) { return key->length; }
-
 void jwtv_rsa_scratch_free(jwtv_rsa_scratch *scratch) {
     if (scratch == NULL) return;
     BN_free(scratch->s);

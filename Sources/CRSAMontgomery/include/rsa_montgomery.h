@@ -39,9 +39,6 @@ jwtv_rsa_key *jwtv_rsa_key_new(const void *modulus, size_t modulus_length, const
 /** Frees a key built by jwtv_rsa_key_new (NULL is ignored). */
 void jwtv_rsa_key_free(jwtv_rsa_key *key);
 
-/** The key's modulus length in octets: the only signature length it accepts. */
-size_t jwtv_rsa_key_modulus_length(const jwtv_rsa_key *key);
-
 /** New per-thread temporaries; NULL on allocation failure. */
 jwtv_rsa_scratch *jwtv_rsa_scratch_new(void);
 

@@ -34,13 +34,13 @@ package final class EVPPublicKey: @unchecked Sendable {
 
     /// This RSA key's chain, built now if it was not; `nil` when the key cannot have one (its
     /// exponent is over 64 bits, or it is not an RSA key). Tests and the benchmark's raw limit.
-    package var rsaChain: RSAMontgomeryKey? { rsaChainSlot.chain(building: makeRSAChain) }
+    package var rsaChain: RSAMontgomeryKey? { rsaChainSlot.chain(for: self) }
 
     /// The chain's C key for verification, built by the first call (``RSAChainSlot``).
-    var rsaChainKey: OpaquePointer? { rsaChainSlot.chainKey(building: makeRSAChain) }
+    var rsaChainKey: OpaquePointer? { rsaChainSlot.chainKey(for: self) }
 
     /// A chain for this key's modulus and exponent, read back from OpenSSL.
-    private func makeRSAChain() -> RSAMontgomeryKey? {
+    func makeRSAChain() -> RSAMontgomeryKey? {
         guard let modulus = bigNumber("n"), let exponent = bigNumber("e") else { return nil }
         return RSAMontgomeryKey(modulus: modulus, exponent: exponent)
     }

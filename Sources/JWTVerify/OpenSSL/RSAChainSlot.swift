@@ -26,12 +26,12 @@ struct RSAChainSlot: ~Copyable, Sendable {
 
     /// The chain's C key (`jwtv_rsa_key *`), built by this call when no thread has tried yet;
     /// `nil` while another thread builds it, or when the key cannot have one.
-    func chainKey(building make: () -> RSAMontgomeryKey?) -> OpaquePointer? {
+    func chainKey(for key: EVPPublicKey) -> OpaquePointer? {
         let value = word.load(ordering: .acquiring)
         if value > Self.refused { return OpaquePointer(bitPattern: value) }
         guard value == Self.untried, word.compareExchange(expected: Self.untried, desired: Self.building, ordering: .relaxed).exchanged
         else { return nil }
-        guard let built = make() else {
+        guard let built = key.makeRSAChain() else {
             word.store(Self.refused, ordering: .releasing)
             return nil
         }
@@ -42,8 +42,8 @@ struct RSAChainSlot: ~Copyable, Sendable {
 
     /// The chain itself, built now if no thread has tried yet, waiting for a thread that is
     /// building it (tests, the benchmark's raw limit); `nil` when the key cannot have one.
-    func chain(building make: () -> RSAMontgomeryKey?) -> RSAMontgomeryKey? {
-        _ = chainKey(building: make)
+    func chain(for key: EVPPublicKey) -> RSAMontgomeryKey? {
+        _ = chainKey(for: key)
         while word.load(ordering: .acquiring) == Self.building {}
         return owner.withLock { $0 }
     }
