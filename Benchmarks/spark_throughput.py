@@ -4,7 +4,12 @@
 Prints a Markdown table: input, wall time, MB/s and tokens/s of each, the Spark job's fixed
 start-up cost (a run on a 1-line input), the ratio to the single process, and whether the reports
 are equal; and beside the wall times, the CPU time of each run (the process and everything it
-ran: the JVM, the driver's Python, every jwtverify), which a busy host disturbs less."""
+ran: the JVM, the driver's Python, every jwtverify), which a busy host disturbs less.
+
+A 1-line input does not warm the JVM's compilers, so its run leaves out a fixed cost that every
+JVM pays once: compiling the stage's hot paths. Each run therefore also times both sides on twice
+the input (the same files again under other names) and prints what the second half cost each of
+them, which no fixed cost is part of (--no-doubled skips it)."""
 
 import argparse
 import json
@@ -74,6 +79,8 @@ def main():
     parser.add_argument("--runs", type=int, default=5)
     parser.add_argument("--master", default="local[2]")
     parser.add_argument("--readers", default="jwtverify,spark", help="the job's --reader values to time, comma-separated")
+    parser.add_argument("--no-doubled", dest="doubled", action="store_false",
+                        help="skip the runs on twice the input (the cost of the second half, with no fixed cost in it)")
     options = parser.parse_args()
 
     work = tempfile.mkdtemp(prefix="jwt-audit-bench-")
@@ -86,6 +93,13 @@ def main():
         paths, tokens = write_logs(logs, options.files, options.lines, options.token_every, pool)
         size = sum(os.path.getsize(p) for p in paths)
         uris = sorted("file:" + os.path.abspath(p) for p in paths)
+        # Twice the input: the same files again under other names (hard links, no more disk).
+        doubled = os.path.join(work, "doubled")
+        os.makedirs(doubled)
+        for path in paths:
+            for copy in ("a", "b"):
+                os.link(path, os.path.join(doubled, copy + "-" + os.path.basename(path)))
+        doubled_uris = sorted("file:" + os.path.join(doubled, name) for name in os.listdir(doubled))
         flags = ["--jwks", fixtures.JWKS, "--issuer", fixtures.ISSUER, "--audience", fixtures.AUDIENCE,
                  "--now", str(fixtures.EVALUATION_TIME)]
         tiny = os.path.join(work, "tiny.log")
@@ -94,6 +108,7 @@ def main():
 
         readers = options.readers.split(",")
         cli_times, cli_cpu, equal = [], [], True
+        cli_doubled, spark_doubled = [], {reader: [] for reader in readers}
         spark_times = {reader: [] for reader in readers}
         startup_times = {reader: [] for reader in readers}
         spark_cpu = {reader: [] for reader in readers}
@@ -105,6 +120,10 @@ def main():
             seconds, single = timed([options.jwtverify, "audit", "--format", "json"] + flags + uris, cli_cpu)
             cli_times.append(seconds)
             expected = json.loads(single.stdout)
+            if options.doubled:
+                seconds, single = timed([options.jwtverify, "audit", "--format", "json"] + flags + doubled_uris)
+                cli_doubled.append(seconds)
+                expected_doubled = json.loads(single.stdout)
             for reader in readers:
                 sys.stderr.write("run %d/%d: spark-submit --master %s --reader %s\n" % (run + 1, options.runs, options.master, reader))
                 job = ["spark-submit", "--master", options.master, "--conf", "spark.ui.enabled=false", JOB] + flags + [
@@ -119,8 +138,16 @@ def main():
                     equal = equal and json.load(f) == expected
                 seconds, _ = timed(job + ["--output", out + "-tiny", tiny], startup_cpu[reader])
                 startup_times[reader].append(seconds)
-                shutil.rmtree(out, ignore_errors=True)
-                shutil.rmtree(out + "-tiny", ignore_errors=True)
+                if options.doubled:
+                    seconds, done = timed(job + ["--output", out + "-doubled", doubled])
+                    if done.returncode > 1:
+                        sys.stderr.write(done.stdout[-4000:] + done.stderr[-4000:])
+                        return 70
+                    spark_doubled[reader].append(seconds)
+                    with open(os.path.join(out + "-doubled", "report.json")) as f:
+                        equal = equal and json.load(f) == expected_doubled
+                for name in (out, out + "-tiny", out + "-doubled"):
+                    shutil.rmtree(name, ignore_errors=True)
 
         cli = statistics.median(cli_times)
         mb = size / 1e6
@@ -141,11 +168,26 @@ def main():
             print("| the same less its fixed cost (%.1f s, %.1f s of CPU, on a 1-line input) | %.1f | %.1f | %.0f | %.2f | %.1f | %.2f |"
                   % (startup, startup_used, steady, mb / steady, tokens / steady, cli / steady, spark_used - startup_used,
                      cpu / (spark_used - startup_used)))
+        if options.doubled:
+            # The second half's cost, run by run (each run's doubled time less its own single time).
+            cli_half = statistics.median(b - a for a, b in zip(cli_times, cli_doubled))
+            print("\nThe second %.0f MB (each run on twice the input, less the same run on the input; no fixed cost in it):\n" % mb)
+            print("| | wall s | MB/s | tokens/s | ratio to one process |")
+            print("| --- | ---: | ---: | ---: | ---: |")
+            print("| `jwtverify audit` (1 process, %d threads) | %.1f | %.1f | %.0f | 1 |" % (os.cpu_count(), cli_half, mb / cli_half, tokens / cli_half))
+            for reader in readers:
+                half = statistics.median(b - a for a, b in zip(spark_times[reader], spark_doubled[reader]))
+                print("| Spark job, `%s`, `--reader %s` | %.1f | %.1f | %.0f | %.2f |"
+                      % (options.master, reader, half, mb / half, tokens / half, cli_half / half))
         print("\nruns (s): jwtverify %s (CPU %s)" % (", ".join("%.1f" % t for t in cli_times), ", ".join("%.1f" % t for t in cli_cpu)))
+        if options.doubled:
+            print("on twice the input: jwtverify %s" % ", ".join("%.1f" % t for t in cli_doubled))
         for reader in readers:
             print("--reader %s: spark %s (CPU %s); spark on 1 line %s (CPU %s)" % (
                 reader, ", ".join("%.1f" % t for t in spark_times[reader]), ", ".join("%.1f" % t for t in spark_cpu[reader]),
                 ", ".join("%.1f" % t for t in startup_times[reader]), ", ".join("%.1f" % t for t in startup_cpu[reader])))
+            if options.doubled:
+                print("--reader %s on twice the input: spark %s" % (reader, ", ".join("%.1f" % t for t in spark_doubled[reader])))
         return 0 if equal else 1
     finally:
         shutil.rmtree(work, ignore_errors=True)
