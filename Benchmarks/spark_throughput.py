@@ -94,12 +94,13 @@ def main():
         size = sum(os.path.getsize(p) for p in paths)
         uris = sorted("file:" + os.path.abspath(p) for p in paths)
         # Twice the input: the same files again under other names (hard links, no more disk).
-        doubled = os.path.join(work, "doubled")
-        os.makedirs(doubled)
-        for path in paths:
-            for copy in ("a", "b"):
-                os.link(path, os.path.join(doubled, copy + "-" + os.path.basename(path)))
-        doubled_uris = sorted("file:" + os.path.join(doubled, name) for name in os.listdir(doubled))
+        doubled, doubled_uris = os.path.join(work, "doubled"), []
+        if options.doubled:
+            os.makedirs(doubled)
+            for path in paths:
+                for copy in ("a", "b"):
+                    os.link(path, os.path.join(doubled, copy + "-" + os.path.basename(path)))
+            doubled_uris = sorted("file:" + os.path.join(doubled, name) for name in os.listdir(doubled))
         flags = ["--jwks", fixtures.JWKS, "--issuer", fixtures.ISSUER, "--audience", fixtures.AUDIENCE,
                  "--now", str(fixtures.EVALUATION_TIME)]
         tiny = os.path.join(work, "tiny.log")
