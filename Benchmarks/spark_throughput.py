@@ -68,6 +68,16 @@ def timed(command, cpu=None, **kwargs):
     return time.monotonic() - start, run
 
 
+def timed_job(job, out, source, cpu=None):
+    """Runs the Spark job `job` over `source` into `out`; its wall seconds and its report.json, or
+    None for the report (after printing the job's last output) when the job failed."""
+    seconds, done = timed(job + ["--output", out, source], cpu)
+    if done.returncode > 1:
+        sys.stderr.write(done.stdout[-4000:] + done.stderr[-4000:])
+        return seconds, None
+    with open(os.path.join(out, "report.json")) as f:
+        return seconds, json.load(f)
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--jwtverify", required=True)
@@ -130,23 +140,19 @@ def main():
                 job = ["spark-submit", "--master", options.master, "--conf", "spark.ui.enabled=false", JOB] + flags + [
                     "--reader", reader, "--jwtverify", options.jwtverify]
                 out = os.path.join(work, "out-%d-%s" % (run, reader))
-                seconds, done = timed(job + ["--output", out, logs], spark_cpu[reader])
-                if done.returncode > 1:
-                    sys.stderr.write(done.stdout[-4000:] + done.stderr[-4000:])
+                seconds, report = timed_job(job, out, logs, spark_cpu[reader])
+                if report is None:
                     return 70
                 spark_times[reader].append(seconds)
-                with open(os.path.join(out, "report.json")) as f:
-                    equal = equal and json.load(f) == expected
+                equal = equal and report == expected
                 seconds, _ = timed(job + ["--output", out + "-tiny", tiny], startup_cpu[reader])
                 startup_times[reader].append(seconds)
                 if options.doubled:
-                    seconds, done = timed(job + ["--output", out + "-doubled", doubled])
-                    if done.returncode > 1:
-                        sys.stderr.write(done.stdout[-4000:] + done.stderr[-4000:])
+                    seconds, report = timed_job(job, out + "-doubled", doubled)
+                    if report is None:
                         return 70
                     spark_doubled[reader].append(seconds)
-                    with open(os.path.join(out + "-doubled", "report.json")) as f:
-                        equal = equal and json.load(f) == expected_doubled
+                    equal = equal and report == expected_doubled
                 for name in (out, out + "-tiny", out + "-doubled"):
                     shutil.rmtree(name, ignore_errors=True)
 
