@@ -8,6 +8,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <errno.h>
 #include <string.h>
 #include <sys/socket.h>
 #include <netinet/in.h>
@@ -50,7 +51,7 @@ static inline struct MHD_Daemon *cmhd_start(const char *host, uint16_t port, uns
     memset(&address, 0, sizeof address);
     address.sin_family = AF_INET;
     address.sin_port = htons(port);
-    if (inet_pton(AF_INET, host, &address.sin_addr) != 1) return NULL;
+    if (inet_pton(AF_INET, host, &address.sin_addr) != 1) { errno = EINVAL; return NULL; }
     return MHD_start_daemon(MHD_USE_EPOLL_INTERNAL_THREAD | MHD_USE_ITC | MHD_USE_TURBO, port, NULL, NULL, cmhd_access, trampoline,
                             MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&address,
                             MHD_OPTION_THREAD_POOL_SIZE, threads,

@@ -53,7 +53,7 @@ FILES_PER_TASK = 256
 # About how many bytes of input one jwtverify task reads, at most, when there are enough files.
 BYTES_PER_TASK = 128 << 20
 # What `jwtverify audit --discards` calls a fragment it did not take (TokenExtractor.Discard).
-DISCARD_REASONS = ("truncated", "not_a_jose_header", "oversized_line")
+DISCARD_REASONS = ("truncated", "not_a_jose_header", "unbroken_run")
 
 
 class Failure(Exception):
@@ -353,7 +353,7 @@ def stage_columns(show_tokens, tagged):
     (the header, checked on the driver, names them)."""
     where = [("tag", "string")] if tagged else [("file", "string"), ("line", "long")]
     return ([("discarded", "string")] + where + [
-        ("column", "int"), ("valid", "boolean"), ("reason", "string"), ("detail", "string"), ("alg", "string"),
+        ("column", "long"), ("valid", "boolean"), ("reason", "string"), ("detail", "string"), ("alg", "string"),
         ("kid", "string"), ("iss", "string"), ("sub", "string"), ("aud", "string"), ("aud_list", "string"),
         ("exp", "double"), ("iat", "double"), ("claims_verified", "boolean"), ("key_source", "string"),
         ("lifetime", "double"), ("evaluated_at", "double"), ("fingerprint", "string"), ("nonce_fingerprint", "string"),
@@ -425,9 +425,9 @@ def json_number(value):
     return int(value) if value is not None and float(value).is_integer() else value
 
 
-# More than any column jwtverify reports: it takes lines of at most 4 MiB (longer ones are
-# `oversized_line`), and with --tagged-input counts columns from the text after the tag.
-COLUMNS = 1 << 23
+# More than any column jwtverify reports in a compressed file: it reads lines of any length (in
+# pieces), so a column is bounded only by the file's size; an uncompressed file's size bounds it.
+COMPRESSED_COLUMNS = 1 << 40
 
 
 class Places:
@@ -441,7 +441,8 @@ class Places:
         self.names = [name for name, _ in files]
         unbounded = any(name.endswith(COMPRESSED) for name in self.names)
         self.lines = (10 ** 18 if unbounded else max([size for _, size in files] + [0])) + 1
-        span = max(1, len(files)) * self.lines * COLUMNS
+        self.columns = COMPRESSED_COLUMNS if unbounded else self.lines
+        span = max(1, len(files)) * self.lines * self.columns
         if span < 1 << 63:
             self.type = "long"
         elif span < 10 ** 38:
@@ -456,14 +457,14 @@ class Places:
         from pyspark.sql import functions as F
         listing = frame.sparkSession.createDataFrame(list(enumerate(self.names)), "_order long, file string")
         number = lambda value: F.lit(str(value)).cast(self.type)
-        place = (F.col("_order").cast(self.type) * number(self.lines * COLUMNS)
-                 + F.col("line").cast(self.type) * number(COLUMNS) + F.col("column").cast(self.type))
+        place = (F.col("_order").cast(self.type) * number(self.lines * self.columns)
+                 + F.col("line").cast(self.type) * number(self.columns) + F.col("column").cast(self.type))
         return frame.join(F.broadcast(listing), "file", "left").withColumn("_place", place).drop("_order")
 
     def where(self, place):
         """A place number as the report writes it: file, line and column."""
-        order, rest = divmod(int(place), self.lines * COLUMNS)
-        line, column = divmod(rest, COLUMNS)
+        order, rest = divmod(int(place), self.lines * self.columns)
+        line, column = divmod(rest, self.columns)
         return {"file": self.names[order], "line": line, "column": column}
 
 

@@ -71,8 +71,13 @@ struct AuditCommand {
         OPTIONS:
         \(table.help)
 
-        EXIT STATUS: 0 every token found was valid (or none was found), 1 some token was rejected,
-        64 usage, 65 unusable key set, 66 input missing, 69 remote key set unavailable, 74 I/O error.
+        Lines of any length are read whole, in pieces of at most 4 MiB cut between tokens. Only a
+        run of 4 MiB with no byte that could end a token has to be cut inside: each such cut is
+        counted as unbroken_run, named on standard error, and makes the exit status 1.
+
+        EXIT STATUS: 0 every token found was valid (or none was found), 1 some token was rejected
+        or some input could not be read (unbroken_run), 64 usage, 65 unusable key set, 66 input
+        missing, 69 remote key set unavailable, 74 I/O error.
         """
 
     init(parsing words: ArraySlice<String>) throws(CommandFailure) {
@@ -120,14 +125,17 @@ struct AuditCommand {
         report.evaluatedAt = atIssueTime ? nil : (flags.now ?? VerificationPolicy.systemClock().rounded(.down))
         report.keepsPlaces = !format.writesRecords
         let options = self
-        let runner = BatchRunner(threads: threads, lineLimit: Self.lineLimit + (taggedInput ? Self.tagLimit : 0))
+        let runner = BatchRunner(
+            threads: threads, lineLimit: Self.lineLimit + (taggedInput ? Self.tagLimit : 0),
+            longLines: .split(isSeparator: TokenExtractor.isSeparator, searchBytes: Self.lineLimit, headBytes: Self.tagLimit))
         do {
             try runner.run(inputs.map { BatchInput(name: $0.name, fd: $0.fd) }) { batch, range, input in
                 options.evaluate(batch, range, file: input.name, verifier: verifier, time: time, sources: sourceByKeyID)
             } consume: { part, _ in
                 switch part {
-                case .lines(let text, let tokens, let valid):
+                case .lines(let text, let tokens, let valid, let unread):
                     report.count(tokens: tokens, valid: valid)
+                    for _ in 0..<unread { report.discard(.unbrokenRun) }
                     output.write(text)
                 case .evaluated(let records, let discarded):
                     for discard in discarded { report.discard(discard.reason) }
@@ -152,10 +160,18 @@ struct AuditCommand {
         }
         output.flush()
         if output.failure != nil { throw CommandFailure(status: .ioError, message: "cannot write output") }
-        return report.tokens == report.valid ? .ok : .rejected
+        let unread = report.discarded[TokenExtractor.Discard.unbrokenRun.rawValue] ?? 0
+        if unread > 0 {
+            StandardError.write(
+                "jwtverify: \(unread) cut\(unread == 1 ? "" : "s") inside runs of \(Self.lineLimit >> 20) MiB without a separator "
+                    + "(unbroken_run): a token across a cut was not read\n")
+        }
+        return report.tokens == report.valid && unread == 0 ? .ok : .rejected
     }
 
-    /// The longest line (or tagged line's text) read; longer ones are `oversized_line`.
+    /// The longest piece of a line (or tagged line's text) scanned at once: longer lines are read
+    /// in pieces cut at a byte no token or escape can hold (``TokenExtractor/isSeparator(_:)``),
+    /// so a line of any length is read whole in bounded memory.
     static let lineLimit = 4 << 20
     /// Room for the tag of a `--tagged-input` line, on top of ``lineLimit``.
     static let tagLimit = 4096
@@ -176,26 +192,45 @@ struct AuditCommand {
         var records: [AuditRecord] = []
         var discarded: [AuditDiscard] = []
         // The tokens found, as spans of their line in the batch (`line` is where it starts) or copies.
-        var pending: [(origin: AuditOrigin, found: TokenExtractor.Found, line: Int)] = []
+        var pending: [(origin: AuditOrigin, found: TokenExtractor.Found, line: Int, columnShift: Int)] = []
         for index in range {
-            let lineNumber = batch.firstLineNumber + index
-            guard case .text(var bytes) = batch.lines[index] else {
-                discarded.append(AuditDiscard(reason: .oversizedLine, origin: taggedInput ? .tag(nil) : .line(file: file, number: lineNumber)))
+            let lineNumber = batch.lineNumber(at: index)
+            var bytes: Range<Int>
+            /// Where this entry's bytes start in its line, and the line's head for later pieces.
+            var offset = 0
+            var head: [UInt8]? = nil
+            switch batch.lines[index] {
+            case .text(let range):
+                bytes = range
+            case .oversized:
+                // Not made by the splitting reader; counted all the same.
+                discarded.append(AuditDiscard(reason: .unbrokenRun, origin: taggedInput ? .tag(nil) : .line(file: file, number: lineNumber)))
                 continue
+            case .piece(let range, let piece):
+                bytes = range
+                offset = piece.offset
+                if piece.offset > 0 { head = piece.head }
             }
             var origin = AuditOrigin.line(file: file, number: lineNumber)
+            // Columns count from the text; a piece's from its line's.
+            var columnShift = offset
             if taggedInput {
-                let tab = batch.storage[bytes].firstIndex(of: UInt8(ascii: "\t"))
-                origin = .tag(tab.map { String(decoding: batch.storage[bytes.lowerBound..<$0], as: UTF8.self) })
-                if let tab { bytes = (tab + 1)..<bytes.upperBound }
-                if bytes.count > Self.lineLimit {
-                    discarded.append(AuditDiscard(reason: .oversizedLine, origin: origin))
-                    continue
+                if let head {
+                    let tab = head.firstIndex(of: UInt8(ascii: "\t"))
+                    origin = .tag(tab.map { String(decoding: head[..<$0], as: UTF8.self) })
+                    if let tab { columnShift -= tab + 1 }
+                } else {
+                    let tab = batch.storage[bytes].firstIndex(of: UInt8(ascii: "\t"))
+                    origin = .tag(tab.map { String(decoding: batch.storage[bytes.lowerBound..<$0], as: UTF8.self) })
+                    if let tab { bytes = (tab + 1)..<bytes.upperBound }
                 }
+            }
+            if case .piece(_, let piece) = batch.lines[index], piece.forcedCut {
+                discarded.append(AuditDiscard(reason: .unbrokenRun, origin: origin))
             }
             batch.storage.withUnsafeBytes { storage in
                 TokenExtractor.scan(UnsafeRawBufferPointer(rebasing: storage[bytes])) { found in
-                    pending.append((origin, found, bytes.lowerBound))
+                    pending.append((origin, found, bytes.lowerBound, columnShift))
                 } discarded: { reason in
                     discarded.append(AuditDiscard(reason: reason, origin: origin))
                 }
@@ -207,16 +242,16 @@ struct AuditCommand {
             for group in pending.indices.chunks(of: FixedBaseP256Key.batchLimit) {
                 verifier.withPresolvedSignatures { signatures in
                     for index in group {
-                        let (_, found, line) = pending[index]
+                        let (_, found, line, _) = pending[index]
                         found.token.withBytes(in: UnsafeRawBufferPointer(rebasing: storage[line...])) { signatures.add($0) }
                     }
                 } _: {
-                    for (origin, found, line) in pending[group] {
+                    for (origin, found, line, columnShift) in pending[group] {
                         let record = found.token.withBytes(in: UnsafeRawBufferPointer(rebasing: storage[line...])) { token in
                             let outcome = verifier.outcome(token, nonce: flags.nonce, at: time, fingerprint: true)
                             let keySource = outcome.verified ? outcome.keyID.flatMap { sources[$0] } : nil
                             return AuditRecord(
-                                origin: origin, column: found.column, token: token, keepingToken: keepsTokens, outcome: outcome,
+                                origin: origin, column: found.column + columnShift, token: token, keepingToken: keepsTokens, outcome: outcome,
                                 keySource: keySource, allowList: policy.algorithms)
                         }
                         if writesLines {
@@ -231,20 +266,22 @@ struct AuditCommand {
             }
         }
         guard writesLines else { return .evaluated(records: records, discarded: discarded) }
-        guard showDiscards, !discarded.isEmpty else { return .lines(text.finish(), tokens: tokens, valid: valid) }
+        let unread = discarded.count { $0.reason == .unbrokenRun }
+        guard showDiscards, !discarded.isEmpty else { return .lines(text.finish(), tokens: tokens, valid: valid, unread: unread) }
         var discards = JSONText()
         for discard in discarded {
             if writesCells { discard.appendCells(to: &discards, columns: columnCount) } else { discard.appendJSON(to: &discards) }
         }
         discards.appendRaw(text.bytes)
-        return .lines(discards.finish(), tokens: tokens, valid: valid)
+        return .lines(discards.finish(), tokens: tokens, valid: valid, unread: unread)
     }
 }
 
 /// What a worker hands back for a range of lines, in input order.
 enum AuditPart: Sendable {
-    /// `--format jsonl` or `tsv`: the records already written, and the counts the summary needs.
-    case lines(_ text: FinishedJSONText, tokens: Int, valid: Int)
+    /// `--format jsonl` or `tsv`: the records already written, and the counts the summary and
+    /// the exit status need (`unread`: ``TokenExtractor/Discard/unbrokenRun`` cuts).
+    case lines(_ text: FinishedJSONText, tokens: Int, valid: Int, unread: Int)
     /// A report format: the evaluated tokens and the discarded fragments, for ``AuditReport``.
     case evaluated(records: [AuditRecord], discarded: [AuditDiscard])
 }

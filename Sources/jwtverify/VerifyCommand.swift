@@ -73,10 +73,14 @@ struct VerifyCommand {
                     }
                 } _: {
                     for index in group {
-                        let number = batch.firstLineNumber + index
+                        let number = batch.lineNumber(at: index)
                         switch batch.lines[index] {
                         case .oversized(let length):
                             let error = VerificationError(.tooLarge, detail: "input line of \(length) octets is longer than the line limit")
+                            tally.count(evaluator.unusable(error, number: number, file: file, idJSON: nil, into: &text))
+                        case .piece:
+                            // verify's reader discards long lines; it never splits them.
+                            let error = VerificationError(.tooLarge, detail: "input line is longer than the line limit")
                             tally.count(evaluator.unusable(error, number: number, file: file, idJSON: nil, into: &text))
                         case .text(let lineRange):
                             tally.count(

@@ -114,26 +114,32 @@ struct CLIAuditTests {
         #expect(plain.records.count == 9)  // no discard records without the flag
     }
 
-    @Test("--tagged-input: each line's tag replaces file and line; columns and the line limit count from the text")
+    @Test("--tagged-input: each line's tag replaces file and line; columns count from the text, also in a long line's later pieces")
     func taggedInput() throws {
         let (directory, jwks, _) = try Self.fixtures()
         defer { try? FileManager.default.removeItem(at: directory) }
         var input = Data()
         for (number, line) in Self.log.split(separator: "\n").enumerated() { input.append(Data("f#\(number + 1)\t\(line)\n".utf8)) }
         input.append(Data("untagged \(Self.tD)\n".utf8))
-        input.append(Data("big\t".utf8) + Data(repeating: UInt8(ascii: "x"), count: (4 << 20) + 1) + Data("\n".utf8))
+        // 9 MiB with no separator: cut twice inside the run; then a token after it, in the last piece.
+        let run = 9 << 20
+        input.append(Data("big\t".utf8) + Data(repeating: UInt8(ascii: "x"), count: run) + Data((" " + Self.tB + "\n").utf8))
         input.append(Data(("fits\t" + String(repeating: "y", count: (4 << 20) - Self.tA.utf8.count - 1) + " " + Self.tA + "\n").utf8))
         let outcome = try CLIRunner.run(["audit", "--jwks", jwks, "--now", "1700001000", "--format", "jsonl", "--discards", "--tagged-input", "-q"], input: input)
-        #expect(outcome.stderr.isEmpty)  // -q: no summary line
+        // -q: no summary line; the cuts inside the run are named all the same, and fail the run.
+        #expect(outcome.stderr == "jwtverify: 2 cuts inside runs of 4 MiB without a separator (unbroken_run): a token across a cut was not read\n")
+        #expect(outcome.status == 1)
         let records = outcome.records.filter { $0["discarded"] == nil }
-        #expect(records.map { $0["tag"] as? String ?? "(null)" } == ["f#1", "f#2", "f#3", "f#4", "(null)", "fits"])
+        #expect(records.map { $0["tag"] as? String ?? "(null)" } == ["f#1", "f#2", "f#3", "f#4", "(null)", "big", "fits"])
         #expect(records.allSatisfy { $0["file"] == nil && $0["line"] == nil })
         #expect(records[0]["column"] as? Int == Self.logPrefix.utf8.count + 1)
         #expect(records[4]["column"] as? Int == 10)
-        #expect(records[5]["column"] as? Int == (4 << 20) - Self.tA.utf8.count + 1)
+        #expect(records[5]["column"] as? Int == run + 2)
+        #expect(records[5]["reason"] as? String == "expired")
+        #expect(records[6]["column"] as? Int == (4 << 20) - Self.tA.utf8.count + 1)
         let discards = outcome.records.filter { $0["discarded"] != nil }
-        #expect(discards.map { $0["discarded"] as? String ?? "?" } == ["truncated", "oversized_line"])
-        #expect(discards.map { $0["tag"] as? String ?? "?" } == ["f#5", "big"])
+        #expect(discards.map { $0["discarded"] as? String ?? "?" } == ["truncated", "unbroken_run", "unbroken_run"])
+        #expect(discards.map { $0["tag"] as? String ?? "?" } == ["f#5", "big", "big"])
     }
 
     @Test("--files-from: the listed files after the operands, in order, as if given as operands; an empty list reads nothing")
@@ -254,7 +260,7 @@ struct CLIAuditTests {
         #expect(try CLIRunner.run(["audit", "--jwks", jwks, "file:" + files[0] + ".absent"]).status == 66)
     }
 
-    @Test("audit reads stdin, bounds gigantic lines, and rejects bad flags")
+    @Test("audit reads stdin, reads gigantic lines, counts a cut inside an unbroken run, and rejects bad flags")
     func streamsAndUsage() throws {
         let (directory, jwks, _) = try Self.fixtures()
         defer { try? FileManager.default.removeItem(at: directory) }
@@ -264,7 +270,9 @@ struct CLIAuditTests {
         let outcome = try CLIRunner.run(["audit", "--jwks", jwks, "--now", "1700001000", "--format", "json"], input: input)
         let report = try #require(try JSONSerialization.jsonObject(with: outcome.stdout) as? [String: Any])
         #expect(report["tokens"] as? Int == 2)
-        #expect(report["discarded"] as? [String: Int] == ["oversized_line": 1])
+        #expect(report["discarded"] as? [String: Int] == ["unbroken_run": 1])
+        #expect(outcome.status == 1)
+        #expect(outcome.stderr.contains("(unbroken_run)"))
         #expect(try CLIRunner.run(["audit"]).status == 64)
         #expect(try CLIRunner.run(["audit", "--jwks", jwks, "--at", "exp"]).status == 64)
         #expect(try CLIRunner.run(["audit", "--jwks", jwks, "--now", "1", "--at", "iat"]).status == 64)
@@ -289,6 +297,81 @@ struct CLIAuditTests {
         #expect(rejected.stdoutText.hasPrefix("REJECTED: expired"))
         #expect(try CLIRunner.run(["inspect", "not a token"]).status == 65)
         #expect(try CLIRunner.run(["inspect"]).status == 64)
+    }
+
+    /// A HAR file as browsers save it: one line, `count` requests each with a bearer token and
+    /// a large response body, about `bytes` in all.
+    static func minifiedHAR(token: String, count: Int, bytes: Int) -> Data {
+        let body = String(repeating: "a", count: bytes / count - 400 - token.utf8.count)
+        let entries = (0..<count).map { index in
+            #"{"request":{"method":"GET","url":"https://api.example.com/items/\#(index)","headers":[{"name":"Authorization","value":"Bearer \#(token)"}]},"response":{"status":200,"content":{"mimeType":"text/plain","text":"\#(body) \#(index)"}}}"#
+        }
+        return Data((#"{"log":{"version":"1.2","creator":{"name":"test"},"entries":["# + entries.joined(separator: ",") + "]}}").utf8)
+    }
+
+    @Test("a 6 MB one-line HAR gives all 20 of its tokens, as its pretty-printed copy does, and exits 0")
+    func oneLineHAR() throws {
+        let (directory, jwks, _) = try Self.fixtures()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let har = Self.minifiedHAR(token: Self.tA, count: 20, bytes: 6_000_000)
+        #expect(har.count > 5_900_000 && !har.contains(UInt8(ascii: "\n")))
+        let pretty = try JSONSerialization.data(withJSONObject: try JSONSerialization.jsonObject(with: har), options: [.prettyPrinted])
+        for (name, input) in [("one line", har), ("pretty", pretty)] {
+            let outcome = try CLIRunner.run(["audit", "--jwks", jwks, "--now", "1700001000", "--format", "json"], input: input)
+            let report = try #require(try JSONSerialization.jsonObject(with: outcome.stdout) as? [String: Any], "\(name)")
+            #expect(report["tokens"] as? Int == 20, "\(name)")
+            #expect(report["valid"] as? Int == 20, "\(name)")
+            #expect(report["discarded"] as? [String: Int] == [:], "\(name)")
+            #expect(outcome.status == 0, "\(name): \(outcome.stderr)")
+        }
+        let records = try CLIRunner.run(["audit", "--jwks", jwks, "--now", "1700001000", "--format", "jsonl", "-q"], input: har).records
+        #expect(records.count == 20)
+        // Every record on line 1, at the column where its token starts in the line.
+        let starts = har.ranges(of: Data(Self.tA.utf8)).map { har.distance(from: har.startIndex, to: $0.lowerBound) + 1 }
+        #expect(records.map { $0["line"] as? Int } == Array(repeating: 1, count: 20))
+        #expect(records.map { $0["column"] as? Int ?? 0 } == starts)
+    }
+
+    @Test("a 200 MB single line: 20 of 20 tokens, in bounded memory (peak RSS of the audit, read by its parent)")
+    func hugeSingleLine() throws {
+        let (directory, jwks, _) = try Self.fixtures()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let file = directory.appendingPathComponent("huge.log")
+        #expect(FileManager.default.createFile(atPath: file.path, contents: nil))
+        let handle = try FileHandle(forWritingTo: file)
+        // JSON-ish records with separators every 64 bytes of padding, 10 MB between tokens.
+        let padding = Data(String(repeating: String(repeating: "p", count: 63) + ",", count: (10_000_000 / 64)).utf8)
+        for index in 0..<20 {
+            try handle.write(contentsOf: Data(#"{"n":\#(index),"auth":"Bearer \#(Self.tA)","pad":""#.utf8) + padding + Data(#""},"#.utf8))
+        }
+        try handle.close()
+        let size = try #require(try FileManager.default.attributesOfItem(atPath: file.path)[.size] as? Int)
+        #expect(size > 200_000_000)
+        // The parent is a Python process with this one child, so its children's peak RSS is the audit's.
+        let script = """
+            import resource, subprocess, sys
+            done = subprocess.run(sys.argv[1:], stdout=subprocess.PIPE)
+            sys.stdout.write('%d %d\\n' % (done.returncode, resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss))
+            sys.stdout.write(done.stdout.decode())
+            """
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = ["python3", "-c", script, CLIRunner.binary.path, "audit", "--jwks", jwks, "--now", "1700001000", "--format", "json", file.path]
+        let output = Pipe()
+        process.standardOutput = output
+        try process.run()
+        let data = output.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        let text = String(decoding: data, as: UTF8.self)
+        let firstLine = try #require(text.split(separator: "\n").first)
+        let numbers = firstLine.split(separator: " ").compactMap { Int($0) }
+        #expect(numbers.first == 0)
+        let peakKiB = try #require(numbers.last)
+        #expect(peakKiB < 160 << 10, "peak RSS \(peakKiB) KiB for a \(size)-byte line")
+        let report = try #require(try JSONSerialization.jsonObject(with: Data(text.utf8.dropFirst(firstLine.utf8.count + 1))) as? [String: Any])
+        #expect(report["tokens"] as? Int == 20)
+        #expect(report["valid"] as? Int == 20)
+        #expect(report["discarded"] as? [String: Int] == [:])
     }
 }
 

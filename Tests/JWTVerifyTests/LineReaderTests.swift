@@ -34,6 +34,7 @@ struct LineReaderTests {
                 switch line {
                 case .text(let range): lines.append(.text(Array(batch.storage[range])))
                 case .oversized(let length): lines.append(.oversized(length))
+                case .piece: Issue.record("a discarding reader made a piece")
                 }
             }
             batches.append(batch)
@@ -83,5 +84,102 @@ struct LineReaderTests {
         let kept = [UInt8](repeating: UInt8(ascii: "b"), count: 300_000) + [UInt8(ascii: "\n")]
         let long = Self.read(kept, lineLimit: 1 << 20, chunkSize: 4096, maxLines: 10, maxBytes: 1000)
         #expect(long.lines == [.text(Array(kept.dropLast()))])
+    }
+
+    /// Reads `input` with a splitting reader and gives each line back as its pieces.
+    static func readSplit(
+        _ input: [UInt8], lineLimit: Int, searchBytes: Int, headBytes: Int, chunkSize: Int, maxLines: Int, maxBytes: Int
+    ) -> (lines: [(number: Int, pieces: [(bytes: [UInt8], piece: LinePiece?)])], maxStorage: Int) {
+        var offset = 0
+        let reader = LineReader(
+            lineLimit: lineLimit, longLines: .split(isSeparator: { $0 == UInt8(ascii: " ") }, searchBytes: searchBytes, headBytes: headBytes),
+            chunkSize: chunkSize
+        ) { buffer in
+            let n = min(buffer.count, input.count - offset)
+            if n > 0 { input.withUnsafeBytes { buffer.copyMemory(from: UnsafeRawBufferPointer(rebasing: $0[offset..<(offset + n)])) } }
+            offset += n
+            return n
+        }
+        var lines: [(number: Int, pieces: [(bytes: [UInt8], piece: LinePiece?)])] = []
+        var open = false
+        var maxStorage = 0
+        while let batch = try? reader.nextBatch(maxLines: maxLines, maxBytes: maxBytes) {
+            maxStorage = max(maxStorage, batch.storage.count)
+            for (index, line) in batch.lines.enumerated() {
+                let number = batch.lineNumber(at: index)
+                let entry: (bytes: [UInt8], piece: LinePiece?)
+                switch line {
+                case .text(let range): entry = (Array(batch.storage[range]), nil)
+                case .piece(let range, let piece): entry = (Array(batch.storage[range]), piece)
+                case .oversized: Issue.record("a splitting reader discarded a line"); continue
+                }
+                if open { lines[lines.count - 1].pieces.append(entry) } else { lines.append((number, [entry])) }
+                open = entry.piece.map { !$0.last } ?? false
+            }
+        }
+        #expect(!open, "the last line's last piece is missing")
+        return (lines, maxStorage)
+    }
+
+    @Test("split mode: each long line comes back whole from pieces cut after a separator, numbered, headed, within the limit")
+    func splitLines() {
+        var rng = FlatJSONDifferentialTests.SplitMix(state: 7)
+        var forcedCuts = 0
+        var splitLines = 0
+        for _ in 0..<2_000 {
+            let lineLimit = Int.random(in: 1..<40, using: &rng)
+            let searchBytes = Int.random(in: 1...lineLimit, using: &rng)
+            let headBytes = Int.random(in: 0..<10, using: &rng)
+            var input: [UInt8] = []
+            for _ in 0..<Int.random(in: 0..<8, using: &rng) {
+                let length = [0, 1, 5, 39, 40, 41, 150, 400].randomElement(using: &rng)!
+                let spaces = Int.random(in: 0...3, using: &rng)  // 0: no separator at all
+                input += (0..<length).map { _ in
+                    spaces > 0 && Int.random(in: 0..<(8 * spaces), using: &rng) == 0 ? UInt8(ascii: " ") : UInt8.random(in: 0x61...0x7A, using: &rng)
+                }
+                if Int.random(in: 0..<8, using: &rng) > 0 { input.append(UInt8(ascii: "\n")) }
+            }
+            let chunkSize = Int.random(in: 1...40, using: &rng)
+            let maxLines = Int.random(in: 1...6, using: &rng)
+            let maxBytes = Int.random(in: 1...120, using: &rng)
+            var expected = input.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false).map(Array.init)
+            if input.last == UInt8(ascii: "\n") || input.isEmpty { expected.removeLast() }
+            let read = Self.readSplit(
+                input, lineLimit: lineLimit, searchBytes: searchBytes, headBytes: headBytes, chunkSize: chunkSize, maxLines: maxLines,
+                maxBytes: maxBytes)
+            let context = "limit \(lineLimit), search \(searchBytes), chunk \(chunkSize), lines \(maxLines), bytes \(maxBytes)"
+            #expect(read.lines.map { $0.pieces.flatMap(\.bytes) } == expected, "\(context)")
+            #expect(read.lines.map(\.number) == Array(1..<(expected.count + 1)), "\(context)")
+            // Storage never holds more than a batch, a piece and two reads (no doubling for long lines).
+            #expect(read.maxStorage <= max(1, maxBytes) + 2 * chunkSize + lineLimit + 1, "\(context)")
+            for line in read.lines {
+                let whole = line.pieces.flatMap(\.bytes)
+                if line.pieces.count == 1 {
+                    #expect(line.pieces[0].piece == nil && whole.count <= lineLimit, "\(context)")
+                    continue
+                }
+                splitLines += 1
+                var offset = 0
+                for (index, (bytes, piece)) in line.pieces.enumerated() {
+                    guard let piece else {
+                        Issue.record("a split line has a whole-line entry")
+                        continue
+                    }
+                    #expect(piece.offset == offset && piece.last == (index == line.pieces.count - 1), "\(context)")
+                    #expect(bytes.count <= lineLimit, "\(context)")
+                    #expect(piece.head == (index == 0 ? [] : Array(whole.prefix(min(headBytes, line.pieces[0].bytes.count)))), "\(context)")
+                    if !piece.last {
+                        if piece.forcedCut {
+                            forcedCuts += 1
+                            #expect(bytes.count == lineLimit && !bytes.suffix(searchBytes).contains(UInt8(ascii: " ")), "\(context)")
+                        } else {
+                            #expect(bytes.last == UInt8(ascii: " "), "\(context)")
+                        }
+                    }
+                    offset += bytes.count
+                }
+            }
+        }
+        #expect(splitLines > 500 && forcedCuts > 100, "\(splitLines) split lines, \(forcedCuts) forced cuts")
     }
 }

@@ -19,11 +19,12 @@ def sample_places(files, count, seed):
     names = [name for name, _ in files]
     largest = max(size for _, size in files)
     lines = [1, 2, largest if largest < 10 ** 18 else 10 ** 18, rng.randrange(1, 10 ** 6)]
-    columns = [1, 2, jwt_audit.COLUMNS - 1, rng.randrange(1, 4096)]
+    widest = jwt_audit.Places(files).columns
+    columns = [1, 2, widest - 1, rng.randrange(1, 4096)]
     places = [(name, line, column) for name in (names[0], names[-1]) for line in lines for column in columns]
     while len(places) < count:
         places.append((rng.choice(names), rng.choice(lines + [rng.randrange(1, 1 << 20)]),
-                       rng.choice(columns + [rng.randrange(1, jwt_audit.COLUMNS)])))
+                       rng.choice(columns + [rng.randrange(1, widest)])))
     return places
 
 
@@ -42,7 +43,7 @@ class PlacesTests(unittest.TestCase):
         places = jwt_audit.Places(files)
         self.assertEqual(places.type, expected_type)
         rows = sample_places(files, 400, seed=len(files))
-        frame = self.spark.createDataFrame(rows, "file string, line long, column int")
+        frame = self.spark.createDataFrame(rows, "file string, line long, column long")
         numbered = places.numbered(frame).withColumnRenamed("_place", "place").collect()
         self.assertEqual(len(numbered), len(rows))
         for row in numbered:

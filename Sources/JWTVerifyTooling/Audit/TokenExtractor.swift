@@ -30,8 +30,16 @@ package enum TokenExtractor {
         case truncated = "truncated"
         /// Three or more segments whose first does not decode to a JSON object with `alg`.
         case notAHeader = "not_a_jose_header"
-        /// Longer than the line limit: not read at all.
-        case oversizedLine = "oversized_line"
+        /// A run of bytes as long as a line piece with no separator in it: the line was cut
+        /// inside it, so a token across the cut was not read.
+        case unbrokenRun = "unbroken_run"
+    }
+
+    /// Whether a line may be cut just after `byte` without cutting a token or an escape this
+    /// extractor undoes: `byte` is neither base64url, `.`, `%` nor `\` (a `%XX` or `\uXXXX`
+    /// escape's inner bytes are all alphanumeric; `\/` ends with its `/`).
+    package static func isSeparator(_ byte: UInt8) -> Bool {
+        !(Base64URL.isAlphabet(byte) || byte == UInt8(ascii: ".") || byte == UInt8(ascii: "%") || byte == UInt8(ascii: "\\"))
     }
 
     /// The tokens in `line` (spans relative to it), and the fragments discarded.

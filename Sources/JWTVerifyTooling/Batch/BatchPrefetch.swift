@@ -26,14 +26,14 @@ final class BatchPrefetch: @unchecked Sendable {
     private let done = DispatchGroup()
 
     /// Starts reading `fd` in batches of at most `maxLines` lines and about `maxBytes` bytes.
-    init(fd: Int32, lineLimit: Int, maxLines: Int, maxBytes: Int) {
+    init(fd: Int32, lineLimit: Int, longLines: LineReader.LongLines, maxLines: Int, maxBytes: Int) {
         ring = .allocate(capacity: Self.depth)
         ring.initialize(repeating: nil, count: Self.depth)
         for _ in 0..<Self.depth { room.signal() }
         done.enter()
         DispatchQueue.global().async { [self] in
             defer { done.leave() }
-            let reader = LineReader(fd: fd, lineLimit: lineLimit)
+            let reader = LineReader(fd: fd, lineLimit: lineLimit, longLines: longLines)
             while true {
                 room.wait()
                 if stopped.load(ordering: .acquiring) { return }

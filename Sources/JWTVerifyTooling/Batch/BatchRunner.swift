@@ -23,12 +23,16 @@ package struct BatchRunner {
 
     /// Worker threads.
     package let threads: Int
-    /// The longest line kept; longer ones arrive as ``LineBatch/Line/oversized(length:)``.
+    /// The longest line kept whole; longer ones arrive as ``LineBatch/Line/oversized(length:)``
+    /// or, as `longLines` says, in pieces.
     package let lineLimit: Int
+    /// What becomes of lines longer than ``lineLimit``.
+    package let longLines: LineReader.LongLines
 
-    package init(threads: Int, lineLimit: Int) {
+    package init(threads: Int, lineLimit: Int, longLines: LineReader.LongLines = .discard) {
         self.threads = threads
         self.lineLimit = lineLimit
+        self.longLines = longLines
     }
 
     /// A failed read, naming the input.
@@ -48,7 +52,7 @@ package struct BatchRunner {
         var bytesBefore = 0
         for input in inputs {
             // The next batch is read while this one is verified.
-            let prefetch = BatchPrefetch(fd: input.fd, lineLimit: lineLimit, maxLines: Self.batchLines, maxBytes: Self.batchBytes)
+            let prefetch = BatchPrefetch(fd: input.fd, lineLimit: lineLimit, longLines: longLines, maxLines: Self.batchLines, maxBytes: Self.batchBytes)
             defer { prefetch.finish() }
             var bytesRead = 0
             while true {

@@ -62,8 +62,18 @@ final class HTTPServer: @unchecked Sendable {
     /// The port listened on.
     private(set) var port: UInt16 = 0
 
-    /// Starts listening on `host:port` (port 0: a free one); `nil` when the daemon cannot start.
-    init?(host: String, port: UInt16, limits: Limits, handler: @escaping Handler) {
+    /// Why the daemon did not start: the `errno` its start left.
+    struct ListenFailure: Error {
+        let code: Int32
+        /// The system's words for ``code``.
+        var description: String { String(cString: strerror(code)) }
+    }
+
+    /// Starts listening on `host:port` (port 0: a free one).
+    ///
+    /// - Throws: ``ListenFailure`` when the daemon cannot start (the address is in use, say).
+    ///   The trampoline is freed by `deinit` alone, which runs for a failed initializer too.
+    init(host: String, port: UInt16, limits: Limits, handler: @escaping Handler) throws(ListenFailure) {
         self.handler = handler
         self.bodyLimit = limits.bodyBytes
         trampoline = .allocate(capacity: 1)
@@ -77,10 +87,7 @@ final class HTTPServer: @unchecked Sendable {
         trampoline.pointee.cls = Unmanaged.passUnretained(self).toOpaque()
         daemon = cmhd_start(
             host, port, UInt32(limits.threads), UInt32(limits.connections), UInt32(limits.timeoutSeconds), limits.headerBytes, trampoline)
-        guard let daemon else {
-            trampoline.deallocate()
-            return nil
-        }
+        guard let daemon else { throw ListenFailure(code: errno) }
         self.port = cmhd_port(daemon)
     }
 

@@ -18,8 +18,11 @@ struct ServeCommand {
             headerBytes: options.maxHeaderBytes, bodyBytes: options.maxBodyBytes)
         // Signals are taken by dispatch sources, not by handlers running on a server thread.
         for number in [SIGHUP, SIGTERM, SIGINT] { signal(number, SIG_IGN) }
-        guard let server = HTTPServer(host: options.host, port: options.port, limits: limits, handler: { service.handle($0) }) else {
-            throw CommandFailure(status: .osError, message: "cannot listen on \(options.host):\(options.port): \(String(cString: strerror(errno)))")
+        let server: HTTPServer
+        do {
+            server = try HTTPServer(host: options.host, port: options.port, limits: limits, handler: { service.handle($0) })
+        } catch {
+            throw CommandFailure(status: .osError, message: "cannot listen on \(options.host):\(options.port): \(error.description)")
         }
         StandardError.write(
             "jwtverify serve: listening on http://\(options.host):\(server.port) (\(routes.routes.count) route\(routes.routes.count == 1 ? "" : "s"): "
