@@ -140,7 +140,21 @@ def samples(keys):
         ("padded-base64", f"{h}.{p}==.{s}", RAW_NONCE, "malformed"),
         ("oversized", token("rsa-1", apple_claims(padding="x" * 70000)), RAW_NONCE, "too_large"),
     ]
-    return [{"id": i, "token": t, **({"nonce": n} if n else {}), "expect": e} for i, t, n, e in rows]
+    return [{"id": i, "token": t, **({"nonce": n} if n else {}), "expect": e, "expect_apple": apple_verdict(t, e)}
+            for i, t, n, e in rows]
+
+
+def apple_verdict(token, expect):
+    """The verdict under `--profile apple` (`.appleIdentityToken`), where `expect` is the one under
+    the generic policy of `make demo`: the preset allows RS256 only, and the allow-list is checked
+    right after the size and the structure, so an ES256 header is `unsupported_alg` from there on."""
+    if expect in ("too_large", "malformed", "alg_none", "unsupported_alg"):
+        return expect
+    try:
+        header = json.loads(base64.urlsafe_b64decode(token.split(".")[0] + "=" * (-len(token.split(".")[0]) % 4)))
+    except ValueError:
+        return expect
+    return "unsupported_alg" if header.get("alg") == "ES256" else expect
 
 
 def write_x509_map(keys):

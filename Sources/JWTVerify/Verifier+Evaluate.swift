@@ -416,7 +416,8 @@ extension Verifier {
             guard let aud = claims.audience else { return VerificationError(.audienceMismatch, detail: "aud is missing") }
             let matches = aud.contains { member in audienceBytes.contains { Self.sameBytes(member, $0) } }
             guard matches else {
-                return VerificationError(.audienceMismatch, detail: "aud \(aud.map(Self.quoted)) names no accepted audience")
+                let named = aud.count == 1 ? Self.quoted(aud[0]) : "[" + aud.prefix(8).map(Self.quoted).joined(separator: ", ") + (aud.count > 8 ? ", …]" : "]")
+                return VerificationError(.audienceMismatch, detail: "aud \(named) names no accepted audience")
             }
         }
         return nil
@@ -435,15 +436,17 @@ extension Verifier {
         if let iat = claims.issuedAt, iat > now + leeway {
             return VerificationError(.issuedInFuture, detail: "issued at \(Self.number(iat)), \(Self.seconds(iat - now)) in the future")
         }
-        if let rawNonce {
-            guard var nonce = claims.nonce else {
-                if policy.rules.acceptsMissingNonceWhenUnsupported && nonceSupported == false { return nil }
-                return VerificationError(.nonceMissing, detail: "a nonce was expected but the token has none")
-            }
-            let matches = nonce.withUTF8 { Nonce.matches(claim: UnsafeRawBufferPointer($0), rawNonce: rawNonce) }
-            guard matches else {
-                return VerificationError(.nonceMismatch, detail: "nonce is not the lowercase hex SHA-256 of the raw nonce")
-            }
+        guard let rawNonce else {
+            guard policy.nonceRequirement == .required else { return nil }
+            return VerificationError(.nonceMissing, detail: "this policy requires the raw nonce of the sign-in, and none was given")
+        }
+        guard var nonce = claims.nonce else {
+            if policy.rules.acceptsMissingNonceWhenUnsupported && nonceSupported == false { return nil }
+            return VerificationError(.nonceMissing, detail: "a nonce was expected but the token has none")
+        }
+        let matches = nonce.withUTF8 { Nonce.matches(claim: UnsafeRawBufferPointer($0), rawNonce: rawNonce) }
+        guard matches else {
+            return VerificationError(.nonceMismatch, detail: "nonce is not the lowercase hex SHA-256 of the raw nonce")
         }
         return nil
     }
@@ -466,8 +469,12 @@ extension Verifier {
         return json.string
     }
 
-    /// `12s` / `1.5s`.
-    static func seconds(_ value: Double) -> String { number(value) + "s" }
+    /// A duration for people: whole seconds from a minute up (`3600s`), else at most three
+    /// decimals (`1.5s`, `0.25s`).
+    static func seconds(_ value: Double) -> String {
+        if abs(value) >= 60 { return number(value.rounded(.towardZero)) + "s" }
+        return number((value * 1000).rounded() / 1000) + "s"
+    }
 
     /// A NumericDate or duration without a spurious `.0`.
     static func number(_ value: Double) -> String {

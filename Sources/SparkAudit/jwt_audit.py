@@ -542,8 +542,9 @@ def facet_counts(groups):
     return counts
 
 
-def compute_report(tokens, discarded_counts, evaluation, places):
-    """The same numbers `jwtverify audit --format json` gives, over every partition at once."""
+def compute_report(tokens, discarded_counts, evaluation, places, nonce_checked):
+    """The same numbers `jwtverify audit --format json` gives, over every partition at once.
+    `nonce_checked`: whether a raw nonce (`--nonce`) was given; captured tokens have none."""
     from pyspark.sql import functions as F
     groups = occurrence_groups(tokens, places)
     try:
@@ -565,6 +566,7 @@ def compute_report(tokens, discarded_counts, evaluation, places):
             "valid": valid,
             "rejected": total - valid,
             "evaluation": evaluation,
+            "nonce_checked": nonce_checked,
             "timeline": timeline([(int(hour), v, n) for hour, (n, v) in counts["hour"].items()], total),
             "by_reason": dict(ranked(occurrences("reason"))),
             "by_kid": dict(ranked(occurrences("kid"))),
@@ -712,7 +714,7 @@ def run(plan, spark):
         spark.conf.set("spark.sql.shuffle.partitions", str(max(1, sc.defaultParallelism)))
     loader = spark.read.schema(tokens.schema)
     written = loader.parquet(destination) if options.results_format == "parquet" else loader.json(destination)
-    report = compute_report(written, discarded, plan.evaluation(), places)
+    report = compute_report(written, discarded, plan.evaluation(), places, options.nonce is not None)
 
     write_text(sc, options.output, "report.json", render_report(sc, plan, command, report, "json"))
     write_text(sc, options.output, "report.txt", render_report(sc, plan, command, report, "table"))

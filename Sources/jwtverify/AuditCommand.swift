@@ -123,6 +123,7 @@ struct AuditCommand {
         }
         var report = AuditReport()
         report.evaluatedAt = atIssueTime ? nil : (flags.now ?? VerificationPolicy.systemClock().rounded(.down))
+        report.nonceChecked = flags.nonce != nil
         report.keepsPlaces = !format.writesRecords
         let options = self
         let runner = BatchRunner(

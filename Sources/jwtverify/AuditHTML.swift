@@ -51,6 +51,7 @@ extension AuditReport {
         for (name, value, style) in [
             ("Occurrences", "\(tokens)", ""), ("Distinct tokens", "\(tokens - repeatedOccurrences)", ""), ("Valid", "\(valid)", "valid"),
             ("Rejected", "\(tokens - valid)", "rejected"), ("Evaluated", evaluation, "evaluation"),
+            ("Nonces", nonceChecked ? "checked against --nonce" : "not checked: no raw nonces in captures", "evaluation"),
         ] {
             page.raw("<div class=\"\(style)\"><dt>\(name)</dt><dd>")
             page.text(value)

@@ -245,6 +245,10 @@ struct AuditReport {
     /// When tokens were evaluated: a fixed time (`--now`, or the start of the run), or each at its
     /// own `iat` (`nil`).
     var evaluatedAt: Double? = nil
+    /// Whether a raw nonce was checked (`--nonce`). Captured tokens come without the raw nonces
+    /// their sign-ins started with, so an audit checks none unless told one; nonce anomalies
+    /// (no nonce claim, nonces shared by distinct tokens) are reported either way.
+    var nonceChecked = false
     /// Occurrences by the hour their `iat` falls in (`floor(iat / 3600)`): valid and rejected.
     var issuedByHour: [Int64: (valid: Int, rejected: Int)] = [:]
     /// Occurrences without a usable `iat` (missing, or outside 0…10¹¹ s).
@@ -538,6 +542,11 @@ struct AuditReport {
         case (.string("now")?, .number(let time)?): evaluatedAt = time
         default: throw ParseFailure(message: "\"evaluation\" is neither {\"mode\":\"iat\"} nor {\"mode\":\"now\",\"time\":T}")
         }
+        switch members["nonce_checked"] {
+        case .bool(let checked)?: nonceChecked = checked
+        case nil: nonceChecked = false  // reports saved before the field was written
+        default: throw ParseFailure(message: "\"nonce_checked\" is not a boolean")
+        }
         guard case .object(let timeline)? = members["timeline"], case .string(let unit)? = timeline["unit"],
             case .array(let buckets)? = timeline["buckets"], case .integer(let without)? = timeline["without_iat"],
             let hours: Int64 = ["hour": 1, "day": 24, "week": 168][unit]
@@ -645,6 +654,8 @@ struct AuditReport {
             text.member("mode", "iat")
         }
         text.endObject()
+        text.key("nonce_checked")
+        text.bool(nonceChecked)
         let timeline = self.timeline
         text.key("timeline")
         text.beginObject()
@@ -716,6 +727,11 @@ struct AuditReport {
         out += markdown
             ? "**\(tokens)** tokens: **\(valid)** valid, **\(tokens - valid)** rejected.\n\n"
             : "\(tokens) tokens: \(valid) valid, \(tokens - valid) rejected\n\n"
+        if !nonceChecked {
+            out += markdown
+                ? "Nonces were not checked: captured tokens come without their raw nonces. Nonce anomalies are listed below.\n\n"
+                : "Nonces were not checked: captured tokens come without their raw nonces.\nNonce anomalies are listed below.\n\n"
+        }
         func section(_ title: String, _ rows: [(String, Int)]) {
             guard !rows.isEmpty else { return }
             if markdown {

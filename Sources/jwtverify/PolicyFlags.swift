@@ -12,6 +12,8 @@ struct PolicyFlags {
     var issuer: String?
     var audiences: [String] = []
     var nonce: String?
+    /// `--skip-nonce`: this service uses no nonces (the Apple profile requires one otherwise).
+    var skipNonce = false
     var leeway = VerificationPolicy.defaultLeeway
     var now: Double?
     /// `nil`: not given (the profile's or the default allow-list applies).
@@ -55,6 +57,11 @@ struct PolicyFlags {
         help: "Raw nonce for tokens without their own; the token's \"nonce\" must be\nthe lowercase hex SHA-256 of it."
     ) { $0.nonce = $1 }
 
+    static let skipNonceOption: Option<PolicyFlags> = .flag(
+        "--skip-nonce",
+        help: "This service uses no nonces: a token is not rejected as nonce_missing for\nwant of a raw nonce, which --profile apple otherwise requires (from\n--nonce or the input line). A raw nonce that is given is still checked."
+    ) { $0.skipNonce = true }
+
     static let leewayOption: Option<PolicyFlags> = .value(
         "--leeway", placeholder: "SECONDS", help: "Clock-skew allowance for exp/nbf/iat (default 60)."
     ) { flags, value, name throws(CommandFailure) in flags.leeway = try OptionValue.seconds(name, value) }
@@ -76,13 +83,16 @@ struct PolicyFlags {
         "--max-token-bytes", placeholder: "N", help: "Longest token accepted (default 65536); longer ones are \"too_large\"."
     ) { flags, value, name throws(CommandFailure) in flags.maxTokenBytes = try OptionValue.count(name, value, in: 1...(1 << 30)) }
 
-    /// Every policy flag, in help order.
+    /// Every policy flag, in help order. `--skip-nonce` is taken everywhere, so one set of flags
+    /// serves every face; `audit` and `inspect` never require a nonce anyway.
     static func all(optionalClaims: Bool) -> [Option<PolicyFlags>] {
-        profileOptions + claimOptions(optional: optionalClaims) + [nonceOption, leewayOption, nowOption, algorithmsOption, maxTokenBytesOption]
+        profileOptions + claimOptions(optional: optionalClaims) + [nonceOption, skipNonceOption, leewayOption, nowOption, algorithmsOption, maxTokenBytesOption]
     }
 
     /// The policy these flags describe. `strict` (verify, serve): an issuer and an audience are
-    /// required, as a sign-in check needs; otherwise (audit, inspect) each may be left unchecked.
+    /// required, as a sign-in check needs, and the Apple profile requires a raw nonce unless
+    /// `--skip-nonce`; otherwise (audit, inspect: captured tokens, which come without their raw
+    /// nonces) each may be left unchecked, and a nonce is checked only when `--nonce` gives one.
     func policy(strict: Bool) throws(CommandFailure) -> VerificationPolicy {
         var policy: VerificationPolicy
         if let profile {
@@ -119,6 +129,7 @@ struct PolicyFlags {
             policy.audiences = nil
         }
         if let algorithms { policy.algorithms = algorithms }
+        if skipNonce || !strict { policy.nonceRequirement = .checkedWhenGiven }
         policy.leeway = leeway
         policy.maxTokenBytes = maxTokenBytes
         return policy

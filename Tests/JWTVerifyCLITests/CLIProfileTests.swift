@@ -33,6 +33,34 @@ struct CLIProfileTests {
         #expect(try CLIRunner.run(["verify", "--profile", "bogus", "--audience", "a"]).status == 64)
     }
 
+    @Test("--profile apple requires the raw nonce: nonce_missing without one, from --nonce or the line; --skip-nonce says the service uses none; audit never requires one")
+    func appleNonce() throws {
+        let (directory, keys) = try Self.directoryWithKeys()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let payload = #"{"iss":"https://appleid.apple.com","aud":"com.example.app","exp":1700003600,"iat":1700000000,"sub":"001.a.1","nonce":"\#(Nonce.expectedClaim(forRawNonce: "raw-9"))"}"#
+        let token = TokenFactory.token(payload: payload)
+        let bare = Data((token + "\n").utf8)
+        let apple = ["--profile", "apple", "--audience", "com.example.app", "--jwks", keys, "--now", "1700001000"]
+        let missing = try CLIRunner.run(["verify"] + apple, input: bare)
+        #expect(missing.status == 1)
+        #expect(missing.records.first?["reason"] as? String == "nonce_missing")
+        #expect(missing.records.first?["detail"] as? String == "this policy requires the raw nonce of the sign-in, and none was given")
+        #expect(try CLIRunner.run(["verify"] + apple + ["--nonce", "raw-9"], input: bare).status == 0)
+        let line = Data(#"{"token":"\#(token)","nonce":"raw-9"}"#.utf8 + [0x0A])
+        #expect(try CLIRunner.run(["verify"] + apple, input: line).status == 0)
+        let skipped = try CLIRunner.run(["verify"] + apple + ["--skip-nonce"], input: bare)
+        #expect(skipped.status == 0, "\(skipped.records)")
+        // A nonce that is given is still checked under --skip-nonce.
+        let wrong = try CLIRunner.run(["verify"] + apple + ["--skip-nonce", "--nonce", "raw-8"], input: bare)
+        #expect(wrong.records.first?["reason"] as? String == "nonce_mismatch")
+        // audit: captured tokens have no raw nonces; the report says the nonce was not checked.
+        let audit = try CLIRunner.run(["audit", "--format", "json"] + apple, input: bare)
+        #expect(audit.status == 0, "\(audit.stderr)")
+        let report = try #require(try JSONSerialization.jsonObject(with: audit.stdout) as? [String: Any])
+        #expect(report["valid"] as? Int == 1)
+        #expect(report["nonce_checked"] as? Bool == false)
+    }
+
     @Test("--profile firebase --project: issuer and audience from the project, typed Firebase claims")
     func firebase() throws {
         let (directory, keys) = try Self.directoryWithKeys()

@@ -77,6 +77,41 @@ struct ProfileTests {
         #expect(Self.reason(Self.verify(Self.apple(), wrongIssuer, nonce: "raw-1")) == "issuer_mismatch")
     }
 
+    @Test("Apple: a call without the raw nonce is nonce_missing, also on a cache hit and through the lenient rule, unless the policy says it uses no nonces")
+    func appleRequiresTheCallersNonce() throws {
+        let token = TokenFactory.token(payload: Self.apple())
+        let required = VerificationPolicy.appleIdentityToken(audiences: ["com.example.app"]).clock { Self.now }
+        #expect(required.nonceRequirement == .required)
+        for cache in [nil, VerifiedTokenCache.Configuration(capacity: 8)] {
+            let verifier = Verifier(keys: TokenFactory.keys, policy: required, cache: cache)
+            for _ in 0..<2 {  // the second call is a cache hit when there is a cache
+                #expect(throws: VerificationError(.nonceMissing)) { try verifier.verify(token) }
+                #expect(throws: VerificationError(.nonceMissing)) { try verifier.verify(token, at: Self.now) }
+                #expect(try verifier.verify(token, nonce: "raw-1").claims.subject == "001234.abc.1234")
+            }
+        }
+        // The order of the checks holds: what fails before the nonce step still wins.
+        let expired = TokenFactory.token(payload: Self.apple().replacingOccurrences(of: "1700001500", with: "1700000000"))
+        #expect(throws: VerificationError(.expired)) { try Verifier(keys: TokenFactory.keys, policy: required).verify(expired, at: Self.now) }
+        // nonce_supported false excuses a token without a nonce, never a call without one.
+        let lenient = VerificationPolicy.appleIdentityToken(audiences: ["com.example.app"], acceptMissingNonceWhenUnsupported: true)
+        #expect(throws: VerificationError(.nonceMissing)) {
+            try Verifier(keys: TokenFactory.keys, policy: lenient).verify(TokenFactory.token(payload: Self.apple(#","nonce_supported":false"#, nonce: nil)), at: Self.now)
+        }
+        // Said explicitly: no nonce checked without one, and one given is still checked.
+        let noNonces = Verifier(
+            keys: TokenFactory.keys, policy: .appleIdentityToken(audiences: ["com.example.app"], nonce: .checkedWhenGiven))
+        #expect(try noNonces.verify(token, at: Self.now).claims.subject == "001234.abc.1234")
+        #expect(throws: VerificationError(.nonceMismatch)) { try noNonces.verify(token, nonce: "raw-2", at: Self.now) }
+        // Other presets keep the nonce optional.
+        for policy: VerificationPolicy in [
+            .appleNotification(audiences: ["a"]), .firebase(project: "p"), .google(audiences: ["a"]), .oidc(issuer: "i", audiences: ["a"]),
+            .generic(issuer: "i", audiences: ["a"]), VerificationPolicy(issuers: ["i"], audiences: ["a"]),
+        ] {
+            #expect(policy.nonceRequirement == .checkedWhenGiven)
+        }
+    }
+
     @Test("Apple notifications: every event type, from the raw JWS or the POST body; never confused with identity tokens")
     func appleNotifications() throws {
         for type in ["email-disabled", "email-enabled", "consent-revoked", "account-delete", "some-future-type"] {
@@ -91,7 +126,9 @@ struct ProfileTests {
                 #expect(event.isPrivateEmail == true)
                 #expect(event.eventTime == 1_700_000_950_123)
             }
-            #expect(Self.reason(Self.verify(Self.apple(), payload)) == "claim_type")  // not an identity token
+            // Not an identity token (the call gives no nonce, so the preset is told this service uses none).
+            #expect(Self.reason(Self.verify({ .appleIdentityToken(audiences: $0, nonce: .checkedWhenGiven) }, payload)) == "claim_type")
+            #expect(Self.reason(Self.verify(Self.apple(), payload)) == "nonce_missing")
         }
         #expect(Self.reason(Self.verify(Self.appleNotification(), Self.apple())) == "claim_type")  // not a notification
     }

@@ -14,6 +14,8 @@ struct SampleVectorTests {
         let token: String
         let nonce: String?
         let expect: String
+        /// The verdict under `.appleIdentityToken` (RS256 only).
+        let expectApple: String
         var testDescription: String { id }
     }
 
@@ -24,7 +26,7 @@ struct SampleVectorTests {
             guard let row = try? JSONSerialization.jsonObject(with: Data(line)) as? [String: Any] else { return nil }
             return Sample(
                 id: row["id"] as? String ?? "", token: row["token"] as? String ?? "", nonce: row["nonce"] as? String,
-                expect: row["expect"] as? String ?? "")
+                expect: row["expect"] as? String ?? "", expectApple: row["expect_apple"] as? String ?? "")
         }
     }()
 
@@ -48,5 +50,25 @@ struct SampleVectorTests {
         } catch {
             #expect(error.reason.rawValue == sample.expect, "\(error)")
         }
+    }
+
+    static let appleVerifier: Verifier = {
+        let keys = try! JWKSet(contentsOfFile: SharedVectors.projectVectors.appendingPathComponent("jwks.json").path)
+        return Verifier(keys: keys, policy: .appleIdentityToken(audiences: ["com.example.app"]).clock { evaluationTime })
+    }()
+
+    @Test("each sample gets its expect_apple verdict under the Apple preset; only the ES256 ones differ")
+    func appleVerdicts() {
+        var differing: [String] = []
+        for sample in Self.samples {
+            if sample.expectApple != sample.expect { differing.append(sample.id) }
+            do {
+                _ = try Self.appleVerifier.verify(sample.token, nonce: sample.nonce)
+                #expect(sample.expectApple == "valid", "\(sample.id)")
+            } catch {
+                #expect(error.reason.rawValue == sample.expectApple, "\(sample.id): \(error)")
+            }
+        }
+        #expect(differing == ["valid-es256", "valid-no-nonce-check", "es256-header-on-rsa-key"])
     }
 }

@@ -34,7 +34,7 @@ public struct JWK: Sendable {
     func mismatch(for algorithm: SignatureAlgorithm) -> String? {
         if let unusableReason { return unusableReason }
         guard keyType == algorithm.keyType else {
-            return "\(algorithm.name) needs a \(algorithm.keyType) key; this key is \(keyType ?? "untyped")"
+            return "\(algorithm.name) needs an \(algorithm.keyType) key; this key is \(keyType ?? "untyped")"  // RSA, EC, OKP: all "an"
         }
         if let required = algorithm.curve, curve != required {
             return "\(algorithm.name) needs curve \(required); this key is on \(curve ?? "no curve")"

@@ -33,6 +33,20 @@ public struct VerificationPolicy: Sendable {
     public var rules: ProviderRules
     /// Where the provider publishes its keys, for presets that have one place.
     public var keySource: KeySetSource?
+    /// Whether every call must bring the raw nonce (``NonceRequirement/required``) or a nonce is
+    /// checked only when a call gives one. Sign in with Apple requires it: replay protection is
+    /// what the nonce is for, so leaving out the argument never turns the check off.
+    public var nonceRequirement: NonceRequirement
+
+    /// Whether a verification call must pass the raw nonce.
+    public enum NonceRequirement: Sendable, Hashable {
+        /// Every call must pass the raw nonce: a call without one is rejected as `nonce_missing`
+        /// (even a cache hit).
+        case required
+        /// This service uses no nonces: a call without one checks none; a raw nonce a call does
+        /// pass is still checked.
+        case checkedWhenGiven
+    }
 
     /// The default token size limit: 64 KiB.
     public static let defaultMaxTokenBytes = 65536
@@ -58,6 +72,7 @@ public struct VerificationPolicy: Sendable {
     ///   - clock: the time source, the system clock by default.
     ///   - rules: provider rules, none by default.
     ///   - keySource: the provider's key source, if it has one.
+    ///   - nonceRequirement: whether every call must pass a raw nonce; not by default.
     public init(
         issuers: [String]?,
         audiences: [String]?,
@@ -66,7 +81,8 @@ public struct VerificationPolicy: Sendable {
         maxTokenBytes: Int = VerificationPolicy.defaultMaxTokenBytes,
         clock: @escaping @Sendable () -> Double = VerificationPolicy.systemClock,
         rules: ProviderRules = .none,
-        keySource: KeySetSource? = nil
+        keySource: KeySetSource? = nil,
+        nonceRequirement: NonceRequirement = .checkedWhenGiven
     ) {
         precondition(leeway >= 0 && leeway.isFinite, "leeway must be a finite number of seconds >= 0")
         precondition(maxTokenBytes >= 0, "maxTokenBytes must not be negative")
@@ -78,6 +94,7 @@ public struct VerificationPolicy: Sendable {
         self.clock = clock
         self.rules = rules
         self.keySource = keySource
+        self.nonceRequirement = nonceRequirement
     }
 
     /// Any issuer's tokens: `iss` exactly `issuer`, `aud` one of `audiences`, no provider rules.
@@ -91,12 +108,21 @@ public struct VerificationPolicy: Sendable {
     /// `email_verified`/`is_private_email`/`nonce_supported` as booleans or "true"/"false",
     /// `real_user_status` 0, 1 or 2; a server-to-server notification is refused as `claim_type`.
     ///
-    /// - Parameter acceptMissingNonceWhenUnsupported: accept a token without `nonce` when a nonce
-    ///   was expected but the token says `nonce_supported: false` (older devices). Off by default.
-    public static func appleIdentityToken(audiences: [String], acceptMissingNonceWhenUnsupported: Bool = false) -> VerificationPolicy {
+    /// Every call must pass the raw nonce the sign-in started with
+    /// (``Verifier/verify(_:nonce:at:)-(String,_,_)``): a call without one is `nonce_missing`.
+    /// A service that does not use nonces says so with `nonce: .checkedWhenGiven`.
+    ///
+    /// - Parameters:
+    ///   - acceptMissingNonceWhenUnsupported: accept a token without `nonce` when a nonce was
+    ///     given but the token says `nonce_supported: false` (older devices). Off by default.
+    ///   - nonce: ``NonceRequirement/required`` unless this service uses no nonces.
+    public static func appleIdentityToken(
+        audiences: [String], acceptMissingNonceWhenUnsupported: Bool = false, nonce: NonceRequirement = .required
+    ) -> VerificationPolicy {
         VerificationPolicy(
             issuers: [appleIssuer], audiences: audiences, algorithms: [.rs256],
-            rules: .appleIdentityToken(acceptMissingNonceWhenUnsupported: acceptMissingNonceWhenUnsupported), keySource: .apple)
+            rules: .appleIdentityToken(acceptMissingNonceWhenUnsupported: acceptMissingNonceWhenUnsupported), keySource: .apple,
+            nonceRequirement: nonce)
     }
 
     /// Apple's server-to-server notifications: verified like identity tokens, and the `events`
