@@ -77,7 +77,8 @@ struct AuditCommand {
 
         EXIT STATUS: 0 every token found was valid (or none was found), 1 some token was rejected
         or some input could not be read (unbroken_run), 64 usage, 65 unusable key set, 66 input
-        missing, 69 remote key set unavailable, 74 I/O error.
+        missing, 69 remote key set unavailable, 73 --jwks-cache folder cannot be created, 74 I/O
+        error.
         """
 
     init(parsing words: ArraySlice<String>) throws(CommandFailure) {

@@ -16,6 +16,8 @@ enum ExitStatus: Int32 {
     case osError = 71
     /// A bug (EX_SOFTWARE).
     case internalError = 70
+    /// A file or folder to write cannot be created: `--jwks-cache DIR` (EX_CANTCREAT).
+    case cannotCreate = 73
     /// The build cannot do what was asked: `bench` in a debug build (EX_CONFIG).
     case configuration = 78
     /// Reading input or writing output failed (EX_IOERR).

@@ -30,7 +30,9 @@ struct InspectCommand {
         OPTIONS:
         \(table.help)
 
-        EXIT STATUS: 0 decoded (and, with --jwks, valid), 1 rejected, 64 usage, 65 no token found.
+        EXIT STATUS: 0 decoded (and, with --jwks, valid), 1 rejected, 64 usage, 65 no token found
+        (or an unusable key set), 66 file missing or unreadable, 69 remote key set unavailable,
+        74 I/O error.
         """
 
     init(parsing words: ArraySlice<String>) throws(CommandFailure) {
@@ -92,14 +94,22 @@ struct InspectCommand {
 
     private func readSubject() throws(CommandFailure) -> [UInt8] {
         guard let subject else { return [] }
-        if subject != "-" && access(subject, F_OK) != 0 { return Array(subject.utf8) }
+        if subject != "-" && access(subject, F_OK) != 0 {
+            // Not a file: a token given as the argument, or else a file that is missing.
+            let text = Array(subject.utf8)
+            let isToken = text.withUnsafeBytes { !TokenExtractor.scan($0).found.isEmpty }
+            guard isToken else { throw CommandFailure(status: .noInput, message: "cannot open \(subject): no such file, and not a token") }
+            return text
+        }
         let input = try InputFile.openAll([subject])[0]
         defer { input.close() }
         var bytes: [UInt8] = []
         var chunk = [UInt8](repeating: 0, count: 65536)
         while bytes.count < 16 << 20 {
             let n = chunk.withUnsafeMutableBytes { read(input.fd, $0.baseAddress, $0.count) }
-            if n <= 0 { break }
+            if n < 0 && errno == EINTR { continue }
+            if n < 0 { throw CommandFailure(status: .ioError, message: "cannot read \(input.name): \(String(cString: strerror(errno)))") }
+            if n == 0 { break }
             bytes += chunk[..<n]
         }
         return bytes

@@ -27,7 +27,8 @@ struct JWKSCommand {
         \(table.help)
 
         EXIT STATUS: 0 at least one usable key, 65 no usable key or not a key set, 66 file missing,
-        69 a remote key set cannot be fetched, 74 cannot write.
+        69 a remote key set cannot be fetched, 73 --jwks-cache folder cannot be created, 74 cannot
+        write.
         """
 
     enum Action { case show, fetch }
@@ -144,7 +145,11 @@ struct JWKSCommand {
         if json { sink.write(text.bytes) } else { sink.write(table) }
         sink.flush()
         if sink.failure != nil { throw CommandFailure(status: .ioError, message: "cannot write output") }
-        return merged.keys.contains { $0.unusableReason == nil } ? .ok : .dataError
+        guard merged.keys.contains(where: { $0.unusableReason == nil }) else {
+            let what = merged.keys.isEmpty ? "no key at all" : "no usable key"
+            throw CommandFailure(status: .dataError, message: "\(what) in \(keySets.sources.joined(separator: ", "))")
+        }
+        return .ok
     }
 }
 

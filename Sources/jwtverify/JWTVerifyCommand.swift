@@ -29,6 +29,9 @@ enum JWTVerifyCommand {
         Options: -h, --help (this text), --version.
         """
 
+    /// The commands, for `--help` pointers and suggestions.
+    static let commands = ["verify", "audit", "inspect", "serve", "bench", "apple", "jwks"]
+
     static func main() {
         signal(SIGPIPE, SIG_IGN)
         keepFreedMemory()
@@ -38,10 +41,31 @@ enum JWTVerifyCommand {
         } catch {
             StandardError.write("jwtverify: error: \(error.message)\n")
             if error.status == .usage {
-                StandardError.write("Run 'jwtverify \(words.first.map { $0.hasPrefix("-") ? "" : $0 + " " } ?? "")--help' for usage.\n")
+                // Points at the command's own help only when the command exists.
+                let command = words.first.flatMap { commands.contains($0) ? $0 + " " : nil } ?? ""
+                StandardError.write("Run 'jwtverify \(command)--help' for usage.\n")
             }
             exit(error.status.rawValue)
         }
+    }
+
+    /// The known command nearest to `word` (at most two edits away), for "did you mean".
+    static func suggestion(for word: String) -> String? {
+        func distance(_ a: [Character], _ b: [Character]) -> Int {
+            var row = Array(0...b.count)
+            for (i, x) in a.enumerated() {
+                var previous = row[0]
+                row[0] = i + 1
+                for (j, y) in b.enumerated() {
+                    let current = row[j + 1]
+                    row[j + 1] = min(row[j + 1] + 1, row[j] + 1, previous + (x == y ? 0 : 1))
+                    previous = current
+                }
+            }
+            return row[b.count]
+        }
+        let scored = commands.map { ($0, distance(Array(word), Array($0))) }.filter { $0.1 <= 2 }
+        return scored.min { $0.1 < $1.1 }?.0
     }
 
     /// Batch work frees and reallocates megabyte buffers (line batches, output records) every few
@@ -134,7 +158,7 @@ enum JWTVerifyCommand {
             }
             return try BenchCommand(options: options).run()
         default:
-            throw .usage("unknown command \"\(command)\"")
+            throw .usage("unknown command \"\(command)\"" + (suggestion(for: command).map { "; did you mean \"\($0)\"?" } ?? ""))
         }
     }
 }

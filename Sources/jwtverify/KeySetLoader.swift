@@ -1,6 +1,9 @@
 import Dispatch
 import JWTVerify
 import JWTVerifyRemote
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// The `--jwks` sources of a command and how remote ones are cached.
 struct KeySetOptions {
@@ -10,6 +13,31 @@ struct KeySetOptions {
     var cacheDirectory: String?
     /// The max-age clamp (`--jwks-min-ttl`, `--jwks-max-ttl`).
     var policy = KeyCachePolicy()
+
+    /// Makes sure `--jwks-cache` names a folder snapshots can be written to: an existing writable
+    /// folder, or one created here (mode 0700, parents too); otherwise exit 73 with the reason,
+    /// rather than a run that keeps no snapshot and says nothing.
+    func prepareCacheDirectory() throws(CommandFailure) {
+        guard let path = cacheDirectory else { return }
+        var info = stat()
+        if stat(path, &info) == 0 {
+            guard info.st_mode & S_IFMT == S_IFDIR else {
+                throw CommandFailure(status: .cannotCreate, message: "--jwks-cache \(path): not a folder")
+            }
+        } else {
+            var prefix = path.hasPrefix("/") ? "/" : ""
+            for part in path.split(separator: "/") {
+                prefix += part
+                if mkdir(prefix, 0o700) != 0 && errno != EEXIST {
+                    throw CommandFailure(status: .cannotCreate, message: "--jwks-cache \(path): cannot create \(prefix): \(String(cString: strerror(errno)))")
+                }
+                prefix += "/"
+            }
+        }
+        guard access(path, W_OK | X_OK) == 0 else {
+            throw CommandFailure(status: .cannotCreate, message: "--jwks-cache \(path): cannot write there: \(String(cString: strerror(errno)))")
+        }
+    }
 
     /// `--jwks` (unless `sourceOption` is false: `jwks show` takes sources as operands),
     /// `--jwks-cache`, `--jwks-min-ttl` and `--jwks-max-ttl`.
@@ -50,6 +78,7 @@ enum KeySetLoader {
     }
 
     static func loadEach(_ options: KeySetOptions) throws(CommandFailure) -> [Loaded] {
+        try options.prepareCacheDirectory()
         var loaded: [Loaded] = []
         for text in options.sources {
             switch KeySetSource(parsing: text) {

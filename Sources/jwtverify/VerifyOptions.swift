@@ -49,7 +49,7 @@ struct VerifyOptions {
         EXIT STATUS:
           0 every token valid, 1 some token rejected, 64 usage error, 65 unusable key set,
           66 input file missing or unreadable, 69 remote key set unavailable, 70 internal error,
-          74 I/O error.
+          73 --jwks-cache folder cannot be created, 74 I/O error.
         """
 
     /// The verified-token cache `--cache` asks for, if any.

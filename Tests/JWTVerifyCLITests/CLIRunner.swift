@@ -57,6 +57,25 @@ enum CLIRunner {
         let errorData = errorBox.data
         return Outcome(status: process.terminationStatus, stdout: out, stderr: String(decoding: errorData, as: UTF8.self))
     }
+
+    /// Runs `jwtverify arguments…` with its stdout opened on `stdout` (a path, such as
+    /// `/dev/full`); the outcome's stdout is empty.
+    static func runToFile(_ arguments: [String], input: Data = Data(), stdout path: String) throws -> Outcome {
+        let process = Process()
+        process.executableURL = binary
+        process.arguments = arguments
+        process.currentDirectoryURL = repositoryRoot
+        let stdin = Pipe(), stderr = Pipe()
+        process.standardInput = stdin
+        process.standardOutput = FileHandle(forWritingAtPath: path)!
+        process.standardError = stderr
+        try process.run()
+        try stdin.fileHandleForWriting.write(contentsOf: input)
+        try stdin.fileHandleForWriting.close()
+        let errors = stderr.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return Outcome(status: process.terminationStatus, stdout: Data(), stderr: String(decoding: errors, as: UTF8.self))
+    }
 }
 
 /// Hands data from a reader thread to the test (read only after the group finished).

@@ -134,7 +134,7 @@ public struct JWKSet: Sendable {
     /// Reads a whole file, refusing anything over the document size limit.
     static func readFile(_ path: String) throws(JWKSetError) -> [UInt8] {
         guard let file = fopen(path, "rb") else {
-            throw JWKSetError("cannot open \(path): \(String(cString: strerror(errno)))", isMissingFile: errno == ENOENT)
+            throw JWKSetError("cannot open \(path): \(String(cString: strerror(errno)))", isMissingFile: true)
         }
         defer { fclose(file) }
         var bytes: [UInt8] = []
@@ -147,7 +147,7 @@ public struct JWKSet: Sendable {
                 throw JWKSetError("\(path) is larger than \(maximumDocumentBytes) octets")
             }
         }
-        if ferror(file) != 0 { throw JWKSetError("cannot read \(path)") }
+        if ferror(file) != 0 { throw JWKSetError("cannot read \(path): \(String(cString: strerror(errno)))", isMissingFile: true) }
         return bytes
     }
 }
@@ -156,7 +156,8 @@ public struct JWKSet: Sendable {
 public struct JWKSetError: Error, Sendable, CustomStringConvertible {
     /// What was wrong.
     public let description: String
-    /// Whether the error is that a file does not exist.
+    /// Whether the error is that the file could not be opened or read (it does not exist, is a
+    /// folder, or may not be read), rather than that its contents are not a usable key set.
     public let isMissingFile: Bool
 
     package init(_ description: String, isMissingFile: Bool = false) {

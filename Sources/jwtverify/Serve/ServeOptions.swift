@@ -131,7 +131,9 @@ struct ServeOptions {
 
         EXIT STATUS:
           0 stopped by a signal, 64 usage error, 65 unusable key set or config, 66 file missing,
-          69 remote key set unavailable, 71 cannot listen.
+          71 cannot listen, 73 --jwks-cache folder cannot be created. A remote key set that
+          cannot be fetched at start does not stop serve: it is retried in the background, and
+          /ready and the routes that need it answer 503 until its keys arrive.
         """
 
     /// Parses the words after `serve`.

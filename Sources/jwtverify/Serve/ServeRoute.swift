@@ -31,6 +31,7 @@ final class ServeRoute: Sendable {
         self.options = options
         let cache: VerifiedTokenCache.Configuration? = options.cacheCapacity > 0 ? .init(capacity: options.cacheCapacity) : nil
         if options.keySets.sources.count == 1, case .url(let url) = KeySetSource(parsing: options.keySets.sources[0]) {
+            try options.keySets.prepareCacheDirectory()
             let keySet = RemoteKeySet(
                 url: url, fetcher: HTTPKeySetFetcher(), policy: options.keySets.policy, snapshotDirectory: options.keySets.cacheDirectory)
             Blocking.run { await keySet.load() }
