@@ -9,6 +9,8 @@ let strictSettings: [SwiftSetting] = [
 
 let package = Package(
     name: "JWTVerify",
+    // Synchronization.Mutex and Atomic need macOS 15; Linux has no minimum here.
+    platforms: [.macOS(.v15)],
     products: [
         .library(name: "JWTVerify", targets: ["JWTVerify"]),
         .library(name: "JWTVerifyRemote", targets: ["JWTVerifyRemote"]),

@@ -14,7 +14,7 @@ struct AppleUser: Sendable {
 }
 
 let appleSignIn = RemoteVerifier(
-    keySet: .https(KeySetSource.apple.description, snapshotDirectory: "/var/cache/example"),
+    keySet: .https(.apple, snapshotDirectory: "/var/cache/example"),
     // RS256, iss https://appleid.apple.com, exp and iat required, Apple's claim rules
     policy: .appleIdentityToken(audiences: ["com.example.app", "com.example.web"]))  // bundle ID and Services ID
 
@@ -31,7 +31,7 @@ func signIn(identityToken: String, rawNonce: String, verifier: RemoteVerifier = 
 struct ReadmeProfileExampleTests {
     @Test("the README's Sign in with Apple example is this compiled code, and it works against a live origin")
     func example() async throws {
-        #expect(try ReadmeSnippet.isInReadme(sourceFile: #filePath, marker: "README-PROFILE-EXAMPLE", importing: "JWTVerifyRemote"))
+        #expect(try ReadmeSnippet.isInReadme(sourceFile: #filePath, marker: "README-PROFILE-EXAMPLE", importing: ["JWTVerify", "JWTVerifyRemote"]))
 
         let origin = try OriginServer()
         try origin.set(["document": "{\"keys\":[\(TokenFactory.rsa.jwkJSON)]}"])

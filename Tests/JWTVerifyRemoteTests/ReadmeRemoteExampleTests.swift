@@ -21,7 +21,7 @@ func appleUserID(_ verifier: RemoteVerifier, identityToken: String, rawNonce: St
 struct ReadmeRemoteExampleTests {
     @Test("the README's remote example is this compiled code, and it works against a live origin")
     func example() async throws {
-        #expect(try ReadmeSnippet.isInReadme(sourceFile: #filePath, marker: "README-REMOTE-EXAMPLE", importing: "JWTVerifyRemote"))
+        #expect(try ReadmeSnippet.isInReadme(sourceFile: #filePath, marker: "README-REMOTE-EXAMPLE", importing: ["JWTVerify", "JWTVerifyRemote"]))
 
         let origin = try OriginServer()
         try origin.set(["document": "{\"keys\":[\(TokenFactory.rsa.jwkJSON)]}"])

@@ -27,7 +27,7 @@ struct AppleSignIn {
 struct ReadmeExampleTests {
     @Test("the README's library example is this compiled code, verbatim")
     func exampleIsInReadme() throws {
-        #expect(try ReadmeSnippet.isInReadme(sourceFile: #filePath, marker: "README-EXAMPLE", importing: "JWTVerify"))
+        #expect(try ReadmeSnippet.isInReadme(sourceFile: #filePath, marker: "README-EXAMPLE", importing: ["JWTVerify"]))
     }
 
     @Test("the example accepts a fresh token with the right nonce and names the failing check otherwise")

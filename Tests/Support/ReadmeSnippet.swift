@@ -4,14 +4,16 @@ import Foundation
 /// so the README's examples are the code the tests compile and run.
 package enum ReadmeSnippet {
     /// Whether the lines between `// <marker>-BEGIN` and `// <marker>-END` in `sourceFile` appear
-    /// in the README as a swift block starting with `import <module>`.
-    package static func isInReadme(sourceFile: String, marker: String, importing module: String) throws -> Bool {
+    /// in the README as a swift block starting with `import <module>` for each of `modules`
+    /// (`ReadmeConsumerTests` compiles every block as pasted, imports included).
+    package static func isInReadme(sourceFile: String, marker: String, importing modules: [String]) throws -> Bool {
         let source = try String(contentsOf: URL(fileURLWithPath: sourceFile), encoding: .utf8)
         guard let begin = source.range(of: "// \(marker)-BEGIN\n"), let end = source.range(of: "// \(marker)-END") else {
             return false
         }
         let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
         let readme = try String(contentsOf: root.appendingPathComponent("README.md"), encoding: .utf8)
-        return readme.contains("```swift\nimport \(module)\n\n" + source[begin.upperBound..<end.lowerBound] + "```")
+        let imports = modules.map { "import \($0)\n" }.joined()
+        return readme.contains("```swift\n" + imports + "\n" + source[begin.upperBound..<end.lowerBound] + "```")
     }
 }

@@ -53,6 +53,11 @@ public struct JWKSet: Sendable {
         self.init(keys: entries)
     }
 
+    /// Parses a JWKS document given as text (see ``init(json:)-(some Collection<UInt8>)``).
+    public init(json: String) throws(JWKSetError) {
+        try self.init(json: Array(json.utf8))
+    }
+
     /// Reads and parses a JWKS file.
     public init(contentsOfFile path: String) throws(JWKSetError) {
         try self.init(json: try Self.readFile(path))

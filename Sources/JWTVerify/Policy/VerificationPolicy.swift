@@ -24,9 +24,27 @@ public struct VerificationPolicy: Sendable {
     /// The accepted `alg` values.
     public var algorithms: Set<SignatureAlgorithm>
     /// Clock-skew allowance in seconds (finite, ≥ 0), applied to `exp`, `nbf`, `iat` and `auth_time`.
-    public var leeway: Double
-    /// Longest token accepted, in octets; checked before anything else.
-    public var maxTokenBytes: Int
+    ///
+    /// Setting a negative or non-finite value stops the program: a leeway of −10⁹ s would reject
+    /// everything, and an infinite one would accept expired tokens.
+    public var leeway: Double {
+        get { checkedLeeway }
+        set {
+            precondition(newValue >= 0 && newValue.isFinite, "leeway must be a finite number of seconds >= 0")
+            checkedLeeway = newValue
+        }
+    }
+    private var checkedLeeway: Double
+    /// Longest token accepted, in octets (≥ 0); checked before anything else. Setting a negative
+    /// value stops the program.
+    public var maxTokenBytes: Int {
+        get { checkedMaxTokenBytes }
+        set {
+            precondition(newValue >= 0, "maxTokenBytes must not be negative")
+            checkedMaxTokenBytes = newValue
+        }
+    }
+    private var checkedMaxTokenBytes: Int
     /// The current time in seconds since the epoch (injectable for tests and audits).
     public var clock: @Sendable () -> Double
     /// The provider's own rules, run after the generic checks over the payload already parsed.
@@ -89,8 +107,8 @@ public struct VerificationPolicy: Sendable {
         self.issuers = issuers
         self.audiences = audiences
         self.algorithms = algorithms
-        self.leeway = leeway
-        self.maxTokenBytes = maxTokenBytes
+        self.checkedLeeway = leeway
+        self.checkedMaxTokenBytes = maxTokenBytes
         self.clock = clock
         self.rules = rules
         self.keySource = keySource
@@ -165,7 +183,6 @@ public struct VerificationPolicy: Sendable {
     /// This policy with another leeway.
     public func leeway(_ seconds: Double) -> VerificationPolicy {
         var copy = self
-        precondition(seconds >= 0 && seconds.isFinite, "leeway must be a finite number of seconds >= 0")
         copy.leeway = seconds
         return copy
     }

@@ -1,0 +1,74 @@
+import Foundation
+import Testing
+
+/// Every Swift block of the README, pasted whole (imports included) into a package of its own
+/// that depends on this one by path, as a user's service would: each block is one module of that
+/// package, and `swift build` must compile them all.
+@Suite("README examples compile in a consumer package")
+struct ReadmeConsumerTests {
+    /// The README's ```swift blocks, in order.
+    static func swiftBlocks() throws -> [String] {
+        let readme = try String(contentsOf: CLIRunner.repositoryRoot.appendingPathComponent("README.md"), encoding: .utf8)
+        var blocks: [String] = []
+        var current: [Substring]? = nil
+        for line in readme.split(separator: "\n", omittingEmptySubsequences: false) {
+            if current == nil {
+                if line == "```swift" { current = [] }
+            } else if line == "```" {
+                blocks.append(current!.joined(separator: "\n") + "\n")
+                current = nil
+            } else {
+                current!.append(line)
+            }
+        }
+        return blocks
+    }
+
+    @Test("each README Swift block builds as pasted in a package that depends on JWTVerify by path")
+    func consumerBuilds() throws {
+        let blocks = try Self.swiftBlocks()
+        #expect(blocks.count >= 4)
+        // Every block says what it imports: nothing is added around it.
+        for block in blocks { #expect(block.hasPrefix("import "), "a README block does not start with its imports:\n\(block.prefix(200))") }
+
+        let package = FileManager.default.temporaryDirectory.appendingPathComponent("jwtverify-consumer-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: package) }
+        var targets: [String] = []
+        for (index, block) in blocks.enumerated() {
+            let name = "Example\(index + 1)"
+            let folder = package.appendingPathComponent("Sources/\(name)")
+            try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+            try block.write(to: folder.appendingPathComponent("\(name).swift"), atomically: true, encoding: .utf8)
+            targets.append(
+                #"        .target(name: "\#(name)", dependencies: [.product(name: "JWTVerify", package: "JWTVerify"), .product(name: "JWTVerifyRemote", package: "JWTVerify")]),"#)
+        }
+        let manifest = """
+            // swift-tools-version:6.0
+            import PackageDescription
+
+            let package = Package(
+                name: "ReadmeConsumer",
+                platforms: [.macOS(.v15)],
+                dependencies: [.package(name: "JWTVerify", path: "\(CLIRunner.repositoryRoot.path)")],
+                targets: [
+            \(targets.joined(separator: "\n"))
+                ]
+            )
+
+            """
+        try manifest.write(to: package.appendingPathComponent("Package.swift"), atomically: true, encoding: .utf8)
+
+        // The scratch folder stays in this repository's .build, so a second run builds incrementally.
+        let scratch = CLIRunner.repositoryRoot.appendingPathComponent(".build/readme-consumer").path
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = ["swift", "build", "--package-path", package.path, "--scratch-path", scratch]
+        let output = Pipe()
+        process.standardOutput = output
+        process.standardError = output
+        try process.run()
+        let log = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        #expect(process.terminationStatus == 0, "swift build of the README's examples failed:\n\(log.suffix(4000))")
+    }
+}
