@@ -43,19 +43,29 @@ struct GatewayTests {
         return text
     }
 
+    /// A drop-in file as the README shows it, with serve's default address and the example
+    /// backend's replaced by the test's free ports, written into the workspace.
+    static func dropIn(_ file: String, into workspace: ServeTests.Workspace, servePort: Int, backendPort: Int? = nil) throws {
+        var text = try String(contentsOf: gateways.appendingPathComponent(file), encoding: .utf8)
+        #expect(text.contains("127.0.0.1:8080") || (backendPort != nil && text.contains("127.0.0.1:3000")), "\(file) names no address to replace")
+        text = text.replacingOccurrences(of: "127.0.0.1:8080", with: "127.0.0.1:\(servePort)")
+        if let backendPort { text = text.replacingOccurrences(of: "127.0.0.1:3000", with: "127.0.0.1:\(backendPort)") }
+        try text.write(to: workspace.file(file), atomically: true, encoding: .utf8)
+    }
+
     static func serve() throws -> (ServeTests.Workspace, ServeProcess) {
         let workspace = try ServeTests.Workspace()
         return (workspace, try ServeProcess(ServeTests.flags(workspace)))
     }
 
-    @Test("nginx auth_request: the backend sees X-JWT-Sub; a bad token gets nginx's 401 with our WWW-Authenticate",
+    @Test("nginx auth_request: the backend sees X-JWT-Sub; a refused request gets nginx's 401 or 403 with our WWW-Authenticate and X-JWT-Reason",
           .enabled(if: ExternalProgram.path("nginx") != nil, ExternalProgram.missing("nginx")))
     func nginx() throws {
         let (workspace, serve) = try Self.serve()
         let port = ExternalProgram.freePort(), backend = ExternalProgram.freePort()
-        let config = try Self.render("nginx.conf", [
-            "DIR": workspace.directory.path, "PORT": "\(port)", "BACKEND_PORT": "\(backend)", "SERVE_PORT": "\(serve.port)",
-        ])
+        let config = try Self.render("nginx.conf", ["DIR": workspace.directory.path, "PORT": "\(port)", "BACKEND_PORT": "\(backend)"])
+        try Self.dropIn("jwtverify-upstream.conf", into: workspace, servePort: serve.port)
+        try Self.dropIn("jwtverify-locations.conf", into: workspace, servePort: serve.port, backendPort: backend)
         try config.write(to: workspace.file("nginx.conf"), atomically: true, encoding: .utf8)
         let nginx = try Running(ExternalProgram.path("nginx")!, ["-p", workspace.directory.path, "-c", workspace.file("nginx.conf").path], directory: workspace.directory)
         #expect(ExternalProgram.waitForPort(port), "nginx did not start: \((try? String(contentsOf: workspace.file("error.log"), encoding: .utf8)) ?? "")")
@@ -66,11 +76,16 @@ struct GatewayTests {
         let none = try RawHTTP.request(port, path: "/app")
         #expect(none.status == 401)
         #expect(none.header("WWW-Authenticate") == "Bearer")
+        #expect(none.header("X-JWT-Reason") == nil)
         let expired = try RawHTTP.request(port, path: "/app", headers: ServeTests.bearer(TokenFactory.token(payload: TokenFactory.claims(exp: "1700000100"))))
         #expect(expired.status == 401)
         #expect(expired.header("WWW-Authenticate") == #"Bearer error="invalid_token", error_description="expired""#)
+        #expect(expired.header("X-JWT-Reason") == "expired")
         let elsewhere = TokenFactory.token(payload: #"{"iss":"https://appleid.apple.com","aud":"other","exp":1700003600,"iat":1700000000,"sub":"s"}"#)
-        #expect(try RawHTTP.request(port, path: "/app", headers: ServeTests.bearer(elsewhere)).status == 403)
+        let forbidden = try RawHTTP.request(port, path: "/app", headers: ServeTests.bearer(elsewhere))
+        #expect(forbidden.status == 403)
+        #expect(forbidden.header("X-JWT-Reason") == "audience_mismatch")
+        #expect(ok.header("X-JWT-Reason") == nil)
         withExtendedLifetime(nginx) {}
     }
 
@@ -79,7 +94,9 @@ struct GatewayTests {
     func caddy() throws {
         let (workspace, serve) = try Self.serve()
         let port = ExternalProgram.freePort()
-        try Self.render("Caddyfile", ["PORT": "\(port)", "SERVE_PORT": "\(serve.port)"]).write(to: workspace.file("Caddyfile"), atomically: true, encoding: .utf8)
+        try Self.render("Caddyfile", ["DIR": workspace.directory.path, "PORT": "\(port)"]).write(
+            to: workspace.file("Caddyfile"), atomically: true, encoding: .utf8)
+        try Self.dropIn("jwtverify.caddy", into: workspace, servePort: serve.port)
         let home = workspace.directory.path
         let caddy = try Running(
             ExternalProgram.path("caddy")!, ["run", "--config", workspace.file("Caddyfile").path, "--adapter", "caddyfile"],
@@ -98,13 +115,15 @@ struct GatewayTests {
         withExtendedLifetime(caddy) {}
     }
 
-    @Test("the README shows exactly the nginx and Caddy configs these tests run")
+    @Test("the README shows exactly the drop-in nginx and Caddy files these tests run, and not the tests' whole configs")
     func readmeConfigs() throws {
         let readme = try String(contentsOf: CLIRunner.repositoryRoot.appendingPathComponent("README.md"), encoding: .utf8)
-        for (file, language) in [("nginx.conf", "nginx"), ("Caddyfile", "caddyfile")] {
+        for (file, language) in [("jwtverify-upstream.conf", "nginx"), ("jwtverify-locations.conf", "nginx"), ("jwtverify.caddy", "caddyfile")] {
             let text = try String(contentsOf: Self.gateways.appendingPathComponent(file), encoding: .utf8)
             #expect(readme.contains("```\(language)\n\(text)```"), "\(file)")
+            #expect(!text.contains("{{"), "\(file) has a placeholder")
         }
+        #expect(!readme.contains("{{"), "the README shows a template placeholder")
     }
 
     @Test("promtool check metrics passes on a live /metrics with every family populated",
@@ -115,6 +134,7 @@ struct GatewayTests {
         _ = try RawHTTP.request(serve.port, path: "/auth", headers: ServeTests.bearer(ServeTests.valid))
         _ = try RawHTTP.request(serve.port, path: "/auth", headers: ServeTests.bearer("a.b.c"))
         _ = try RawHTTP.request(serve.port, path: "/nope")
+        #expect(try RawHTTP.request(serve.port, path: "/auth").status == 401)  // no token
         let metrics = try RawHTTP.request(serve.port, path: "/metrics")
         #expect(metrics.status == 200)
         #expect(metrics.header("Content-Type")?.hasPrefix("text/plain; version=0.0.4") == true)
@@ -123,6 +143,9 @@ struct GatewayTests {
             #expect(metrics.text.contains("\n\(family){"), "\(family)")
         }
         #expect(metrics.text.contains(#"jwtverify_token_cache_hits_total{route="default"} 1"#))
+        // A request without a token counts as a gateway check too, beside the HTTP status.
+        #expect(metrics.text.contains(#"jwtverify_verifications_total{route="default",result="no_token",reason="none"} 1"#), "\(metrics.text)")
+        #expect(metrics.text.contains(#"jwtverify_verifications_total{route="default",result="valid",reason="none"} 2"#))
         let input = workspace.file("metrics.txt")
         try metrics.body.write(to: input)
         let check = Process()

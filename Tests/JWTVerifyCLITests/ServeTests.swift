@@ -181,7 +181,7 @@ struct ServeTests {
         #expect(serve.reap(seconds: 15) == 0)
     }
 
-    @Test("/verify answers verify's records byte for byte; 400 for a body that is not JSON; 413 over the cap")
+    @Test("/verify answers verify's records byte for byte, for JSON lines and bare tokens; 400 for a body that is neither; 413 over the cap")
     func verify() throws {
         let samples = CLIRunner.repositoryRoot.appendingPathComponent("Vectors/samples/apple-identity-tokens.jsonl")
         let body = try Data(contentsOf: samples)
@@ -201,7 +201,11 @@ struct ServeTests {
         let pretty = try RawHTTP.request(serve.port, method: "POST", path: "/verify", body: Array("{\n  \"token\": \"\(token)\",\n  \"id\": 7\n}\n".utf8))
         #expect(pretty.status == 200)
         #expect(pretty.text.hasPrefix(#"{"line":1,"id":7,"valid":true"#), "\(pretty.text)")
-        let notJSON = try RawHTTP.request(serve.port, method: "POST", path: "/verify", body: Array("{\"token\":\"x\"}\n\(token)\n".utf8))
+        // One bare token, as verify's input line, gets verify's record.
+        let bare = try RawHTTP.request(serve.port, method: "POST", path: "/verify", body: Array(token.utf8))
+        #expect(bare.status == 200)
+        #expect(bare.body == (try CLIRunner.run(["verify"] + flags, input: Data(token.utf8)).stdout))
+        let notJSON = try RawHTTP.request(serve.port, method: "POST", path: "/verify", body: Array("{\"token\":\"x\"}\nhello world\n".utf8))
         #expect(notJSON.status == 400)
         #expect(notJSON.text.contains(#""error":"body_not_json","line":2"#))
         let big = try RawHTTP.request(serve.port, method: "POST", path: "/verify", body: [UInt8](repeating: UInt8(ascii: " "), count: 1_200_000))

@@ -76,7 +76,7 @@ struct ServeParsingTests {
         #expect(GatewayAnswer.ClaimHeader(parsing: "email") == nil)
     }
 
-    @Test("/verify bodies: JSON Lines, blank lines skipped, one pretty-printed object, and the first line that is not JSON")
+    @Test("/verify bodies: JSON Lines and bare tokens as verify takes them, blank lines skipped, one pretty-printed object, and the first line that is neither")
     func verifyBodies() {
         func lines(_ text: String) -> String {
             let bytes = Array(text.utf8)
@@ -89,7 +89,10 @@ struct ServeParsingTests {
         }
         #expect(lines("{\"token\":\"a\"}\n\n {\"token\":\"b\"} \r\n") == #"{"token":"a"}|{"token":"b"}"#)
         #expect(lines("{\n \"token\": \"a\"\n}") == "{\n \"token\": \"a\"\n}")
-        #expect(lines("{\"token\":\"a\"}\nabc.def.ghi") == "error at 2")
+        #expect(lines("{\"token\":\"a\"}\nabc.def.ghi") == #"{"token":"a"}|abc.def.ghi"#)
+        #expect(lines("eyJh.eyJi.c2ln\n") == "eyJh.eyJi.c2ln")
+        #expect(lines("{\"token\":\"a\"}\nnot a token") == "error at 2")
+        #expect(lines("abc") == "error at 1")
         #expect(lines("[1]") == "error at 1")
         #expect(lines("") == "error at 1")
         #expect(lines("\n \n") == "error at 1")

@@ -31,6 +31,15 @@ package final class ServeMetrics: Sendable {
         }
     }
 
+    /// Counts one `/auth` request that carried no token (answered 401 without an `error`), as
+    /// `result="no_token"`: nothing was verified, so no latency is recorded.
+    package func missingToken(route: String) {
+        counts.withLock { $0.verdicts[route, default: [:]][Self.noToken, default: 0] += 1 }
+    }
+
+    /// The verdict key of ``missingToken(route:)``: not a reason code (those are lowercase words).
+    private static let noToken = "<no token>"
+
     /// Counts one HTTP response.
     package func response(status: Int) {
         counts.withLock { $0.responses[status, default: 0] += 1 }
@@ -74,10 +83,11 @@ package final class ServeMetrics: Sendable {
             text += "\(name)\(rendered) \(value)\n"
         }
 
-        family("jwtverify_verifications_total", "counter", "Tokens verified, by route, result and reason.")
+        family("jwtverify_verifications_total", "counter", "Gateway checks and tokens verified, by route, result (valid, rejected, no_token) and reason.")
         for route in snapshot.verdicts.keys.sorted() {
             for (reason, count) in snapshot.verdicts[route]!.sorted(by: { $0.key < $1.key }) {
-                sample("jwtverify_verifications_total", [("route", route), ("result", reason.isEmpty ? "valid" : "rejected"), ("reason", reason.isEmpty ? "none" : reason)], "\(count)")
+                let result = reason.isEmpty ? "valid" : reason == Self.noToken ? "no_token" : "rejected"
+                sample("jwtverify_verifications_total", [("route", route), ("result", result), ("reason", result == "rejected" ? reason : "none")], "\(count)")
             }
         }
         family("jwtverify_verification_duration_seconds", "histogram", "Time to verify one token, in seconds.")

@@ -35,8 +35,9 @@ package enum VerifyBody {
         }
     }
 
-    /// The body's lines (blank ones skipped); every one must be a JSON object, or else the body
-    /// is taken whole as one pretty-printed request.
+    /// The body's lines (blank ones skipped); every one must be a JSON object or a bare compact
+    /// token (base64url and dots, as `verify` takes them), or else the body is taken whole as one
+    /// pretty-printed request.
     package static func requests(_ body: UnsafeRawBufferPointer) -> Result<[Range<Int>], Problem> {
         var lines: [Range<Int>] = []
         var start = 0
@@ -51,7 +52,9 @@ package enum VerifyBody {
         }
         guard !lines.isEmpty else { return .failure(Problem(line: 1, message: "the body holds no request")) }
         for (index, line) in lines.enumerated() {
-            if let message = notAnObject(UnsafeRawBufferPointer(rebasing: body[line])) {
+            let text = UnsafeRawBufferPointer(rebasing: body[line])
+            if isBareToken(text) { continue }
+            if let message = notAnObject(text) {
                 // One request spread over several lines is one JSON object as a whole.
                 if lines.count > 1, notAnObject(UnsafeRawBufferPointer(rebasing: body[lines[0].lowerBound..<lines[lines.count - 1].upperBound])) == nil {
                     return .success([lines[0].lowerBound..<lines[lines.count - 1].upperBound])
@@ -60,6 +63,12 @@ package enum VerifyBody {
             }
         }
         return .success(lines)
+    }
+
+    /// Whether `line` reads as a bare compact token: base64url runs joined by dots, at least one.
+    private static func isBareToken(_ line: UnsafeRawBufferPointer) -> Bool {
+        guard line.first != UInt8(ascii: "{"), line.contains(UInt8(ascii: ".")) else { return false }
+        return line.allSatisfy { Base64URL.isAlphabet($0) || $0 == UInt8(ascii: ".") }
     }
 
     private static func notAnObject(_ line: UnsafeRawBufferPointer) -> String? {

@@ -79,7 +79,10 @@ final class ServeService: Sendable {
     private func auth(_ request: HTTPRequest, route: ServeRoute, log: inout AccessRecord) -> HTTPResponse {
         let options = route.options
         let answer = withToken(request, options) { token -> GatewayAnswer in
-            guard let token else { return GatewayAnswer.noToken(realm: options.realm) }
+            guard let token else {
+                metrics.missingToken(route: route.name)
+                return GatewayAnswer.noToken(realm: options.realm)
+            }
             guard case .token(let range) = token.parsed else {
                 log.reason = VerificationError.Reason.malformed.rawValue
                 metrics.verification(route: route.name, reason: .malformed, seconds: 0)
