@@ -353,7 +353,7 @@ def stage_columns(show_tokens, tagged):
     (the header, checked on the driver, names them)."""
     where = [("tag", "string")] if tagged else [("file", "string"), ("line", "long")]
     return ([("discarded", "string")] + where + [
-        ("column", "long"), ("valid", "boolean"), ("reason", "string"), ("detail", "string"), ("alg", "string"),
+        ("column", "long"), ("found_in", "string"), ("valid", "boolean"), ("reason", "string"), ("detail", "string"), ("alg", "string"),
         ("kid", "string"), ("iss", "string"), ("sub", "string"), ("aud", "string"), ("aud_list", "string"),
         ("exp", "double"), ("iat", "double"), ("claims_verified", "boolean"), ("key_source", "string"),
         ("lifetime", "double"), ("evaluated_at", "double"), ("fingerprint", "string"), ("nonce_fingerprint", "string"),
@@ -382,7 +382,7 @@ def results(spark, records, names, key_sources, show_tokens, tagged):
     key_source = F.col("key_source")
     for path, original in key_sources.items():
         key_source = F.when(F.col("key_source") == path, F.lit(original)).otherwise(key_source)
-    columns = ["file", tag[1].cast("long").alias("line") if tagged else "line", "column", "valid", "reason", "detail", "alg", "kid",
+    columns = ["file", tag[1].cast("long").alias("line") if tagged else "line", "column", "found_in", "valid", "reason", "detail", "alg", "kid",
                key_source.alias("key_source"), "iss", audience.alias("aud"), "sub", "iat", "exp", "lifetime", "evaluated_at",
                "fingerprint", "nonce_fingerprint", anomalies.alias("anomalies")]
     if show_tokens:
@@ -501,14 +501,14 @@ def tokens_table(tokens, places, total, valid_count, limit=1000):
     from pyspark.sql import functions as F
     picked = []
     # Only the table's columns: the scan then reads nothing else of the records.
-    shown = ["fingerprint", "file", "line", "column", "valid", "reason", "kid", "aud", "iat", "_place"]
+    shown = ["fingerprint", "file", "line", "column", "found_in", "valid", "reason", "kid", "aud", "iat", "_place"]
     for valid, count in ((False, total - valid_count), (True, valid_count)):
         if count:
             chosen = places.numbered(tokens.where(F.col("valid") == valid)).select(*shown)
             picked += chosen.orderBy("_place").limit(limit).collect()
     picked.sort(key=lambda row: row["_place"])
     rows = [{"fingerprint": row["fingerprint"], "file": row["file"], "line": row["line"], "column": row["column"],
-             "valid": row["valid"], "reason": row["reason"], "kid": row["kid"], "aud": row["aud"], "iat": json_number(row["iat"])}
+             "found_in": row["found_in"], "valid": row["valid"], "reason": row["reason"], "kid": row["kid"], "aud": row["aud"], "iat": json_number(row["iat"])}
             for row in picked]
     return {"rows": rows, "omitted": total - len(rows)}
 

@@ -253,7 +253,7 @@ struct AuditCommand {
                             let outcome = verifier.outcome(token, nonce: flags.nonce, at: time, fingerprint: true)
                             let keySource = outcome.verified ? outcome.keyID.flatMap { sources[$0] } : nil
                             return AuditRecord(
-                                origin: origin, column: found.column + columnShift, token: token, keepingToken: keepsTokens, outcome: outcome,
+                                origin: origin, column: found.column + columnShift, place: found.place, token: token, keepingToken: keepsTokens, outcome: outcome,
                                 keySource: keySource, allowList: policy.algorithms)
                         }
                         if writesLines {

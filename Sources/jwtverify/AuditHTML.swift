@@ -35,7 +35,8 @@ extension AuditReport {
             td.n, th.n { text-align: right; font-variant-numeric: tabular-nums; }
             #tokens th { cursor: pointer; user-select: none; } #tokens td { font-size: .9em; } #tokens code { font-size: .95em; }
             .controls { margin: 0 0 8px; } tr.rejected td.verdict { color: var(--rejected); } tr.valid td.verdict { color: var(--valid); }
-            @media (max-width: 600px) { .grid { grid-template-columns: 1fr; } body { padding: 8px; } }
+            .scroll { overflow-x: auto; max-width: 100%; } .card { min-width: 0; }
+            @media (max-width: 600px) { .grid { grid-template-columns: 1fr; } body { padding: 8px; } td code, #tokens td { word-break: break-all; } }
             @media print { body { max-width: none; } section.card { border-color: #999; } }
             </style>
             </head>
@@ -136,7 +137,7 @@ private struct HTMLText {
     mutating func sightings(_ id: String, _ title: String, _ countName: String, _ items: [AuditReport.Repeat]) {
         guard openCard(id, title, empty: items.isEmpty, spaced: true) else { return }
         if items.count == AuditReport.listLimit { raw("<p class=\"note\">The first \(AuditReport.listLimit), most frequent first.</p>\n") }
-        raw("<table><thead><tr><th scope=\"col\">fingerprint</th><th scope=\"col\" class=\"n\">\(countName)</th><th scope=\"col\">first seen</th><th scope=\"col\">last seen</th></tr></thead><tbody>\n")
+        raw("<div class=\"scroll\"><table><thead><tr><th scope=\"col\">fingerprint</th><th scope=\"col\" class=\"n\">\(countName)</th><th scope=\"col\">first seen</th><th scope=\"col\">last seen</th></tr></thead><tbody>\n")
         for item in items {
             raw("<tr><td><code title=\"\(item.fingerprint)\">\(item.fingerprint.prefix(16))</code></td><td class=\"n\">\(item.count)</td><td>")
             text(Self.place(item.first))
@@ -144,15 +145,10 @@ private struct HTMLText {
             text(Self.place(item.last))
             raw("</td></tr>\n")
         }
-        raw("</tbody></table>\n</section>\n")
+        raw("</tbody></table></div>\n</section>\n")
     }
 
-    static func place(_ sighting: AuditReport.Sighting) -> String {
-        switch sighting.origin {
-        case .line(let file, let number): "\(file):\(number):\(sighting.column)"
-        case .tag(let tag): "\(tag ?? "?"):\(sighting.column)"
-        }
-    }
+    static func place(_ sighting: AuditReport.Sighting) -> String { sighting.text }
 
     /// The per-token table, filterable by reason and sortable by column (inline script), with the
     /// initial filter also taken from `#reason=CODE` in the address.
@@ -168,8 +164,8 @@ private struct HTMLText {
             text(reason)
             raw("</option>")
         }
-        raw("</select></p>\n<table id=\"tokens\"><thead><tr>")
-        for (index, name) in ["fingerprint", "where", "verdict", "reason", "kid", "aud", "iat"].enumerated() {
+        raw("</select></p>\n<div class=\"scroll\"><table id=\"tokens\"><thead><tr>")
+        for (index, name) in ["fingerprint", "where", "found in", "verdict", "reason", "kid", "aud", "iat"].enumerated() {
             raw("<th scope=\"col\" data-column=\"\(index)\">\(name)</th>")
         }
         raw("</tr></thead><tbody>\n")
@@ -179,6 +175,8 @@ private struct HTMLText {
             text(row.valid ? "valid" : reason)
             raw("\"><td><code title=\"\(row.fingerprint)\">\(row.fingerprint.prefix(16))</code></td><td>")
             text(Self.place(AuditReport.Sighting(origin: row.origin, column: row.column)))
+            raw("</td><td>")
+            text(row.foundIn)
             raw("</td><td class=\"verdict\">\(row.valid ? "valid" : "rejected")</td><td>")
             text(reason)
             raw("</td><td>")
@@ -189,7 +187,7 @@ private struct HTMLText {
             text(row.issuedAt.map { TimeArgument.format($0) } ?? "")
             raw("</td></tr>\n")
         }
-        raw("</tbody></table>\n")
+        raw("</tbody></table></div>\n")
         raw("""
             <script>
             (function () {
@@ -288,7 +286,7 @@ private struct HTMLText {
     /// A two-column table with a caption.
     mutating func table(_ id: String, _ title: String, _ rows: [(String, Int)], header: String) {
         guard openCard(id, title, empty: rows.isEmpty) else { return }
-        raw("<table><thead><tr><th scope=\"col\">")
+        raw("<div class=\"scroll\"><table><thead><tr><th scope=\"col\">")
         text(header)
         raw("</th><th scope=\"col\" class=\"n\">count</th></tr></thead><tbody>\n")
         for (name, count) in rows {
@@ -296,7 +294,7 @@ private struct HTMLText {
             text(name)
             raw("</td><td class=\"n\">\(count)</td></tr>\n")
         }
-        raw("</tbody></table>\n</section>\n")
+        raw("</tbody></table></div>\n</section>\n")
     }
 
     static func fixed(_ value: Double) -> String { "\(Double(Int((value * 10).rounded())) / 10)" }

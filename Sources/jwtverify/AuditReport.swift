@@ -64,6 +64,8 @@ struct AuditDiscard: Sendable {
 struct AuditRecord: Sendable {
     let origin: AuditOrigin
     let column: Int
+    /// What the text before the token says it was (`found_in`: `bearer`, `json:KEY`, …).
+    let place: TokenExtractor.Place
     /// The token itself, kept only when its record is to show it (`--show-tokens`).
     let token: [UInt8]?
     let fingerprint: SHA256Digest
@@ -78,11 +80,12 @@ struct AuditRecord: Sendable {
     let lifetime: Double?
 
     init(
-        origin: AuditOrigin, column: Int, token: UnsafeRawBufferPointer, keepingToken: Bool, outcome: VerificationOutcome,
-        keySource: String?, allowList: Set<SignatureAlgorithm>
+        origin: AuditOrigin, column: Int, place: TokenExtractor.Place, token: UnsafeRawBufferPointer, keepingToken: Bool,
+        outcome: VerificationOutcome, keySource: String?, allowList: Set<SignatureAlgorithm>
     ) {
         self.origin = origin
         self.column = column
+        self.place = place
         self.token = keepingToken ? Array(token) : nil
         self.fingerprint = outcome.fingerprint ?? SHA256Digest(hashing: token)
         self.keySource = keySource
@@ -130,6 +133,8 @@ struct AuditRecord: Sendable {
         origin.appendJSON(to: &text)
         text.key("column")
         text.integer(column)
+        text.key("found_in")
+        text.string(place.description)
         TokenReport.appendVerdict(outcome, to: &text)
         TokenReport.appendProviderClaims(outcome, rules: rules, to: &text)
         text.member("key_source", keySource)
@@ -158,7 +163,7 @@ extension AuditRecord {
     /// `aud` split in `aud` and `aud_list`), the audit's own (`anomalies` joined with commas), and
     /// `token` with `--show-tokens`. The provider claims of a jsonl record are not columns.
     static func columns(tagged: Bool, showTokens: Bool) -> [String] {
-        ["discarded"] + AuditOrigin.columns(tagged: tagged) + ["column"] + TokenReport.columns
+        ["discarded"] + AuditOrigin.columns(tagged: tagged) + ["column", "found_in"] + TokenReport.columns
             + ["key_source", "lifetime", "evaluated_at", "fingerprint", "nonce_fingerprint", "anomalies"]
             + (showTokens ? ["token"] : [])
     }
@@ -168,6 +173,8 @@ extension AuditRecord {
         origin.appendCells(to: &text)
         text.cellSeparator()
         text.integerCell(column)
+        text.cellSeparator()
+        text.stringCell(place.description)
         TokenReport.appendVerdictCells(outcome, to: &text)
         text.cellSeparator()
         text.stringCell(keySource)
@@ -260,6 +267,8 @@ struct AuditReport {
     private var tableValid = 0
     private var tableRejected = 0
     static let tableLimit = 1000
+    /// Rejected occurrences listed by the table and Markdown reports (jsonl has every one).
+    static let textRowLimit = 20
 
     /// The timeline as a saved report gave it (`audit render`), used as is.
     private var savedTimeline: (unit: String, buckets: [TimelineBucket])? = nil
@@ -289,6 +298,14 @@ struct AuditReport {
     struct Sighting {
         let origin: AuditOrigin
         let column: Int
+
+        /// `file:line:column`, or `tag:column` for `--tagged-input`.
+        var text: String {
+            switch origin {
+            case .line(let file, let number): "\(file):\(number):\(column)"
+            case .tag(let tag): "\(tag ?? "?"):\(column)"
+            }
+        }
 
         func appendJSON(to text: inout JSONText) {
             text.beginObject()
@@ -415,7 +432,8 @@ struct AuditReport {
             if verified { tableValid += 1 } else { tableRejected += 1 }
             tableRows.append(
                 TableRow(
-                    fingerprint: record.fingerprint.hex, origin: record.origin, column: record.column, valid: verified,
+                    fingerprint: record.fingerprint.hex, origin: record.origin, column: record.column, foundIn: record.place.description,
+                    valid: verified,
                     reason: record.outcome.error?.reason.rawValue, keyID: record.outcome.keyID, audience: audience,
                     issuedAt: issuedAt))
         } else {
@@ -437,6 +455,8 @@ struct AuditReport {
         let fingerprint: String
         let origin: AuditOrigin
         let column: Int
+        /// The record's `found_in`.
+        let foundIn: String
         let valid: Bool
         let reason: String?
         let keyID: String?
@@ -449,6 +469,7 @@ struct AuditReport {
             origin.appendJSON(to: &text)
             text.key("column")
             text.integer(column)
+            text.member("found_in", foundIn)
             text.key("valid")
             text.bool(valid)
             text.member("reason", reason)
@@ -611,7 +632,8 @@ struct AuditReport {
             if case .array(let values)? = fields["aud"] { audience = values.compactMap(\.stringValue) }
             tableRows.append(
                 TableRow(
-                    fingerprint: fingerprint, origin: origin, column: Int(column), valid: valid, reason: fields["reason"]?.stringValue,
+                    fingerprint: fingerprint, origin: origin, column: Int(column), foundIn: fields["found_in"]?.stringValue ?? "text",
+                    valid: valid, reason: fields["reason"]?.stringValue,
                     keyID: fields["kid"]?.stringValue, audience: audience, issuedAt: fields["iat"]?.doubleValue))
         }
         guard case .bool(let capped)? = members["tracking_capped"] else { throw ParseFailure(message: "\"tracking_capped\" is not a Boolean") }
@@ -724,9 +746,11 @@ struct AuditReport {
     /// `--format table` (`markdown: false`) or `--format markdown`.
     func render(markdown: Bool) -> String {
         var out = markdown ? "# Token audit\n\n" : "TOKEN AUDIT\n\n"
+        let distinct = tokens - repeatedOccurrences
+        let found = "\(tokens) occurrence\(tokens == 1 ? "" : "s") of \(distinct) distinct token\(distinct == 1 ? "" : "s")"
         out += markdown
-            ? "**\(tokens)** tokens: **\(valid)** valid, **\(tokens - valid)** rejected.\n\n"
-            : "\(tokens) tokens: \(valid) valid, \(tokens - valid) rejected\n\n"
+            ? "**\(found)**: **\(valid)** valid, **\(tokens - valid)** rejected.\n\n"
+            : "\(found): \(valid) valid, \(tokens - valid) rejected\n\n"
         if !nonceChecked {
             out += markdown
                 ? "Nonces were not checked: captured tokens come without their raw nonces. Nonce anomalies are listed below.\n\n"
@@ -757,6 +781,28 @@ struct AuditReport {
             ])
         section("Anomalies worth a look", Self.ranked(anomalies))
         section("Discarded candidates", Self.ranked(discarded))
+        let rejectedRows = tableRows.filter { !$0.valid }
+        if !rejectedRows.isEmpty {
+            let shown = rejectedRows.prefix(Self.textRowLimit)
+            let title = "Rejected occurrences (the first \(shown.count) of \(tokens - valid), in input order)"
+            if markdown {
+                out += "## \(title)\n\n| where | found in | reason | kid | fingerprint |\n| --- | --- | --- | --- | --- |\n"
+                for row in shown {
+                    let cells = [Sighting(origin: row.origin, column: row.column).text, row.foundIn, row.reason ?? "", row.keyID ?? "", String(row.fingerprint.prefix(16))]
+                    out += "| " + cells.map { $0.replacingOccurrences("|", "\\|") }.joined(separator: " | ") + " |\n"
+                }
+            } else {
+                out += "\(title)\n"
+                let places = shown.map { Sighting(origin: $0.origin, column: $0.column).text }
+                let placeWidth = min(60, places.map(\.count).max() ?? 0)
+                let foundWidth = min(30, shown.map(\.foundIn.count).max() ?? 0)
+                for (row, place) in zip(shown, places) {
+                    out += "  " + place.padding(placeWidth) + "  " + row.foundIn.padding(foundWidth) + "  "
+                        + (row.reason ?? "").padding(18) + " " + (row.keyID ?? "-").padding(12) + " " + row.fingerprint.prefix(16) + "\n"
+                }
+            }
+            out += "\n"
+        }
         if trackingCapped { out += "(repeat tracking stopped at \(Self.trackingLimit) distinct values)\n" }
         return out
     }

@@ -97,8 +97,11 @@ struct InspectCommand {
         if subject != "-" && access(subject, F_OK) != 0 {
             // Not a file: a token given as the argument, or else a file that is missing.
             let text = Array(subject.utf8)
+            // A word with no token in it names a file that is missing; text with spaces is text.
             let isToken = text.withUnsafeBytes { !TokenExtractor.scan($0).found.isEmpty }
-            guard isToken else { throw CommandFailure(status: .noInput, message: "cannot open \(subject): no such file, and not a token") }
+            guard isToken || subject.contains(" ") else {
+                throw CommandFailure(status: .noInput, message: "cannot open \(subject): no such file, and not a token")
+            }
             return text
         }
         let input = try InputFile.openAll([subject])[0]

@@ -45,7 +45,7 @@ struct CLIAuditTSVTests {
         let rows = try #require(TabSeparatedReader.rows(tsv.stdout))
         let header = rows.first?.map { $0 ?? "" } ?? []
         #expect(header == [
-            "discarded", "file", "line", "column", "valid", "reason", "detail", "alg", "kid", "iss", "sub", "aud", "aud_list",
+            "discarded", "file", "line", "column", "found_in", "valid", "reason", "detail", "alg", "kid", "iss", "sub", "aud", "aud_list",
             "exp", "iat", "claims_verified", "key_source", "lifetime", "evaluated_at", "fingerprint", "nonce_fingerprint", "anomalies",
         ])
         let records = jsonl.records

@@ -215,7 +215,11 @@ struct CLIAuditTests {
         #expect((tokensTable["rows"] as? [[String: Any]])?.count == 9)
         #expect(tokensTable["omitted"] as? Int == 0)
         let table = try CLIRunner.run(["audit", "--jwks", jwks, "--now", "1700001000", "--format", "table"] + files)
-        #expect(table.stdoutText.contains("9 tokens: 6 valid, 3 rejected"))
+        let distinct = 9 - (report["repeated_occurrences"] as? Int ?? -1)
+        #expect(table.stdoutText.contains("9 occurrences of \(distinct) distinct tokens: 6 valid, 3 rejected"), "\(table.stdoutText)")
+        // Each rejected occurrence with where it is and what held it.
+        #expect(table.stdoutText.contains("Rejected occurrences (the first 3 of 3, in input order)\n  " + files[0] + ":2:"), "\(table.stdoutText)")
+        #expect(table.stdoutText.contains("query:id_token  expired"), "\(table.stdoutText)")
         let markdown = try CLIRunner.run(["audit", "--jwks", jwks, "--now", "1700001000", "--format", "markdown"] + files)
         #expect(markdown.stdoutText.contains("| expired | 1 |"))
     }
@@ -296,6 +300,7 @@ struct CLIAuditTests {
         #expect(rejected.status == 1)
         #expect(rejected.stdoutText.hasPrefix("REJECTED: expired"))
         #expect(try CLIRunner.run(["inspect", "not a token"]).status == 65)
+        #expect(try CLIRunner.run(["inspect", "missing.txt"]).status == 66)
         #expect(try CLIRunner.run(["inspect"]).status == 64)
     }
 

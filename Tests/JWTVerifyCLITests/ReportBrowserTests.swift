@@ -137,6 +137,35 @@ struct ReportBrowserTests {
         }
     }
 
+    @Test("at phone width nothing is wider than the screen: long tables scroll inside their box")
+    func phoneWidth() throws {
+        let html = try CLIRunner.run(["audit", "--format", "html"] + Self.flags)
+        // A probe appended to a copy: it writes what overflows into the DOM that Chromium dumps.
+        let probe = #"""
+            <script>
+            window.addEventListener("load", function () {
+              var wide = [];
+              document.querySelectorAll("body *").forEach(function (e) {
+                var r = e.getBoundingClientRect();
+                if (r.right > window.innerWidth + 1 && !e.closest(".scroll")) wide.push(e.tagName + (e.id ? "#" + e.id : ""));
+              });
+              document.body.setAttribute("data-probe", window.innerWidth + " " + document.documentElement.scrollWidth + " " + wide.slice(0, 5).join(","));
+            });
+            </script></body>
+            """#
+        let page = try Self.page(Data(html.stdoutText.replacingOccurrences(of: "</body>", with: probe).utf8))
+        defer { try? FileManager.default.removeItem(at: page.deletingLastPathComponent()) }
+        let run = try Self.chromium(["--window-size=390,1400", "--dump-dom"], page: page)
+        let start = try #require(run.stdout.range(of: "data-probe=\""))
+        let value = run.stdout[start.upperBound...].prefix { $0 != "\"" }
+        let parts = value.split(separator: " ", maxSplits: 2, omittingEmptySubsequences: false).map(String.init)
+        #expect(parts.count == 3, "\(value)")
+        // Asked for 390 px; headless Chromium's narrowest window is 500 px.
+        #expect((Int(parts[0]) ?? 0) <= 500, "\(value)")
+        #expect((Int(parts[1]) ?? .max) <= (Int(parts[0]) ?? 0), "the page is \(parts[1]) px wide at \(parts[0]) px: \(value)")
+        #expect(parts.count == 3 && parts[2].isEmpty, "wider than the screen: \(parts.count == 3 ? parts[2] : "")")
+    }
+
     /// Distinct byte values in the PNG's decoded pixel rows (a blank page has one or two), read by
     /// Python's zlib.
     static func distinctColours(_ png: URL) throws -> Int {

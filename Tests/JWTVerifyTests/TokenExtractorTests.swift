@@ -1,6 +1,7 @@
 import JWTVerify
 import JWTVerifyTestSupport
 @testable import JWTVerifyTooling
+import Foundation
 import Testing
 
 /// The extractor's block-at-a-time run over a candidate against a byte-by-byte reference, on lines
@@ -76,5 +77,25 @@ struct TokenExtractorTests {
             tokensFound += scanned.found.count
         }
         #expect(tokensFound > 1_000)
+    }
+
+    @Test(
+        "found_in: what the bytes before a token say it was, escapes undone first",
+        arguments: [
+            ("Authorization: Bearer T", "bearer"), ("authorization: BEARER T", "bearer"),
+            (#"{"name":"Authorization","value":"Bearer T"}"#, "bearer"),
+            (#"{"id_token":"T"}"#, "json:id_token"), (#"{"id_token" : "T"}"#, "json:id_token"),
+            (#"{\"id_token\":\"T\"}"#, "json:id_token"),
+            ("GET /cb?code=x&id_token=T&state=y", "query:id_token"), ("GET /cb?token=T", "query:token"),
+            ("GET /cb?x=1%26id_token%3DT", "query:id_token"),
+            ("Set-Cookie: session=T; Path=/", "cookie:session"), ("Cookie: a=b; __Host-jwt=T", "cookie:__Host-jwt"),
+            ("form id_token=T", "param:id_token"), ("T", "text"), ("token: T", "text"), ("x T", "text"),
+        ])
+    func place(line: String, expected: String) throws {
+        let token = TokenFactory.token(payload: TokenFactory.claims())
+        let text = Array(line.replacingOccurrences(of: "T", with: token).utf8)
+        let found = text.withUnsafeBytes { TokenExtractor.scan($0).found }
+        #expect(found.count == 1, "\(line)")
+        #expect(found.first?.place.description == expected, "\(line)")
     }
 }

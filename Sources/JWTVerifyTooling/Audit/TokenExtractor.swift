@@ -22,6 +22,104 @@ package enum TokenExtractor {
         package let column: Int
         /// The token bytes: a span of the line as given, or a copy when the line had escapes undone.
         package let token: InputBytes
+        /// What the text just before the token says it was.
+        package let place: Place
+    }
+
+    /// Where in its text a token stood, read from the few bytes before it (after escapes are
+    /// undone): what an auditor asks first about a leaked token.
+    package enum Place: Sendable, Equatable, CustomStringConvertible {
+        /// After `Bearer ` (an `Authorization` header, or a HAR entry's value).
+        case bearer
+        /// The value of a JSON member: `"key": "<token>`.
+        case json(key: String)
+        /// `name=<token>` after `?` or `&` (a URL's query).
+        case query(name: String)
+        /// `name=<token>` on a line that speaks of cookies (`Cookie:`, `Set-Cookie:`).
+        case cookie(name: String)
+        /// `name=<token>` elsewhere (a form body, a log's key=value).
+        case parameter(name: String)
+        /// Nothing recognisable before it.
+        case text
+
+        /// `bearer`, `json:KEY`, `query:NAME`, `cookie:NAME`, `param:NAME` or `text`: the
+        /// records' `found_in`.
+        package var description: String {
+            switch self {
+            case .bearer: "bearer"
+            case .json(let key): "json:" + key
+            case .query(let name): "query:" + name
+            case .cookie(let name): "cookie:" + name
+            case .parameter(let name): "param:" + name
+            case .text: "text"
+            }
+        }
+
+        /// Longest name kept; longer ones are cut (short names stay inline, with no allocation).
+        static let nameLimit = 32
+
+        /// The place of a token starting at `start` of `text`.
+        static func of(_ text: UnsafeRawBufferPointer, before start: Int) -> Place {
+            func name(endingAt end: Int) -> (String, Int)? {
+                var first = end
+                while first > 0, end - first < nameLimit, isNameByte(text[first - 1]) { first -= 1 }
+                guard first < end else { return nil }
+                return (String(decoding: UnsafeRawBufferPointer(rebasing: text[first..<end]), as: UTF8.self), first)
+            }
+            /// Where a quote (`"`, or `\"` inside a JSON string) ends just before `end`: its start.
+            func quote(before end: Int) -> Int? {
+                guard end > 0, text[end - 1] == UInt8(ascii: "\"") else { return nil }
+                return end >= 2 && text[end - 2] == UInt8(ascii: "\\") ? end - 2 : end - 1
+            }
+            var i = start
+            // `"key": "` (any spaces around the colon).
+            if let open = quote(before: i) {
+                var j = open
+                while j > 0, text[j - 1] == UInt8(ascii: " ") { j -= 1 }
+                if j > 0, text[j - 1] == UInt8(ascii: ":") {
+                    j -= 1
+                    while j > 0, text[j - 1] == UInt8(ascii: " ") { j -= 1 }
+                    if let close = quote(before: j), let (key, _) = name(endingAt: close) { return .json(key: key) }
+                }
+                i = open
+            }
+            // `Bearer ` in any letter case (after an opening quote, the value of a JSON member).
+            if i >= 7 {
+                let word = UnsafeRawBufferPointer(rebasing: text[(i - 7)..<i])
+                if word[6] == UInt8(ascii: " "), zip(word.prefix(6), "bearer".utf8).allSatisfy({ $0 | 0x20 == $1 }) { return .bearer }
+            }
+            // `name=`.
+            if i > 0, text[i - 1] == UInt8(ascii: "="), let (key, first) = name(endingAt: i - 1) {
+                if first > 0, text[first - 1] == UInt8(ascii: "?") || text[first - 1] == UInt8(ascii: "&") { return .query(name: key) }
+                // The cookie header's name, within a few hundred bytes before.
+                let line = UnsafeRawBufferPointer(rebasing: text[max(0, first - 512)..<first])
+                if containsIgnoringCase(line, "cookie") { return .cookie(name: key) }
+                return .parameter(name: key)
+            }
+            return .text
+        }
+
+        private static func isNameByte(_ byte: UInt8) -> Bool {
+            Base64URL.isAlphabet(byte) || byte == UInt8(ascii: ".") || byte == UInt8(ascii: "[") || byte == UInt8(ascii: "]")
+        }
+
+        /// Whether `haystack` contains `needle` (lowercase ASCII) in any letter case.
+        private static func containsIgnoringCase(_ haystack: UnsafeRawBufferPointer, _ needle: StaticString) -> Bool {
+            let count = needle.utf8CodeUnitCount
+            guard haystack.count >= count else { return false }
+            let pattern = UnsafeRawBufferPointer(start: needle.utf8Start, count: count)
+            var k = 0
+            while k + count <= haystack.count {
+                var match = true
+                for m in 0..<count where haystack[k + m] | 0x20 != pattern[m] {
+                    match = false
+                    break
+                }
+                if match { return true }
+                k += 1
+            }
+            return false
+        }
     }
 
     /// Why a token-like fragment was not taken.
@@ -101,7 +199,7 @@ package enum TokenExtractor {
             if dots >= 2 {
                 if looksLikeHeader {
                     let token: InputBytes = inPlace ? .span(i..<j) : .copy(Array(UnsafeRawBufferPointer(rebasing: text[i..<j])))
-                    found(Found(column: i + 1, token: token))
+                    found(Found(column: i + 1, token: token, place: Place.of(text, before: i)))
                 } else {
                     discarded(.notAHeader)
                 }
