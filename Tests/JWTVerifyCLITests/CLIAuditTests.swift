@@ -304,6 +304,18 @@ struct CLIAuditTests {
         #expect(try CLIRunner.run(["inspect"]).status == 64)
     }
 
+    @Test("the README's printed report on the bundled samples is what its command prints")
+    func readmeReport() throws {
+        let readme = try String(contentsOf: CLIRunner.repositoryRoot.appendingPathComponent("README.md"), encoding: .utf8)
+        let command = try #require(readme.range(of: "(`jwtverify audit --format table "))
+        let commandEnd = try #require(readme.range(of: "`", range: command.upperBound..<readme.endIndex))
+        let words = readme[readme.index(command.lowerBound, offsetBy: 2)..<commandEnd.lowerBound].split(separator: " ").map(String.init)
+        let block = try #require(readme.range(of: "```\n", range: commandEnd.upperBound..<readme.endIndex))
+        let blockEnd = try #require(readme.range(of: "```\n", range: block.upperBound..<readme.endIndex))
+        let printed = try CLIRunner.run(Array(words.dropFirst()))
+        #expect(printed.stdoutText == String(readme[block.upperBound..<blockEnd.lowerBound]))
+    }
+
     /// A HAR file as browsers save it: one line, `count` requests each with a bearer token and
     /// a large response body, about `bytes` in all.
     static func minifiedHAR(token: String, count: Int, bytes: Int) -> Data {
