@@ -39,6 +39,11 @@ public struct Verifier: Sendable {
     /// A verifier applying `policy` with `keys`; only these keys are ever used, never keys named
     /// by a token.
     ///
+    /// A key set with no usable key is accepted here (a service may be handed one before its
+    /// keys arrive), and every token is then rejected, as `unknown_kid` or `key_alg_mismatch`;
+    /// `jwtverify` refuses such a set at start instead (exit 65). Check
+    /// `keys.keys.contains { $0.unusableReason == nil }` to refuse it yourself.
+    ///
     /// - Parameter cache: a verified-token cache of its own for this verifier (off by default).
     ///   A hit skips only the signature and what the token's bytes alone decide; see
     ///   ``VerifiedTokenCache``.

@@ -69,4 +69,25 @@ struct SwiftClaimsTests {
             policy.maxTokenBytes = -1
         }
     }
+
+    @Test("detail strings read as sentences: quoted audiences, durations in whole seconds from a minute, an EC key")
+    func details() throws {
+        func detail(_ payload: String, header: String? = nil, at time: Double = TokenFactory.now) -> String {
+            do {
+                _ = try TokenFactory.verifier().verify(TokenFactory.token(header: header, payload: payload), at: time)
+                return "valid"
+            } catch {
+                return error.detail
+            }
+        }
+        let base = #""iss":"https://appleid.apple.com","exp":1700003600,"iat":1700000000"#
+        #expect(detail(#"{\#(base),"aud":"com.attacker.app"}"#) == #"aud "com.attacker.app" names no accepted audience"#)
+        #expect(detail(#"{\#(base),"aud":["a","b"]}"#) == #"aud ["a", "b"] names no accepted audience"#)
+        let expired = #"{"iss":"https://appleid.apple.com","aud":"com.example.app","exp":1700000000,"iat":1699999000}"#
+        #expect(detail(expired, at: 1_728_970_578.655377388) == "expired at 1700000000, 28970578s before now (leeway 60s)")
+        #expect(detail(expired, at: 1_700_000_060.25) == "expired at 1700000000, 60s before now (leeway 60s)")
+        let early = #"{"iss":"https://appleid.apple.com","aud":"com.example.app","exp":1700003600,"iat":1700000000,"nbf":1700001090.5}"#
+        #expect(detail(early) == "not valid before 1700001090.5, 90s from now")
+        #expect(detail(TokenFactory.claims(), header: #"{"kid":"rsa-a","alg":"ES256"}"#) == "ES256 needs an EC key; this key is RSA")
+    }
 }
