@@ -11,6 +11,7 @@ JWTVERIFY := .build/release/jwtverify
 
 
 .PHONY: gateway-deps bench-serve report-screenshot
+.PHONY: docs test-docs
 .PHONY: all deps build release demo test test-swift test-spark spark-deps spark-binary bench bench-es256 bench-peer-deps bench-instructions bench-spark fuzz fuzz-json asan tsan vectors clean
 
 all: build
@@ -52,7 +53,15 @@ demo: release
 	echo "== exit status $$status (1: some tokens were rejected, as the sample intends)"; \
 	[ $$status -le 1 ]
 
-test: test-swift test-spark
+test: test-swift test-spark test-docs
+
+# The library's documentation (DocC catalog and doc comments) as a static site in .build/docs,
+# built with the toolchain's docc; fails on an unresolved symbol link or an undocumented parameter.
+docs: deps
+	scripts/docs
+
+# make test builds the documentation too, so a broken link fails the suite.
+test-docs: docs
 
 test-swift: deps gateway-deps
 	$(SWIFT) test

@@ -25,8 +25,11 @@ public final class RemoteVerifier: Sendable {
 
     /// A verifier applying `policy` to tokens signed by the keys of `keySet`.
     ///
-    /// - Parameter cache: a verified-token cache (off by default). It lives across key refreshes;
-    ///   an entry whose key rotated away or changed is no longer a hit.
+    /// - Parameters:
+    ///   - keySet: the remote key set, kept current by its own cache rules.
+    ///   - policy: everything else that decides a verdict.
+    ///   - cache: a verified-token cache (off by default). It lives across key refreshes; an
+    ///     entry whose key rotated away or changed is no longer a hit.
     public init(keySet: RemoteKeySet, policy: VerificationPolicy, cache: VerifiedTokenCache.Configuration? = nil) {
         self.keySet = keySet
         self.policy = policy

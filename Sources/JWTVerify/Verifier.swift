@@ -2,7 +2,7 @@ import Synchronization
 
 /// Verifies compact JWS tokens (JWTs) against a key set and a ``VerificationPolicy``.
 ///
-/// Build one per configuration and call ``verify(_:nonce:at:)`` from any number of threads: it is
+/// Build one per configuration and call ``verify(_:nonce:at:)-(String,_,_)`` from any number of threads: it is
 /// synchronous, holds no lock and keeps no state between calls. A token is either fully verified
 /// (structure, header, key, signature, claim types, `iss`, `aud`, `exp`/`nbf`/`iat`, nonce, then
 /// the policy's provider rules) or rejected with one ``VerificationError/Reason``; the checks run
@@ -44,9 +44,12 @@ public struct Verifier: Sendable {
     /// `jwtverify` refuses such a set at start instead (exit 65). Check
     /// `keys.keys.contains { $0.unusableReason == nil }` to refuse it yourself.
     ///
-    /// - Parameter cache: a verified-token cache of its own for this verifier (off by default).
-    ///   A hit skips only the signature and what the token's bytes alone decide; see
-    ///   ``VerifiedTokenCache``.
+    /// - Parameters:
+    ///   - keys: the only keys tokens may be verified with.
+    ///   - policy: everything else that decides a verdict.
+    ///   - cache: a verified-token cache of its own for this verifier (off by default). A hit
+    ///     skips only the signature and what the token's bytes alone decide; see
+    ///     ``VerifiedTokenCache``.
     public init(keys: JWKSet, policy: VerificationPolicy, cache: VerifiedTokenCache.Configuration? = nil) {
         self.init(keys: keys, policy: policy, sharedCache: cache.map(VerifiedTokenCache.init))
     }
@@ -65,7 +68,7 @@ public struct Verifier: Sendable {
     }
 
     /// A verifier requiring `iss == issuer` and `aud` to name one of `audiences`, with no provider
-    /// rules: `Verifier(keys:policy:)` with ``VerificationPolicy/init(issuers:audiences:algorithms:leeway:maxTokenBytes:clock:rules:keySource:)``.
+    /// rules: `Verifier(keys:policy:)` with ``VerificationPolicy/init(issuers:audiences:algorithms:leeway:maxTokenBytes:clock:rules:keySource:nonceRequirement:)``.
     public init(
         keys: JWKSet,
         issuer: String,
@@ -96,7 +99,7 @@ public struct Verifier: Sendable {
         return try token.withUTF8 { evaluate(UnsafeRawBufferPointer($0), nonce: nonce, at: time.map(EvaluationTime.fixed) ?? .clock) }.get()
     }
 
-    /// Verifies a token given as bytes (see ``verify(_:nonce:at:)``).
+    /// Verifies a token given as bytes (see ``verify(_:nonce:at:)-(String,_,_)``).
     public func verify(_ token: [UInt8], nonce: String? = nil, at time: Double? = nil) throws(VerificationError) -> VerifiedToken {
         try token.withUnsafeBytes { evaluate($0, nonce: nonce, at: time.map(EvaluationTime.fixed) ?? .clock) }.get()
     }

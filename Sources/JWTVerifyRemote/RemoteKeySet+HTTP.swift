@@ -1,7 +1,7 @@
 public import JWTVerify
 
 extension RemoteKeySet {
-    /// A key set fetched over HTTPS from `url` with ``HTTPKeySetFetcher``.
+    /// A key set fetched over HTTPS from `url` with `HTTPKeySetFetcher`.
     ///
     /// ```swift
     /// let keys = RemoteKeySet.https("https://login.example.com/.well-known/jwks.json")
@@ -15,7 +15,7 @@ extension RemoteKeySet {
         RemoteKeySet(url: url, fetcher: fetcher, policy: policy, snapshotDirectory: snapshotDirectory)
     }
 
-    /// A key set fetched over HTTPS from a preset (``KeySetSource/apple``, ``KeySetSource/google``,
+    /// A key set fetched over HTTPS with `HTTPKeySetFetcher` from a preset (``KeySetSource/apple``, ``KeySetSource/google``,
     /// ``KeySetSource/firebase``) or any ``KeySetSource/url(_:)``.
     ///
     /// ```swift

@@ -53,7 +53,7 @@ public struct JWKSet: Sendable {
         self.init(keys: entries)
     }
 
-    /// Parses a JWKS document given as text (see ``init(json:)-(some Collection<UInt8>)``).
+    /// Parses a JWKS document given as text, as the byte form does.
     public init(json: String) throws(JWKSetError) {
         try self.init(json: Array(json.utf8))
     }

@@ -26,6 +26,9 @@ public final class RemoteKeySet: Sendable {
     /// A cache for `url`, fetched with `fetcher`.
     ///
     /// - Parameters:
+    ///   - url: the key set's `https://` URL (`http://` on loopback, for tests).
+    ///   - fetcher: what fetches it (`HTTPKeySetFetcher` from `JWTVerifyRemote`, or your own).
+    ///   - policy: how long fetched keys are kept (the origin's `max-age`, clamped).
     ///   - snapshotDirectory: where to keep an on-disk snapshot (read now, written after each fetch).
     ///   - clock: the time source (seconds since the epoch).
     public init(

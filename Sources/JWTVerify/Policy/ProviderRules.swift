@@ -6,7 +6,7 @@
 public enum ProviderRules: Sendable, Hashable {
     /// No provider rules: only the generic checks.
     case none
-    /// Sign in with Apple identity tokens (see ``VerificationPolicy/appleIdentityToken(audiences:acceptMissingNonceWhenUnsupported:)``).
+    /// Sign in with Apple identity tokens (see ``VerificationPolicy/appleIdentityToken(audiences:acceptMissingNonceWhenUnsupported:nonce:)``).
     case appleIdentityToken(acceptMissingNonceWhenUnsupported: Bool)
     /// Apple server-to-server notifications (see ``VerificationPolicy/appleNotification(audiences:)``).
     case appleNotification

@@ -7,8 +7,8 @@ import Darwin
 /// Everything that decides a verdict apart from the keys: issuers, audiences, algorithms, leeway,
 /// clock, size limit, and the provider's own rules.
 ///
-/// A policy is a plain `Sendable` value: build it once, hand it to ``Verifier/init(keys:policy:)``
-/// or ``RemoteVerifier/init(keySet:policy:)``, and every face (library, CLI, server, Spark job)
+/// A policy is a plain `Sendable` value: build it once, hand it to ``Verifier/init(keys:policy:cache:)``
+/// or ``RemoteVerifier/init(keySet:policy:cache:)``, and every face (library, CLI, server, Spark job)
 /// applies exactly the same checks in the same order. Provider presets fill in what the provider
 /// fixes (issuer, algorithm, where its keys live, its claim rules):
 ///
@@ -131,6 +131,7 @@ public struct VerificationPolicy: Sendable {
     /// A service that does not use nonces says so with `nonce: .checkedWhenGiven`.
     ///
     /// - Parameters:
+    ///   - audiences: the accepted `aud` values: your bundle IDs and Services IDs.
     ///   - acceptMissingNonceWhenUnsupported: accept a token without `nonce` when a nonce was
     ///     given but the token says `nonce_supported: false` (older devices). Off by default.
     ///   - nonce: ``NonceRequirement/required`` unless this service uses no nonces.
@@ -162,6 +163,7 @@ public struct VerificationPolicy: Sendable {
     /// Google ID tokens: `iss` `https://accounts.google.com` or `accounts.google.com`, RS256.
     ///
     /// - Parameters:
+    ///   - audiences: the accepted `aud` values: your OAuth client IDs.
     ///   - hostedDomain: when set, `hd` must be exactly this (else `hosted_domain_mismatch`).
     ///   - authorizedParty: when set, an `azp` the token carries must be this (else `audience_mismatch`).
     public static func google(audiences: [String], hostedDomain: String? = nil, authorizedParty: String? = nil) -> VerificationPolicy {

@@ -16,8 +16,12 @@ public enum AppleClientSecret {
     /// Makes a client secret.
     ///
     /// - Parameters:
+    ///   - teamID: your Apple Developer team ID (the token's `iss`).
+    ///   - keyID: the Sign in with Apple key's ID (the header's `kid`).
+    ///   - clientID: your Services ID or bundle ID (the token's `sub`).
     ///   - privateKeyPEM: the contents of the `AuthKey_<keyID>.p8` file (PKCS#8, P-256).
     ///   - lifetime: seconds until `exp` (1 … ``maximumLifetime``), one day by default.
+    ///   - now: the issue time (`iat`), in seconds since the epoch; the current time by default.
     public static func make(
         teamID: String, keyID: String, clientID: String, privateKeyPEM: [UInt8], lifetime: Double = 86_400,
         now: Double = VerificationPolicy.systemClock()
