@@ -304,9 +304,9 @@ struct CLIAuditTests {
         #expect(try CLIRunner.run(["inspect"]).status == 64)
     }
 
-    @Test("the README's printed report on the bundled samples is what its command prints")
+    @Test("the printed report on the bundled samples (Vectors/README.md) is what its command prints")
     func readmeReport() throws {
-        let readme = try String(contentsOf: CLIRunner.repositoryRoot.appendingPathComponent("README.md"), encoding: .utf8)
+        let readme = try String(contentsOf: CLIRunner.repositoryRoot.appendingPathComponent("Vectors/README.md"), encoding: .utf8)
         let command = try #require(readme.range(of: "(`jwtverify audit --format table "))
         let commandEnd = try #require(readme.range(of: "`", range: command.upperBound..<readme.endIndex))
         let words = readme[readme.index(command.lowerBound, offsetBy: 2)..<commandEnd.lowerBound].split(separator: " ").map(String.init)

@@ -26,7 +26,13 @@ struct ReadmeConsumerTests {
 
     @Test("each README Swift block builds as pasted in a package that depends on JWTVerify by path")
     func consumerBuilds() throws {
-        let blocks = try Self.swiftBlocks()
+        // A manifest block (the install snippet) is the consumer's own Package.swift: its
+        // dependency is what this test replaces by a path.
+        let all = try Self.swiftBlocks()
+        let manifests = all.filter { $0.hasPrefix("// swift-tools-version") }
+        #expect(manifests.count == 1)
+        #expect(manifests.allSatisfy { $0.contains(#".product(name: "JWTVerify", package: "jwtverify")"#) })
+        let blocks = all.filter { !$0.hasPrefix("// swift-tools-version") }
         #expect(blocks.count >= 4)
         // Every block says what it imports: nothing is added around it.
         for block in blocks { #expect(block.hasPrefix("import "), "a README block does not start with its imports:\n\(block.prefix(200))") }

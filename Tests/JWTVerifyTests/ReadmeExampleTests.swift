@@ -5,21 +5,16 @@ import Testing
 
 // README-EXAMPLE-BEGIN
 /// Built once at startup and shared by every request handler (`Verifier` is `Sendable`).
-struct AppleSignIn {
-    let verifier: Verifier
+func makeAppleVerifier(keysFile: String) throws -> Verifier {
+    Verifier(
+        keys: try JWKSet(contentsOfFile: keysFile),  // Apple's JWKS, fetched from appleid.apple.com/auth/keys
+        policy: .appleIdentityToken(audiences: ["com.example.app"]))  // your bundle ID and/or Services ID
+}
 
-    init(keysFile: String) throws {
-        verifier = Verifier(
-            keys: try JWKSet(contentsOfFile: keysFile),  // Apple's JWKS, fetched from appleid.apple.com/auth/keys
-            policy: .appleIdentityToken(audiences: ["com.example.app"]))  // your bundle ID and/or Services ID
-    }
-
-    /// The user's stable Apple ID, if the identity token is genuine, current, meant for this app,
-    /// and carries the hash of the raw nonce this sign-in started with.
-    func userID(identityToken: String, rawNonce: String) throws(VerificationError) -> String {
-        let token = try verifier.verify(identityToken, nonce: rawNonce)
-        return token.claims.subject ?? ""
-    }
+/// The user's stable Apple ID, if the identity token is genuine, current, meant for this app,
+/// and carries the hash of the raw nonce this sign-in started with.
+func appleUserID(_ verifier: Verifier, identityToken: String, rawNonce: String) throws(VerificationError) -> String {
+    try verifier.verify(identityToken, nonce: rawNonce).claims.subject ?? ""
 }
 // README-EXAMPLE-END
 
@@ -39,9 +34,9 @@ struct ReadmeExampleTests {
         try Data(TokenFactory.jwksJSON.utf8).write(to: keysFile)
         let now = Int(Date().timeIntervalSince1970)
         let claims = #"{"iss":"https://appleid.apple.com","aud":"com.example.app","exp":\#(now + 600),"iat":\#(now - 5),"sub":"001234.user.5678","nonce":"\#(Nonce.expectedClaim(forRawNonce: "n-1"))"}"#
-        let signIn = try AppleSignIn(keysFile: keysFile.path)
+        let verifier = try makeAppleVerifier(keysFile: keysFile.path)
         let token = TokenFactory.token(payload: claims)
-        #expect(try signIn.userID(identityToken: token, rawNonce: "n-1") == "001234.user.5678")
-        #expect(throws: VerificationError(.nonceMismatch)) { try signIn.userID(identityToken: token, rawNonce: "n-2") }
+        #expect(try appleUserID(verifier, identityToken: token, rawNonce: "n-1") == "001234.user.5678")
+        #expect(throws: VerificationError(.nonceMismatch)) { try appleUserID(verifier, identityToken: token, rawNonce: "n-2") }
     }
 }

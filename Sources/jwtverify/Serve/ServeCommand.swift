@@ -24,6 +24,12 @@ struct ServeCommand {
         } catch {
             throw CommandFailure(status: .osError, message: "cannot listen on \(options.host):\(options.port): \(error.description)")
         }
+        for route in routes.routes.values.sorted(by: { $0.name < $1.name })
+        where route.options.policy.nonceRequirement == .required && route.options.flags.nonce == nil {
+            StandardError.write(
+                "jwtverify serve: warning: route \"\(route.name)\" requires a raw nonce, which an /auth request does not carry: "
+                    + "its /auth answers are nonce_missing (give --skip-nonce if this service uses no nonces)\n")
+        }
         StandardError.write(
             "jwtverify serve: listening on http://\(options.host):\(server.port) (\(routes.routes.count) route\(routes.routes.count == 1 ? "" : "s"): "
                 + routes.routes.keys.sorted().joined(separator: ", ") + ")\n")
