@@ -16,27 +16,14 @@ JWTVERIFY := .build/release/jwtverify
 
 all: build
 
-# Installs missing system packages: apt-get on Debian/Ubuntu (as root, or through sudo).
+# Installs missing system packages (scripts/install-packages: apt-get on Debian/Ubuntu, as root or
+# through sudo). Where pkg-config already finds the libraries (macOS, other systems), nothing runs.
+INSTALL := scripts/install-packages
 deps:
 	@if pkg-config --exists 'libcrypto >= 3.0' jansson libmicrohttpd 2>/dev/null && \
 	    [ -f "$$(pkg-config --variable=includedir jansson)/jansson.h" ] && \
 	    [ -f "$$(pkg-config --variable=includedir libmicrohttpd)/microhttpd.h" ]; then exit 0; fi; \
-	missing=""; \
-	if command -v dpkg-query >/dev/null; then \
-	  for p in $(SYSTEM_PACKAGES); do \
-	    dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q "install ok installed" || missing="$$missing $$p"; \
-	  done; \
-	  [ -z "$$missing" ] && exit 0; \
-	fi; \
-	if ! command -v apt-get >/dev/null; then \
-	  echo "JWTVerify needs OpenSSL >= 3, jansson and libmicrohttpd (headers + pkg-config files)."; \
-	  echo "Install them with your package manager, e.g.: brew install openssl@3 jansson libmicrohttpd pkg-config"; \
-	  exit 1; \
-	fi; \
-	sudo=""; [ "$$(id -u)" -ne 0 ] && sudo="sudo"; \
-	echo "Installing system packages:$$missing"; \
-	$$sudo apt-get update -qq && \
-	DEBIAN_FRONTEND=noninteractive $$sudo apt-get install -y -qq --no-install-recommends $$missing
+	$(INSTALL) --why "OpenSSL >= 3, jansson and libmicrohttpd with their pkg-config files" $(SYSTEM_PACKAGES)
 
 build: deps
 	$(SWIFT) build
@@ -70,24 +57,18 @@ test-swift: deps gateway-deps
 # packages; none is started as a service).
 gateway-deps:
 	@{ command -v nginx >/dev/null || [ -x /usr/sbin/nginx ]; } && command -v caddy >/dev/null && command -v promtool >/dev/null \
-	  && command -v chromium >/dev/null || { \
-	  sudo=""; [ "$$(id -u)" -ne 0 ] && sudo="sudo"; echo "Installing $(GATEWAY_PACKAGES) for the serve and report tests"; \
-	  $$sudo apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$sudo apt-get install -y -qq --no-install-recommends $(GATEWAY_PACKAGES); }
+	  && command -v chromium >/dev/null || $(INSTALL) --why "for the serve and report tests" $(GATEWAY_PACKAGES)
 
 # The Spark job (Sources/SparkAudit): PySpark and the tests' signing library in a virtual environment,
 # and a Java runtime (installed with apt-get when missing). The tests run the debug build of jwtverify.
 SPARK_VENV := .build/spark-venv
 SPARK_REQUIREMENTS := pyspark==3.5.3 cryptography==48.0.0
 spark-deps: deps
-	@command -v java >/dev/null || { \
-	  sudo=""; [ "$$(id -u)" -ne 0 ] && sudo="sudo"; echo "Installing a Java runtime for Spark"; \
-	  $$sudo apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$sudo apt-get install -y -qq --no-install-recommends default-jre-headless; }
+	@command -v java >/dev/null || $(INSTALL) --why "a Java runtime for Spark" default-jre-headless
 	@if [ "$$(cat $(SPARK_VENV)/.requirements 2>/dev/null)" != "$(SPARK_REQUIREMENTS)" ]; then \
 	  rm -rf $(SPARK_VENV) && \
 	  { python3 -m venv $(SPARK_VENV) 2>/dev/null || { \
-	      sudo=""; [ "$$(id -u)" -ne 0 ] && sudo="sudo"; \
-	      $$sudo apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$sudo apt-get install -y -qq python3-venv && \
-	      python3 -m venv $(SPARK_VENV); }; } && \
+	      $(INSTALL) --why "Python virtual environments" python3-venv && python3 -m venv $(SPARK_VENV); }; } && \
 	  echo "Installing $(SPARK_REQUIREMENTS) into $(SPARK_VENV)" && \
 	  $(SPARK_VENV)/bin/pip install -q --disable-pip-version-check $(SPARK_REQUIREMENTS) && \
 	  echo "$(SPARK_REQUIREMENTS)" > $(SPARK_VENV)/.requirements; \
@@ -101,9 +82,7 @@ test-spark: spark-deps
 # A jwtverify to ship to Spark executors: the Swift runtime linked in, so executors need only
 # libssl3, libjansson4 and libcurl4 (linking needs libcurl4-openssl-dev here).
 spark-binary: deps
-	@dpkg-query -W -f='$${Status}' libcurl4-openssl-dev 2>/dev/null | grep -q "install ok installed" || { \
-	  sudo=""; [ "$$(id -u)" -ne 0 ] && sudo="sudo"; \
-	  $$sudo apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$sudo apt-get install -y -qq --no-install-recommends libcurl4-openssl-dev; }
+	@$(INSTALL) --why "linking the Swift runtime in" libcurl4-openssl-dev
 	$(SWIFT) build -c release --static-swift-stdlib --product jwtverify --build-path .build/static
 	@echo "Built .build/static/release/jwtverify"
 
@@ -121,8 +100,7 @@ report-screenshot: release gateway-deps
 
 # jwtverify serve under wrk against nginx's own return 204 and the library's 2-thread rate.
 bench-serve: deps gateway-deps
-	@command -v wrk >/dev/null || { sudo=""; [ "$$(id -u)" -ne 0 ] && sudo="sudo"; \
-	  $$sudo apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$sudo apt-get install -y -qq --no-install-recommends wrk; }
+	@command -v wrk >/dev/null || $(INSTALL) --why "the load generator" wrk
 	PATH="$$PATH:/usr/sbin" Benchmarks/serve.sh
 
 # ES256 only: the fixed-base path against the raw limit and the Rust peer (jsonwebtoken on ring).
@@ -132,15 +110,12 @@ bench-es256: deps bench-peer-deps
 # The Rust peer builds offline from Debian's packaged crates, with Debian's cargo when none is installed.
 bench-peer-deps:
 	@{ command -v cargo >/dev/null && [ -d /usr/share/cargo/registry/jsonwebtoken-8.2.0 ]; } || { \
-	  sudo=""; [ "$$(id -u)" -ne 0 ] && sudo="sudo"; pkgs="librust-jsonwebtoken-dev"; command -v cargo >/dev/null || pkgs="$$pkgs cargo"; \
-	  $$sudo apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$sudo apt-get install -y -qq --no-install-recommends $$pkgs; }
+	  pkgs="librust-jsonwebtoken-dev"; command -v cargo >/dev/null || pkgs="$$pkgs cargo"; $(INSTALL) --why "the Rust peer" $$pkgs; }
 
 # Per-face cost in instructions under callgrind (deterministic, where wall-clock rates on a shared
 # VM drift by 15%): each face's instructions per token against the raw OpenSSL limit's own.
 bench-instructions: deps
-	@command -v valgrind >/dev/null || { \
-	  sudo=""; [ "$$(id -u)" -ne 0 ] && sudo="sudo"; \
-	  $$sudo apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$sudo apt-get install -y -qq --no-install-recommends valgrind; }
+	@command -v valgrind >/dev/null || $(INSTALL) --why "callgrind" valgrind
 	$(SWIFT) build -c release
 	Benchmarks/face_instructions.sh
 

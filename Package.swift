@@ -77,12 +77,6 @@ let package = Package(
             swiftSettings: strictSettings
         ),
         .executableTarget(
-            name: "jwtbench",
-            dependencies: ["JWTVerify", "JWTVerifyTooling"],
-            path: "Benchmarks/JWTBench",
-            swiftSettings: strictSettings
-        ),
-        .executableTarget(
             name: "jwtfuzz",
             dependencies: ["JWTVerify", "JWTVerifyTooling", "JWTVerifyTestSupport"],
             path: "Tests/Fuzz/FuzzTargets",

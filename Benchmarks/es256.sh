@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # ES256 against the raw OpenSSL limit and the Rust peer, in the same run (make bench-es256; part of
 # make bench). 1 thread throughout:
-#   - library: jwtbench es256 (batched as the CLI faces do, and one token per call);
+#   - library: jwtverify bench --algorithm ES256 (batched as the CLI faces do, and one token per call);
 #   - CLI: jwtverify verify --threads 1 over 100,000 distinct ES256 tokens, bracketed by library runs;
 #   - peer: Rust jsonwebtoken 8 on ring 0.16 (Debian's packaged crates) over the same 2,000 tokens.
 # The raw limit is OpenSSL's own prepared EVP_PKEY_verify; the fixed-base path goes above it.
@@ -11,7 +11,7 @@ runs=${RUNS:-3}
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
 swift build -c release >/dev/null
-bench=.build/release/jwtbench
+bench() { .build/release/jwtverify bench --algorithm ES256 "$@"; }
 cli=.build/release/jwtverify
 now=1767225600
 peer=""
@@ -26,17 +26,17 @@ else
 fi
 
 mkdir -p "$out/cli" "$out/small"
-$bench es256 --tokens 100000 --write-corpus "$out/cli" >/dev/null
-$bench es256 --tokens 2000 --write-corpus "$out/small" >/dev/null
+bench --count 100000 --write-corpus "$out/cli" 2>/dev/null
+bench --count 2000 --write-corpus "$out/small" 2>/dev/null
 for i in $(seq "$runs"); do
-  $bench es256 --json --rounds 5 --tokens 2000 --threads 1 >> "$out/library.jsonl"
+  bench --json --reps 5 --count 2000 --threads 1 >> "$out/library.jsonl"
   start=$(date +%s.%N)
   $cli verify --threads 1 --jwks "$out/cli/jwks.json" --issuer https://appleid.apple.com --audience com.example.app \
     --now "$now" "$out/cli/tokens.txt" > "$out/cli.jsonl" 2> "$out/cli.err" || true
   end=$(date +%s.%N)
   valid=$(grep -c '"valid":true' "$out/cli.jsonl" || true)
   echo "{\"wall\": $(echo "$end - $start" | bc), \"lines\": $(wc -l < "$out/cli.jsonl"), \"valid\": $valid}" >> "$out/cli_runs.jsonl"
-  $bench es256 --json --rounds 5 --tokens 2000 --threads 1 >> "$out/library.jsonl"
+  bench --json --reps 5 --count 2000 --threads 1 >> "$out/library.jsonl"
   if [ -n "$peer" ]; then $peer "$out/small" "$now" 5 >> "$out/peer.jsonl"; fi
 done
 

@@ -9,8 +9,8 @@ cli=${1:-.build/release/jwtverify}
 command -v valgrind >/dev/null || { echo "needs valgrind (apt-get install valgrind)" >&2; exit 69; }
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
-[ -x .build/release/jwtbench ] || swift build -c release >/dev/null
-.build/release/jwtbench rs256 --tokens 2000 --write-corpus "$out" --repeat 1 >/dev/null
+[ -x .build/release/jwtverify ] || swift build -c release >/dev/null
+.build/release/jwtverify bench --algorithm RS256 --count 2000 --write-corpus "$out" --repeat 1 2>/dev/null
 # Debian 12's valgrind (3.19) gives up on some of this toolchain's DWARF 5; callgrind needs only
 # the symbol table, so it runs a copy without the debug sections.
 objcopy --strip-debug "$cli" "$out/jwtverify"

@@ -12,8 +12,8 @@ runs=${FACE_RUNS:-5}
 limit_reps=${LIMIT_REPS:-15}
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
-[ -x .build/release/jwtbench ] || swift build -c release >/dev/null
-.build/release/jwtbench rs256 --tokens 2000 --write-corpus "$out" --repeat 50 >/dev/null
+[ -x .build/release/jwtverify ] || swift build -c release >/dev/null
+.build/release/jwtverify bench --algorithm RS256 --count 2000 --write-corpus "$out" --repeat 50 2>/dev/null
 paste -d '\t' "$out/tokens.txt" "$out/nonces.txt" | python3 -c '
 import json, sys
 for line in sys.stdin:

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Reproduces the README's performance table (make bench).
-#  1. jwtbench: full verification vs the raw OpenSSL limit, RS256 and ES256, 1 and N threads,
+#  1. jwtverify bench: full verification vs the raw OpenSSL limit, RS256 and ES256, 1 and N threads,
 #     RUNS times; medians of the ratios and rates. RS256 also against the library's own signature
 #     check (--raw-check library: the key's Montgomery chain): the share of a token's time the
 #     check itself takes.
@@ -13,27 +13,29 @@ cli_runs=${CLI_RUNS:-3}
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
 swift build -c release >/dev/null
-bench=.build/release/jwtbench
 cli=.build/release/jwtverify
-head -1 <($bench --rounds 1 --tokens 3 rs256) >&2
+threads=$(nproc)
+# One JSON row per thread count (1 and all CPUs), as `jwtverify bench` measures one at a time.
+bench() { for t in $(printf '%s\n' 1 "$threads" | sort -un); do $cli bench --json --threads "$t" "$@"; done; }
+head -1 <($cli bench --reps 1 --count 3 --threads 1) >&2
 
-echo "== jwtbench: $runs runs" >&2
+echo "== jwtverify bench: $runs runs" >&2
 for i in $(seq "$runs"); do
-  $bench rs256 --json --rounds 7 --tokens 2000
-  $bench rs256 --json --rounds 7 --tokens 2000 --raw-check library
-  $bench es256 --json --rounds 5 --tokens 1000
+  bench --algorithm RS256 --reps 7 --count 2000
+  bench --algorithm RS256 --reps 7 --count 2000 --raw-check library
+  bench --algorithm ES256 --reps 5 --count 1000
 done > "$out/library.jsonl"
 
 echo "== CLI: 1,000,000 RS256 tokens, $cli_runs runs" >&2
-$bench rs256 --tokens 2000 --write-corpus "$out" --repeat 500 >/dev/null
+$cli bench --algorithm RS256 --count 2000 --write-corpus "$out" --repeat 500 2>/dev/null
 for i in $(seq "$cli_runs"); do
-  $bench rs256 --json --rounds 3 --tokens 2000 --threads 1 >> "$out/around.jsonl"
+  $cli bench --json --reps 3 --count 2000 --threads 1 >> "$out/around.jsonl"
   /usr/bin/time -f '{"wall": %e, "rss_kb": %M}' -o "$out/time.json" \
     $cli verify --threads 2 --jwks "$out/jwks.json" --issuer https://appleid.apple.com \
     --audience com.example.app --now 1767225600 "$out/tokens.txt" > "$out/cli.jsonl" 2>/dev/null
   lines=$(wc -l < "$out/cli.jsonl")
   python3 -c "import json; t=json.load(open('$out/time.json')); t['lines']=$lines; print(json.dumps(t))" >> "$out/cli_runs.jsonl"
-  $bench rs256 --json --rounds 3 --tokens 2000 --threads 1 >> "$out/around.jsonl"
+  $cli bench --json --reps 3 --count 2000 --threads 1 >> "$out/around.jsonl"
 done
 
 python3 - "$out" <<'PY'

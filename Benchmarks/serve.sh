@@ -4,7 +4,7 @@
 #   - one hot token with the verified-token cache on, against nginx's own `return 204` with the
 #     same wrk settings;
 #   - 2,000 distinct RS256 tokens with --cache 0, against the library's own 2-thread rate
-#     (jwtbench, measured just before and just after).
+#     (jwtverify bench --threads 2, measured just before and just after).
 # wrk shares the machine's cores with the server in both cases, as it does with nginx.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -16,12 +16,12 @@ pids=()
 cleanup() { for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done; rm -rf "$out"; }
 trap cleanup EXIT
 swift build -c release >/dev/null
-bench=.build/release/jwtbench
+bench() { .build/release/jwtverify bench --algorithm RS256 "$@"; }
 cli=.build/release/jwtverify
 free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
 wait_port() { for _ in $(seq 100); do (exec 3<>/dev/tcp/127.0.0.1/"$1") 2>/dev/null && return 0; sleep 0.05; done; return 1; }
 
-$bench rs256 --tokens 2000 --write-corpus "$out" >/dev/null
+bench --count 2000 --write-corpus "$out" 2>/dev/null
 now=1767225600
 flags=(--jwks "$out/jwks.json" --issuer https://appleid.apple.com --audience com.example.app --now "$now" --threads 2)
 
@@ -75,9 +75,9 @@ non2xx() { awk '/Non-2xx/ {print $NF} END {}'; }
 
 run_wrk "http://127.0.0.1:$nginx_port/" > "$out/nginx.txt"
 run_wrk -H "Authorization: Bearer $hot" "http://127.0.0.1:$serve_port/auth" > "$out/hot.txt"
-$bench rs256 --json --rounds 3 --tokens 2000 --threads 2 > "$out/library.jsonl"
+bench --json --reps 3 --count 2000 --threads 2 > "$out/library.jsonl"
 run_wrk -s "$out/distinct.lua" "http://127.0.0.1:$cold_port/auth" > "$out/cold.txt"
-$bench rs256 --json --rounds 3 --tokens 2000 --threads 2 >> "$out/library.jsonl"
+bench --json --reps 3 --count 2000 --threads 2 >> "$out/library.jsonl"
 
 curl -s "http://127.0.0.1:$cold_port/metrics" > "$out/metrics.txt"
 python3 - "$out" <<'PY'
@@ -90,7 +90,7 @@ def wrk(name):
     non2xx = re.search(r"Non-2xx or 3xx responses: (\d+)", text)
     return rate, p99, int(non2xx.group(1)) if non2xx else 0
 nginx, hot, cold = wrk("nginx"), wrk("hot"), wrk("cold")
-# jwtbench prints a 1-thread and a 2-thread row; the yardstick is the 2-thread one, before and after.
+# The yardstick is the library's 2-thread rate, before and after.
 library = [r for r in map(json.loads, open(f"{out}/library.jsonl")) if r["threads"] == 2]
 lib = sum(r["tokens_per_sec"] for r in library) / len(library)
 valid = sum(int(m.group(1)) for m in re.finditer(r'jwtverify_verifications_total\{route="default",result="valid",reason="none"\} (\d+)', open(f"{out}/metrics.txt").read()))

@@ -12,6 +12,7 @@ struct BenchCommand {
     let options: BenchOptions
 
     func run() throws(CommandFailure) -> ExitStatus {
+        if let directory = options.corpusDirectory { return try writeCorpus(to: directory) }
         var isDebugBuild = false
         assert({ isDebugBuild = true; return true }())
         if isDebugBuild {
@@ -25,13 +26,27 @@ struct BenchCommand {
         let report = ThroughputBenchmark.measure(
             corpus: corpus, threads: options.threads, rounds: options.rounds, repeat: options.presentations, rawCheck: options.rawCheck)
         if options.json {
-            print(report.json())
+            print(report.json(label: options.tokensFile == nil ? options.algorithm.name : "file"))
         } else {
             print(BenchmarkHost.description)
             print(BenchmarkHost.row(options.tokensFile == nil ? options.algorithm.name : "file", report))
             if let note = BenchmarkHost.fixedBaseNote(report) { print(note) }
             if let note = BenchmarkHost.rawCheckNote(report) { print(note) }
         }
+        return .ok
+    }
+
+    /// `--write-corpus DIR`: the generated corpus as files for CLI runs (`jwks.json`, `tokens.txt`
+    /// and `nonces.txt`, each token `--repeat` times), instead of measuring.
+    private func writeCorpus(to directory: String) throws(CommandFailure) -> ExitStatus {
+        try Folder.prepare(directory, mode: 0o755, option: "--write-corpus")
+        let corpus = try loadCorpus()
+        do {
+            try corpus.write(to: directory, repeating: options.presentations)
+        } catch {
+            throw CommandFailure(status: .cannotCreate, message: "--write-corpus \(directory): \(error)")
+        }
+        StandardError.write("jwtverify bench: wrote \(corpus.tokens.count * options.presentations) \(options.algorithm.name) tokens to \(directory)\n")
         return .ok
     }
 

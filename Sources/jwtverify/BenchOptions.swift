@@ -16,6 +16,8 @@ struct BenchOptions {
     var presentations = 1
     var rawCheck = RawVerificationLimit.Check.openSSL
     var json = false
+    /// `--write-corpus`: write the corpus to this folder instead of measuring.
+    var corpusDirectory: String?
     var helpRequested = false
 
     static let table = OptionTable<BenchOptions>([
@@ -41,7 +43,7 @@ struct BenchOptions {
         .value("--reps", placeholder: "N", help: "Measured rounds; the median is reported (default 7).") { options, value, name throws(CommandFailure) in
             options.rounds = try OptionValue.count(name, value, in: 1...1000)
         },
-        .value("--repeat", placeholder: "K", help: "Present each token K times, round-robin over the whole corpus, through a\nverifier with a verified-token cache (reports cache_hits, cache_misses).") {
+        .value("--repeat", placeholder: "K", help: "Present each token K times, round-robin over the whole corpus, through a\nverifier with a verified-token cache (reports cache_hits, cache_misses);\nwith --write-corpus, write each token K times.") {
             options, value, name throws(CommandFailure) in
             options.presentations = try OptionValue.count(name, value, in: 1...100_000)
         },
@@ -50,7 +52,10 @@ struct BenchOptions {
             guard let check = RawVerificationLimit.Check(rawValue: value) else { throw .usage("\(name): openssl or library, not \"\(value)\"") }
             options.rawCheck = check
         },
-        .flag("--json", help: "Print one JSON object: tokens_per_sec, cpu_tokens_per_sec, n, valid,\nthreads, raw_limit_tokens_per_sec, raw_check, ratio (the median of the rounds' own\nratios), ratio_min, ratio_max, p50_us, p99_us.") { $0.json = true },
+        .value("--write-corpus", placeholder: "DIR", help: "Write the generated corpus to DIR (jwks.json, tokens.txt, nonces.txt) for\nCLI runs, instead of measuring; works in a debug build too.") {
+            $0.corpusDirectory = $1
+        },
+        .flag("--json", help: "Print one JSON object: label (the algorithm, or file), tokens_per_sec, cpu_tokens_per_sec, n, valid,\nthreads, raw_limit_tokens_per_sec, raw_check, ratio (the median of the rounds' own\nratios), ratio_min, ratio_max, p50_us, p99_us.") { $0.json = true },
     ])
 
     static let help = """

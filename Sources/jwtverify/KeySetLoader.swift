@@ -1,9 +1,6 @@
 import Dispatch
 import JWTVerify
 import JWTVerifyRemote
-#if canImport(Glibc)
-import Glibc
-#endif
 
 /// The `--jwks` sources of a command and how remote ones are cached.
 struct KeySetOptions {
@@ -19,24 +16,7 @@ struct KeySetOptions {
     /// rather than a run that keeps no snapshot and says nothing.
     func prepareCacheDirectory() throws(CommandFailure) {
         guard let path = cacheDirectory else { return }
-        var info = stat()
-        if stat(path, &info) == 0 {
-            guard info.st_mode & S_IFMT == S_IFDIR else {
-                throw CommandFailure(status: .cannotCreate, message: "--jwks-cache \(path): not a folder")
-            }
-        } else {
-            var prefix = path.hasPrefix("/") ? "/" : ""
-            for part in path.split(separator: "/") {
-                prefix += part
-                if mkdir(prefix, 0o700) != 0 && errno != EEXIST {
-                    throw CommandFailure(status: .cannotCreate, message: "--jwks-cache \(path): cannot create \(prefix): \(String(cString: strerror(errno)))")
-                }
-                prefix += "/"
-            }
-        }
-        guard access(path, W_OK | X_OK) == 0 else {
-            throw CommandFailure(status: .cannotCreate, message: "--jwks-cache \(path): cannot write there: \(String(cString: strerror(errno)))")
-        }
+        try Folder.prepare(path, mode: 0o700, option: "--jwks-cache")
     }
 
     /// `--jwks` (unless `sourceOption` is false: `jwks show` takes sources as operands),
