@@ -91,6 +91,13 @@ let package = Package(
         ),
         .testTarget(
             name: "JWTVerifyTests",
+            dependencies: ["JWTVerify", "JWTVerifyTestSupport"],
+            swiftSettings: strictSettings
+        ),
+        // JWTVerifyTooling's own tests: batch reading, audit extraction, serve's parsing, the
+        // benchmark and the JSON differential oracle.
+        .testTarget(
+            name: "JWTVerifyToolingTests",
             dependencies: ["JWTVerify", "JWTVerifyTooling", "JWTVerifyTestSupport"],
             swiftSettings: strictSettings
         ),

@@ -1,5 +1,6 @@
 @testable import JWTVerify
 import Foundation
+import JWTVerifyTestSupport
 import Testing
 
 /// The word-at-a-time string escaping of ``JSONText`` against a byte-by-byte reference, and the
@@ -49,7 +50,7 @@ struct JSONTextTests {
 
     @Test("random strings with several escapes agree with the reference and parse back")
     func randomStrings() throws {
-        var rng = FlatJSONDifferentialTests.SplitMix(state: 11)
+        var rng = SplitMix(state: 11)
         let alphabet: [UInt8] = Array("abcXYZ019 -_.~".utf8) + [0x22, 0x5C, 0x0A, 0x0D, 0x09, 0x00, 0x1F, 0x7F, 0x20, 0x7E]
         for _ in 0..<5_000 {
             let length = Int.random(in: 0..<48, using: &rng)
@@ -79,7 +80,7 @@ struct JSONTextTests {
             power *= 10
             values += [power - 1, power, power + 1, -(power - 1), -power]
         }
-        var rng = FlatJSONDifferentialTests.SplitMix(state: 5)
+        var rng = SplitMix(state: 5)
         for _ in 0..<2_000 { values.append(Int64(bitPattern: rng.next()) >> Int64.random(in: 0..<63, using: &rng)) }
         for value in values {
             var text = JSONText()

@@ -52,7 +52,7 @@ struct TokenExtractorTests {
 
     @Test("random lines agree with the byte-by-byte reference")
     func randomLines() {
-        var rng = FlatJSONDifferentialTests.SplitMix(state: 23)
+        var rng = SplitMix(state: 23)
         let token = Array(TokenFactory.token(payload: TokenFactory.claims()).utf8)
         let pieces: [[UInt8]] = [
             token, Array(token.prefix(40)), Array(token.prefix(token.count - 5)), token + [UInt8(ascii: ".")],
@@ -97,5 +97,11 @@ struct TokenExtractorTests {
         let found = text.withUnsafeBytes { TokenExtractor.scan($0).found }
         #expect(found.count == 1, "\(line)")
         #expect(found.first?.place.description == expected, "\(line)")
+    }
+
+    @Test("JSON nested 100,000 deep in a line: no token, and no stack overflow")
+    func deepNesting() {
+        let deep = String(repeating: "[", count: 100_000) + String(repeating: "]", count: 100_000)
+        #expect(Array(deep.utf8).withUnsafeBytes { TokenExtractor.scan($0).found.isEmpty })
     }
 }

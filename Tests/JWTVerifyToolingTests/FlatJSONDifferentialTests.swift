@@ -10,17 +10,6 @@ import Testing
 @Suite("flat JSON scanner vs jansson")
 struct FlatJSONDifferentialTests {
     /// A deterministic generator (SplitMix64), so a failure reproduces.
-    struct SplitMix: RandomNumberGenerator {
-        var state: UInt64
-        mutating func next() -> UInt64 {
-            state &+= 0x9E37_79B9_7F4A_7C15
-            var z = state
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-            return z ^ (z >> 31)
-        }
-    }
-
     static let seeds: [[UInt8]] = {
         var seeds: [[UInt8]] = [
             Array(#"{"kid":"W6WcOKB6X1","alg":"RS256"}"#.utf8),
@@ -174,7 +163,7 @@ struct StringScanTests {
 
     @Test("random strings from every start offset agree with the reference")
     func randomStrings() {
-        var rng = FlatJSONDifferentialTests.SplitMix(state: 7)
+        var rng = SplitMix(state: 7)
         let alphabet: [UInt8] = Array("abcXYZ019 -_.~".utf8) + [0x22, 0x5C, 0x1F, 0x7F, 0x80, 0xFF, 0x20, 0x7E, 0x21, 0x5B, 0x5D]
         for _ in 0..<20_000 {
             let length = Int.random(in: 0..<120, using: &rng)

@@ -1,4 +1,5 @@
 @testable import JWTVerifyTooling
+import JWTVerifyTestSupport
 import Testing
 
 /// The line reader against a plain split of the same input, over random inputs, read sizes,
@@ -44,7 +45,7 @@ struct LineReaderTests {
 
     @Test("random inputs agree with a plain split, in numbered batches within their bounds")
     func randomInputs() {
-        var rng = FlatJSONDifferentialTests.SplitMix(state: 41)
+        var rng = SplitMix(state: 41)
         var oversized = 0
         for _ in 0..<3_000 {
             let lineLimit = Int.random(in: 0..<60, using: &rng)
@@ -123,7 +124,7 @@ struct LineReaderTests {
 
     @Test("split mode: each long line comes back whole from pieces cut after a separator, numbered, headed, within the limit")
     func splitLines() {
-        var rng = FlatJSONDifferentialTests.SplitMix(state: 7)
+        var rng = SplitMix(state: 7)
         var forcedCuts = 0
         var splitLines = 0
         for _ in 0..<2_000 {
