@@ -464,7 +464,7 @@ extension Verifier {
     /// Untrusted text quoted for a detail, cut at 60 characters.
     static func quoted(_ text: String) -> String {
         let cut = text.unicodeScalars.count > 60 ? String(String.UnicodeScalarView(text.unicodeScalars.prefix(60))) + "…" : text
-        var json = JSONText()
+        var json = OutputText()
         json.string(cut)
         return json.string
     }

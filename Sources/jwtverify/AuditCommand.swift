@@ -25,7 +25,7 @@ struct AuditCommand {
     var showDiscards = false
     var taggedInput = false
     var quiet = false
-    var threads = BenchmarkHost.processorCount
+    var threads = Processors.online
     var cacheFlags = CacheFlags()
     var inputs: [String] = []
     /// `--files-from`: a file listing more inputs, one path per line (`-`: standard input).
@@ -118,7 +118,7 @@ struct AuditCommand {
         defer { for input in inputs { input.close() } }
         let output = OutputSink(writeBehind: true)
         if format == .tsv {
-            var header = JSONText()
+            var header = OutputText()
             header.headerRow(AuditRecord.columns(tagged: taggedInput, showTokens: showTokens))
             output.write(header.finish())
         }
@@ -187,7 +187,7 @@ struct AuditCommand {
         let writesLines = format.writesRecords
         let writesCells = format == .tsv
         let columnCount = writesCells ? AuditRecord.columns(tagged: taggedInput, showTokens: showTokens).count : 0
-        var text = JSONText()
+        var text = OutputText()
         if writesLines { text.reserveCapacity(range.count * 1024) }  // a typical record is 700-900 octets
         var tokens = 0
         var valid = 0
@@ -270,7 +270,7 @@ struct AuditCommand {
         guard writesLines else { return .evaluated(records: records, discarded: discarded) }
         let unread = discarded.count { $0.reason == .unbrokenRun }
         guard showDiscards, !discarded.isEmpty else { return .lines(text.finish(), tokens: tokens, valid: valid, unread: unread) }
-        var discards = JSONText()
+        var discards = OutputText()
         for discard in discarded {
             if writesCells { discard.appendCells(to: &discards, columns: columnCount) } else { discard.appendJSON(to: &discards) }
         }
@@ -283,7 +283,7 @@ struct AuditCommand {
 enum AuditPart: Sendable {
     /// `--format jsonl` or `tsv`: the records already written, and the counts the summary and
     /// the exit status need (`unread`: ``TokenExtractor/Discard/unbrokenRun`` cuts).
-    case lines(_ text: FinishedJSONText, tokens: Int, valid: Int, unread: Int)
+    case lines(_ text: FinishedOutputText, tokens: Int, valid: Int, unread: Int)
     /// A report format: the evaluated tokens and the discarded fragments, for ``AuditReport``.
     case evaluated(records: [AuditRecord], discarded: [AuditDiscard])
 }

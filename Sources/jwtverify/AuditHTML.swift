@@ -47,7 +47,7 @@ extension AuditReport {
             """)
         page.raw("<p class=\"note\">From <code>jwtverify audit</code>. \(tokens) occurrence\(tokens == 1 ? "" : "s") of compact JWS found and evaluated.</p>\n</header>\n")
         let evaluation: String
-        if let evaluatedAt { evaluation = "at " + TimeArgument.format(evaluatedAt) } else { evaluation = "each token at its own iat" }
+        if let evaluatedAt { evaluation = "at " + Timestamp.format(evaluatedAt) } else { evaluation = "each token at its own iat" }
         page.raw("<dl class=\"summary\" aria-label=\"Summary\">\n")
         for (name, value, style) in [
             ("Occurrences", "\(tokens)", ""), ("Distinct tokens", "\(tokens - repeatedOccurrences)", ""), ("Valid", "\(valid)", "valid"),
@@ -184,7 +184,7 @@ private struct HTMLText {
             raw("</td><td>")
             text(row.audience?.joined(separator: ", ") ?? "")
             raw("</td><td data-sort=\"\(row.issuedAt.map { String(Int64(max(min($0, 9e15), -9e15))) } ?? "")\">")
-            text(row.issuedAt.map { TimeArgument.format($0) } ?? "")
+            text(row.issuedAt.map { Timestamp.format($0) } ?? "")
             raw("</td></tr>\n")
         }
         raw("</tbody></table></div>\n")
@@ -241,13 +241,13 @@ private struct HTMLText {
             let x = 20 + Double((bucket.start - first.start) / seconds) * width
             let validHeight = Double(bucket.valid) / Double(most) * 150
             let rejectedHeight = Double(bucket.rejected) / Double(most) * 150
-            raw("<g><title>\(TimeArgument.format(Double(bucket.start))): \(bucket.valid) valid, \(bucket.rejected) rejected</title>")
+            raw("<g><title>\(Timestamp.format(Double(bucket.start))): \(bucket.valid) valid, \(bucket.rejected) rejected</title>")
             raw("<rect x=\"\(Self.fixed(x))\" y=\"\(Self.fixed(180 - validHeight))\" width=\"\(Self.fixed(max(width - 1, 0.6)))\" height=\"\(Self.fixed(validHeight))\" fill=\"var(--valid)\"/>")
             raw("<rect x=\"\(Self.fixed(x))\" y=\"\(Self.fixed(180 - validHeight - rejectedHeight))\" width=\"\(Self.fixed(max(width - 1, 0.6)))\" height=\"\(Self.fixed(rejectedHeight))\" fill=\"var(--rejected)\"/></g>")
         }
-        raw("<text x=\"20\" y=\"200\">\(TimeArgument.format(Double(first.start)))</text>")
-        raw("<text x=\"1180\" y=\"200\" text-anchor=\"end\">\(TimeArgument.format(Double(last.start + seconds)))</text></svg>\n")
-        raw("<p class=\"note\">Busiest \(timeline.unit): \(TimeArgument.format(Double(busiest.start))), \(busiest.valid) valid and \(busiest.rejected) rejected.")
+        raw("<text x=\"20\" y=\"200\">\(Timestamp.format(Double(first.start)))</text>")
+        raw("<text x=\"1180\" y=\"200\" text-anchor=\"end\">\(Timestamp.format(Double(last.start + seconds)))</text></svg>\n")
+        raw("<p class=\"note\">Busiest \(timeline.unit): \(Timestamp.format(Double(busiest.start))), \(busiest.valid) valid and \(busiest.rejected) rejected.")
         if withoutIssuedAt > 0 { raw(" \(withoutIssuedAt) occurrence\(withoutIssuedAt == 1 ? "" : "s") without a usable iat.") }
         raw("</p></section>\n")
     }

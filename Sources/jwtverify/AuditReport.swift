@@ -8,7 +8,7 @@ enum AuditOrigin: Sendable {
     case tag(String?)
 
     /// Appends `"file": …, "line": …` or `"tag": …`.
-    func appendJSON(to text: inout JSONText) {
+    func appendJSON(to text: inout OutputText) {
         switch self {
         case .line(let file, let number):
             text.member("file", file)
@@ -20,7 +20,7 @@ enum AuditOrigin: Sendable {
     }
 
     /// The cells of ``columns(tagged:)``, each after its tab.
-    func appendCells(to text: inout JSONText) {
+    func appendCells(to text: inout OutputText) {
         text.cellSeparator()
         switch self {
         case .line(let file, let number):
@@ -42,7 +42,7 @@ struct AuditDiscard: Sendable {
     let origin: AuditOrigin
 
     /// Appends the JSON Lines record: `{"discarded": REASON, "file": …, "line": …}` or with `"tag"`.
-    func appendJSON(to text: inout JSONText) {
+    func appendJSON(to text: inout OutputText) {
         text.beginObject()
         text.member("discarded", reason.rawValue)
         origin.appendJSON(to: &text)
@@ -51,7 +51,7 @@ struct AuditDiscard: Sendable {
     }
 
     /// Appends the TSV row: the reason and where, every other column empty.
-    func appendCells(to text: inout JSONText, columns: Int) {
+    func appendCells(to text: inout OutputText, columns: Int) {
         text.stringCell(reason.rawValue)
         origin.appendCells(to: &text)
         let originColumns: Int = if case .tag = origin { 1 } else { 2 }
@@ -128,15 +128,15 @@ struct AuditRecord: Sendable {
 
     /// Appends the JSON Lines record (`--format jsonl`): where it was found, the fields every
     /// record shares, then the audit's own, and the token when the record kept it.
-    func appendJSON(to text: inout JSONText, rules: ProviderRules) {
+    func appendJSON(to text: inout OutputText, rules: ProviderRules) {
         text.beginObject()
         origin.appendJSON(to: &text)
         text.key("column")
         text.integer(column)
         text.key("found_in")
         text.string(place.description)
-        TokenReport.appendVerdict(outcome, to: &text)
-        TokenReport.appendProviderClaims(outcome, rules: rules, to: &text)
+        TokenRecordWriter.appendVerdict(outcome, to: &text)
+        TokenRecordWriter.appendProviderClaims(outcome, rules: rules, to: &text)
         text.member("key_source", keySource)
         text.member("lifetime", lifetime)
         text.member("evaluated_at", outcome.evaluatedAt)
@@ -163,19 +163,19 @@ extension AuditRecord {
     /// `aud` split in `aud` and `aud_list`), the audit's own (`anomalies` joined with commas), and
     /// `token` with `--show-tokens`. The provider claims of a jsonl record are not columns.
     static func columns(tagged: Bool, showTokens: Bool) -> [String] {
-        ["discarded"] + AuditOrigin.columns(tagged: tagged) + ["column", "found_in"] + TokenReport.columns
+        ["discarded"] + AuditOrigin.columns(tagged: tagged) + ["column", "found_in"] + TokenRecordWriter.columns
             + ["key_source", "lifetime", "evaluated_at", "fingerprint", "nonce_fingerprint", "anomalies"]
             + (showTokens ? ["token"] : [])
     }
 
     /// Appends the TSV row (`--format tsv`): the cells of ``columns(tagged:showTokens:)``.
-    func appendCells(to text: inout JSONText) {
+    func appendCells(to text: inout OutputText) {
         origin.appendCells(to: &text)
         text.cellSeparator()
         text.integerCell(column)
         text.cellSeparator()
         text.stringCell(place.description)
-        TokenReport.appendVerdictCells(outcome, to: &text)
+        TokenRecordWriter.appendVerdictCells(outcome, to: &text)
         text.cellSeparator()
         text.stringCell(keySource)
         text.cellSeparator()
@@ -307,7 +307,7 @@ struct AuditReport {
             }
         }
 
-        func appendJSON(to text: inout JSONText) {
+        func appendJSON(to text: inout OutputText) {
             text.beginObject()
             origin.appendJSON(to: &text)
             text.key("column")
@@ -463,7 +463,7 @@ struct AuditReport {
         let audience: [String]?
         let issuedAt: Double?
 
-        func appendJSON(to text: inout JSONText) {
+        func appendJSON(to text: inout OutputText) {
             text.beginObject()
             text.member("fingerprint", fingerprint)
             origin.appendJSON(to: &text)
@@ -649,7 +649,7 @@ struct AuditReport {
 
     /// `--format json`.
     func json() -> String {
-        var text = JSONText()
+        var text = OutputText()
         text.beginObject()
         func counts(_ name: String, _ values: [String: Int]) {
             text.key(name)

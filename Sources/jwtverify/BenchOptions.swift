@@ -11,7 +11,7 @@ struct BenchOptions {
     var now: Double?
     var algorithm = SignatureAlgorithm.rs256
     var count = 2000
-    var threads = BenchmarkHost.processorCount
+    var threads = Processors.online
     var rounds = 7
     var presentations = 1
     var rawCheck = RawVerificationLimit.Check.openSSL

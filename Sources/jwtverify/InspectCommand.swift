@@ -66,7 +66,7 @@ struct InspectCommand {
             case .success(let verified):
                 out += "VERIFIED: signature by kid \(verified.keyID ?? "(none)") (\(verified.algorithm))"
                 out += ", claims checked" + (policy.issuers == nil ? " (issuer not checked)" : "") + (policy.audiences == nil ? " (audience not checked)" : "")
-                out += " at \(TimeArgument.format(at)).\n\n"
+                out += " at \(Timestamp.format(at)).\n\n"
             case .failure(let error):
                 out += "REJECTED: \(error.reason.rawValue): \(error.detail)\n(everything below is UNVERIFIED)\n\n"
                 status = .rejected
@@ -81,7 +81,7 @@ struct InspectCommand {
         out += "  subject    \(peek.claims.subject ?? "(none)")\n"
         for (label, value) in [("issued", peek.claims.issuedAt), ("not before", peek.claims.notBefore), ("expires", peek.claims.expiresAt)] {
             guard let value else { continue }
-            out += "  \(label.padding(10)) \(TimeArgument.format(value)) (\(Self.relative(value - at)))\n"
+            out += "  \(label.padding(10)) \(Timestamp.format(value)) (\(Self.relative(value - at)))\n"
         }
         if let exp = peek.claims.expiresAt, let iat = peek.claims.issuedAt {
             out += "  lifetime   \(Self.duration(exp - iat))\n"
@@ -138,7 +138,7 @@ enum PrettyJSON {
         case .object(let members) where !members.isEmpty:
             let inner = indent + "  "
             let lines = members.keys.sorted().map { key -> String in
-                var name = JSONText()
+                var name = OutputText()
                 name.string(key)
                 return inner + name.string + ": " + render(members[key]!, indent: inner)
             }

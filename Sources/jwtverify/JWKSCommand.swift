@@ -99,12 +99,12 @@ struct JWKSCommand {
         let loaded = try KeySetLoader.loadEach(keySets)
         var merged = loaded[0].keys
         for next in loaded.dropFirst() { merged = merged.merging(next.keys) }
-        var text = JSONText()
+        var text = OutputText()
         var table = ""
         for source in loaded {
             if let validity = source.validity {
-                table += "# \(source.source): fetched \(TimeArgument.format(validity.fetchedAt)), expires "
-                    + "\(TimeArgument.format(validity.expiresAt))\(source.stale ? " (STALE: the origin could not be reached)" : "")\n"
+                table += "# \(source.source): fetched \(Timestamp.format(validity.fetchedAt)), expires "
+                    + "\(Timestamp.format(validity.expiresAt))\(source.stale ? " (STALE: the origin could not be reached)" : "")\n"
             }
         }
         table += "kid          kty  size/curve  algorithms                         use  thumbprint (RFC 7638)                        status\n"
@@ -129,8 +129,8 @@ struct JWKSCommand {
                 text.bool(key.unusableReason == nil)
                 text.member("unusable_reason", key.unusableReason)
                 text.member("source", origin?.source)
-                text.member("fetched_at", origin?.validity.map { TimeArgument.format($0.fetchedAt) })
-                text.member("expires_at", origin?.validity.map { TimeArgument.format($0.expiresAt) })
+                text.member("fetched_at", origin?.validity.map { Timestamp.format($0.fetchedAt) })
+                text.member("expires_at", origin?.validity.map { Timestamp.format($0.expiresAt) })
                 text.endObject()
                 text.newline()
             } else {

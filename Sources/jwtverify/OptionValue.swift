@@ -12,7 +12,7 @@ enum OptionValue {
 
     /// Unix seconds (fractions allowed) or RFC 3339 (`--now`).
     static func time(_ name: String, _ text: String) throws(CommandFailure) -> Double {
-        guard let value = TimeArgument.parse(text) else {
+        guard let value = Timestamp.parse(text) else {
             throw .usage("\(name) needs Unix seconds or an RFC 3339 time, not \"\(text)\"")
         }
         return value

@@ -46,7 +46,7 @@ final class OutputSink {
     }
 
     /// Queues a batch's finished text as the array form does; the text was handed over without a copy.
-    func write(_ text: FinishedJSONText) {
+    func write(_ text: FinishedOutputText) {
         guard text.count >= capacity else { return text.withUnsafeBytes { append($0) } }
         submitBuffer()
         submit(Block.text(text))
@@ -64,7 +64,7 @@ final class OutputSink {
     /// What is written in one go: the sink's own buffer or a block handed over.
     private enum Block: Sendable {
         case array([UInt8])
-        case text(FinishedJSONText)
+        case text(FinishedOutputText)
 
         func withUnsafeBytes(_ body: (UnsafeRawBufferPointer) -> Void) {
             switch self {

@@ -54,12 +54,12 @@ struct VerifyCommand {
 
     /// A chunk of a batch: its records and its tally.
     struct Part: Sendable {
-        let output: FinishedJSONText
+        let output: FinishedOutputText
         let tally: Tally
     }
 
     private static func verify(_ batch: LineBatch, _ range: Range<Int>, file: String?, with evaluator: RequestLineEvaluator) -> Part {
-        var text = JSONText()
+        var text = OutputText()
         text.reserveCapacity(range.count * 384)  // a typical record is 300-350 octets
         var tally = Tally()
         batch.storage.withUnsafeBytes { storage in

@@ -1,3 +1,4 @@
+import JWTVerifyTooling
 import JWTVerify
 
 /// The flags of `jwtverify verify`, parsed and validated before any input is read.
@@ -11,7 +12,7 @@ struct VerifyOptions {
     var inputs: [String] = []
     var helpRequested = false
 
-    static var defaultThreads: Int { max(1, Int(sysconfValue())) }
+    static var defaultThreads: Int { Processors.online }
 
     static let table = OptionTable<VerifyOptions>(
         KeySetOptions.options().map { $0.lifted(\.keySets) },
@@ -64,14 +65,6 @@ struct VerifyOptions {
         if keySets.sources.isEmpty { throw .usage("--jwks is required") }
     }
 }
-
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
-
-private func sysconfValue() -> Int { sysconf(Int32(_SC_NPROCESSORS_ONLN)) }
 
 extension Substring {
     var trimmingSpaces: String {

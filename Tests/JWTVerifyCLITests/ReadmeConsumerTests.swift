@@ -66,15 +66,7 @@ struct ReadmeConsumerTests {
 
         // The scratch folder stays in this repository's .build, so a second run builds incrementally.
         let scratch = CLIRunner.repositoryRoot.appendingPathComponent(".build/readme-consumer").path
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["swift", "build", "--package-path", package.path, "--scratch-path", scratch]
-        let output = Pipe()
-        process.standardOutput = output
-        process.standardError = output
-        try process.run()
-        let log = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
-        #expect(process.terminationStatus == 0, "swift build of the README's examples failed:\n\(log.suffix(4000))")
+        let (status, log) = try ExternalProgram.run("/usr/bin/env", ["swift", "build", "--package-path", package.path, "--scratch-path", scratch])
+        #expect(status == 0, "swift build of the README's examples failed:\n\(log.suffix(4000))")
     }
 }

@@ -201,6 +201,22 @@ enum ExternalProgram {
         return nil
     }
 
+    /// Runs `path arguments…` to its end (stdin from `input`, when given); its exit status and
+    /// what it wrote to stdout and stderr together.
+    static func run(_ path: String, _ arguments: [String], input: URL? = nil) throws -> (status: Int32, output: String) {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: path)
+        process.arguments = arguments
+        if let input { process.standardInput = try FileHandle(forReadingFrom: input) }
+        let output = Pipe()
+        process.standardOutput = output
+        process.standardError = output
+        try process.run()
+        let said = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        return (process.terminationStatus, said)
+    }
+
     static func missing(_ name: String) -> Comment {
         Comment(rawValue: "\(name) is not installed: 'make test' installs it (apt-get); skipped")
     }

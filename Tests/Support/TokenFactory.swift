@@ -14,7 +14,7 @@ package enum TokenFactory {
         }
         /// The public JWK members plus kid, use and alg, as JSON text.
         package var jwkJSON: String {
-            var text = JSONText()
+            var text = OutputText()
             text.beginObject()
             for (name, value) in key.publicJWKMembers() {
                 text.key(name)

@@ -2,7 +2,7 @@ internal import CByteKernels
 
 /// Finds the bytes that end a plain run inside a JSON string, eight bytes at a time (long runs
 /// skipped by whole SIMD blocks first): what the scanner stops at when reading a string
-/// (``FlatJSONScanner``) and what ``JSONText`` escapes when writing one.
+/// (``FlatJSONScanner``) and what ``OutputText`` escapes when writing one.
 ///
 /// Each mask has the high bit set in the bytes of a little-endian word that match. The borrow
 /// tricks can also flag a byte above a true match, never below one, so the lowest flagged byte is
@@ -21,7 +21,7 @@ enum JSONStringBytes {
     private static func zeroBytes(_ v: UInt64) -> UInt64 { (v &- ones) & ~v & highs }
 
     /// Bytes JSON text must escape: control characters, the quote, the backslash, and DEL (which
-    /// `JSONText` escapes too). Bytes of 0x80 and above are not flagged.
+    /// `OutputText` escapes too). Bytes of 0x80 and above are not flagged.
     @inline(__always)
     static func escapeMask(_ word: UInt64) -> UInt64 {
         let control = (word &- 0x2020_2020_2020_2020) & ~word & highs

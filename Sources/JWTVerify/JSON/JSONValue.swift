@@ -32,7 +32,7 @@ public enum JSONValue: Sendable, Hashable, CustomStringConvertible {
 
     /// Compact JSON text for this value (object members sorted by name).
     public var description: String {
-        var out = JSONText()
+        var out = OutputText()
         out.append(self)
         return out.string
     }

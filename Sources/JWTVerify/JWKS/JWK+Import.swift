@@ -132,7 +132,7 @@ extension JWK {
 enum Thumbprint {
     /// base64url(SHA-256(canonical JSON of `members`)); members must already be in lexicographic order.
     static func of(_ members: [(String, String)]) -> String {
-        var text = JSONText()
+        var text = OutputText()
         text.beginObject()
         for (name, value) in members {
             text.key(name)

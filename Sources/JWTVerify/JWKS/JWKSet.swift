@@ -78,7 +78,7 @@ public struct JWKSet: Sendable {
         }
         guard shaped, !entries.isEmpty, entries.count <= maximumKeys else { return nil }
         return entries.map { kid, pem in
-            var text = JSONText()
+            var text = OutputText()
             text.beginObject()
             text.key("kid")
             text.string(kid)

@@ -38,9 +38,9 @@ public final class RemoteKeySet: Sendable {
         self.url = url
         self.fetcher = fetcher
         self.clock = clock
-        self.snapshotPath = snapshotDirectory.map { KeySetSnapshot.path(for: url, in: $0) }
+        self.snapshotPath = snapshotDirectory.map { KeySetSnapshotFile.path(for: url, in: $0) }
         var initial = KeyCacheState(policy: policy)
-        if let snapshotPath, let snapshot = KeySetSnapshot.read(from: snapshotPath, url: url),
+        if let snapshotPath, let snapshot = KeySetSnapshotFile.read(from: snapshotPath, url: url),
             let keys = try? JWKSet(json: snapshot.document)
         {
             initial.restore(
@@ -133,19 +133,19 @@ public final class RemoteKeySet: Sendable {
                 state.withLock { $0.failed("unusable document: \(error)", at: now) }
                 return
             }
-            let snapshot = state.withLock { state -> KeySetSnapshot? in
+            let snapshot = state.withLock { state -> KeySetSnapshotFile? in
                 state.fetched(keys, maxAge: maxAge, etag: newETag, lastModified: newLastModified, at: now)
                 guard state.lastFailure == nil, let expiresAt = state.expiresAt else { return nil }
-                return KeySetSnapshot(
+                return KeySetSnapshotFile(
                     url: url, fetchedAt: now, expiresAt: expiresAt, etag: newETag, lastModified: newLastModified, document: body)
             }
             if let snapshot, let snapshotPath { snapshot.write(to: snapshotPath) }
         case .notModified(let maxAge):
             state.withLock { $0.notModified(maxAge: maxAge, at: now) }
-            if let snapshotPath, let old = KeySetSnapshot.read(from: snapshotPath, url: url),
+            if let snapshotPath, let old = KeySetSnapshotFile.read(from: snapshotPath, url: url),
                 let expiresAt = state.withLock({ $0.expiresAt })
             {
-                KeySetSnapshot(
+                KeySetSnapshotFile(
                     url: url, fetchedAt: now, expiresAt: expiresAt, etag: old.etag, lastModified: old.lastModified,
                     document: old.document
                 ).write(to: snapshotPath)

@@ -11,9 +11,9 @@ package import JWTVerify
 /// - Numbers and booleans are written as in JSON.
 ///
 /// Each cell but a row's first starts with ``cellSeparator()``, so a row is its first cell, then
-/// a separator and a cell for each of the others, then ``JSONText/newline()``. (The separator and
+/// a separator and a cell for each of the others, then ``OutputText/newline()``. (The separator and
 /// the line break also keep JSON's commas out: a value written after either starts afresh.)
-extension JSONText {
+extension OutputText {
     /// The tab before a cell.
     private static let tab: UInt8 = 0x09
 

@@ -72,7 +72,7 @@ package struct BenchmarkCorpus: Sendable {
             }
             return ("bk\(index)X7qLm2", key)
         }
-        var jwks = JSONText()
+        var jwks = OutputText()
         jwks.beginObject()
         jwks.key("keys")
         jwks.beginArray()

@@ -8,9 +8,6 @@ import Darwin
 
 /// What a benchmark ran on, and how its rows are printed for people.
 package enum BenchmarkHost {
-    /// Online processors.
-    package static var processorCount: Int { max(1, Int(sysconf(Int32(_SC_NPROCESSORS_ONLN)))) }
-
     /// The CPU model from /proc/cpuinfo, when readable.
     package static var cpuModel: String {
         guard let file = fopen("/proc/cpuinfo", "r") else { return "unknown CPU" }
@@ -31,7 +28,7 @@ package enum BenchmarkHost {
         var parts = tm()
         gmtime_r(&now, &parts)
         let date = "\(1900 + Int(parts.tm_year))-\(pad(Int(parts.tm_mon) + 1))-\(pad(Int(parts.tm_mday)))"
-        return "\(date) · \(cpuModel) · \(processorCount) cores · \(OpenSSLVersion.text)\n"
+        return "\(date) · \(cpuModel) · \(Processors.online) cores · \(OpenSSLVersion.text)\n"
             + "alg      threads    tokens/s   raw limit/s   ratio    round ratios   cpu tokens/s   p50 µs   p99 µs   valid/n"
     }
 

@@ -49,7 +49,7 @@ package struct ThroughputReport: Sendable {
 
     /// The report as one JSON object (the `jwtverify bench --json` contract).
     package func json(label: String? = nil) -> String {
-        var text = JSONText()
+        var text = OutputText()
         text.beginObject()
         if let label {
             text.key("label")

@@ -21,7 +21,7 @@ package enum VerifyBody {
 
         /// `{"error":"body_not_json","line":N,"detail":"..."}` and a newline.
         package var json: [UInt8] {
-            var text = JSONText()
+            var text = OutputText()
             text.beginObject()
             text.key("error")
             text.string("body_not_json")
@@ -87,7 +87,7 @@ package enum VerifyBody {
     package static func evaluate(_ body: [UInt8], with evaluator: RequestLineEvaluator) -> Result<Records, Problem> {
         body.withUnsafeBytes { bytes in
             requests(bytes).map { lines in
-                var text = JSONText()
+                var text = OutputText()
                 text.reserveCapacity(lines.count * 384)
                 var tally = Tally()
                 for group in lines.indices.chunks(of: FixedBaseP256Key.batchLimit) {

@@ -185,7 +185,7 @@ private struct AccessRecord {
     var fingerprint: SHA256Digest?
 
     func line(method: String, path: String) -> String {
-        var text = JSONText()
+        var text = OutputText()
         text.beginObject()
         text.key("time")
         text.number((VerificationPolicy.systemClock() * 1000).rounded() / 1000)

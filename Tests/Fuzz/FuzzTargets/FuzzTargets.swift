@@ -177,7 +177,7 @@ enum FuzzTargets {
         default:
             // A verified token whose claims hold the fuzzer's bytes: every header value stays safe.
             let text = String(decoding: rest, as: UTF8.self)
-            var escaped = JSONText()
+            var escaped = OutputText()
             escaped.string(text)
             let token = TokenFactory.token(payload: TokenFactory.claims(extra: #""name":\#(escaped.string),"groups":[\#(escaped.string),1]"#))
             let result = Array(token.utf8).withUnsafeBytes { verifier.evaluate($0, nonce: nil, at: .clock) }
@@ -216,7 +216,7 @@ enum FuzzTargets {
                 offset += n
                 return n
             }
-            var text = JSONText()
+            var text = OutputText()
             let lines = RequestLineEvaluator(verifier: verifier, defaultNonce: nil, time: .clock)
             while let batch = try? reader.nextBatch(maxLines: 7, maxBytes: 1000) {
                 for case .text(let range) in batch.lines {

@@ -1,11 +1,12 @@
-/// Builds JSON text into a byte buffer: the CLI's output lines and ``JSONValue/description``.
+/// Builds output text into a byte buffer: JSON (the CLI's records, ``JSONValue/description``) and,
+/// through the tooling's extension, tab-separated cells.
 ///
 /// Strings are escaped per RFC 8259 (quote, backslash and control characters); everything else is
 /// written as is, so valid UTF-8 in means valid JSON out.
 ///
-/// A `JSONText` is not copyable: it owns its buffer outright (allocated once, grown by doubling,
+/// A `OutputText` is not copyable: it owns its buffer outright (allocated once, grown by doubling,
 /// freed in `deinit`), so a record's dozens of small appends are each a capacity check and a store.
-package struct JSONText: ~Copyable {
+package struct OutputText: ~Copyable {
     private var base: UnsafeMutablePointer<UInt8>
     private var length = 0
     private var capacity: Int
@@ -24,8 +25,8 @@ package struct JSONText: ~Copyable {
 
     /// Hands the text over with its buffer, without copying it (a batch's records, on their way to
     /// the writer).
-    package consuming func finish() -> FinishedJSONText {
-        let finished = FinishedJSONText(takingOwnershipOf: base, count: length)
+    package consuming func finish() -> FinishedOutputText {
+        let finished = FinishedOutputText(takingOwnershipOf: base, count: length)
         discard self
         return finished
     }

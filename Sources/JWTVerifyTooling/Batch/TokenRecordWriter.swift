@@ -7,9 +7,9 @@ package import JWTVerify
 /// The values come from the verifier's ``VerificationOutcome``: for a valid token the verified
 /// claims; for a rejected one what the verifier could read on the way, with `claims_verified`
 /// `false`. Members that could not be read are `null`.
-package enum TokenReport {
+package enum TokenRecordWriter {
     /// Appends the shared fields of `outcome` to the open object `out`.
-    package static func appendVerdict(_ outcome: VerificationOutcome, to out: inout JSONText) {
+    package static func appendVerdict(_ outcome: VerificationOutcome, to out: inout OutputText) {
         out.key("valid")
         switch outcome.result {
         case .success(let token):
@@ -34,7 +34,7 @@ package enum TokenReport {
     }
 
     private static func appendFields(
-        algorithm: String?, keyID: String?, claims: borrowing RegisteredClaims, verified: Bool, to out: inout JSONText
+        algorithm: String?, keyID: String?, claims: borrowing RegisteredClaims, verified: Bool, to out: inout OutputText
     ) {
         out.member("alg", algorithm)
         out.member("kid", keyID)
@@ -54,7 +54,7 @@ package enum TokenReport {
     ]
 
     /// Appends the shared fields of `outcome` as the cells of ``columns``, each after its tab.
-    package static func appendVerdictCells(_ outcome: VerificationOutcome, to out: inout JSONText) {
+    package static func appendVerdictCells(_ outcome: VerificationOutcome, to out: inout OutputText) {
         out.cellSeparator()
         switch outcome.result {
         case .success(let token):
@@ -77,7 +77,7 @@ package enum TokenReport {
     }
 
     private static func appendCells(
-        algorithm: String?, keyID: String?, claims: borrowing RegisteredClaims, verified: Bool, to out: inout JSONText
+        algorithm: String?, keyID: String?, claims: borrowing RegisteredClaims, verified: Bool, to out: inout OutputText
     ) {
         out.cellSeparator()
         out.stringCell(algorithm)
@@ -92,7 +92,7 @@ package enum TokenReport {
         if !isList { out.stringCell(claims.audience?.first) }
         out.cellSeparator()
         if isList, let audience = claims.audience {
-            var list = JSONText()
+            var list = OutputText()
             list.audienceList(audience)
             list.finish().withUnsafeBytes { out.cellText($0) }
         }
@@ -107,14 +107,14 @@ package enum TokenReport {
     /// Appends `claims` (the provider's typed claims, with `sub`, and `uid` for Firebase) and, for
     /// a notification, `event`, when the policy has provider rules and the token verified. Members
     /// are written in name order, straight from the typed values.
-    package static func appendProviderClaims(_ outcome: VerificationOutcome, rules: ProviderRules, to out: inout JSONText) {
+    package static func appendProviderClaims(_ outcome: VerificationOutcome, rules: ProviderRules, to out: inout OutputText) {
         guard rules != .none, case .success(let token) = outcome.result else { return }
         token.withClaims { claims, provider in appendProviderClaims(provider, claims, rules: rules, to: &out) }
     }
 
     /// The members of ``appendProviderClaims(_:rules:to:)``, from the claims as lent by the token.
     private static func appendProviderClaims(
-        _ provider: borrowing ProviderClaims, _ claims: borrowing RegisteredClaims, rules: ProviderRules, to out: inout JSONText
+        _ provider: borrowing ProviderClaims, _ claims: borrowing RegisteredClaims, rules: ProviderRules, to out: inout OutputText
     ) {
         let isFirebase = if case .firebase = rules { true } else { false }
         let isApple = if case .appleIdentityToken = rules { true } else { false }
@@ -152,7 +152,7 @@ package enum TokenReport {
     /// Appends `verify`'s record for one input line, followed by a newline: `line`, `file`?, `id`?,
     /// the shared fields, then `claims`/`event` under provider rules.
     package static func appendLineRecord(
-        to out: inout JSONText, line: Int, file: String?, idJSON: String?, outcome: VerificationOutcome, rules: ProviderRules
+        to out: inout OutputText, line: Int, file: String?, idJSON: String?, outcome: VerificationOutcome, rules: ProviderRules
     ) {
         out.beginObject()
         out.key("line")

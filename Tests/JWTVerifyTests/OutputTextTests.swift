@@ -3,11 +3,11 @@ import Foundation
 import JWTVerifyTestSupport
 import Testing
 
-/// The word-at-a-time string escaping of ``JSONText`` against a byte-by-byte reference, and the
+/// The word-at-a-time string escaping of ``OutputText`` against a byte-by-byte reference, and the
 /// shared hex digits.
 @Suite("JSON text: string escaping and hex digits")
-struct JSONTextTests {
-    /// RFC 8259 escaping as JSONText promises it: quote, backslash, \n \r \t by name, other control
+struct OutputTextTests {
+    /// RFC 8259 escaping as OutputText promises it: quote, backslash, \n \r \t by name, other control
     /// characters and DEL as \u00xx, every other byte as is.
     static func reference(_ bytes: [UInt8]) -> [UInt8] {
         var out: [UInt8] = [UInt8(ascii: "\"")]
@@ -27,7 +27,7 @@ struct JSONTextTests {
     }
 
     static func written(_ bytes: [UInt8]) -> [UInt8] {
-        var text = JSONText()
+        var text = OutputText()
         text.string(bytes)
         return text.bytes
     }
@@ -67,7 +67,7 @@ struct JSONTextTests {
     @Test("multi-byte UTF-8 is written as is")
     func unicode() {
         let value = "é日本語🙂 \"q\" e\u{7F}"
-        var text = JSONText()
+        var text = OutputText()
         text.string(value)
         #expect(text.string == #""é日本語🙂 \"q\" e\u007f""#)
     }
@@ -83,11 +83,11 @@ struct JSONTextTests {
         var rng = SplitMix(state: 5)
         for _ in 0..<2_000 { values.append(Int64(bitPattern: rng.next()) >> Int64.random(in: 0..<63, using: &rng)) }
         for value in values {
-            var text = JSONText()
+            var text = OutputText()
             text.integer(Int(value))
             #expect(text.string == String(value))
         }
-        var whole = JSONText()
+        var whole = OutputText()
         whole.number(1_767_225_600)
         whole.number(-0.5)
         whole.number(9_007_199_254_740_992)
@@ -99,7 +99,7 @@ struct JSONTextTests {
         let bytes = (0...255).map { UInt8($0) }
         let expected = bytes.map { String(format: "%02x", Int($0)) }.joined()
         #expect(HexDigits.string(bytes) == expected)
-        var text = JSONText()
+        var text = OutputText()
         text.hexString(bytes)
         #expect(text.string == "\"" + expected + "\"")
     }

@@ -1,6 +1,6 @@
-/// The text a ``JSONText`` built, handed over with its buffer (no copy) to be written out from
+/// The text a ``OutputText`` built, handed over with its buffer (no copy) to be written out from
 /// another thread. Immutable; the buffer is freed with the last reference.
-package final class FinishedJSONText: @unchecked Sendable {
+package final class FinishedOutputText: @unchecked Sendable {
     private let base: UnsafeMutablePointer<UInt8>
     /// The number of octets.
     package let count: Int

@@ -19,7 +19,7 @@ package struct RequestLineEvaluator: Sendable {
     /// Evaluates `line` and appends its record; returns the verdict's reason (`nil`: valid).
     @discardableResult
     package func evaluate(
-        _ line: UnsafeRawBufferPointer, number: Int, file: String?, into out: inout JSONText
+        _ line: UnsafeRawBufferPointer, number: Int, file: String?, into out: inout OutputText
     ) -> VerificationError.Reason? {
         let rules = verifier.policy.rules
         if line.first == UInt8(ascii: "{") {
@@ -27,7 +27,7 @@ package struct RequestLineEvaluator: Sendable {
                 switch parsed {
                 case .success(let request):
                     let outcome = withNonce(request.nonce) { verifier.outcome(request.token, rawNonce: $0, at: time) }
-                    TokenReport.appendLineRecord(to: &out, line: number, file: file, idJSON: request.idJSON, outcome: outcome, rules: rules)
+                    TokenRecordWriter.appendLineRecord(to: &out, line: number, file: file, idJSON: request.idJSON, outcome: outcome, rules: rules)
                     return outcome.error?.reason
                 case .failure(let problem):
                     return unusable(VerificationError(.malformed, detail: problem.description), number: number, file: file, idJSON: problem.idJSON, into: &out)
@@ -40,7 +40,7 @@ package struct RequestLineEvaluator: Sendable {
             return unusable(VerificationError(.malformed, detail: "empty line"), number: number, file: file, idJSON: nil, into: &out)
         }
         let outcome = withNonce(nil) { verifier.outcome(token, rawNonce: $0, at: time) }
-        TokenReport.appendLineRecord(to: &out, line: number, file: file, idJSON: nil, outcome: outcome, rules: rules)
+        TokenRecordWriter.appendLineRecord(to: &out, line: number, file: file, idJSON: nil, outcome: outcome, rules: rules)
         return outcome.error?.reason
     }
 
@@ -61,9 +61,9 @@ package struct RequestLineEvaluator: Sendable {
     /// Appends the record of a line that held no usable token request.
     @discardableResult
     package func unusable(
-        _ error: VerificationError, number: Int, file: String?, idJSON: String?, into out: inout JSONText
+        _ error: VerificationError, number: Int, file: String?, idJSON: String?, into out: inout OutputText
     ) -> VerificationError.Reason {
-        TokenReport.appendLineRecord(
+        TokenRecordWriter.appendLineRecord(
             to: &out, line: number, file: file, idJSON: idJSON, outcome: VerificationOutcome(.failure(error)), rules: .none)
         return error.reason
     }

@@ -9,7 +9,7 @@ import Darwin
 /// One JSON file per source URL: `{"url", "fetched_at", "expires_at", "etag", "last_modified",
 /// "document"}`, where `document` is the body exactly as served. Written atomically (a temporary
 /// file in the same directory, then `rename`).
-struct KeySetSnapshot {
+struct KeySetSnapshotFile {
     let url: String
     let fetchedAt: Double
     let expiresAt: Double
@@ -27,7 +27,7 @@ struct KeySetSnapshot {
     /// Writes the snapshot atomically; returns whether it was written.
     @discardableResult
     func write(to path: String) -> Bool {
-        var text = JSONText()
+        var text = OutputText()
         text.beginObject()
         text.key("url")
         text.string(url)
@@ -56,13 +56,13 @@ struct KeySetSnapshot {
     }
 
     /// Reads a snapshot for `url` (`nil` when absent, unreadable, or for another URL).
-    static func read(from path: String, url: String) -> KeySetSnapshot? {
+    static func read(from path: String, url: String) -> KeySetSnapshotFile? {
         guard let bytes = try? JWKSet.readFile(path), case .success(let document) = JSONDocument.parse(bytes) else { return nil }
-        return document.withRoot { root -> KeySetSnapshot? in
+        return document.withRoot { root -> KeySetSnapshotFile? in
             guard root.member("url")?.string == url, let fetchedAt = root.member("fetched_at")?.number,
                 let expiresAt = root.member("expires_at")?.number, let body = root.member("document")?.stringBytes
             else { return nil }
-            return KeySetSnapshot(
+            return KeySetSnapshotFile(
                 url: url, fetchedAt: fetchedAt, expiresAt: expiresAt, etag: root.member("etag")?.string,
                 lastModified: root.member("last_modified")?.string, document: Array(body))
         }
