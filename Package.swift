@@ -66,6 +66,13 @@ let package = Package(
             dependencies: ["JWTVerify", "CByteKernels", "CMallocTuning"],
             swiftSettings: strictSettings
         ),
+        // serve's HTTP side: a transport protocol with GNU libmicrohttpd as its implementation,
+        // the service, routes, gateway answers, metrics and the /verify body reader. Not a product.
+        .target(
+            name: "JWTVerifyServer",
+            dependencies: ["JWTVerify", "JWTVerifyTooling", "CMicroHTTPD"],
+            swiftSettings: strictSettings
+        ),
         .target(
             name: "JWTVerifyRemote",
             dependencies: ["JWTVerify"],
@@ -73,12 +80,12 @@ let package = Package(
         ),
         .executableTarget(
             name: "jwtverify",
-            dependencies: ["JWTVerify", "JWTVerifyRemote", "JWTVerifyTooling", "CMallocTuning", "CMicroHTTPD"],
+            dependencies: ["JWTVerify", "JWTVerifyRemote", "JWTVerifyTooling", "JWTVerifyServer", "CMallocTuning"],
             swiftSettings: strictSettings
         ),
         .executableTarget(
             name: "jwtfuzz",
-            dependencies: ["JWTVerify", "JWTVerifyTooling", "JWTVerifyTestSupport"],
+            dependencies: ["JWTVerify", "JWTVerifyTooling", "JWTVerifyServer", "JWTVerifyTestSupport"],
             path: "Tests/Fuzz/FuzzTargets",
             swiftSettings: strictSettings
         ),
@@ -102,13 +109,18 @@ let package = Package(
             swiftSettings: strictSettings
         ),
         .testTarget(
+            name: "JWTVerifyServerTests",
+            dependencies: ["JWTVerify", "JWTVerifyServer", "JWTVerifyTooling", "JWTVerifyTestSupport"],
+            swiftSettings: strictSettings
+        ),
+        .testTarget(
             name: "JWTVerifyRemoteTests",
             dependencies: ["JWTVerify", "JWTVerifyRemote", "JWTVerifyTestSupport"],
             swiftSettings: strictSettings
         ),
         .testTarget(
             name: "JWTVerifyCLITests",
-            dependencies: ["jwtverify", "JWTVerify", "JWTVerifyRemote", "JWTVerifyTooling", "JWTVerifyTestSupport"],
+            dependencies: ["jwtverify", "JWTVerify", "JWTVerifyRemote", "JWTVerifyTooling", "JWTVerifyServer", "JWTVerifyTestSupport"],
             swiftSettings: strictSettings
         ),
     ],

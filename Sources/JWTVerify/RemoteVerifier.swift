@@ -1,3 +1,4 @@
+import Dispatch
 import Synchronization
 
 /// Verifies tokens against a ``RemoteKeySet`` that keeps itself current, under a
@@ -40,12 +41,35 @@ public final class RemoteVerifier: Sendable {
     /// Throws `jwks_unavailable` when no keys can be had at all.
     public func verify(_ token: String, nonce: String? = nil, at time: Double? = nil) async throws(VerificationError) -> VerifiedToken {
         if keySet.currentKeysAndGeneration().keys == nil { await keySet.load() }
-        do {
-            return try verifyWithoutWaiting(token, nonce: nonce, at: time)
-        } catch where error.reason == .unknownKeyID {
-            guard await keySet.refreshForUnknownKeyID() else { throw error }
-            return try verifyWithoutWaiting(token, nonce: nonce, at: time)
+        let first = Result { () throws(VerificationError) in try verifyWithoutWaiting(token, nonce: nonce, at: time) }
+        guard case .failure(let error) = first, Self.namesUnknownKey(error) else { return try first.get() }
+        guard await keySet.refreshForUnknownKeyID() else { throw error }
+        return try verifyWithoutWaiting(token, nonce: nonce, at: time)
+    }
+
+    /// The one rule for a key the set lacks: a rejection as `unknown_kid` is worth one refresh.
+    package static func namesUnknownKey(_ error: VerificationError) -> Bool { error.reason == .unknownKeyID }
+
+    /// For callers on a thread of their own (a server's handler, which may block): `attempt` over
+    /// the current verifier; when `namesUnknownKey` says its outcome names a `kid` the keys lack,
+    /// this thread waits for at most one rate-limited refresh (the same one ``verify(_:nonce:at:)``
+    /// waits for) and `attempt` runs again over the new keys. `jwks_unavailable` without keys.
+    package func withCurrentVerifierBlocking<T>(
+        namesUnknownKey: (T) -> Bool, _ attempt: (Verifier) -> T
+    ) -> Result<T, VerificationError> {
+        let first: T
+        do { first = attempt(try currentVerifier()) } catch { return .failure(error) }
+        guard namesUnknownKey(first) else { return .success(first) }
+        let refreshed = RefreshOutcome()
+        let done = DispatchSemaphore(value: 0)
+        let keySet = self.keySet
+        Task {
+            refreshed.set(await keySet.refreshForUnknownKeyID())
+            done.signal()
         }
+        done.wait()
+        guard refreshed.value else { return .success(first) }
+        do { return .success(attempt(try currentVerifier())) } catch { return .failure(error) }
     }
 
     /// Verifies `token` with the keys at hand, never waiting on the network.
@@ -66,4 +90,11 @@ public final class RemoteVerifier: Sendable {
             return verifier
         }
     }
+}
+
+/// Whether a refresh brought new keys, handed from the refreshing task to the waiting thread.
+private final class RefreshOutcome: @unchecked Sendable {
+    // Safety: written by the task before it signals the semaphore, read after the wait.
+    private(set) var value = false
+    func set(_ value: Bool) { self.value = value }
 }

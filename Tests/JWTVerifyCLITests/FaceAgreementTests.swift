@@ -1,6 +1,7 @@
 import Foundation
 import JWTVerify
 import JWTVerifyRemote
+import JWTVerifyServer
 import JWTVerifyTestSupport
 import Testing
 
@@ -116,6 +117,30 @@ struct FaceAgreementTests {
         return try verdicts(group, records: answer.body)
     }
 
+    /// `serve`'s `/auth`, in-process: each token as `Authorization: Bearer`, through a route whose
+    /// `--nonce` is the case's (one route per nonce); the verdict from the status and
+    /// `X-JWT-Reason`. Only tokens a bearer header can carry (token68) are compared.
+    static func auth(_ group: Group) throws -> [String: String] {
+        guard let keys = try? JWKSet(json: group.jwks) else { return [:] }
+        let verifier = Verifier(keys: keys, policy: group.policy)
+        var services: [String: ServeService] = [:]
+        var verdicts: [String: String] = [:]
+        for item in group.cases {
+            let bytes = Array(item.token.utf8)
+            guard !bytes.isEmpty, bytes.allSatisfy({ Base64URL.isAlphabet($0) || $0 == UInt8(ascii: ".") }) else { continue }
+            let nonce = item.nonce ?? ""
+            let service = services[nonce] ?? {
+                let configuration = RouteConfiguration(name: ServeRoute.defaultName, nonce: item.nonce, time: .fixed(group.now))
+                let route = ServeRoute(configuration: configuration, keys: .files(verifier, loadedAt: 0, count: keys.keys.count))
+                return ServeService(routes: ServeRoutes(routes: [route.name: route]))
+            }()
+            services[nonce] = service
+            let answer = service.handle(InMemoryRequest(path: "/auth", headers: ["Authorization": "Bearer " + item.token]))
+            verdicts[item.id] = answer.status == 200 ? "" : answer.header("X-JWT-Reason") ?? "(\(answer.status) without a reason)"
+        }
+        return verdicts
+    }
+
     /// `jwtverify audit` over one token per line, one run per nonce; only tokens the extractor
     /// finds whole are compared (audit looks for tokens in text, so a malformed one may not be found).
     static func auditCLI(_ group: Group, jwksFile: String) throws -> [String: String] {
@@ -163,6 +188,7 @@ struct FaceAgreementTests {
                 ("verify", try verifyCLI(group, jwksFile: jwksFile)),
                 ("audit", try auditCLI(group, jwksFile: jwksFile)),
                 ("serve", try serveVerify(group, jwksFile: jwksFile)),
+                ("auth", try auth(group)),
             ]
             for item in group.cases {
                 let reference = library[item.id] ?? "?"
@@ -224,6 +250,7 @@ struct FaceAgreementTests {
         #expect(counts["verify", default: 0] >= 169)
         #expect(counts["serve"] == counts["verify"])
         #expect(counts["audit", default: 0] >= 120)
+        #expect(counts["auth", default: 0] >= 120)
     }
 
     @Test("the bundled samples: generic and Apple policies")
@@ -249,6 +276,7 @@ struct FaceAgreementTests {
         #expect(counts["library"] == 2 * cases.count)
         #expect(counts["verify"] == 2 * cases.count)
         #expect(counts["serve"] == 2 * cases.count)
+        #expect(counts["auth", default: 0] >= 2 * (cases.count - 3))
     }
 
     @Test("the profile corpus: every provider rule, each token under every profile")
@@ -270,6 +298,7 @@ struct FaceAgreementTests {
         #expect(counts["remote"] == total)
         #expect(counts["verify"] == total)
         #expect(counts["serve"] == total)
+        #expect(counts["auth"] == total)
         // audit has no raw nonces: it sits out the nonce-less runs of the policies that require one.
         let requiring = ProfileCorpus.policies.filter { $0.policy.nonceRequirement == .required }.count
         #expect(requiring == 2)

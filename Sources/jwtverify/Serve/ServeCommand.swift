@@ -1,5 +1,6 @@
 import Dispatch
 import JWTVerify
+import JWTVerifyServer
 import JWTVerifyTooling
 #if canImport(Glibc)
 import Glibc
@@ -12,20 +13,22 @@ struct ServeCommand {
     func run() throws(CommandFailure) -> ExitStatus {
         let commandLine = options.route.isGiven ? options.route : nil
         let routes = try ServeRoutes.load(commandLine: commandLine, configFile: options.configFile, requireKeys: false)
-        let service = ServeService(routes: routes, accessLog: options.accessLog)
-        let limits = HTTPServer.Limits(
+        let write: @Sendable (String) -> Void = { line in StandardError.write(line) }
+        let log = options.accessLog ? write : nil
+        let service = ServeService(routes: routes, accessLog: log)
+        let limits = MicroHTTPDServer.Limits(
             threads: options.threads, connections: options.maxConnections, timeoutSeconds: options.timeoutSeconds,
             headerBytes: options.maxHeaderBytes, bodyBytes: options.maxBodyBytes)
         // Signals are taken by dispatch sources, not by handlers running on a server thread.
         for number in [SIGHUP, SIGTERM, SIGINT] { signal(number, SIG_IGN) }
-        let server: HTTPServer
-        do {
-            server = try HTTPServer(host: options.host, port: options.port, limits: limits, handler: { service.handle($0) })
+        let server: MicroHTTPDServer
+        do throws(MicroHTTPDServer.ListenFailure) {
+            server = try MicroHTTPDServer(host: options.host, port: options.port, limits: limits, handler: { service.handle($0) })
         } catch {
             throw CommandFailure(status: .osError, message: "cannot listen on \(options.host):\(options.port): \(error.description)")
         }
         for route in routes.routes.values.sorted(by: { $0.name < $1.name })
-        where route.options.policy.nonceRequirement == .required && route.options.flags.nonce == nil {
+        where route.requiresNonce && route.configuration.nonce == nil {
             StandardError.write(
                 "jwtverify serve: warning: route \"\(route.name)\" requires a raw nonce, which an /auth request does not carry: "
                     + "its /auth answers are nonce_missing (give --skip-nonce if this service uses no nonces)\n")

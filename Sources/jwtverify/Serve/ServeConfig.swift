@@ -1,4 +1,5 @@
 import JWTVerify
+import JWTVerifyServer
 import JWTVerifyTooling
 
 /// `serve --config FILE`: named routes, each written as the route options of the command line.

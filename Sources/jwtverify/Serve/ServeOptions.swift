@@ -1,4 +1,5 @@
 import JWTVerify
+import JWTVerifyServer
 import JWTVerifyTooling
 
 /// What one `serve` route checks and how it finds the token: keys, policy, token cache and the

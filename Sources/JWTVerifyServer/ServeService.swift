@@ -1,43 +1,46 @@
-import JWTVerify
+package import JWTVerify
 import JWTVerifyTooling
 import Synchronization
 #if canImport(Glibc)
 import Glibc
 #endif
 
-/// What `serve` does with each request: route it, take the token, run the route's verifier, and
-/// answer. The routes can be swapped whole (SIGHUP) while requests are in flight.
-final class ServeService: Sendable {
+/// What `serve` does with each request, whatever transport carries it: route it, take the token,
+/// run the route's verifier, and answer. The routes can be swapped whole (SIGHUP) while requests
+/// are in flight.
+package final class ServeService: Sendable {
     private let current: Mutex<ServeRoutes>
-    let metrics = ServeMetrics()
-    private let accessLog: Bool
+    package let metrics = ServeMetrics()
+    /// Where access-log lines go (`--access-log`), if anywhere.
+    private let accessLog: (@Sendable (String) -> Void)?
 
-    init(routes: ServeRoutes, accessLog: Bool) {
+    /// A service answering with `routes`; `accessLog` receives one JSON line per request.
+    package init(routes: ServeRoutes, accessLog: (@Sendable (String) -> Void)? = nil) {
         self.current = Mutex(routes)
         self.accessLog = accessLog
     }
 
     /// The routes now.
-    var routes: ServeRoutes { current.withLock { $0 } }
+    package var routes: ServeRoutes { current.withLock { $0 } }
 
     /// Replaces the routes (a reload).
-    func replace(_ routes: ServeRoutes) { current.withLock { $0 = routes } }
+    package func replace(_ routes: ServeRoutes) { current.withLock { $0 = routes } }
 
     /// Answers one request.
-    func handle(_ request: HTTPRequest) -> HTTPResponse {
+    package func handle(_ request: some HTTPRequest) -> HTTPResponse {
         let started = ThroughputClock.now()
         var log = AccessRecord()
         let response = answer(request, log: &log)
         metrics.response(status: response.status)
-        if accessLog {
+        if let accessLog {
             log.status = response.status
             log.latency = ThroughputClock.now() - started
-            StandardError.write(log.line(method: request.method, path: request.path))
+            accessLog(log.line(method: request.method, path: request.path))
         }
         return response
     }
 
-    private func answer(_ request: HTTPRequest, log: inout AccessRecord) -> HTTPResponse {
+    private func answer(_ request: some HTTPRequest, log: inout AccessRecord) -> HTTPResponse {
         let path = request.path
         switch Self.endpoint(path) {
         case ("auth", let rest):
@@ -76,8 +79,8 @@ final class ServeService: Sendable {
     }
 
     /// `/auth`: the gateway check.
-    private func auth(_ request: HTTPRequest, route: ServeRoute, log: inout AccessRecord) -> HTTPResponse {
-        let options = route.options
+    private func auth(_ request: some HTTPRequest, route: ServeRoute, log: inout AccessRecord) -> HTTPResponse {
+        let options = route.configuration
         let answer = withToken(request, options) { token -> GatewayAnswer in
             guard let token else {
                 metrics.missingToken(route: route.name)
@@ -95,7 +98,7 @@ final class ServeService: Sendable {
             let reason: VerificationError.Reason? = if case .failure(let error) = result { error.reason } else { nil }
             metrics.verification(route: route.name, reason: reason, seconds: seconds)
             log.reason = reason?.rawValue
-            if accessLog { log.fingerprint = SHA256Digest(hashing: bytes) }
+            if accessLog != nil { log.fingerprint = SHA256Digest(hashing: bytes) }
             return GatewayAnswer.verdict(result, claimHeaders: options.claimHeaders, realm: options.realm)
         }
         return HTTPResponse(status: answer.status, headers: answer.headers)
@@ -103,7 +106,7 @@ final class ServeService: Sendable {
 
     /// Where a request's token is: `Authorization: Bearer`, else the route's header, else its cookie.
     private func withToken<R>(
-        _ request: HTTPRequest, _ options: RouteOptions, _ body: ((value: UnsafeRawBufferPointer, parsed: BearerCredential.Parsed)?) -> R
+        _ request: some HTTPRequest, _ options: RouteConfiguration, _ body: ((value: UnsafeRawBufferPointer, parsed: BearerCredential.Parsed)?) -> R
     ) -> R {
         let fromAuthorization = request.withHeader("Authorization") { value -> R? in
             guard let value else { return nil }
@@ -129,10 +132,16 @@ final class ServeService: Sendable {
     }
 
     /// `/verify`: the body's requests through the route's verifier, answered with `verify`'s records.
+    /// A line naming a `kid` a remote key set lacks waits for at most one refresh, as `/auth` does,
+    /// and then the whole body is evaluated again.
     private func verifyBody(_ body: [UInt8], route: ServeRoute, log: inout AccessRecord) -> HTTPResponse {
         let started = ThroughputClock.now()
-        var outcome: Result<VerifyBody.Records, VerifyBody.Problem>
-        switch evaluateBody(body, route: route) {
+        let evaluated = route.withVerifier(namesUnknownKey: Self.namesUnknownKey) { verifier in
+            VerifyBody.evaluate(
+                body, with: RequestLineEvaluator(verifier: verifier, defaultNonce: route.configuration.nonce, time: route.configuration.time))
+        }
+        let outcome: Result<VerifyBody.Records, VerifyBody.Problem>
+        switch evaluated {
         case .success(let value): outcome = value
         case .failure(let error):
             log.reason = error.reason.rawValue
@@ -140,31 +149,23 @@ final class ServeService: Sendable {
                 status: 503, headers: [("Content-Type", "application/json"), ("Retry-After", "5")],
                 body: Array(#"{"error":"jwks_unavailable"}"#.utf8) + [10])
         }
-        // As /auth does: a kid the keys lack waits for at most one refresh, then the body again.
-        if case .success(let records) = outcome, records.tally.byReason[VerificationError.Reason.unknownKeyID.rawValue] != nil,
-            route.refreshForUnknownKeyID(), case .success(let again) = evaluateBody(body, route: route)
-        {
-            outcome = again
-        }
         switch outcome {
         case .failure(let problem):
             log.reason = "body_not_json"
             return HTTPResponse(status: 400, headers: [("Content-Type", "application/json")], body: problem.json)
         case .success(let records):
             let seconds = (ThroughputClock.now() - started) / Double(max(1, records.tally.total))
-            for (reason, count) in [(nil, records.tally.valid)] + records.tally.byReason.map({ ($0.key, $0.value) }) {
+            let counts: [(String?, Int)] = [(nil, records.tally.valid)] + records.tally.byReason.map { ($0.key, $0.value) }
+            for (reason, count) in counts {
                 for _ in 0..<count { metrics.verification(route: route.name, reason: reason.map(VerificationError.Reason.init(rawValue:)), seconds: seconds) }
             }
             return HTTPResponse(status: 200, headers: [("Content-Type", "application/x-ndjson")], body: records.output)
         }
     }
 
-    /// The body through the route's verifier over its current keys.
-    private func evaluateBody(_ body: [UInt8], route: ServeRoute) -> Result<Result<VerifyBody.Records, VerifyBody.Problem>, VerificationError> {
-        route.verifier().map { verifier in
-            let evaluator = RequestLineEvaluator(verifier: verifier, defaultNonce: route.options.flags.nonce, time: route.options.flags.evaluationTime)
-            return VerifyBody.evaluate(body, with: evaluator)
-        }
+    private static func namesUnknownKey(_ outcome: Result<VerifyBody.Records, VerifyBody.Problem>) -> Bool {
+        guard case .success(let records) = outcome else { return false }
+        return records.tally.byReason[VerificationError.Reason.unknownKeyID.rawValue] != nil
     }
 
     private static func notFound(_ message: String) -> HTTPResponse {
@@ -210,8 +211,8 @@ private struct AccessRecord {
 }
 
 /// Monotonic seconds.
-enum ThroughputClock {
-    static func now() -> Double {
+package enum ThroughputClock {
+    package static func now() -> Double {
         var time = timespec()
         clock_gettime(CLOCK_MONOTONIC, &time)
         return Double(time.tv_sec) + Double(time.tv_nsec) / 1e9

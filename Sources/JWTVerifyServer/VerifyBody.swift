@@ -1,4 +1,5 @@
-import JWTVerify
+package import JWTVerify
+package import JWTVerifyTooling
 
 /// `serve`'s `/verify` body: one JSON request, or JSON Lines of them, exactly `verify`'s input
 /// lines, answered with `verify`'s record for each, in order. ES256 signatures are presolved in

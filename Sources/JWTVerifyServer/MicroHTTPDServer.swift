@@ -4,20 +4,17 @@ import Synchronization
 import Glibc
 #endif
 
-/// One request as ``HTTPServer``'s handler sees it; header lookups are valid during the call only.
-struct HTTPRequest {
+/// A request as libmicrohttpd holds it; header lookups are valid during the handler's call only.
+struct MicroHTTPDRequest: HTTPRequest {
     let connection: OpaquePointer
     let method: String
     let path: String
-    /// The body, when the request had one within the cap.
     let body: [UInt8]
 
-    /// Runs `body` with the value of header `name` (case-insensitive), or `nil`.
     func withHeader<R>(_ name: String, _ body: (UnsafeRawBufferPointer?) -> R) -> R {
         Self.withValue(connection, kind: 0, name, body)
     }
 
-    /// Runs `body` with the value of cookie `name`, or `nil`.
     func withCookie<R>(_ name: String, _ body: (UnsafeRawBufferPointer?) -> R) -> R {
         Self.withValue(connection, kind: 1, name, body)
     }
@@ -28,29 +25,31 @@ struct HTTPRequest {
     }
 }
 
-/// An answer: status, headers and body.
-struct HTTPResponse {
-    var status: Int
-    var headers: [(String, String)] = []
-    var body: [UInt8] = []
-}
-
 /// GNU libmicrohttpd in its epoll thread-pool mode, answering every request through `handler` on
 /// one of `threads` threads. It parses HTTP; this type only moves requests and answers across.
-final class HTTPServer: @unchecked Sendable {
+package final class MicroHTTPDServer: @unchecked Sendable {
     /// Limits the daemon enforces.
-    struct Limits {
-        var threads: Int
-        var connections: Int
+    package struct Limits {
+        package var threads: Int
+        package var connections: Int
         /// Idle or stalled connections are closed after this many seconds.
-        var timeoutSeconds: Int
+        package var timeoutSeconds: Int
         /// Per-connection memory, which bounds the request line and headers (431 beyond it).
-        var headerBytes: Int
+        package var headerBytes: Int
         /// Longest body read (413 beyond it).
-        var bodyBytes: Int
+        package var bodyBytes: Int
+
+        package init(threads: Int, connections: Int, timeoutSeconds: Int, headerBytes: Int, bodyBytes: Int) {
+            self.threads = threads
+            self.connections = connections
+            self.timeoutSeconds = timeoutSeconds
+            self.headerBytes = headerBytes
+            self.bodyBytes = bodyBytes
+        }
     }
 
-    typealias Handler = @Sendable (HTTPRequest) -> HTTPResponse
+    /// Answers one request, on one of the daemon's threads.
+    package typealias Handler = @Sendable (any HTTPRequest) -> HTTPResponse
 
     private let handler: Handler
     private let bodyLimit: Int
@@ -60,25 +59,25 @@ final class HTTPServer: @unchecked Sendable {
     private let stopped = Mutex(false)
 
     /// The port listened on.
-    private(set) var port: UInt16 = 0
+    package private(set) var port: UInt16 = 0
 
     /// Why the daemon did not start: the `errno` its start left.
-    struct ListenFailure: Error {
-        let code: Int32
+    package struct ListenFailure: Error {
+        package let code: Int32
         /// The system's words for ``code``.
-        var description: String { String(cString: strerror(code)) }
+        package var description: String { String(cString: strerror(code)) }
     }
 
     /// Starts listening on `host:port` (port 0: a free one).
     ///
     /// - Throws: ``ListenFailure`` when the daemon cannot start (the address is in use, say).
     ///   The trampoline is freed by `deinit` alone, which runs for a failed initializer too.
-    init(host: String, port: UInt16, limits: Limits, handler: @escaping Handler) throws(ListenFailure) {
+    package init(host: String, port: UInt16, limits: Limits, handler: @escaping Handler) throws(ListenFailure) {
         self.handler = handler
         self.bodyLimit = limits.bodyBytes
         trampoline = .allocate(capacity: 1)
         trampoline.initialize(to: cmhd_trampoline(handler: { cls, connection, url, method, upload, uploadSize, state in
-            Unmanaged<HTTPServer>.fromOpaque(cls!).takeUnretainedValue().access(connection!, url!, method!, upload, uploadSize!, state!)
+            Unmanaged<MicroHTTPDServer>.fromOpaque(cls!).takeUnretainedValue().access(connection!, url!, method!, upload, uploadSize!, state!)
         }, completed: { cls, state in
             guard let state, let pointer = state.pointee else { return }
             Unmanaged<RequestState>.fromOpaque(pointer).release()
@@ -98,7 +97,7 @@ final class HTTPServer: @unchecked Sendable {
 
     /// Stops accepting connections, waits up to `seconds` for the open ones to finish their
     /// requests, then stops the daemon.
-    func drain(seconds: Double) {
+    package func drain(seconds: Double) {
         guard let daemon else { return }
         _ = MHD_quiesce_daemon(daemon)
         var waited = 0.0
@@ -110,7 +109,7 @@ final class HTTPServer: @unchecked Sendable {
     }
 
     /// Stops the daemon (its threads are joined); idempotent.
-    func stop() {
+    package func stop() {
         let already = stopped.withLock { stopped in
             defer { stopped = true }
             return stopped
@@ -154,7 +153,7 @@ final class HTTPServer: @unchecked Sendable {
                 status: 413, headers: [("Content-Type", "application/json")],
                 body: Array(#"{"error":"body_too_large","limit":\#(bodyLimit)}"#.utf8) + [10])
         } else {
-            response = handler(HTTPRequest(connection: connection, method: String(cString: method), path: String(cString: url), body: request.body))
+            response = handler(MicroHTTPDRequest(connection: connection, method: String(cString: method), path: String(cString: url), body: request.body))
         }
         return Self.queue(response, on: connection) ? 1 : 0
     }

@@ -1,6 +1,6 @@
 import JWTVerify
 import JWTVerifyTestSupport
-import JWTVerifyTooling
+import JWTVerifyServer
 import Testing
 
 /// The HTTP-facing parsing of `serve`: bearer credentials (RFC 6750 §2.1), header-safe values,

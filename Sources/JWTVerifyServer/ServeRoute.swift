@@ -1,0 +1,132 @@
+package import JWTVerify
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// How one route finds tokens and answers for them, resolved once from its options.
+package struct RouteConfiguration: Sendable {
+    /// The route's name: `default` for the command line's, else its `--config` name.
+    package var name: String
+    /// Claims sent as headers on `/auth` success.
+    package var claimHeaders: [GatewayAnswer.ClaimHeader]
+    /// Other places to find the token: a request header, a cookie.
+    package var tokenHeader: String?
+    package var tokenCookie: String?
+    /// The realm of `WWW-Authenticate` challenges.
+    package var realm: String?
+    /// The raw nonce checked for every `/auth` token and every `/verify` line without its own.
+    package var nonce: String?
+    /// When tokens are evaluated (`--now`, or the clock).
+    package var time: EvaluationTime
+
+    package init(
+        name: String, claimHeaders: [GatewayAnswer.ClaimHeader] = [], tokenHeader: String? = nil, tokenCookie: String? = nil,
+        realm: String? = nil, nonce: String? = nil, time: EvaluationTime = .clock
+    ) {
+        self.name = name
+        self.claimHeaders = claimHeaders
+        self.tokenHeader = tokenHeader
+        self.tokenCookie = tokenCookie
+        self.realm = realm
+        self.nonce = nonce
+        self.time = time
+    }
+}
+
+/// One route of `serve`, ready: its configuration and its verifier (over key files, or over one
+/// remote key set that keeps itself current).
+package final class ServeRoute: Sendable {
+    /// The route the command line describes, behind `/auth` and `/verify`.
+    package static let defaultName = "default"
+
+    /// Where a route's keys come from.
+    package enum Keys: Sendable {
+        /// Key files, loaded at start and on SIGHUP: the verifier over them, when they were
+        /// loaded and how many usable keys they hold.
+        case files(Verifier, loadedAt: Double, count: Int)
+        /// One remote key set.
+        case remote(RemoteVerifier)
+    }
+
+    package let configuration: RouteConfiguration
+    private let keys: Keys
+
+    package var name: String { configuration.name }
+
+    package init(configuration: RouteConfiguration, keys: Keys) {
+        self.configuration = configuration
+        self.keys = keys
+    }
+
+    /// Runs `attempt` over the verifier of the keys at hand (`jwks_unavailable` while a remote set
+    /// has none). When `namesUnknownKey` says its outcome names a `kid` a remote set lacks, waits
+    /// for at most one rate-limited refresh and runs it again: ``RemoteVerifier``'s one wait.
+    package func withVerifier<T>(namesUnknownKey: (T) -> Bool, _ attempt: (Verifier) -> T) -> Result<T, VerificationError> {
+        switch keys {
+        case .files(let verifier, _, _): return .success(attempt(verifier))
+        case .remote(let remote): return remote.withCurrentVerifierBlocking(namesUnknownKey: namesUnknownKey, attempt)
+        }
+    }
+
+    /// Evaluates one token with the route's nonce and time.
+    package func evaluate(_ token: UnsafeRawBufferPointer) -> Result<VerifiedToken, VerificationError> {
+        withVerifier(namesUnknownKey: Self.namesUnknownKey) { verifier in
+            verifier.evaluate(token, nonce: configuration.nonce, at: configuration.time)
+        }.flatMap { $0 }
+    }
+
+    private static func namesUnknownKey(_ result: Result<VerifiedToken, VerificationError>) -> Bool {
+        if case .failure(let error) = result { return RemoteVerifier.namesUnknownKey(error) }
+        return false
+    }
+
+    /// Whether the route's policy requires a raw nonce with every token.
+    package var requiresNonce: Bool {
+        switch keys {
+        case .files(let verifier, _, _): verifier.policy.nonceRequirement == .required
+        case .remote(let remote): remote.policy.nonceRequirement == .required
+        }
+    }
+
+    /// Whether usable keys are loaded.
+    package var isReady: Bool {
+        switch keys {
+        case .files: true
+        case .remote(let remote): remote.keySet.currentKeys() != nil
+        }
+    }
+
+    /// Starts (or retries) a remote set's due refresh; nothing for key files.
+    package func refreshIfDue() async {
+        if case .remote(let remote) = keys { await remote.keySet.refreshIfDue() }
+    }
+
+    /// What `/metrics` shows of this route.
+    package var metricsState: ServeMetrics.RouteState {
+        switch keys {
+        case .files(let verifier, let loadedAt, let count):
+            return ServeMetrics.RouteState(
+                route: name, keyCount: count, keyAge: VerificationPolicy.systemClock() - loadedAt, keySet: nil, cache: verifier.cache?.counters)
+        case .remote(let remote):
+            let keys = remote.keySet.currentKeys()
+            return ServeMetrics.RouteState(
+                route: name, keyCount: keys?.keys.filter { $0.unusableReason == nil }.count ?? 0,
+                keyAge: remote.keySet.validity.map { VerificationPolicy.systemClock() - $0.fetchedAt }, keySet: remote.keySet.metrics,
+                cache: remote.cache?.counters)
+        }
+    }
+}
+
+/// The routes `serve` answers with: the command line's (`default`) and `--config`'s.
+package struct ServeRoutes: Sendable {
+    package let routes: [String: ServeRoute]
+
+    package init(routes: [String: ServeRoute]) { self.routes = routes }
+
+    /// The route a path names after its endpoint (`/auth/NAME`), or the default route.
+    package func route(forSubpath subpath: Substring) -> ServeRoute? {
+        let first = subpath.split(separator: "/", maxSplits: 1).first.map(String.init)
+        if let first, let named = routes[first] { return named }
+        return routes[ServeRoute.defaultName]
+    }
+}

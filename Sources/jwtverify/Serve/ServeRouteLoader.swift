@@ -1,0 +1,57 @@
+import JWTVerify
+import JWTVerifyRemote
+import JWTVerifyServer
+import JWTVerifyTooling
+
+extension RouteOptions {
+    /// These options resolved once into what the server needs: the route's configuration.
+    func configuration(name: String) -> RouteConfiguration {
+        RouteConfiguration(
+            name: name, claimHeaders: claimHeaders, tokenHeader: tokenHeader, tokenCookie: tokenCookie, realm: realm, nonce: flags.nonce,
+            time: flags.evaluationTime)
+    }
+
+    /// Loads the route's key files, or its remote key set (snapshot or fetch, waiting at most the
+    /// fetch timeout), into a ready route. A remote set still without keys fails when
+    /// `requireKeys` (a reload, which then keeps the old route); at start it is retried in the
+    /// background and `/ready` says when.
+    func loadRoute(name: String, requireKeys: Bool) throws(CommandFailure) -> ServeRoute {
+        let cache: VerifiedTokenCache.Configuration? = cacheCapacity > 0 ? .init(capacity: cacheCapacity) : nil
+        let keys: ServeRoute.Keys
+        if keySets.sources.count == 1, case .url(let url) = KeySetSource(parsing: keySets.sources[0]) {
+            try keySets.prepareCacheDirectory()
+            let keySet = RemoteKeySet(url: url, fetcher: HTTPKeySetFetcher(), policy: keySets.policy, snapshotDirectory: keySets.cacheDirectory)
+            Blocking.run { await keySet.load() }
+            if keySet.currentKeys() == nil {
+                let message = "route \"\(name)\": no keys from \(url) (\(keySet.lastFailure ?? "not fetched"))"
+                if requireKeys { throw CommandFailure(status: .unavailable, message: message) }
+                StandardError.write("jwtverify serve: warning: \(message); retrying in the background\n")
+            }
+            keys = .remote(RemoteVerifier(keySet: keySet, policy: policy, cache: cache))
+        } else {
+            let loaded = try KeySetLoader.load(keySets)
+            keys = .files(
+                Verifier(keys: loaded, policy: policy, cache: cache), loadedAt: VerificationPolicy.systemClock(),
+                count: loaded.keys.filter { $0.unusableReason == nil }.count)
+        }
+        return ServeRoute(configuration: configuration(name: name), keys: keys)
+    }
+}
+
+extension ServeRoutes {
+    /// Loads the command line's route and every route of `configFile`.
+    static func load(commandLine: RouteOptions?, configFile: String?, requireKeys: Bool) throws(CommandFailure) -> ServeRoutes {
+        var options: [String: RouteOptions] = [:]
+        if let configFile { options = try ServeConfig.routes(fromFile: configFile) }
+        if let commandLine {
+            if options[ServeRoute.defaultName] != nil {
+                throw CommandFailure(status: .dataError, message: "\(configFile ?? ""): route \"default\" is the command line's; name it otherwise")
+            }
+            options[ServeRoute.defaultName] = commandLine
+        }
+        guard !options.isEmpty else { throw CommandFailure(status: .dataError, message: "\(configFile ?? "serve"): no routes") }
+        var routes: [String: ServeRoute] = [:]
+        for (name, route) in options { routes[name] = try route.loadRoute(name: name, requireKeys: requireKeys) }
+        return ServeRoutes(routes: routes)
+    }
+}

@@ -1,0 +1,90 @@
+import JWTVerify
+import JWTVerifyServer
+import JWTVerifyTestSupport
+import Synchronization
+import Testing
+
+/// `serve`'s request path in-process: the service answering requests held in memory, as the
+/// libmicrohttpd transport hands them over, with no socket in between.
+@Suite("serve's service, in-process")
+struct ServeServiceTests {
+    static let valid = TokenFactory.token(payload: TokenFactory.claims(extra: #""email":"a@example.com","groups":["admin","ops"]"#))
+
+    static func service(
+        policy: VerificationPolicy = .generic(issuer: TokenFactory.issuer, audiences: [TokenFactory.audience]),
+        configuration: RouteConfiguration = RouteConfiguration(name: ServeRoute.defaultName, time: .fixed(TokenFactory.now)),
+        accessLog: (@Sendable (String) -> Void)? = nil
+    ) -> ServeService {
+        let route = ServeRoute(configuration: configuration, keys: .files(Verifier(keys: TokenFactory.keys, policy: policy), loadedAt: 0, count: 3))
+        return ServeService(routes: ServeRoutes(routes: [route.name: route]), accessLog: accessLog)
+    }
+
+    static func bearer(_ token: String, path: String = "/auth") -> InMemoryRequest {
+        InMemoryRequest(path: path, headers: ["Authorization": "Bearer \(token)"])
+    }
+
+    @Test("/auth: 200 with claim headers, 401 with the reason, 403 for another audience, 401 without a token")
+    func auth() {
+        let service = Self.service(
+            configuration: RouteConfiguration(
+                name: ServeRoute.defaultName, claimHeaders: [GatewayAnswer.ClaimHeader(parsing: "groups=X-Groups")!], time: .fixed(TokenFactory.now)))
+        let ok = service.handle(Self.bearer(Self.valid))
+        #expect(ok.status == 200)
+        #expect(ok.header("X-JWT-Sub") == "001234.abc.1234")
+        #expect(ok.header("X-Groups") == "admin,ops")
+        let expired = service.handle(Self.bearer(TokenFactory.token(payload: TokenFactory.claims(exp: "1700000100"))))
+        #expect(expired.status == 401)
+        #expect(expired.header("X-JWT-Reason") == "expired")
+        #expect(expired.header("WWW-Authenticate") == #"Bearer error="invalid_token", error_description="expired""#)
+        let elsewhere = TokenFactory.token(payload: #"{"iss":"https://appleid.apple.com","aud":"other","exp":1700003600,"iat":1700000000,"sub":"s"}"#)
+        #expect(service.handle(Self.bearer(elsewhere)).status == 403)
+        let none = service.handle(InMemoryRequest(path: "/auth"))
+        #expect(none.status == 401)
+        #expect(none.header("WWW-Authenticate") == "Bearer")
+        let metrics = String(decoding: service.handle(InMemoryRequest(path: "/metrics")).body, as: UTF8.self)
+        #expect(metrics.contains(#"jwtverify_verifications_total{route="default",result="no_token",reason="none"} 1"#), "\(metrics)")
+        #expect(metrics.contains(#"jwtverify_verifications_total{route="default",result="rejected",reason="expired"} 1"#))
+    }
+
+    @Test("/verify answers records for bare and JSON lines; 400 for a line that is neither; other paths and methods")
+    func verifyAndOthers() {
+        let service = Self.service()
+        let body = Array((Self.valid + "\n" + #"{"token":"\#(Self.valid)","id":7}"# + "\n").utf8)
+        let answer = service.handle(InMemoryRequest(method: "POST", path: "/verify", body: body))
+        #expect(answer.status == 200)
+        let lines = String(decoding: answer.body, as: UTF8.self).split(separator: "\n")
+        #expect(lines.count == 2)
+        #expect(lines.allSatisfy { $0.contains(#""valid":true"#) })
+        #expect(lines[1].hasPrefix(#"{"line":2,"id":7,"#))
+        #expect(service.handle(InMemoryRequest(method: "POST", path: "/verify", body: Array("hello world\n".utf8))).status == 400)
+        #expect(service.handle(InMemoryRequest(path: "/verify")).status == 405)
+        #expect(service.handle(InMemoryRequest(method: "DELETE", path: "/auth")).status == 405)
+        #expect(service.handle(InMemoryRequest(path: "/healthz")).status == 200)
+        #expect(service.handle(InMemoryRequest(path: "/ready")).status == 200)
+        #expect(service.handle(InMemoryRequest(path: "/nope")).status == 404)
+    }
+
+    @Test("the token header and cookie; the access log carries the fingerprint, never the token")
+    func tokenPlacesAndLog() {
+        let lines = Mutex<[String]>([])
+        let service = Self.service(
+            configuration: RouteConfiguration(name: ServeRoute.defaultName, tokenHeader: "X-Token", tokenCookie: "session", time: .fixed(TokenFactory.now)),
+            accessLog: { line in lines.withLock { $0.append(line) } })
+        #expect(service.handle(InMemoryRequest(path: "/auth", headers: ["x-token": Self.valid])).status == 200)
+        #expect(service.handle(InMemoryRequest(path: "/auth", cookies: ["session": Self.valid])).status == 200)
+        let logged = lines.withLock { $0 }
+        #expect(logged.count == 2)
+        #expect(logged.allSatisfy { $0.contains(#""status":200"#) && $0.contains(#""fingerprint":""#) && !$0.contains(Self.valid) })
+    }
+
+    @Test("a route that requires a nonce answers nonce_missing on /auth unless the route gives one")
+    func nonceRequired() {
+        let apple = VerificationPolicy.appleIdentityToken(audiences: [TokenFactory.audience])
+        let payload = #"{"iss":"https://appleid.apple.com","aud":"com.example.app","exp":1700003600,"iat":1700000000,"sub":"s","nonce":"\#(Nonce.expectedClaim(forRawNonce: "r"))"}"#
+        let token = TokenFactory.token(payload: payload)
+        let without = Self.service(policy: apple)
+        #expect(without.handle(Self.bearer(token)).header("X-JWT-Reason") == "nonce_missing")
+        let with = Self.service(policy: apple, configuration: RouteConfiguration(name: ServeRoute.defaultName, nonce: "r", time: .fixed(TokenFactory.now)))
+        #expect(with.handle(Self.bearer(token)).status == 200)
+    }
+}
