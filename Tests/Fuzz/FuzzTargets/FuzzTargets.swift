@@ -230,6 +230,35 @@ enum FuzzTargets {
                     }
                 }
             }
+            // The splitting reader audit uses: its pieces put back together are the input's lines.
+            offset = 0
+            let splitting = LineReader(
+                lineLimit: 64, longLines: .split(isSeparator: TokenExtractor.isSeparator, searchBytes: 64, headBytes: 8), chunkSize: 13
+            ) { buffer in
+                let n = min(buffer.count, bytes.count - offset)
+                if n > 0 { buffer.copyMemory(from: UnsafeRawBufferPointer(rebasing: bytes[offset..<(offset + n)])) }
+                offset += n
+                return n
+            }
+            var rebuilt: [[UInt8]] = []
+            var open = false
+            while let batch = try? splitting.nextBatch(maxLines: 5, maxBytes: 200) {
+                for line in batch.lines {
+                    switch line {
+                    case .text(let range):
+                        if open { fatalError("a whole line inside a split one") }
+                        rebuilt.append(Array(batch.storage[range]))
+                    case .piece(let range, let piece):
+                        if range.count > 64 { fatalError("a piece over the limit") }
+                        if open { rebuilt[rebuilt.count - 1] += batch.storage[range] } else { rebuilt.append(Array(batch.storage[range])) }
+                        open = !piece.last
+                    case .oversized: fatalError("a splitting reader discarded a line")
+                    }
+                }
+            }
+            var expected = Array(bytes).split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false).map(Array.init)
+            if bytes.last == UInt8(ascii: "\n") || bytes.isEmpty { expected.removeLast() }
+            if open || rebuilt != expected { fatalError("split lines do not put back together: \(rebuilt.count) against \(expected.count)") }
         case "mutation":
             guard bytes.count >= 3 else { return }
             var token = validTokens[Int(bytes[0]) % validTokens.count]
