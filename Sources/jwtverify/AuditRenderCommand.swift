@@ -1,4 +1,5 @@
 import JWTVerify
+import JWTVerifyTooling
 
 /// `jwtverify audit render REPORT.json`: a saved report (`audit --format json`, or the Spark job's
 /// `report.json`) printed in another format by the same renderer `audit` uses, so there is one.

@@ -1,4 +1,5 @@
 import JWTVerify
+import JWTVerifyTooling
 
 /// Parsers for option values the commands share, with one wording for their usage errors.
 enum OptionValue {

@@ -93,7 +93,3 @@ struct VerifyCommand {
         return Part(output: text.finish(), tally: tally)
     }
 }
-
-extension String {
-    func padding(_ width: Int) -> String { count >= width ? self : self + String(repeating: " ", count: width - count) }
-}

@@ -47,7 +47,7 @@ package enum BenchmarkHost {
             }
             return text
         }
-        return label.padding(toLength: 8) + column("\(report.threads)", 8) + column(fixed(report.tokensPerSecond, 0), 12)
+        return label.padding(8) + column("\(report.threads)", 8) + column(fixed(report.tokensPerSecond, 0), 12)
             + column(fixed(report.rawLimitTokensPerSecond, 0), 14) + column(fixed(report.ratio, 3), 8)
             + column(report.roundRatios.isEmpty ? "-" : fixed(report.roundRatios.min()!, 3) + "–" + fixed(report.roundRatios.max()!, 3), 16)
             + column(fixed(report.cpuTokensPerSecond, 0), 15) + column(fixed(report.p50Microseconds, 1), 9)
@@ -86,8 +86,4 @@ package enum BenchmarkHost {
     }()
 
     private static func pad(_ n: Int) -> String { n < 10 ? "0\(n)" : "\(n)" }
-}
-
-extension String {
-    func padding(toLength width: Int) -> String { count >= width ? self : self + String(repeating: " ", count: width - count) }
 }

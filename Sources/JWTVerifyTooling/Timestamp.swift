@@ -1,7 +1,7 @@
 /// Parses `--now` values: Unix seconds (fractions allowed) or an RFC 3339 timestamp such as
 /// `2023-11-14T22:30:00Z` or `2023-11-14T23:30:00.5+01:00`.
-enum Timestamp {
-    static func parse(_ text: String) -> Double? {
+package enum Timestamp {
+    package static func parse(_ text: String) -> Double? {
         if let seconds = Double(text), seconds.isFinite, seconds >= 0, text.allSatisfy({ $0.isNumber || $0 == "." }) {
             return seconds
         }
@@ -80,7 +80,7 @@ enum Timestamp {
 
 extension Timestamp {
     /// `2026-11-29T20:10:00Z` for a time in seconds since the epoch (fractions dropped).
-    static func format(_ seconds: Double) -> String {
+    package static func format(_ seconds: Double) -> String {
         let total = Int(seconds.rounded(.down))
         let days = total >= 0 ? total / 86400 : (total - 86399) / 86400
         let secondsOfDay = total - days * 86400

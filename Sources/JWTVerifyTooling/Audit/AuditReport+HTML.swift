@@ -1,5 +1,6 @@
 import JWTVerify
 
+/// The report as one self-contained HTML page.
 extension AuditReport {
     /// `--format html`: one self-contained page. Inline CSS, inline SVG charts with text labels, a
     /// few lines of inline script for the per-token table, and no script, style, font or image
@@ -7,7 +8,7 @@ extension AuditReport {
     /// mailed. It embeds exactly `json()` as
     /// `<script type="application/json" id="report-data">`, and every chart and table is drawn
     /// from those same counts. Token strings (kids, audiences, issuers) are HTML-escaped.
-    func html() -> String {
+    package func html() -> String {
         var page = HTMLText()
         page.raw("""
             <!doctype html>
