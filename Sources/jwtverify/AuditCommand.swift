@@ -10,7 +10,7 @@ import Darwin
 /// `jwtverify audit`: finds tokens in arbitrary text and reports on each and on the lot.
 struct AuditCommand {
     enum Format: String {
-        case jsonl, tsv, table, markdown, json, html
+        case jsonl, tsv, table, markdown, json, html, partial
 
         /// A record per token (and per discarded fragment with `--discards`), rather than a report.
         var writesRecords: Bool { self == .jsonl || self == .tsv }
@@ -42,9 +42,9 @@ struct AuditCommand {
                 guard value == "iat" else { throw .usage("\(name) takes: iat") }
                 options.atIssueTime = true
             },
-            .value("--format", placeholder: "F", help: "jsonl (one object per token found), tsv (the same records as\ntab-separated rows under a header, without provider claims), or a\nreport: table, markdown, json, html (one self-contained page).\nDefault: table on a terminal, jsonl otherwise.") {
+            .value("--format", placeholder: "F", help: "jsonl (one object per token found), tsv (the same records as\ntab-separated rows under a header, without provider claims), a\nreport: table, markdown, json, html (one self-contained page), or\npartial (a part's report, for 'audit merge').\nDefault: table on a terminal, jsonl otherwise.") {
                 options, value, name throws(CommandFailure) in
-                guard let format = Format(rawValue: value) else { throw .usage("\(name) takes jsonl, tsv, table, markdown, json or html") }
+                guard let format = Format(rawValue: value) else { throw .usage("\(name) takes jsonl, tsv, table, markdown, json, html or partial") }
                 options.format = format
             },
             .flag("--show-tokens", help: "Include the raw token in jsonl and tsv records (default: fingerprints\nonly).") { $0.showTokens = true },
@@ -62,6 +62,7 @@ struct AuditCommand {
     static let help = """
         USAGE: jwtverify audit --jwks SRC [options] [FILE...]
                jwtverify audit render [--format table|markdown|json|html] REPORT.json|-
+               jwtverify audit merge [--format table|markdown|json|html] PARTIAL...
 
         Finds every compact JWS in arbitrary text (logs, HAR files, JSON dumps, URLs, form bodies,
         cookies, Authorization headers; URL-encoding and JSON escapes are undone), evaluates each
@@ -126,6 +127,7 @@ struct AuditCommand {
         report.evaluatedAt = atIssueTime ? nil : (flags.now ?? VerificationPolicy.systemClock().rounded(.down))
         report.nonceChecked = flags.nonce != nil
         report.keepsPlaces = !format.writesRecords
+        report.keepsDistinctTokens = format == .partial
         let options = self
         let runner = BatchRunner(
             threads: threads, lineLimit: Self.lineLimit + (taggedInput ? Self.tagLimit : 0),
@@ -159,6 +161,7 @@ struct AuditCommand {
         case .table: output.write(report.render(markdown: false))
         case .markdown: output.write(report.render(markdown: true))
         case .html: output.write(report.html())
+        case .partial: output.write(report.partialJSON())
         }
         output.flush()
         if output.failure != nil { throw CommandFailure(status: .ioError, message: "cannot write output") }

@@ -10,7 +10,7 @@ struct AuditRenderCommand {
 
     static let table = OptionTable<AuditRenderCommand>([
         .value("--format", placeholder: "F", help: "table (default), markdown, json or html.") { options, value, name throws(CommandFailure) in
-            guard let format = AuditCommand.Format(rawValue: value), !format.writesRecords else {
+            guard let format = AuditCommand.Format(rawValue: value), !format.writesRecords, format != .partial else {
                 throw .usage("\(name) takes table, markdown, json or html")
             }
             options.format = format
@@ -56,7 +56,7 @@ struct AuditRenderCommand {
         case .json: output.write(report.json())
         case .markdown: output.write(report.render(markdown: true))
         case .html: output.write(report.html())
-        case .table, .jsonl, .tsv: output.write(report.render(markdown: false))
+        case .table, .jsonl, .tsv, .partial: output.write(report.render(markdown: false))
         }
         output.flush()
         return output.failure == nil ? .ok : .ioError

@@ -119,6 +119,14 @@ enum JWTVerifyCommand {
             }
             return try VerifyCommand(options: options).run()
         case "audit":
+            if words.dropFirst().first == "merge" {
+                let merge = try AuditMergeCommand(parsing: words.dropFirst(2))
+                if merge.helpRequested {
+                    print(AuditMergeCommand.help)
+                    return .ok
+                }
+                return try merge.run()
+            }
             if words.dropFirst().first == "render" {
                 let render = try AuditRenderCommand(parsing: words.dropFirst(2))
                 if render.helpRequested {

@@ -316,6 +316,46 @@ struct CLIAuditTests {
         #expect(printed.stdoutText == String(readme[block.upperBound..<blockEnd.lowerBound]))
     }
 
+    @Test("audit merge of per-file partials equals one audit over the same files in the same order, byte for byte, in every format")
+    func mergeEqualsOneRun() throws {
+        let (directory, jwks, files) = try Self.fixtures()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        // Repeats and shared nonces crossing files: A, D (A's nonce) and F appear in several files.
+        let extra = directory.appendingPathComponent("more.log")
+        try Data([Self.tD, Self.tA, Self.tF, Self.tB].joined(separator: "\n").utf8).write(to: extra)
+        let inputs = files + [extra.path]
+        let common = ["--jwks", jwks, "--now", "1700001000"]
+        var partials: [String] = []
+        for (index, input) in inputs.enumerated() {
+            let partial = try CLIRunner.run(["audit"] + common + ["--format", "partial", input])
+            #expect(partial.status <= 1, "\(partial.stderr)")
+            let path = directory.appendingPathComponent("part-\(index).json").path
+            try partial.stdout.write(to: URL(fileURLWithPath: path))
+            partials.append(path)
+        }
+        for format in ["json", "table", "markdown", "html"] {
+            let single = try CLIRunner.run(["audit"] + common + ["--format", format] + inputs)
+            let merged = try CLIRunner.run(["audit", "merge", "--format", format] + partials)
+            #expect(merged.status == single.status, "\(format): \(merged.stderr)")
+            #expect(merged.stdout == single.stdout, "\(format) differs")
+        }
+        let report = try #require(try JSONSerialization.jsonObject(with: try CLIRunner.run(["audit", "merge", "--format", "json"] + partials).stdout) as? [String: Any])
+        #expect((report["repeated_tokens"] as? Int ?? 0) >= 3)
+        #expect((report["shared_nonces"] as? Int ?? 0) >= 1)
+        // Another order is another input: the merge follows the order given.
+        let reversed = try CLIRunner.run(["audit", "merge", "--format", "json"] + partials.reversed())
+        let reversedSingle = try CLIRunner.run(["audit"] + common + ["--format", "json"] + inputs.reversed())
+        #expect(reversed.stdout == reversedSingle.stdout)
+        // Parts evaluated at different times are refused.
+        let other = directory.appendingPathComponent("other.json").path
+        try (try CLIRunner.run(["audit", "--jwks", jwks, "--now", "1700009999", "--format", "partial", files[0]])).stdout.write(to: URL(fileURLWithPath: other))
+        let refused = try CLIRunner.run(["audit", "merge", partials[0], other])
+        #expect(refused.status == 65)
+        #expect(refused.stderr.contains("evaluated otherwise"))
+        #expect(try CLIRunner.run(["audit", "merge"]).status == 64)
+        #expect(try CLIRunner.run(["audit", "merge", "--format", "tsv", partials[0]]).status == 64)
+    }
+
     /// A HAR file as browsers save it: one line, `count` requests each with a bearer token and
     /// a large response body, about `bytes` in all.
     static func minifiedHAR(token: String, count: Int, bytes: Int) -> Data {

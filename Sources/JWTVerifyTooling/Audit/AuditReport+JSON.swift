@@ -14,25 +14,11 @@ extension AuditReport {
             guard case .integer(let number)? = members[name] else { throw ParseFailure(message: "\"\(name)\" is not an integer") }
             return Int(number)
         }
-        func counts(_ name: String) throws(ParseFailure) -> [String: Int] {
-            guard case .object(let entries)? = members[name] else { throw ParseFailure(message: "\"\(name)\" is not an object") }
-            var result: [String: Int] = [:]
-            for (key, value) in entries {
-                guard case .integer(let number) = value else { throw ParseFailure(message: "\"\(name)\".\"\(key)\" is not an integer") }
-                result[key] = Int(number)
-            }
-            return result
-        }
+        func counts(_ name: String) throws(ParseFailure) -> [String: Int] { try Self.counts(members, name) }
         tokens = try integer("tokens")
         valid = try integer("valid")
         guard try integer("rejected") == tokens - valid else { throw ParseFailure(message: "\"rejected\" is not tokens - valid") }
-        guard case .object(let evaluation)? = members["evaluation"] else { throw ParseFailure(message: "\"evaluation\" is not an object") }
-        switch (evaluation["mode"], evaluation["time"]) {
-        case (.string("iat")?, nil): evaluatedAt = nil
-        case (.string("now")?, .integer(let time)?): evaluatedAt = Double(time)
-        case (.string("now")?, .number(let time)?): evaluatedAt = time
-        default: throw ParseFailure(message: "\"evaluation\" is neither {\"mode\":\"iat\"} nor {\"mode\":\"now\",\"time\":T}")
-        }
+        evaluatedAt = try Self.evaluation(members)
         switch members["nonce_checked"] {
         case .bool(let checked)?: nonceChecked = checked
         case nil: nonceChecked = false  // reports saved before the field was written
@@ -62,15 +48,7 @@ extension AuditReport {
         tokensSharingNonces = try integer("tokens_sharing_nonces")
         anomalies = try counts("anomalies")
         discarded = try counts("discarded")
-        func sighting(_ value: JSONValue?) throws(ParseFailure) -> Sighting {
-            guard case .object(let fields)? = value, case .integer(let column)? = fields["column"] else {
-                throw ParseFailure(message: "a sighting is not {file, line, column} or {tag, column}")
-            }
-            if case .string(let file)? = fields["file"], case .integer(let line)? = fields["line"] {
-                return Sighting(origin: .line(file: file, number: Int(line)), column: Int(column))
-            }
-            return Sighting(origin: .tag(fields["tag"]?.stringValue), column: Int(column))
-        }
+        func sighting(_ value: JSONValue?) throws(ParseFailure) -> Sighting { try Self.sighting(value) }
         func list(_ name: String, _ countName: String, _ fingerprintName: String) throws(ParseFailure) -> [Repeat] {
             guard case .array(let items)? = members[name] else { throw ParseFailure(message: "\"\(name)\" is not an array") }
             var result: [Repeat] = []
@@ -88,24 +66,7 @@ extension AuditReport {
             case .integer(let omitted)? = table["omitted"]
         else { throw ParseFailure(message: "\"tokens_table\" is not {\"rows\", \"omitted\"}") }
         tableOmitted = Int(omitted)
-        for row in rows {
-            guard case .object(let fields) = row, case .string(let fingerprint)? = fields["fingerprint"],
-                case .integer(let column)? = fields["column"], case .bool(let valid)? = fields["valid"]
-            else { throw ParseFailure(message: "a tokens_table row lacks fingerprint, column or valid") }
-            let origin: AuditOrigin
-            if case .string(let file)? = fields["file"], case .integer(let line)? = fields["line"] {
-                origin = .line(file: file, number: Int(line))
-            } else {
-                origin = .tag(fields["tag"]?.stringValue)
-            }
-            var audience: [String]? = nil
-            if case .array(let values)? = fields["aud"] { audience = values.compactMap(\.stringValue) }
-            tableRows.append(
-                TableRow(
-                    fingerprint: fingerprint, origin: origin, column: Int(column), foundIn: fields["found_in"]?.stringValue ?? "text",
-                    valid: valid, reason: fields["reason"]?.stringValue,
-                    keyID: fields["kid"]?.stringValue, audience: audience, issuedAt: fields["iat"]?.doubleValue))
-        }
+        for row in rows { tableRows.append(try Self.tableRow(row)) }
         guard case .bool(let capped)? = members["tracking_capped"] else { throw ParseFailure(message: "\"tracking_capped\" is not a Boolean") }
         trackingCapped = capped
     }
@@ -114,31 +75,14 @@ extension AuditReport {
     package func json() -> String {
         var text = OutputText()
         text.beginObject()
-        func counts(_ name: String, _ values: [String: Int]) {
-            text.key(name)
-            text.beginObject()
-            for (key, value) in Self.ranked(values) {
-                text.key(key)
-                text.integer(value)
-            }
-            text.endObject()
-        }
+        func counts(_ name: String, _ values: [String: Int]) { Self.appendCounts(name, values, to: &text) }
         text.key("tokens")
         text.integer(tokens)
         text.key("valid")
         text.integer(valid)
         text.key("rejected")
         text.integer(tokens - valid)
-        text.key("evaluation")
-        text.beginObject()
-        if let evaluatedAt {
-            text.member("mode", "now")
-            text.key("time")
-            text.number(evaluatedAt)
-        } else {
-            text.member("mode", "iat")
-        }
-        text.endObject()
+        appendEvaluation(to: &text)
         text.key("nonce_checked")
         text.bool(nonceChecked)
         let timeline = self.timeline
@@ -204,5 +148,82 @@ extension AuditReport {
         text.bool(trackingCapped)
         text.endObject()
         return text.string + "\n"
+    }
+
+    /// `"name"`: an object of integer counts.
+    static func counts(_ members: [String: JSONValue], _ name: String) throws(ParseFailure) -> [String: Int] {
+        guard case .object(let entries)? = members[name] else { throw ParseFailure(message: "\"\(name)\" is not an object") }
+        var result: [String: Int] = [:]
+        for (key, value) in entries {
+            guard case .integer(let number) = value else { throw ParseFailure(message: "\"\(name)\".\"\(key)\" is not an integer") }
+            result[key] = Int(number)
+        }
+        return result
+    }
+
+    /// `"evaluation"`: the fixed time, or `nil` for each token at its own `iat`.
+    static func evaluation(_ members: [String: JSONValue]) throws(ParseFailure) -> Double? {
+        guard case .object(let evaluation)? = members["evaluation"] else { throw ParseFailure(message: "\"evaluation\" is not an object") }
+        switch (evaluation["mode"], evaluation["time"]) {
+        case (.string("iat")?, nil): return nil
+        case (.string("now")?, .integer(let time)?): return Double(time)
+        case (.string("now")?, .number(let time)?): return time
+        default: throw ParseFailure(message: "\"evaluation\" is neither {\"mode\":\"iat\"} nor {\"mode\":\"now\",\"time\":T}")
+        }
+    }
+
+    /// A sighting as ``Sighting/appendJSON(to:)`` writes it.
+    static func sighting(_ value: JSONValue?) throws(ParseFailure) -> Sighting {
+        guard case .object(let fields)? = value, case .integer(let column)? = fields["column"] else {
+            throw ParseFailure(message: "a sighting is not {file, line, column} or {tag, column}")
+        }
+        if case .string(let file)? = fields["file"], case .integer(let line)? = fields["line"] {
+            return Sighting(origin: .line(file: file, number: Int(line)), column: Int(column))
+        }
+        return Sighting(origin: .tag(fields["tag"]?.stringValue), column: Int(column))
+    }
+
+    /// A row of the per-token table as ``TableRow/appendJSON(to:)`` writes it.
+    static func tableRow(_ row: JSONValue) throws(ParseFailure) -> TableRow {
+        guard case .object(let fields) = row, case .string(let fingerprint)? = fields["fingerprint"],
+            case .integer(let column)? = fields["column"], case .bool(let valid)? = fields["valid"]
+        else { throw ParseFailure(message: "a tokens_table row lacks fingerprint, column or valid") }
+        let origin: AuditOrigin
+        if case .string(let file)? = fields["file"], case .integer(let line)? = fields["line"] {
+            origin = .line(file: file, number: Int(line))
+        } else {
+            origin = .tag(fields["tag"]?.stringValue)
+        }
+        var audience: [String]? = nil
+        if case .array(let values)? = fields["aud"] { audience = values.compactMap(\.stringValue) }
+        return TableRow(
+            fingerprint: fingerprint, origin: origin, column: Int(column), foundIn: fields["found_in"]?.stringValue ?? "text",
+            valid: valid, reason: fields["reason"]?.stringValue, keyID: fields["kid"]?.stringValue, audience: audience,
+            issuedAt: fields["iat"]?.doubleValue)
+    }
+
+    /// Writes `"evaluation"`: the fixed time, or each token at its own `iat`.
+    func appendEvaluation(to text: inout OutputText) {
+        text.key("evaluation")
+        text.beginObject()
+        if let evaluatedAt {
+            text.member("mode", "now")
+            text.key("time")
+            text.number(evaluatedAt)
+        } else {
+            text.member("mode", "iat")
+        }
+        text.endObject()
+    }
+
+    /// Writes `"name": {key: count, ...}`, most first, then by name.
+    static func appendCounts(_ name: String, _ values: [String: Int], to text: inout OutputText) {
+        text.key(name)
+        text.beginObject()
+        for (key, value) in ranked(values) {
+            text.key(key)
+            text.integer(value)
+        }
+        text.endObject()
     }
 }

@@ -61,6 +61,20 @@ package struct AuditReport {
     /// The full fingerprints of tokens and nonces met more than once (for the lists).
     var repeatedHex: [DigestKey: String] = [:]
     var sharedNonceHex: [DigestKey: String] = [:]
+    /// For a partial report (``keepsDistinctTokens``): every tracked token's full fingerprint,
+    /// its nonce's, and the ordinals of its first and last occurrence.
+    package var keepsDistinctTokens = false
+    var distinctOrder: [DigestKey] = []
+    var distinct: [DigestKey: DistinctToken] = [:]
+
+    /// What a partial report keeps of one distinct token.
+    struct DistinctToken {
+        let fingerprint: SHA256Digest
+        let nonce: SHA256Digest?
+        let firstOccurrence: Int
+        var lastOccurrence: Int
+    }
+
     /// The lists as a saved report gave them (`audit render`), used as is.
     var savedRepeats: [Repeat]? = nil
     var savedSharedNonces: [Repeat]? = nil
@@ -96,7 +110,7 @@ package struct AuditReport {
         let tag: String?
     }
 
-    private mutating func place(_ sighting: Sighting) -> Place {
+    mutating func place(_ sighting: Sighting) -> Place {
         switch sighting.origin {
         case .line(let file, let number):
             let index: Int32
@@ -142,9 +156,15 @@ package struct AuditReport {
             }
             seen[tokenKey] = count + 1
             if let here { lastPlaces[tokenKey] = here }
+            if keepsDistinctTokens { distinct[tokenKey]?.lastOccurrence = tokens }
         } else if seen.count < Self.trackingLimit {
             seen[tokenKey] = 1
             if let here { firstPlaces[tokenKey] = here }
+            if keepsDistinctTokens {
+                distinctOrder.append(tokenKey)
+                distinct[tokenKey] = DistinctToken(
+                    fingerprint: record.fingerprint, nonce: record.nonceDigest, firstOccurrence: tokens, lastOccurrence: tokens)
+            }
         } else {
             trackingCapped = true
         }
@@ -304,7 +324,7 @@ package struct AuditReport {
         return (unit, merged.keys.sorted().map { TimelineBucket(start: $0, valid: merged[$0]!.valid, rejected: merged[$0]!.rejected) })
     }
 
-    /// Why a JSON document is not a report.
+    /// An empty report.
     package init() {}
 
     /// Sorted by count, then name.

@@ -1,0 +1,68 @@
+import JWTVerify
+import JWTVerifyTooling
+
+/// `jwtverify audit merge PARTIAL...`: the partial reports of several parts of an input
+/// (`audit --format partial`, one per file or per task), merged in the order given into the report
+/// one `audit` run over the whole input would have printed.
+struct AuditMergeCommand {
+    var format: AuditCommand.Format = .table
+    var inputs: [String] = []
+    var helpRequested = false
+
+    static let table = OptionTable<AuditMergeCommand>([
+        .value("--format", placeholder: "F", help: "table (default), markdown, json or html.") { options, value, name throws(CommandFailure) in
+            guard let format = AuditCommand.Format(rawValue: value), !format.writesRecords, format != .partial else {
+                throw .usage("\(name) takes table, markdown, json or html")
+            }
+            options.format = format
+        }
+    ])
+
+    static let help = """
+        USAGE: jwtverify audit merge [--format table|markdown|json|html] PARTIAL...
+
+        Merges partial reports ('jwtverify audit --format partial', each over a part of the input)
+        in the order given, and prints the report exactly as one 'jwtverify audit' over all the
+        parts, in that order, would have: repeated tokens and nonces shared by distinct tokens are
+        found across parts. The parts must have been evaluated alike (the same --now or --at iat).
+
+        OPTIONS:
+        \(table.help)
+
+        EXIT STATUS: 0 every token valid, 1 some token rejected or some input not read (as 'audit'),
+        64 usage, 65 not a partial report or parts evaluated otherwise, 66 file missing.
+        """
+
+    init(parsing words: ArraySlice<String>) throws(CommandFailure) {
+        helpRequested = try Self.table.parse(words, into: &self) { options, path throws(CommandFailure) in options.inputs.append(path) }
+        if !helpRequested && inputs.isEmpty { throw .usage("audit merge needs partial reports (or - for standard input)") }
+    }
+
+    func run() throws(CommandFailure) -> ExitStatus {
+        var partials: [JSONValue] = []
+        for name in inputs {
+            let bytes = try InputFile.readAll(name == "-" ? "/dev/stdin" : name, limit: 1 << 30)
+            switch JSONDocument.parse(bytes) {
+            case .success(let document): partials.append(document.withRoot { $0.value })
+            case .failure(let problem): throw CommandFailure(status: .dataError, message: "\(name): not JSON: \(problem.description)")
+            }
+        }
+        let report: AuditReport
+        do {
+            report = try AuditReport.merging(partials)
+        } catch {
+            throw CommandFailure(status: .dataError, message: "not mergeable: \(error.message)")
+        }
+        let output = OutputSink()
+        switch format {
+        case .json: output.write(report.json())
+        case .markdown: output.write(report.render(markdown: true))
+        case .html: output.write(report.html())
+        case .table, .jsonl, .tsv, .partial: output.write(report.render(markdown: false))
+        }
+        output.flush()
+        if output.failure != nil { throw CommandFailure(status: .ioError, message: "cannot write output") }
+        let unread = report.discarded[TokenExtractor.Discard.unbrokenRun.rawValue] ?? 0
+        return report.tokens == report.valid && unread == 0 ? .ok : .rejected
+    }
+}
