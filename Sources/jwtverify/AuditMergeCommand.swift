@@ -9,14 +9,7 @@ struct AuditMergeCommand {
     var inputs: [String] = []
     var helpRequested = false
 
-    static let table = OptionTable<AuditMergeCommand>([
-        .value("--format", placeholder: "F", help: "table (default), markdown, json or html.") { options, value, name throws(CommandFailure) in
-            guard let format = AuditCommand.Format(rawValue: value), !format.writesRecords, format != .partial else {
-                throw .usage("\(name) takes table, markdown, json or html")
-            }
-            options.format = format
-        }
-    ])
+    static let table = OptionTable<AuditMergeCommand>([ReportOutput.formatOption(\.format)])
 
     static let help = """
         USAGE: jwtverify audit merge [--format table|markdown|json|html] PARTIAL...
@@ -53,15 +46,7 @@ struct AuditMergeCommand {
         } catch {
             throw CommandFailure(status: .dataError, message: "not mergeable: \(error.message)")
         }
-        let output = OutputSink()
-        switch format {
-        case .json: output.write(report.json())
-        case .markdown: output.write(report.render(markdown: true))
-        case .html: output.write(report.html())
-        case .table, .jsonl, .tsv, .partial: output.write(report.render(markdown: false))
-        }
-        output.flush()
-        if output.failure != nil { throw CommandFailure(status: .ioError, message: "cannot write output") }
+        try ReportOutput.write(report, as: format)
         let unread = report.discarded[TokenExtractor.Discard.unbrokenRun.rawValue] ?? 0
         return report.tokens == report.valid && unread == 0 ? .ok : .rejected
     }

@@ -8,14 +8,7 @@ struct AuditRenderCommand {
     var input: String?
     var helpRequested = false
 
-    static let table = OptionTable<AuditRenderCommand>([
-        .value("--format", placeholder: "F", help: "table (default), markdown, json or html.") { options, value, name throws(CommandFailure) in
-            guard let format = AuditCommand.Format(rawValue: value), !format.writesRecords, format != .partial else {
-                throw .usage("\(name) takes table, markdown, json or html")
-            }
-            options.format = format
-        }
-    ])
+    static let table = OptionTable<AuditRenderCommand>([ReportOutput.formatOption(\.format)])
 
     static let help = """
         USAGE: jwtverify audit render [--format table|markdown|json|html] REPORT.json|-
@@ -51,14 +44,7 @@ struct AuditRenderCommand {
         case .failure(let problem):
             throw CommandFailure(status: .dataError, message: "\(name): not JSON: \(problem.description)")
         }
-        let output = OutputSink()
-        switch format {
-        case .json: output.write(report.json())
-        case .markdown: output.write(report.render(markdown: true))
-        case .html: output.write(report.html())
-        case .table, .jsonl, .tsv, .partial: output.write(report.render(markdown: false))
-        }
-        output.flush()
-        return output.failure == nil ? .ok : .ioError
+        try ReportOutput.write(report, as: format)
+        return .ok
     }
 }
