@@ -18,7 +18,7 @@ extension Verifier {
         _ token: UnsafeRawBufferPointer, rawNonce: UnsafeRawBufferPointer?, time: EvaluationTime,
         details: UnsafeMutablePointer<VerificationOutcome>?
     ) -> Result<VerifiedToken, VerificationError> {
-        if case .appleNotification = policy.rules, token.first == UInt8(ascii: "{"),
+        if policy.rules.kind == .appleNotification, token.first == UInt8(ascii: "{"),
             let unwrapped = NotificationBody.evaluate(token, { walk($0, rawNonce: rawNonce, time: time, details: details) })
         {
             return unwrapped

@@ -20,7 +20,7 @@ struct PolicyFlags {
     var algorithms: Set<SignatureAlgorithm>?
     var maxTokenBytes = VerificationPolicy.defaultMaxTokenBytes
 
-    static let profileNames = ["apple", "apple-notification", "firebase", "google", "oidc"]
+    static var profileNames: [String] { VerificationPolicy.profileNames }
 
     /// `--profile` and the flags that go with it.
     static let profileOptions: [Option<PolicyFlags>] = [
@@ -104,18 +104,17 @@ struct PolicyFlags {
             if profile != "apple" && acceptMissingNonceWhenUnsupported {
                 throw .usage("--accept-missing-nonce-when-unsupported goes with --profile apple")
             }
-            switch profile {
-            case "apple":
-                policy = .appleIdentityToken(audiences: audiences, acceptMissingNonceWhenUnsupported: acceptMissingNonceWhenUnsupported)
-            case "apple-notification": policy = .appleNotification(audiences: audiences)
-            case "firebase":
-                guard let project else { throw .usage("--profile firebase needs --project") }
-                if !audiences.isEmpty { throw .usage("--profile firebase takes --project, not --audience") }
-                policy = .firebase(project: project)
-            case "google": policy = .google(audiences: audiences, hostedDomain: hostedDomain, authorizedParty: authorizedParty)
-            default:
-                guard let issuer else { throw .usage("--profile oidc needs --issuer") }
-                policy = .oidc(issuer: issuer, audiences: audiences)
+            if profile == "firebase" && project == nil { throw .usage("--profile firebase needs --project") }
+            if profile == "firebase" && !audiences.isEmpty { throw .usage("--profile firebase takes --project, not --audience") }
+            if profile == "oidc" && issuer == nil { throw .usage("--profile oidc needs --issuer") }
+            do {
+                policy = try VerificationPolicy.profile(
+                    named: profile,
+                    .init(
+                        audiences: audiences, issuer: issuer, project: project, hostedDomain: hostedDomain, authorizedParty: authorizedParty,
+                        acceptMissingNonceWhenUnsupported: acceptMissingNonceWhenUnsupported))
+            } catch {
+                throw .usage("--profile: \(error.description)")
             }
         } else {
             if project != nil || hostedDomain != nil || authorizedParty != nil || acceptMissingNonceWhenUnsupported {

@@ -196,6 +196,39 @@ struct ProfileTests {
             try AppleClientSecret.make(teamID: "T", keyID: "K", clientID: "C", privateKeyPEM: Array("not a key".utf8))
         }
     }
+
+    @Test("typed claims per provider: provider(as:) gives the provider's own type, nil for another's")
+    func typedProviderClaims() throws {
+        let apple = try Self.verify(Self.apple(), Self.apple(#","email_verified":"true","is_private_email":"false","real_user_status":2"#), nonce: "raw-1").get()
+        let claims = try #require(apple.provider(as: AppleIdentityClaims.self))
+        #expect(claims.emailVerified == true && claims.isPrivateEmail == false && claims.realUserStatus == 2)
+        #expect(apple.provider(as: FirebaseClaims.self) == nil)
+        #expect(apple.provider(as: GoogleClaims.self) == nil)
+        let firebasePayload = #"{"iss":"https://securetoken.google.com/p-1","aud":"p-1","exp":1700001500,"iat":1700000900,"auth_time":1700000890,"sub":"uid-7","email":"a@b.c","firebase":{"sign_in_provider":"apple.com","identities":{}}}"#
+        let firebase = try Self.verify(Self.firebase(project: "p-1"), firebasePayload).get()
+        let typed = try #require(firebase.provider(as: FirebaseClaims.self))
+        #expect(typed.uid == "uid-7" && typed.signInProvider == "apple.com" && typed.authTime == 1_700_000_890)
+        #expect(firebase.provider(as: AppleIdentityClaims.self) == nil)
+        let google = try Self.verify(Self.google(), #"{"iss":"accounts.google.com","aud":"com.example.app","exp":1700001500,"iat":1700000900,"sub":"1","hd":"example.com","name":"A"}"#).get()
+        #expect(google.provider(as: GoogleClaims.self)?.hostedDomain == "example.com")
+        let plain = try Self.verify({ .generic(issuer: "https://appleid.apple.com", audiences: $0) }, Self.apple(), nonce: "raw-1").get()
+        #expect(plain.provider(as: AppleIdentityClaims.self) == nil && plain.provider(as: OIDCClaims.self) == nil)
+    }
+
+    @Test("profiles by name resolve through the library, as the CLI's --profile does")
+    func profilesByName() throws {
+        #expect(VerificationPolicy.profileNames == ["apple", "apple-notification", "firebase", "google", "oidc"])
+        for name in VerificationPolicy.profileNames {
+            let policy = try VerificationPolicy.profile(named: name, .init(audiences: ["a"], issuer: "https://i", project: "p"))
+            #expect(policy.rules.profileName == name)
+        }
+        #expect(try VerificationPolicy.profile(named: "apple", .init(audiences: ["a"])).nonceRequirement == .required)
+        #expect(throws: VerificationPolicy.ProfileError.self) { try VerificationPolicy.profile(named: "firebase", .init()) }
+        #expect(throws: VerificationPolicy.ProfileError.self) { try VerificationPolicy.profile(named: "oidc", .init(audiences: ["a"])) }
+        #expect(throws: VerificationPolicy.ProfileError.self) { try VerificationPolicy.profile(named: "bogus", .init()) }
+        #expect(ProviderRules.google(hostedDomain: "x") != ProviderRules.google())
+        #expect(ProviderRules.appleIdentityToken() == .appleIdentityToken(acceptMissingNonceWhenUnsupported: false))
+    }
 }
 
 extension VerifiedToken {

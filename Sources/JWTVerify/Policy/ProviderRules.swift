@@ -3,23 +3,61 @@
 /// The rules read the payload the verifier already parsed (never a second parse) and run after
 /// the generic claim checks, as the last step of the same walk; their failures use the stable
 /// reasons (`claim_type`, `issued_in_future`, `hosted_domain_mismatch`, `audience_mismatch`).
-public enum ProviderRules: Sendable, Hashable {
+/// Each provider's rules and typed claims live in a file of their own (`Providers/`); a value of
+/// this type names one provider and its settings, and new providers can be added without
+/// breaking callers (it is a struct, not an enum to switch over).
+public struct ProviderRules: Sendable, Hashable {
+    /// Which provider, without its settings.
+    package enum Kind: Sendable, Hashable {
+        case none, appleIdentityToken, appleNotification, firebase, google, oidc
+    }
+
+    /// The provider and its settings.
+    enum Backing: Sendable, Hashable {
+        case none
+        case appleIdentityToken(acceptMissingNonceWhenUnsupported: Bool)
+        case appleNotification
+        case firebase(project: String)
+        case google(hostedDomain: String?, authorizedParty: String?)
+        case oidc
+    }
+
+    let backing: Backing
+
+    private init(_ backing: Backing) { self.backing = backing }
+
     /// No provider rules: only the generic checks.
-    case none
+    public static let none = ProviderRules(.none)
     /// Sign in with Apple identity tokens (see ``VerificationPolicy/appleIdentityToken(audiences:acceptMissingNonceWhenUnsupported:nonce:)``).
-    case appleIdentityToken(acceptMissingNonceWhenUnsupported: Bool)
+    public static func appleIdentityToken(acceptMissingNonceWhenUnsupported: Bool = false) -> ProviderRules {
+        ProviderRules(.appleIdentityToken(acceptMissingNonceWhenUnsupported: acceptMissingNonceWhenUnsupported))
+    }
     /// Apple server-to-server notifications (see ``VerificationPolicy/appleNotification(audiences:)``).
-    case appleNotification
+    public static let appleNotification = ProviderRules(.appleNotification)
     /// Firebase Authentication ID tokens of a project (see ``VerificationPolicy/firebase(project:)``).
-    case firebase(project: String)
+    public static func firebase(project: String) -> ProviderRules { ProviderRules(.firebase(project: project)) }
     /// Google ID tokens (see ``VerificationPolicy/google(audiences:hostedDomain:authorizedParty:)``).
-    case google(hostedDomain: String?, authorizedParty: String?)
+    public static func google(hostedDomain: String? = nil, authorizedParty: String? = nil) -> ProviderRules {
+        ProviderRules(.google(hostedDomain: hostedDomain, authorizedParty: authorizedParty))
+    }
     /// Generic OpenID Connect ID tokens (see ``VerificationPolicy/oidc(issuer:audiences:algorithms:)``).
-    case oidc
+    public static let oidc = ProviderRules(.oidc)
+
+    /// Which provider these rules are for.
+    package var kind: Kind {
+        switch backing {
+        case .none: .none
+        case .appleIdentityToken: .appleIdentityToken
+        case .appleNotification: .appleNotification
+        case .firebase: .firebase
+        case .google: .google
+        case .oidc: .oidc
+        }
+    }
 
     /// The name `--profile` spells these rules with (`nil` for ``none``).
     public var profileName: String? {
-        switch self {
+        switch kind {
         case .none: nil
         case .appleIdentityToken: "apple"
         case .appleNotification: "apple-notification"
@@ -31,101 +69,25 @@ public enum ProviderRules: Sendable, Hashable {
 
     /// Whether a missing `nonce` is accepted when the token says `nonce_supported: false`.
     var acceptsMissingNonceWhenUnsupported: Bool {
-        if case .appleIdentityToken(let accepts) = self { return accepts }
+        if case .appleIdentityToken(let accepts) = backing { return accepts }
         return false
     }
 
     /// The provider's claims of `payload`, typed, or the type rule they break. Time rules wait for
-    /// ``check(_:_:now:leeway:)``, which runs after the generic checks.
+    /// ``check(_:now:leeway:)``, which runs after the generic checks.
     func read<Object: JSONObjectReading>(_ payload: Object) -> Result<ProviderClaims, VerificationError> {
-        if case .none = self { return .success(ProviderClaims()) }
+        if case .none = backing { return .success(ProviderClaims()) }
         var claims = ProviderClaims.Fields()
+        claims.kind = kind
+        let reader = ProviderClaimReader(payload: payload)
         do throws(VerificationError) {
-            func string(_ name: StaticString) throws(VerificationError) -> String? {
-                guard let node = payload.member(name) else { return nil }
-                guard let value = node.string else { throw VerificationError(.claimType, detail: "\(name) is not a string") }
-                return value
-            }
-            func flag(_ name: StaticString) throws(VerificationError) -> Bool? {
-                guard let node = payload.member(name) else { return nil }
-                guard let value = node.lenientBool else {
-                    throw VerificationError(.claimType, detail: "\(name) is neither a boolean nor \"true\"/\"false\"")
-                }
-                return value
-            }
-            func number(_ name: StaticString) throws(VerificationError) -> Double? {
-                guard let node = payload.member(name) else { return nil }
-                guard let value = node.number else { throw VerificationError(.claimType, detail: "\(name) is not a number") }
-                return value
-            }
-            func requireIssuedAt() throws(VerificationError) {
-                guard payload.member("iat") != nil else { throw VerificationError(.claimType, detail: "iat is missing") }
-            }
-            switch self {
-            case .none:
-                break
-            case .appleIdentityToken:
-                try requireIssuedAt()
-                if payload.member("events") != nil {
-                    throw VerificationError(.claimType, detail: "this is a server-to-server notification, not an identity token")
-                }
-                claims.email = try string("email")
-                claims.transferSubject = try string("transfer_sub")
-                claims.codeHash = try string("c_hash")
-                claims.accessTokenHash = try string("at_hash")
-                claims.organizationID = try string("org_id")
-                claims.emailVerified = try flag("email_verified")
-                claims.isPrivateEmail = try flag("is_private_email")
-                claims.nonceSupported = try flag("nonce_supported")
-                claims.authTime = try number("auth_time")
-                if let status = payload.member("real_user_status") {
-                    guard status.kind == .integer, let value = status.number, (0...2).contains(value) else {
-                        throw VerificationError(.claimType, detail: "real_user_status is not 0, 1 or 2")
-                    }
-                    claims.realUserStatus = Int(value)
-                }
-            case .appleNotification:
-                try requireIssuedAt()
-                guard let events = payload.member("events")?.stringBytes else {
-                    throw VerificationError(.claimType, detail: "events is missing or not a string: not a server-to-server notification")
-                }
-                claims.event = try AppleNotificationEvent.parse(events)
-            case .firebase:
-                try requireIssuedAt()
-                guard let subject = payload.member("sub")?.string, !subject.isEmpty, subject.count <= 128 else {
-                    throw VerificationError(.claimType, detail: "sub must be a non-empty string of at most 128 characters")
-                }
-                guard let authTime = payload.member("auth_time")?.number else {
-                    throw VerificationError(.claimType, detail: "auth_time is missing or not a number")
-                }
-                claims.authTime = authTime
-                claims.email = try string("email")
-                claims.emailVerified = try flag("email_verified")
-                if let firebase = payload.member("firebase") {
-                    guard firebase.kind == .object else { throw VerificationError(.claimType, detail: "firebase is not an object") }
-                    if let provider = firebase.member("sign_in_provider") {
-                        guard let value = provider.string else {
-                            throw VerificationError(.claimType, detail: "firebase.sign_in_provider is not a string")
-                        }
-                        claims.signInProvider = value
-                    }
-                    if let identities = firebase.member("identities") {
-                        guard identities.kind == .object else {
-                            throw VerificationError(.claimType, detail: "firebase.identities is not an object")
-                        }
-                        claims.identities = identities.value
-                    }
-                }
-            case .google:
-                claims.email = try string("email")
-                claims.hostedDomain = try string("hd")
-                claims.authorizedParty = try string("azp")
-                claims.name = try string("name")
-                claims.picture = try string("picture")
-                claims.emailVerified = try flag("email_verified")
-            case .oidc:
-                claims.email = try string("email")
-                claims.emailVerified = try flag("email_verified")
+            switch backing {
+            case .none: break
+            case .appleIdentityToken: try AppleIdentityClaims.read(reader, into: &claims)
+            case .appleNotification: try AppleNotificationClaims.read(reader, into: &claims)
+            case .firebase: try FirebaseClaims.read(reader, into: &claims)
+            case .google: try GoogleClaims.read(reader, into: &claims)
+            case .oidc: try OIDCClaims.read(reader, into: &claims)
             }
         } catch {
             return .failure(error)
@@ -136,21 +98,44 @@ public enum ProviderRules: Sendable, Hashable {
 
     /// The rules that compare claims with configuration or with the time, in a fixed order.
     func check(_ claims: ProviderClaims, now: Double, leeway: Double) -> VerificationError? {
-        switch self {
-        case .firebase:
-            if let authTime = claims.authTime, authTime > now + leeway {
-                return VerificationError(.issuedInFuture, detail: "auth_time \(Verifier.number(authTime)) is in the future")
-            }
+        switch backing {
+        case .firebase: FirebaseClaims.check(claims, now: now, leeway: leeway)
         case .google(let hostedDomain, let authorizedParty):
-            if let hostedDomain, claims.hostedDomain != hostedDomain {
-                return VerificationError(.hostedDomainMismatch, detail: "hd is not \(Verifier.quoted(hostedDomain))")
-            }
-            if let authorizedParty, let azp = claims.authorizedParty, azp != authorizedParty {
-                return VerificationError(.audienceMismatch, detail: "azp is not \(Verifier.quoted(authorizedParty))")
-            }
-        default:
-            break
+            GoogleClaims.check(claims, hostedDomain: hostedDomain, authorizedParty: authorizedParty)
+        default: nil
         }
-        return nil
+    }
+}
+
+/// What every provider's reading takes from a payload: typed members, or the type rule broken.
+struct ProviderClaimReader<Object: JSONObjectReading> {
+    let payload: Object
+
+    /// A string member, when present.
+    func string(_ name: StaticString) throws(VerificationError) -> String? {
+        guard let node = payload.member(name) else { return nil }
+        guard let value = node.string else { throw VerificationError(.claimType, detail: "\(name) is not a string") }
+        return value
+    }
+
+    /// A boolean member, when present: `true`/`false`, or the strings `"true"`/`"false"`.
+    func flag(_ name: StaticString) throws(VerificationError) -> Bool? {
+        guard let node = payload.member(name) else { return nil }
+        guard let value = node.lenientBool else {
+            throw VerificationError(.claimType, detail: "\(name) is neither a boolean nor \"true\"/\"false\"")
+        }
+        return value
+    }
+
+    /// A number member, when present.
+    func number(_ name: StaticString) throws(VerificationError) -> Double? {
+        guard let node = payload.member(name) else { return nil }
+        guard let value = node.number else { throw VerificationError(.claimType, detail: "\(name) is not a number") }
+        return value
+    }
+
+    /// `iat`, which the provider always sends.
+    func requireIssuedAt() throws(VerificationError) {
+        guard payload.member("iat") != nil else { throw VerificationError(.claimType, detail: "iat is missing") }
     }
 }

@@ -116,8 +116,8 @@ package enum TokenRecordWriter {
     private static func appendProviderClaims(
         _ provider: borrowing ProviderClaims, _ claims: borrowing RegisteredClaims, rules: ProviderRules, to out: inout OutputText
     ) {
-        let isFirebase = if case .firebase = rules { true } else { false }
-        let isApple = if case .appleIdentityToken = rules { true } else { false }
+        let isFirebase = rules.kind == .firebase
+        let isApple = rules.kind == .appleIdentityToken
         out.key("claims")
         out.beginObject()
         out.optionalMember("at_hash", provider.accessTokenHash)

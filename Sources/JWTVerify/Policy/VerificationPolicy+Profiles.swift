@@ -1,0 +1,63 @@
+extension VerificationPolicy {
+    /// The provider profiles by name, as `--profile` spells them: each one's ``ProviderRules/profileName``.
+    public static let profileNames = ["apple", "apple-notification", "firebase", "google", "oidc"]
+
+    /// What a named profile takes besides its name; each profile reads the settings it needs.
+    public struct ProfileSettings: Sendable {
+        /// Accepted audiences (Apple, Google, OpenID Connect).
+        public var audiences: [String]
+        /// The issuer (OpenID Connect).
+        public var issuer: String?
+        /// The Firebase project.
+        public var project: String?
+        /// Google: the required `hd`, and the required `azp` when the token has one.
+        public var hostedDomain: String?
+        public var authorizedParty: String?
+        /// Apple: accept a token without `nonce` that says `nonce_supported: false`.
+        public var acceptMissingNonceWhenUnsupported: Bool
+
+        /// Settings; each unset one is absent.
+        public init(
+            audiences: [String] = [], issuer: String? = nil, project: String? = nil, hostedDomain: String? = nil,
+            authorizedParty: String? = nil, acceptMissingNonceWhenUnsupported: Bool = false
+        ) {
+            self.audiences = audiences
+            self.issuer = issuer
+            self.project = project
+            self.hostedDomain = hostedDomain
+            self.authorizedParty = authorizedParty
+            self.acceptMissingNonceWhenUnsupported = acceptMissingNonceWhenUnsupported
+        }
+    }
+
+    /// Why a named profile could not be made.
+    public struct ProfileError: Error, Sendable, CustomStringConvertible {
+        /// What is missing or unknown.
+        public let description: String
+    }
+
+    /// The preset a profile name stands for (``profileNames``), made from `settings`: what the
+    /// command line's `--profile` and a service's configuration file resolve through.
+    ///
+    /// - Throws: ``ProfileError`` for an unknown name, or a profile without what it needs (a
+    ///   Firebase project, an OpenID Connect issuer).
+    public static func profile(named name: String, _ settings: ProfileSettings) throws(ProfileError) -> VerificationPolicy {
+        switch name {
+        case "apple":
+            return .appleIdentityToken(
+                audiences: settings.audiences, acceptMissingNonceWhenUnsupported: settings.acceptMissingNonceWhenUnsupported)
+        case "apple-notification":
+            return .appleNotification(audiences: settings.audiences)
+        case "firebase":
+            guard let project = settings.project else { throw ProfileError(description: "the firebase profile needs a project") }
+            return .firebase(project: project)
+        case "google":
+            return .google(audiences: settings.audiences, hostedDomain: settings.hostedDomain, authorizedParty: settings.authorizedParty)
+        case "oidc":
+            guard let issuer = settings.issuer else { throw ProfileError(description: "the oidc profile needs an issuer") }
+            return .oidc(issuer: issuer, audiences: settings.audiences)
+        default:
+            throw ProfileError(description: "no profile is named \(name) (" + profileNames.joined(separator: ", ") + ")")
+        }
+    }
+}
