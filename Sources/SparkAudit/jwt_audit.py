@@ -542,9 +542,17 @@ def facet_counts(groups):
     return counts
 
 
-def compute_report(tokens, discarded_counts, evaluation, places, nonce_checked):
+def policy_checks(options):
+    """Whether the audit checks `iss` and `aud` (as `jwtverify audit` builds its policy): a profile
+    sets the issuer; the audience needs --audience, or --profile firebase (its project)."""
+    return {"issuer": options.issuer is not None or options.profile is not None,
+            "audience": bool(options.audience) or options.profile == "firebase"}
+
+
+def compute_report(tokens, discarded_counts, evaluation, places, nonce_checked, checked):
     """The same numbers `jwtverify audit --format json` gives, over every partition at once.
-    `nonce_checked`: whether a raw nonce (`--nonce`) was given; captured tokens have none."""
+    `nonce_checked`: whether a raw nonce (`--nonce`) was given; captured tokens have none.
+    `checked`: whether "issuer" and "audience" were checked, as `jwtverify audit` decides it."""
     from pyspark.sql import functions as F
     groups = occurrence_groups(tokens, places)
     try:
@@ -567,6 +575,8 @@ def compute_report(tokens, discarded_counts, evaluation, places, nonce_checked):
             "rejected": total - valid,
             "evaluation": evaluation,
             "nonce_checked": nonce_checked,
+            "issuer_checked": checked["issuer"],
+            "audience_checked": checked["audience"],
             "timeline": timeline([(int(hour), v, n) for hour, (n, v) in counts["hour"].items()], total),
             "by_reason": dict(ranked(occurrences("reason"))),
             "by_kid": dict(ranked(occurrences("kid"))),
@@ -714,7 +724,7 @@ def run(plan, spark):
         spark.conf.set("spark.sql.shuffle.partitions", str(max(1, sc.defaultParallelism)))
     loader = spark.read.schema(tokens.schema)
     written = loader.parquet(destination) if options.results_format == "parquet" else loader.json(destination)
-    report = compute_report(written, discarded, plan.evaluation(), places, options.nonce is not None)
+    report = compute_report(written, discarded, plan.evaluation(), places, options.nonce is not None, policy_checks(options))
 
     write_text(sc, options.output, "report.json", render_report(sc, plan, command, report, "json"))
     write_text(sc, options.output, "report.txt", render_report(sc, plan, command, report, "table"))

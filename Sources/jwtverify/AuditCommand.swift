@@ -126,6 +126,8 @@ struct AuditCommand {
         var report = AuditReport()
         report.evaluatedAt = atIssueTime ? nil : (flags.now ?? VerificationPolicy.systemClock().rounded(.down))
         report.nonceChecked = flags.nonce != nil
+        report.issuerChecked = policy.issuers != nil
+        report.audienceChecked = policy.audiences != nil
         report.keepsPlaces = !format.writesRecords
         report.keepsDistinctTokens = format == .partial
         let options = self

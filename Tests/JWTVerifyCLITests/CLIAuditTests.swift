@@ -356,6 +356,24 @@ struct CLIAuditTests {
         #expect(try CLIRunner.run(["audit", "merge", "--format", "tsv", partials[0]]).status == 64)
     }
 
+    @Test("a report says when issuers or audiences were not checked, and counts them")
+    func uncheckedIssuerAndAudience() throws {
+        let (directory, jwks, files) = try Self.fixtures()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let unchecked = try CLIRunner.run(["audit", "--jwks", jwks, "--now", "1700001000", "--format", "json", files[0]])
+        let report = try #require(try JSONSerialization.jsonObject(with: unchecked.stdout) as? [String: Any])
+        #expect(report["issuer_checked"] as? Bool == false && report["audience_checked"] as? Bool == false)
+        let table = try CLIRunner.run(["audit", "--jwks", jwks, "--now", "1700001000", "--format", "table", files[0]])
+        #expect(table.stdoutText.contains("Issuers and Audiences were not checked (no --issuer or --audience): they are counted below."))
+        let checked = try CLIRunner.run(
+            ["audit", "--jwks", jwks, "--now", "1700001000", "--issuer", TokenFactory.issuer, "--audience", TokenFactory.audience, "--format", "json", files[0]])
+        let checkedReport = try #require(try JSONSerialization.jsonObject(with: checked.stdout) as? [String: Any])
+        #expect(checkedReport["issuer_checked"] as? Bool == true && checkedReport["audience_checked"] as? Bool == true)
+        let profile = try CLIRunner.run(["audit", "--jwks", jwks, "--now", "1700001000", "--profile", "apple", "--format", "json", files[0]])
+        let profileReport = try #require(try JSONSerialization.jsonObject(with: profile.stdout) as? [String: Any])
+        #expect(profileReport["issuer_checked"] as? Bool == true && profileReport["audience_checked"] as? Bool == false)
+    }
+
     /// A HAR file as browsers save it: one line, `count` requests each with a bearer token and
     /// a large response body, about `bytes` in all.
     static func minifiedHAR(token: String, count: Int, bytes: Int) -> Data {

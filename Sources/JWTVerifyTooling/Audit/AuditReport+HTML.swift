@@ -54,6 +54,8 @@ extension AuditReport {
             ("Occurrences", "\(tokens)", ""), ("Distinct tokens", "\(tokens - repeatedOccurrences)", ""), ("Valid", "\(valid)", "valid"),
             ("Rejected", "\(tokens - valid)", "rejected"), ("Evaluated", evaluation, "evaluation"),
             ("Nonces", nonceChecked ? "checked against --nonce" : "not checked: no raw nonces in captures", "evaluation"),
+            ("Issuer and audience", issuerChecked && audienceChecked ? "checked" : "not checked: "
+                + [issuerChecked ? nil : "issuer", audienceChecked ? nil : "audience"].compactMap { $0 }.joined(separator: ", ") + " counted", "evaluation"),
         ] {
             page.raw("<div class=\"\(style)\"><dt>\(name)</dt><dd>")
             page.text(value)

@@ -19,11 +19,7 @@ extension AuditReport {
         valid = try integer("valid")
         guard try integer("rejected") == tokens - valid else { throw ParseFailure(message: "\"rejected\" is not tokens - valid") }
         evaluatedAt = try Self.evaluation(members)
-        switch members["nonce_checked"] {
-        case .bool(let checked)?: nonceChecked = checked
-        case nil: nonceChecked = false  // reports saved before the field was written
-        default: throw ParseFailure(message: "\"nonce_checked\" is not a boolean")
-        }
+        (nonceChecked, issuerChecked, audienceChecked) = try Self.checks(members)
         guard case .object(let timeline)? = members["timeline"], case .string(let unit)? = timeline["unit"],
             case .array(let buckets)? = timeline["buckets"], case .integer(let without)? = timeline["without_iat"],
             let hours: Int64 = ["hour": 1, "day": 24, "week": 168][unit]
@@ -83,8 +79,7 @@ extension AuditReport {
         text.key("rejected")
         text.integer(tokens - valid)
         appendEvaluation(to: &text)
-        text.key("nonce_checked")
-        text.bool(nonceChecked)
+        appendChecks(to: &text)
         let timeline = self.timeline
         text.key("timeline")
         text.beginObject()
@@ -200,6 +195,29 @@ extension AuditReport {
             fingerprint: fingerprint, origin: origin, column: Int(column), foundIn: fields["found_in"]?.stringValue ?? "text",
             valid: valid, reason: fields["reason"]?.stringValue, keyID: fields["kid"]?.stringValue, audience: audience,
             issuedAt: fields["iat"]?.doubleValue)
+    }
+
+    /// `"nonce_checked"`, `"issuer_checked"`, `"audience_checked"` (a report saved before one was
+    /// written: the nonce unchecked, issuer and audience checked).
+    static func checks(_ members: [String: JSONValue]) throws(ParseFailure) -> (nonce: Bool, issuer: Bool, audience: Bool) {
+        func flag(_ name: String, absent: Bool) throws(ParseFailure) -> Bool {
+            switch members[name] {
+            case .bool(let checked)?: return checked
+            case nil: return absent
+            default: throw ParseFailure(message: "\"\(name)\" is not a boolean")
+            }
+        }
+        return (try flag("nonce_checked", absent: false), try flag("issuer_checked", absent: true), try flag("audience_checked", absent: true))
+    }
+
+    /// Writes what was checked: `"nonce_checked"`, `"issuer_checked"`, `"audience_checked"`.
+    func appendChecks(to text: inout OutputText) {
+        text.key("nonce_checked")
+        text.bool(nonceChecked)
+        text.key("issuer_checked")
+        text.bool(issuerChecked)
+        text.key("audience_checked")
+        text.bool(audienceChecked)
     }
 
     /// Writes `"evaluation"`: the fixed time, or each token at its own `iat`.

@@ -21,8 +21,7 @@ extension AuditReport {
         text.key("audit_partial")
         text.integer(Self.partialVersion)
         appendEvaluation(to: &text)
-        text.key("nonce_checked")
-        text.bool(nonceChecked)
+        appendChecks(to: &text)
         text.key("tokens")
         text.integer(tokens)
         text.key("valid")
@@ -104,13 +103,14 @@ extension AuditReport {
                 return Int(number)
             }
             let evaluatedAt = try evaluation(members)
-            guard case .bool(let nonceChecked)? = members["nonce_checked"], case .bool(let capped)? = members["tracking_capped"] else {
-                throw ParseFailure(message: "part \(part + 1): \"nonce_checked\" or \"tracking_capped\" is not a Boolean")
+            guard case .bool(let capped)? = members["tracking_capped"] else {
+                throw ParseFailure(message: "part \(part + 1): \"tracking_capped\" is not a Boolean")
             }
+            let checks = try Self.checks(members)
             if part == 0 {
                 report.evaluatedAt = evaluatedAt
-                report.nonceChecked = nonceChecked
-            } else if evaluatedAt != report.evaluatedAt || nonceChecked != report.nonceChecked {
+                (report.nonceChecked, report.issuerChecked, report.audienceChecked) = checks
+            } else if evaluatedAt != report.evaluatedAt || checks != (report.nonceChecked, report.issuerChecked, report.audienceChecked) {
                 throw ParseFailure(message: "part \(part + 1) was evaluated otherwise than part 1 (time, or nonce): give every part the same --now or --at")
             }
             report.trackingCapped = report.trackingCapped || capped

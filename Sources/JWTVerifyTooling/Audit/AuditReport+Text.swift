@@ -10,6 +10,13 @@ extension AuditReport {
         out += markdown
             ? "**\(found)**: **\(valid)** valid, **\(tokens - valid)** rejected.\n\n"
             : "\(found): \(valid) valid, \(tokens - valid) rejected\n\n"
+        let unchecked = [issuerChecked ? nil : "Issuers", audienceChecked ? nil : "Audiences"].compactMap { $0 }
+        if !unchecked.isEmpty {
+            let what = unchecked.joined(separator: " and ")
+            out += markdown
+                ? "\(what) were not checked (no --issuer or --audience): they are counted below.\n\n"
+                : "\(what) were not checked (no --issuer or --audience): they are counted below.\n\n"
+        }
         if !nonceChecked {
             out += markdown
                 ? "Nonces were not checked: captured tokens come without their raw nonces. Nonce anomalies are listed below.\n\n"

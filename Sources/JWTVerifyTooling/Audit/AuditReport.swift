@@ -28,6 +28,10 @@ package struct AuditReport {
     /// their sign-ins started with, so an audit checks none unless told one; nonce anomalies
     /// (no nonce claim, nonces shared by distinct tokens) are reported either way.
     package var nonceChecked = false
+    /// Whether `iss` and `aud` were checked against accepted values: an audit may leave them
+    /// unchecked (no `--issuer`, no `--audience`), and then counts them instead; the report says so.
+    package var issuerChecked = true
+    package var audienceChecked = true
     /// Occurrences by the hour their `iat` falls in (`floor(iat / 3600)`): valid and rejected.
     var issuedByHour: [Int64: (valid: Int, rejected: Int)] = [:]
     /// Occurrences without a usable `iat` (missing, or outside 0…10¹¹ s).
