@@ -18,9 +18,21 @@ public struct VerifiedToken: Sendable {
 
     private let storage: Storage
 
-    init(algorithm: SignatureAlgorithm, keyID: String?, claims: RegisteredClaims, provider: ProviderClaims?, payload: [UInt8]) {
-        storage = Storage(algorithm: algorithm, keyID: keyID, claims: claims, provider: provider, payload: payload)
+    init(
+        algorithm: SignatureAlgorithm, keyID: String?, claims: RegisteredClaims, provider: ProviderClaims?, payload: [UInt8],
+        captured: [JSONValue?] = []
+    ) {
+        storage = Storage(algorithm: algorithm, keyID: keyID, claims: claims, provider: provider, payload: payload, captured: captured)
     }
+
+    /// The claim the policy kept at `index` of its ``VerificationPolicy/capturedClaims`` (`nil`
+    /// when absent from the token), read in the verifier's own pass over the payload.
+    package func capturedClaim(at index: Int) -> JSONValue? {
+        index < storage.captured.count ? storage.captured[index] : nil
+    }
+
+    /// Whether the token kept the policy's captured claims (a verifier whose policy names some).
+    package var hasCapturedClaims: Bool { !storage.captured.isEmpty }
 
     private final class Storage: Sendable {
         let algorithm: SignatureAlgorithm
@@ -28,13 +40,18 @@ public struct VerifiedToken: Sendable {
         let claims: RegisteredClaims
         let provider: ProviderClaims
         let payload: [UInt8]
+        let captured: [JSONValue?]
 
-        init(algorithm: SignatureAlgorithm, keyID: String?, claims: RegisteredClaims, provider: ProviderClaims?, payload: [UInt8]) {
+        init(
+            algorithm: SignatureAlgorithm, keyID: String?, claims: RegisteredClaims, provider: ProviderClaims?, payload: [UInt8],
+            captured: [JSONValue?]
+        ) {
             self.algorithm = algorithm
             self.keyID = keyID
             self.claims = claims
             self.provider = provider ?? ProviderClaims()
             self.payload = payload
+            self.captured = captured
         }
     }
 

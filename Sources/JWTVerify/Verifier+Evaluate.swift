@@ -137,7 +137,7 @@ extension Verifier {
         }
 
         var read: PayloadRead
-        switch JSONObjectParser.parse(signed.payload, PayloadReading(rules: policy.rules, report: details != nil)) {
+        switch JSONObjectParser.parse(signed.payload, PayloadReading(rules: policy.rules, report: details != nil, captured: capturedClaimBytes)) {
         case .success(let value): read = value
         case .failure(let problem):
             if let details { details.pointee.evaluatedAt = evaluationInstant(time, issuedAt: nil) }
@@ -188,7 +188,7 @@ extension Verifier {
         return .success(
             VerifiedToken(
                 algorithm: signed.header.algorithm, keyID: signed.header.keyID, claims: read.takeClaims(), provider: providerClaims,
-                payload: Array(signed.payload)))
+                payload: Array(signed.payload), captured: read.captured))
     }
 
     /// The time verified claims are checked at; evaluating at `iat` needs one.

@@ -25,6 +25,8 @@ public struct Verifier: Sendable {
     /// The accepted issuers' and audiences' bytes, compared without building strings.
     let issuerBytes: [[UInt8]]?
     let audienceBytes: [[UInt8]]?
+    /// The names of ``VerificationPolicy/capturedClaims``, as bytes.
+    let capturedClaimBytes: [[UInt8]]
 
     /// The verified-token cache, when this verifier was made with one (its ``VerifiedTokenCache/counters``
     /// are for metrics).
@@ -63,6 +65,7 @@ public struct Verifier: Sendable {
         self.allowList = AlgorithmAllowList(policy.algorithms)
         self.issuerBytes = policy.issuers.map { $0.map { Array($0.utf8) } }
         self.audienceBytes = policy.audiences.map { $0.map { Array($0.utf8) } }
+        self.capturedClaimBytes = policy.capturedClaims.map { Array($0.utf8) }
         self.hasP256Keys = keys.keys.contains { $0.key?.fixedBaseSlot != nil }
         self.identity = Self.identities.add(1, ordering: .relaxed).newValue
     }

@@ -104,7 +104,10 @@ package struct GatewayAnswer: Equatable {
         add("X-JWT-Exp", claims.expiresAt.map(Self.number))
         add("X-JWT-Kid", token.keyID)
         add("X-JWT-Alg", token.algorithm.name)
-        if !claimHeaders.isEmpty {
+        if token.hasCapturedClaims {
+            // Read by the verifier in its own pass (the route's policy keeps these claims, in order).
+            for (index, mapping) in claimHeaders.enumerated() { add(mapping.header, token.capturedClaim(at: index).map(Self.text)) }
+        } else if !claimHeaders.isEmpty {
             let all = token.allClaims
             for mapping in claimHeaders { add(mapping.header, all[mapping.claim].map(Self.text)) }
         }

@@ -87,4 +87,28 @@ struct ServeServiceTests {
         let with = Self.service(policy: apple, configuration: RouteConfiguration(name: ServeRoute.defaultName, nonce: "r", time: .fixed(TokenFactory.now)))
         #expect(with.handle(Self.bearer(token)).status == 200)
     }
+
+    @Test("claim headers come from the claims the verifier kept in its own pass, the same as a second read gives")
+    func capturedClaimHeaders() throws {
+        let headers = ["groups=X-Groups", "email=X-Email", "missing=X-Missing", "nested=X-Nested", "n=X-N"].map { GatewayAnswer.ClaimHeader(parsing: $0)! }
+        // A plain payload (the fast scanner) and one with an escape (jansson): both parsers capture.
+        for extra in [#""email":"a@example.com","groups":["admin","ops"],"nested":{"a":1},"n":12"#,
+                      #""email":"a\u0040example.com","groups":["admin","ops"],"nested":{"a":1},"n":12.5"#] {
+            let token = TokenFactory.token(payload: TokenFactory.claims(extra: extra))
+            var capturing = VerificationPolicy.generic(issuer: TokenFactory.issuer, audiences: [TokenFactory.audience])
+            capturing.capturedClaims = headers.map(\.claim)
+            let configuration = RouteConfiguration(name: ServeRoute.defaultName, claimHeaders: headers, time: .fixed(TokenFactory.now))
+            let captured = Self.service(policy: capturing, configuration: configuration).handle(Self.bearer(token))
+            let reread = Self.service(configuration: configuration).handle(Self.bearer(token))
+            #expect(captured.status == 200 && reread.status == 200)
+            #expect(captured.header("X-Groups") == "admin,ops")
+            #expect(captured.header("X-Email") == "a@example.com")
+            #expect(captured.header("X-Missing") == nil)
+            for name in ["X-Groups", "X-Email", "X-Missing", "X-Nested", "X-N", "X-JWT-Sub"] {
+                #expect(captured.header(name) == reread.header(name), "\(name)")
+            }
+            let verified = try Verifier(keys: TokenFactory.keys, policy: capturing).verify(token, at: TokenFactory.now)
+            #expect(verified.hasCapturedClaims && verified.capturedClaim(at: 2) == nil)
+        }
+    }
 }

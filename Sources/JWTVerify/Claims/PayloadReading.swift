@@ -11,6 +11,8 @@ struct PayloadRead {
     var lenient: RegisteredClaims?
     /// Reports: `email_verified` as a boolean or "true"/"false".
     var emailVerified: Bool?
+    /// The members the policy asked to keep (``VerificationPolicy/capturedClaims``), in its order.
+    var captured: [JSONValue?] = []
 
     /// Moves the claims out, leaving none: the verified token takes them without a copy (a copy
     /// costs a reference count per string).
@@ -22,9 +24,14 @@ struct PayloadRead {
 struct PayloadReading: JSONObjectConsumer {
     let rules: ProviderRules
     let report: Bool
+    /// The UTF-8 names of the members to keep as JSON values (none, usually).
+    var captured: [[UInt8]] = []
 
     func consume<Object: JSONObjectReading>(_ object: Object) -> PayloadRead {
         var read = PayloadRead(provider: rules == .none ? nil : rules.read(object))
+        if !captured.isEmpty {
+            read.captured = captured.map { name in name.withUnsafeBytes { object.member(named: $0)?.value } }
+        }
         let error = RegisteredClaims.read(object, into: &read.claims)
         read.claimsError = error
         if report {

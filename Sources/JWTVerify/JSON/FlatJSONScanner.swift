@@ -243,14 +243,26 @@ package struct FlatJSONObject: JSONObjectReading {
         Self.find(name, in: members, keys: keys, base: base)
     }
 
+    package func member(named name: UnsafeRawBufferPointer) -> FlatJSONValue? {
+        Self.find(bytes: name, in: members, keys: keys, base: base)
+    }
+
     /// The member of `members` named `name`.
     static func find(
         _ name: StaticString, in members: UnsafeBufferPointer<FlatJSONScanner.Member>, keys: UnsafeBufferPointer<UInt64>,
         base: UnsafeRawPointer
     ) -> FlatJSONValue? {
-        let length = name.utf8CodeUnitCount
-        return name.withUTF8Buffer { wanted -> FlatJSONValue? in
-            let key = FlatJSONScanner.nameKey(UnsafeRawBufferPointer(wanted), 0, length)
+        name.withUTF8Buffer { find(bytes: UnsafeRawBufferPointer($0), in: members, keys: keys, base: base) }
+    }
+
+    /// The member of `members` whose name is the UTF-8 `wanted`.
+    static func find(
+        bytes wanted: UnsafeRawBufferPointer, in members: UnsafeBufferPointer<FlatJSONScanner.Member>, keys: UnsafeBufferPointer<UInt64>,
+        base: UnsafeRawPointer
+    ) -> FlatJSONValue? {
+        let length = wanted.count
+        do {
+            let key = FlatJSONScanner.nameKey(wanted, 0, length)
             for index in 0..<members.count where keys[index] == key {
                 let member = members[index]
                 guard Int(member.nameEnd - member.nameStart) == length else { continue }
@@ -376,6 +388,10 @@ package struct FlatJSONValue: JSONValueReading {
 
     package func member(_ name: StaticString) -> FlatJSONValue? {
         withMembers { $0.member(name) }
+    }
+
+    package func member(named name: UnsafeRawBufferPointer) -> FlatJSONValue? {
+        withMembers { $0.member(named: name) }
     }
 
     package var value: JSONValue {

@@ -75,6 +75,11 @@ package struct JSONNode: JSONValueReading, JSONObjectReading {
         }.map(JSONNode.init)
     }
 
+    /// The member whose name is the UTF-8 `name` (`nil` if absent or not an object).
+    package func member(named name: UnsafeRawBufferPointer) -> JSONNode? {
+        json_object_getn(raw, name.baseAddress?.assumingMemoryBound(to: CChar.self), name.count).map(JSONNode.init)
+    }
+
     /// The member named `name` of an object (`nil` if absent or not an object).
     package func member(_ name: String) -> JSONNode? {
         var name = name

@@ -48,6 +48,8 @@ package protocol JSONObjectReading {
     associatedtype Value: JSONValueReading
     /// The member named `name`.
     func member(_ name: StaticString) -> Value?
+    /// The member whose name is the UTF-8 `name` (a name known only at run time).
+    func member(named name: UnsafeRawBufferPointer) -> Value?
 }
 
 /// Work done on a parsed JSON object, generic over the parser that produced it.

@@ -55,6 +55,9 @@ public struct VerificationPolicy: Sendable {
     /// checked only when a call gives one. Sign in with Apple requires it: replay protection is
     /// what the nonce is for, so leaving out the argument never turns the check off.
     public var nonceRequirement: NonceRequirement
+    /// Claims kept as JSON values with every verified token, read in the same pass as the others
+    /// (a gateway's claim headers): ``VerifiedToken/capturedClaim(at:)``.
+    package var capturedClaims: [String] = []
 
     /// Whether a verification call must pass the raw nonce.
     public enum NonceRequirement: Sendable, Hashable {

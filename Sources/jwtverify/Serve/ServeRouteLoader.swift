@@ -17,6 +17,9 @@ extension RouteOptions {
     /// background and `/ready` says when.
     func loadRoute(name: String, requireKeys: Bool) throws(CommandFailure) -> ServeRoute {
         let cache: VerifiedTokenCache.Configuration? = cacheCapacity > 0 ? .init(capacity: cacheCapacity) : nil
+        // The claim headers' claims are kept by the verifier's own pass over the payload.
+        var policy = self.policy
+        policy.capturedClaims = claimHeaders.map(\.claim)
         let keys: ServeRoute.Keys
         if keySets.sources.count == 1, case .url(let url) = KeySetSource(parsing: keySets.sources[0]) {
             try keySets.prepareCacheDirectory()
