@@ -87,7 +87,7 @@ extension Verifier {
         details?.pointee.evaluatedAt = now
         let provider = verified.provider
         var failure = checkTimeAndNonce(verified.claims, rawNonce: rawNonce, now: now, nonceSupported: provider.nonceSupported)
-        if failure == nil, policy.rules != .none { failure = policy.rules.check(provider, now: now, leeway: policy.leeway) }
+        if failure == nil, policy.rules.kind != .none { failure = policy.rules.check(provider, now: now, leeway: policy.leeway) }
         guard let failure else { return .success(verified) }
         if let details {
             // A rejected repeat is reported like any rejected token: with its claims, alg and kid.

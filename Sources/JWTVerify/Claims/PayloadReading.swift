@@ -28,7 +28,7 @@ struct PayloadReading: JSONObjectConsumer {
     var captured: [[UInt8]] = []
 
     func consume<Object: JSONObjectReading>(_ object: Object) -> PayloadRead {
-        var read = PayloadRead(provider: rules == .none ? nil : rules.read(object))
+        var read = PayloadRead(provider: rules.kind == .none ? nil : rules.read(object))
         if !captured.isEmpty {
             read.captured = captured.map { name in name.withUnsafeBytes { object.member(named: $0)?.value } }
         }

@@ -108,7 +108,7 @@ package enum TokenRecordWriter {
     /// a notification, `event`, when the policy has provider rules and the token verified. Members
     /// are written in name order, straight from the typed values.
     package static func appendProviderClaims(_ outcome: VerificationOutcome, rules: ProviderRules, to out: inout OutputText) {
-        guard rules != .none, case .success(let token) = outcome.result else { return }
+        guard rules.kind != .none, case .success(let token) = outcome.result else { return }
         token.withClaims { claims, provider in appendProviderClaims(provider, claims, rules: rules, to: &out) }
     }
 
