@@ -31,7 +31,7 @@ public struct Verifier: Sendable {
     /// The verified-token cache, when this verifier was made with one (its ``VerifiedTokenCache/counters``
     /// are for metrics).
     public let cache: VerifiedTokenCache?
-    /// Whether a key may take the fixed-base ES256 path (so batch faces presolve signatures).
+    /// Whether a key may take the fixed-base ES256 path (the benchmark reports its tables).
     package let hasP256Keys: Bool
     /// This verifier's own number, never given to another (``HeaderMemo`` entries are per verifier).
     let identity: UInt64
@@ -109,37 +109,10 @@ public struct Verifier: Sendable {
 
     /// Verifies borrowed token bytes with an optional raw nonce, as a `Result`.
     package func evaluate(_ bytes: UnsafeRawBufferPointer, nonce: String?, at time: EvaluationTime) -> Result<VerifiedToken, VerificationError> {
-        guard var nonce else { return walk(bytes, rawNonce: nil, time: time, details: nil) }
+        guard var nonce else { return evaluateOne(bytes, rawNonce: nil, time: time) }
         // Through a pointer: a closure that captured `self` would copy the verifier (see TokenScratch).
         return withUnsafePointer(to: self) { verifier in
-            nonce.withUTF8 { verifier.pointee.walk(bytes, rawNonce: UnsafeRawBufferPointer($0), time: time, details: nil) }
-        }
-    }
-
-    /// Evaluates borrowed token bytes and returns what was decoded on the way, for reports; with
-    /// `fingerprint`, also the token's SHA-256 where the signature step can continue it.
-    package func outcome(
-        _ bytes: UnsafeRawBufferPointer, nonce: String?, at time: EvaluationTime, fingerprint: Bool = false
-    ) -> VerificationOutcome {
-        guard var nonce else { return outcome(bytes, rawNonce: nil, at: time, fingerprint: fingerprint) }
-        return withUnsafePointer(to: self) { verifier in
-            nonce.withUTF8 { verifier.pointee.outcome(bytes, rawNonce: UnsafeRawBufferPointer($0), at: time, fingerprint: fingerprint) }
-        }
-    }
-
-    /// Evaluates with the nonce already as bytes (`nil`: no nonce check), for reports.
-    package func outcome(
-        _ bytes: UnsafeRawBufferPointer, rawNonce: UnsafeRawBufferPointer?, at time: EvaluationTime, fingerprint: Bool = false
-    ) -> VerificationOutcome {
-        // In memory of its own, moved out at the end: a local passed as a pointer would be copied
-        // on return (a reference count per string it holds).
-        withUnsafeTemporaryAllocation(of: VerificationOutcome.self, capacity: 1) { slot in
-            let outcome = slot.baseAddress!
-            outcome.initialize(to: VerificationOutcome(.failure(VerificationError(.malformed))))
-            outcome.pointee.fingerprintWanted = fingerprint
-            let result = walk(bytes, rawNonce: rawNonce, time: time, details: outcome)
-            outcome.pointee.result = result
-            return outcome.move()
+            nonce.withUTF8 { verifier.pointee.evaluateOne(bytes, rawNonce: UnsafeRawBufferPointer($0), time: time) }
         }
     }
 }

@@ -1,4 +1,4 @@
-package import JWTVerify
+import JWTVerify
 import JWTVerifyTooling
 import Synchronization
 #if canImport(Glibc)

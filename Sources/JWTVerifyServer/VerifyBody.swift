@@ -1,9 +1,8 @@
-package import JWTVerify
+import JWTVerify
 package import JWTVerifyTooling
 
 /// `serve`'s `/verify` body: one JSON request, or JSON Lines of them, exactly `verify`'s input
-/// lines, answered with `verify`'s record for each, in order. ES256 signatures are presolved in
-/// batches, as `verify` does.
+/// lines, answered with `verify`'s record for each, in order, through the same batch pipeline.
 package enum VerifyBody {
     /// The records and their tally.
     package struct Records {
@@ -84,21 +83,14 @@ package enum VerifyBody {
         return problem
     }
 
-    /// Evaluates every request of `body` with `evaluator`.
+    /// Evaluates every request of `body` with `evaluator`, through the verifier's batch pipeline.
     package static func evaluate(_ body: [UInt8], with evaluator: RequestLineEvaluator) -> Result<Records, Problem> {
         body.withUnsafeBytes { bytes in
             requests(bytes).map { lines in
                 var text = OutputText()
                 text.reserveCapacity(lines.count * 384)
-                var tally = Tally()
-                for group in lines.indices.chunks(of: FixedBaseP256Key.batchLimit) {
-                    evaluator.verifier.withPresolvedSignatures { batch in
-                        for index in group { evaluator.addToken(of: UnsafeRawBufferPointer(rebasing: bytes[lines[index]]), to: &batch) }
-                    } _: {
-                        for index in group {
-                            tally.count(evaluator.evaluate(UnsafeRawBufferPointer(rebasing: bytes[lines[index]]), number: index + 1, file: nil, into: &text))
-                        }
-                    }
+                let tally = evaluator.evaluate(count: lines.count, file: nil, into: &text) { index in
+                    (index + 1, .text(UnsafeRawBufferPointer(rebasing: bytes[lines[index]])))
                 }
                 return Records(output: text.bytes, tally: tally)
             }

@@ -244,30 +244,30 @@ struct AuditCommand {
             }
         }
         let keepsTokens = writesLines && showTokens
-        // In groups whose ES256 signatures are verified together (one inversion for all).
+        // Through the verifier's batch pipeline, a chunk of tokens at a time.
+        var tokenBatch = TokenBatch()
         batch.storage.withUnsafeBytes { storage in
             for group in pending.indices.chunks(of: FixedBaseP256Key.batchLimit) {
-                verifier.withPresolvedSignatures { signatures in
-                    for index in group {
-                        let (_, found, line, _) = pending[index]
-                        found.token.withBytes(in: UnsafeRawBufferPointer(rebasing: storage[line...])) { signatures.add($0) }
+                tokenBatch.removeAll()
+                for (_, found, line, _) in pending[group] {
+                    found.token.withBytes(in: UnsafeRawBufferPointer(rebasing: storage[line...])) { token in
+                        guard var nonce = flags.nonce else { return tokenBatch.append(bytes: token, nonce: nil) }
+                        nonce.withUTF8 { tokenBatch.append(bytes: token, nonce: UnsafeRawBufferPointer($0)) }
                     }
-                } _: {
-                    for (origin, found, line, columnShift) in pending[group] {
-                        let record = found.token.withBytes(in: UnsafeRawBufferPointer(rebasing: storage[line...])) { token in
-                            let outcome = verifier.outcome(token, nonce: flags.nonce, at: time, fingerprint: true)
-                            let keySource = outcome.verified ? outcome.keyID.flatMap { sources[$0] } : nil
-                            return AuditRecord(
-                                origin: origin, column: found.column + columnShift, place: found.place, token: token, keepingToken: keepsTokens, outcome: outcome,
-                                keySource: keySource, allowList: policy.algorithms)
-                        }
-                        if writesLines {
-                            tokens += 1
-                            if record.outcome.verified { valid += 1 }
-                            if writesCells { record.appendCells(to: &text) } else { record.appendJSON(to: &text, rules: policy.rules) }
-                        } else {
-                            records.append(record)
-                        }
+                }
+                verifier.evaluate(tokenBatch, at: time, tracing: true, fingerprints: true) { index, token, result, trace in
+                    let (origin, found, _, columnShift) = pending[group.lowerBound + index]
+                    let outcome = VerificationOutcome(result, trace: trace, token: token, verifier: verifier, time: time)
+                    let keySource = outcome.verified ? outcome.keyID.flatMap { sources[$0] } : nil
+                    let record = AuditRecord(
+                        origin: origin, column: found.column + columnShift, place: found.place, token: token, keepingToken: keepsTokens, outcome: outcome,
+                        keySource: keySource, allowList: policy.algorithms)
+                    if writesLines {
+                        tokens += 1
+                        if record.outcome.verified { valid += 1 }
+                        if writesCells { record.appendCells(to: &text) } else { record.appendJSON(to: &text, rules: policy.rules) }
+                    } else {
+                        records.append(record)
                     }
                 }
             }

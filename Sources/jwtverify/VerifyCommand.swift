@@ -61,33 +61,19 @@ struct VerifyCommand {
     private static func verify(_ batch: LineBatch, _ range: Range<Int>, file: String?, with evaluator: RequestLineEvaluator) -> Part {
         var text = OutputText()
         text.reserveCapacity(range.count * 384)  // a typical record is 300-350 octets
-        var tally = Tally()
-        batch.storage.withUnsafeBytes { storage in
-            // In groups whose ES256 signatures are verified together (one inversion for all).
-            for group in range.chunks(of: FixedBaseP256Key.batchLimit) {
-                evaluator.verifier.withPresolvedSignatures { signatures in
-                    for index in group {
-                        if case .text(let lineRange) = batch.lines[index] {
-                            evaluator.addToken(of: UnsafeRawBufferPointer(rebasing: storage[lineRange]), to: &signatures)
-                        }
+        let tally = batch.storage.withUnsafeBytes { storage in
+            evaluator.evaluate(count: range.count, file: file, into: &text) { offset in
+                let index = range.lowerBound + offset
+                let line: RequestLineEvaluator.Line =
+                    switch batch.lines[index] {
+                    case .oversized(let length):
+                        .unusable(VerificationError(.tooLarge, detail: "input line of \(length) octets is longer than the line limit"))
+                    case .piece:
+                        // verify's reader discards long lines; it never splits them.
+                        .unusable(VerificationError(.tooLarge, detail: "input line is longer than the line limit"))
+                    case .text(let lineRange): .text(UnsafeRawBufferPointer(rebasing: storage[lineRange]))
                     }
-                } _: {
-                    for index in group {
-                        let number = batch.lineNumber(at: index)
-                        switch batch.lines[index] {
-                        case .oversized(let length):
-                            let error = VerificationError(.tooLarge, detail: "input line of \(length) octets is longer than the line limit")
-                            tally.count(evaluator.unusable(error, number: number, file: file, idJSON: nil, into: &text))
-                        case .piece:
-                            // verify's reader discards long lines; it never splits them.
-                            let error = VerificationError(.tooLarge, detail: "input line is longer than the line limit")
-                            tally.count(evaluator.unusable(error, number: number, file: file, idJSON: nil, into: &text))
-                        case .text(let lineRange):
-                            tally.count(
-                                evaluator.evaluate(UnsafeRawBufferPointer(rebasing: storage[lineRange]), number: number, file: file, into: &text))
-                        }
-                    }
-                }
+                return (batch.lineNumber(at: index), line)
             }
         }
         return Part(output: text.finish(), tally: tally)

@@ -3,7 +3,7 @@ import JWTVerify
 import JWTVerifyTestSupport
 import Testing
 
-/// ES256 through the batch faces, whose signatures are presolved 128 at a time on the fixed-base
+/// ES256 through the batch faces, whose signatures the batch signature stage checks 128 at a time on the fixed-base
 /// path: 1,000 valid tokens over two P-256 keys with 16 bad ones among them; each gets its own
 /// verdict and exact reason, on 1 and 2 threads, bare and as JSON lines, in `verify` and `audit`.
 @Suite("ES256 batches through the CLI")

@@ -7,7 +7,8 @@ import Testing
 
 /// One pipeline under every face: the same token under the same policy gets the same verdict and
 /// reason from the library (`Verifier`), from a cached `Verifier` on a repeat (a cache hit), from
-/// `RemoteVerifier` over a live local origin, from
+/// the batch entry point (plain, and cached with repeats inside one batch), from `RemoteVerifier`
+/// over a live local origin (one token at a time and in a batch), from
 /// `jwtverify verify`, from `jwtverify audit` and from `jwtverify serve`'s `/verify`. Corpora: the shared attack corpus, the bundled
 /// Apple-shaped samples, and a profile corpus covering every rule of every provider, each token
 /// under every profile.
@@ -54,6 +55,39 @@ struct FaceAgreementTests {
             }
         }
         return verdicts
+    }
+
+    /// The library's batch entry point: every case of the group in one batch (so in chunks of
+    /// the pipeline's size, mixed as they come); with `cached`, each case twice in a row in the
+    /// same batch, under a cache, and the second verdict compared.
+    static func batch(_ group: Group, cached: Bool = false) throws -> [String: String] {
+        let verifier = Verifier(keys: try JWKSet(json: group.jwks), policy: group.policy, cache: cached ? .init(capacity: 4096) : nil)
+        var batch = TokenBatch()
+        for item in group.cases {
+            for _ in 0..<(cached ? 2 : 1) { batch.append(item.token, nonce: item.nonce) }
+        }
+        return verdicts(group, verifier.verify(batch, at: group.now), every: cached ? 2 : 1)
+    }
+
+    /// Verdicts by case id from batch results, taking the last of every `every` results.
+    static func verdicts(_ group: Group, _ results: [Result<VerifiedToken, VerificationError>], every: Int = 1) -> [String: String] {
+        var verdicts: [String: String] = [:]
+        for (index, item) in group.cases.enumerated() {
+            switch results[index * every + every - 1] {
+            case .success: verdicts[item.id] = ""
+            case .failure(let error): verdicts[item.id] = error.reason.rawValue
+            }
+        }
+        return verdicts
+    }
+
+    /// `RemoteVerifier`'s batch entry point over a live local origin.
+    static func remoteBatch(_ group: Group, origin: OriginServer) async throws -> [String: String] {
+        try origin.set(["document": String(decoding: group.jwks, as: UTF8.self)])
+        let verifier = RemoteVerifier(keySet: .https(origin.keysURL), policy: group.policy)
+        var batch = TokenBatch()
+        for item in group.cases { batch.append(item.token, nonce: item.nonce) }
+        return verdicts(group, await verifier.verify(batch, at: group.now))
     }
 
     static func remote(_ group: Group, origin: OriginServer) async throws -> [String: String] {
@@ -184,7 +218,10 @@ struct FaceAgreementTests {
             let faces: [(String, [String: String])] = [
                 ("library", library),
                 ("cached", try Self.library(group, cached: true)),
+                ("batch", try Self.batch(group)),
+                ("cached batch", try Self.batch(group, cached: true)),
                 ("remote", try await remote(group, origin: origin)),
+                ("remote batch", try await remoteBatch(group, origin: origin)),
                 ("verify", try verifyCLI(group, jwksFile: jwksFile)),
                 ("audit", try auditCLI(group, jwksFile: jwksFile)),
                 ("serve", try serveVerify(group, jwksFile: jwksFile)),
@@ -247,6 +284,7 @@ struct FaceAgreementTests {
         #expect(counts["library"] == 183)
         #expect(counts["cached"] == 183)
         #expect(counts["remote"] == 183)
+        for face in ["batch", "cached batch", "remote batch"] { #expect(counts[face] == 183, "\(face)") }
         #expect(counts["verify", default: 0] >= 169)
         #expect(counts["serve"] == counts["verify"])
         #expect(counts["audit", default: 0] >= 120)
@@ -274,6 +312,7 @@ struct FaceAgreementTests {
         let counts = try await Self.agree(groups)
         print("faces agree on the samples: \(counts.sorted { $0.key < $1.key })")
         #expect(counts["library"] == 2 * cases.count)
+        for face in ["batch", "cached batch", "remote batch"] { #expect(counts[face] == 2 * cases.count, "\(face)") }
         #expect(counts["verify"] == 2 * cases.count)
         #expect(counts["serve"] == 2 * cases.count)
         #expect(counts["auth", default: 0] >= 2 * (cases.count - 3))
@@ -296,6 +335,7 @@ struct FaceAgreementTests {
         #expect(counts["library"] == total)
         #expect(counts["cached"] == total)
         #expect(counts["remote"] == total)
+        for face in ["batch", "cached batch", "remote batch"] { #expect(counts[face] == total, "\(face)") }
         #expect(counts["verify"] == total)
         #expect(counts["serve"] == total)
         #expect(counts["auth"] == total)

@@ -1,14 +1,15 @@
 import Foundation
 import Testing
 
-/// Every Swift block of the README, pasted whole (imports included) into a package of its own
-/// that depends on this one by path, as a user's service would: each block is one module of that
-/// package, and `swift build` must compile them all.
-@Suite("README examples compile in a consumer package")
+/// Every Swift block of the README, and every whole example (one that starts with its imports)
+/// of the DocC articles, pasted into a package of its own that depends on this one by path, as a
+/// user's service would: each block is one module of that package, and `swift build` must
+/// compile them all.
+@Suite("README and DocC examples compile in a consumer package")
 struct ReadmeConsumerTests {
-    /// The README's ```swift blocks, in order.
-    static func swiftBlocks() throws -> [String] {
-        let readme = try String(contentsOf: CLIRunner.repositoryRoot.appendingPathComponent("README.md"), encoding: .utf8)
+    /// The ```swift blocks of the file at `path` (from the repository's root), in order.
+    static func swiftBlocks(in path: String = "README.md") throws -> [String] {
+        let readme = try String(contentsOf: CLIRunner.repositoryRoot.appendingPathComponent(path), encoding: .utf8)
         var blocks: [String] = []
         var current: [Substring]? = nil
         for line in readme.split(separator: "\n", omittingEmptySubsequences: false) {
@@ -32,10 +33,16 @@ struct ReadmeConsumerTests {
         let manifests = all.filter { $0.hasPrefix("// swift-tools-version") }
         #expect(manifests.count == 1)
         #expect(manifests.allSatisfy { $0.contains(#".product(name: "JWTVerify", package: "jwtverify")"#) })
-        let blocks = all.filter { !$0.hasPrefix("// swift-tools-version") }
+        var blocks = all.filter { !$0.hasPrefix("// swift-tools-version") }
         #expect(blocks.count >= 4)
         // Every block says what it imports: nothing is added around it.
         for block in blocks { #expect(block.hasPrefix("import "), "a README block does not start with its imports:\n\(block.prefix(200))") }
+        let catalog = "Sources/JWTVerify/JWTVerify.docc"
+        let articles = try FileManager.default.contentsOfDirectory(atPath: CLIRunner.repositoryRoot.appendingPathComponent(catalog).path)
+        let examples = try articles.filter { $0.hasSuffix(".md") }.sorted().flatMap { try Self.swiftBlocks(in: "\(catalog)/\($0)") }
+            .filter { $0.hasPrefix("import ") }
+        #expect(examples.count >= 5)  // the batch article's two among them
+        blocks += examples
 
         let package = FileManager.default.temporaryDirectory.appendingPathComponent("jwtverify-consumer-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: package) }

@@ -37,15 +37,15 @@ struct HeaderMemoTests {
     @Test("a remembered header still reports its alg and kid, and a tampered signature still fails")
     func remembered() throws {
         let verifier = TokenFactory.verifier()
-        let first = Array(Self.signed.utf8).withUnsafeBytes { verifier.outcome($0, nonce: nil, at: .clock) }
-        let second = Array(Self.signed.utf8).withUnsafeBytes { verifier.outcome($0, nonce: nil, at: .clock) }
-        #expect(first.verified && second.verified)
+        let first = verifier.traced(Self.signed)
+        let second = verifier.traced(Self.signed)
+        #expect(first.reason == nil && second.reason == nil)
         #expect(second.algorithm == "RS256" && second.keyID == "rsa-a")
-        #expect(second.token?.keyID == "rsa-a")
+        #expect(second.verifiedKeyID == "rsa-a")
         var tampered = Array(Self.signed.utf8)
         tampered[tampered.count - 3] = tampered[tampered.count - 3] == UInt8(ascii: "A") ? UInt8(ascii: "B") : UInt8(ascii: "A")
-        let rejected = tampered.withUnsafeBytes { verifier.outcome($0, nonce: nil, at: .clock) }
-        #expect(rejected.error?.reason.rawValue == "bad_signature")
+        let rejected = verifier.traced(String(decoding: tampered, as: UTF8.self))
+        #expect(rejected.reason == "bad_signature")
         #expect(rejected.algorithm == "RS256" && rejected.keyID == "rsa-a")
     }
 

@@ -115,12 +115,6 @@ public final class VerifiedTokenCache: Sendable {
         shards[Int(hash % UInt64(shards.count))].state.withLock { state in state.lookup(token, hash: hash) }
     }
 
-    /// Whether an entry for exactly `token` is stored, without counting a hit or a miss (the batch
-    /// faces ask before presolving a signature the lookup will make unnecessary).
-    func contains(_ token: UnsafeRawBufferPointer, hash: UInt64) -> Bool {
-        shards[Int(hash % UInt64(shards.count))].state.withLock { state in state.contains(token, hash: hash) }
-    }
-
     /// Drops the entry for `token` after a lookup found its key gone or changed; the lookup's hit
     /// becomes a miss and an invalidation.
     func invalidate(_ token: UnsafeRawBufferPointer, hash: UInt64) {
@@ -164,8 +158,6 @@ public final class VerifiedTokenCache: Sendable {
             else { return nil }
             return position
         }
-
-        func contains(_ token: UnsafeRawBufferPointer, hash: UInt64) -> Bool { position(of: token, hash: hash) != nil }
 
         mutating func lookup(_ token: UnsafeRawBufferPointer, hash: UInt64) -> Entry? {
             guard let position = position(of: token, hash: hash) else {

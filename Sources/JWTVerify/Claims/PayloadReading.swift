@@ -49,3 +49,24 @@ struct UnverifiedPayloadReading: JSONObjectConsumer {
         (RegisteredClaims.readLeniently(object), object.member("email_verified")?.lenientBool)
     }
 }
+
+/// A rejected token's payload read without trust, for reports: its registered claims (without
+/// the type rules) and `email_verified`. Never a basis for accepting anything.
+package enum UnverifiedPayload {
+    /// Reads a decoded payload; `nil` when it is not a JSON object.
+    package static func read(_ payload: UnsafeRawBufferPointer) -> (claims: RegisteredClaims, emailVerified: Bool?)? {
+        guard case .success(let read) = JSONObjectParser.parse(payload, UnverifiedPayloadReading()) else { return nil }
+        return read
+    }
+
+    /// Decodes and reads the payload segment of the compact token `token`; `nil` when it has no
+    /// three segments or its payload is not strict base64url of a JSON object.
+    package static func read(token: UnsafeRawBufferPointer) -> (claims: RegisteredClaims, emailVerified: Bool?)? {
+        guard case .success(let jws) = CompactJWS.split(token) else { return nil }
+        let segment = UnsafeRawBufferPointer(rebasing: token[jws.payload])
+        return withUnsafeTemporaryAllocation(byteCount: max(segment.count, 1), alignment: 8) { scratch in
+            guard let length = Base64URL.decode(segment, into: scratch) else { return nil }
+            return read(UnsafeRawBufferPointer(rebasing: scratch[..<length]))
+        }
+    }
+}

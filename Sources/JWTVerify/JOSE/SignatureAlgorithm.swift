@@ -94,6 +94,14 @@ public struct SignatureAlgorithm: Hashable, Sendable, CustomStringConvertible {
         }
     }
 
+    /// Whether the signing input is hashed with SHA-256 (RS256, PS256, ES256).
+    var hashesWithSHA256: Bool {
+        switch backing {
+        case .rs256, .ps256, .es256: true
+        default: false
+        }
+    }
+
     /// ``digest`` without a reference count: the digests are process-wide singletons, and a
     /// retain and release per token on an object every thread shares costs more than the hash.
     var unretainedDigest: Unmanaged<MessageDigest>? {

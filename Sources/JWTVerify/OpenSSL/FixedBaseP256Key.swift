@@ -61,15 +61,24 @@ package final class FixedBaseP256Key: @unchecked Sendable {
                     pointers[i] = entry.digest
                     pointers[entries.count + i] = entry.signature
                 }
-                let digests = UnsafePointer(pointers.baseAddress!)
-                let signatures = digests + entries.count
-                keys.withMemoryRebound(to: OpaquePointer?.self) { keys in
-                    _ = jwtv_p256_verify_batch(
-                        entries.count, keys.baseAddress, digests, signatures, valid.baseAddress, ThreadContexts.current.p256Scratch)
-                }
+                verify(
+                    count: entries.count, keys: keys.baseAddress!, digests: pointers.baseAddress!,
+                    signatures: pointers.baseAddress! + entries.count, valid: valid.baseAddress!)
             }
         }
         withExtendedLifetime(entries) {}
+    }
+
+    /// ``verify(_:valid:)`` over parallel arrays of `count` table pointers (``pointer`` of tables
+    /// the caller keeps alive), digests and signatures: the pipeline's signature stage.
+    static func verify(
+        count: Int, keys: UnsafeMutablePointer<OpaquePointer?>, digests: UnsafeMutablePointer<UnsafeRawPointer?>,
+        signatures: UnsafeMutablePointer<UnsafeRawPointer?>, valid: UnsafeMutablePointer<UInt8>
+    ) {
+        precondition(count > 0 && count <= batchLimit, "batch of \(count)")
+        keys.withMemoryRebound(to: OpaquePointer?.self, capacity: count) { keys in
+            _ = jwtv_p256_verify_batch(count, keys, digests, signatures, valid, ThreadContexts.current.p256Scratch)
+        }
     }
 }
 

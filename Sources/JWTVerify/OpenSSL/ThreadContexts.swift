@@ -29,12 +29,12 @@ package final class ThreadContexts {
     private static let capacity = 256
     private var fixedBaseScratch: OpaquePointer? = nil
     private var rsaChainScratch: OpaquePointer? = nil
-    /// ES256 verdicts decided ahead in a batch, while a batch scope is open on this thread.
-    var presolved = PresolvedSignatures()
     /// The headers this thread verified last, with the key each selected.
     var headers = HeaderMemo()
     /// The buffer this thread's walks decode tokens into.
     var scratch = TokenScratch()
+    /// What this thread's batch evaluations reuse.
+    private let batchWorkspace = BatchWorkspace()
 
     /// Contexts owned by the caller (the raw limit); verification uses ``current``.
     package init() {
@@ -54,6 +54,19 @@ package final class ThreadContexts {
         jwtv_p256_scratch_free(fixedBaseScratch)
         jwtv_rsa_scratch_free(rsaChainScratch)
         scratch.deallocate()
+    }
+
+    /// This thread's batch workspace, or a new one while it is lent.
+    func lendBatchWorkspace() -> BatchWorkspace {
+        guard !batchWorkspace.isLent else { return BatchWorkspace() }
+        batchWorkspace.isLent = true
+        return batchWorkspace
+    }
+
+    /// Ends the loan of ``lendBatchWorkspace()``.
+    func giveBack(_ workspace: BatchWorkspace) {
+        workspace.trim()
+        if workspace === batchWorkspace { batchWorkspace.isLent = false }
     }
 
     /// This thread's temporaries for ``FixedBaseP256Key``, made on first use.
@@ -92,7 +105,6 @@ package final class ThreadContexts {
         return contexts
     }
 
-    /// Hashes `input` with `digest` into `output` (at least `digest.size` octets); returns the length.
     /// Hashes `input` into `output` like ``hash(_:with:into:)``, and also the digest of `input`
     /// followed by `rest` into `continued` (at least `digest.size` octets): for SHA-256 signatures,
     /// the token's fingerprint, SHA-256 of the whole token, from the state the signature needs anyway.
@@ -114,6 +126,7 @@ package final class ThreadContexts {
         return Int(length)
     }
 
+    /// Hashes `input` with `digest` into `output` (at least `digest.size` octets); returns the length.
     package func hash(_ input: UnsafeRawBufferPointer, with digest: MessageDigest, into output: UnsafeMutableRawBufferPointer) -> Int {
         var length: UInt32 = 0
         guard EVP_DigestInit_ex(digestContext, digest.pointer, nil) == 1,
@@ -152,28 +165,16 @@ package final class ThreadContexts {
     /// ``verify(prehashed:signature:over:digest:)`` with a context from this thread's cache.
     func verify(
         prehashed context: OpaquePointer, signature: UnsafeRawBufferPointer, over signingInput: UnsafeRawBufferPointer,
-        digest: MessageDigest, fingerprint: FingerprintRequest? = nil
+        digest: MessageDigest
     ) -> Bool {
         withUnsafeTemporaryAllocation(byteCount: 64, alignment: 8) { hash in
-            let length = self.hash(signingInput, with: digest, into: hash, fingerprint: fingerprint)
+            let length = self.hash(signingInput, with: digest, into: hash)
             let rc = EVP_PKEY_verify(
                 context, signature.baseAddress?.assumingMemoryBound(to: UInt8.self), signature.count,
                 hash.baseAddress?.assumingMemoryBound(to: UInt8.self), length)
             if rc != 1 { OpenSSLFailure.clear() }
             return rc == 1
         }
-    }
-
-    /// The signature digest of `signingInput`, and with a `fingerprint` request for a SHA-256
-    /// signature, the token's fingerprint continued from the same state.
-    func hash(
-        _ signingInput: UnsafeRawBufferPointer, with digest: MessageDigest, into output: UnsafeMutableRawBufferPointer,
-        fingerprint: FingerprintRequest?
-    ) -> Int {
-        guard let fingerprint, digest === MessageDigest.sha256 else { return hash(signingInput, with: digest, into: output) }
-        let length = hash(signingInput, continuing: fingerprint.rest, with: digest, into: output, continued: fingerprint.output)
-        fingerprint.written.pointee = true
-        return length
     }
 
     /// One-shot (EdDSA) verification of `message` with `key`.
@@ -228,14 +229,4 @@ package final class PreparedVerifyContext {
     let pointer: OpaquePointer
     init(takingOwnershipOf pointer: OpaquePointer) { self.pointer = pointer }
     deinit { EVP_PKEY_CTX_free(pointer) }
-}
-
-/// Where the report path wants a SHA-256 token's fingerprint continued from the signature digest.
-struct FingerprintRequest {
-    /// The token after its signing input (the dot and the signature segment).
-    let rest: UnsafeRawBufferPointer
-    /// 32 octets for the digest.
-    let output: UnsafeMutableRawBufferPointer
-    /// Set when the fingerprint was written.
-    let written: UnsafeMutablePointer<Bool>
 }

@@ -1,4 +1,4 @@
-package import JWTVerify
+import JWTVerify
 
 /// Everything `audit` reports about a set of tokens, accumulated in input order in bounded memory
 /// (fingerprints and nonces are tracked up to ``trackingLimit`` distinct values).

@@ -1,7 +1,9 @@
 package import JWTVerify
 
-/// One input line of `verify` (and of a `serve` `/verify` body) through the verifier: a bare
-/// compact token (a trailing CR removed) or a JSON request, evaluated and written as one record.
+/// Input lines of `verify` (and of a `serve` `/verify` body) through the verifier's batch
+/// pipeline: each line — a bare compact token (a trailing CR removed) or a JSON request — is
+/// parsed once, its token and nonce go into a ``TokenBatch``, and each verdict is written as one
+/// record, in the lines' order. Lines without a usable request get their record in place.
 package struct RequestLineEvaluator: Sendable {
     /// The verifier every line goes through.
     package let verifier: Verifier
@@ -16,46 +18,87 @@ package struct RequestLineEvaluator: Sendable {
         self.time = time
     }
 
-    /// Evaluates `line` and appends its record; returns the verdict's reason (`nil`: valid).
-    @discardableResult
+    /// One input line as a face hands it over.
+    package enum Line {
+        /// The line's bytes (without its newline).
+        case text(UnsafeRawBufferPointer)
+        /// A line that holds no request, with the reason its record gives.
+        case unusable(VerificationError)
+    }
+
+    /// What a line became: a token in the batch, or a record written without one.
+    private enum Entry {
+        case token(number: Int, idJSON: String?)
+        case unusable(number: Int, error: VerificationError, idJSON: String?)
+    }
+
+    /// Evaluates `count` lines (`line(i)` gives the i-th with its 1-based number), appending one
+    /// record per line in order; returns their tally.
     package func evaluate(
-        _ line: UnsafeRawBufferPointer, number: Int, file: String?, into out: inout OutputText
-    ) -> VerificationError.Reason? {
-        let rules = verifier.policy.rules
+        count: Int, file: String?, into out: inout OutputText, _ line: (Int) -> (number: Int, line: Line)
+    ) -> Tally {
+        var tally = Tally()
+        var batch = TokenBatch()
+        var entries: [Entry] = []
+        entries.reserveCapacity(min(count, FixedBaseP256Key.batchLimit))
+        var start = 0
+        while start < count {
+            let end = min(start + FixedBaseP256Key.batchLimit, count)
+            batch.removeAll()
+            entries.removeAll(keepingCapacity: true)
+            for index in start..<end {
+                let (number, input) = line(index)
+                switch input {
+                case .unusable(let error): entries.append(.unusable(number: number, error: error, idJSON: nil))
+                case .text(let text): entries.append(add(text, number: number, to: &batch))
+                }
+            }
+            write(entries, batch, file: file, into: &out, tally: &tally)
+            start = end
+        }
+        return tally
+    }
+
+    /// Parses `line` once: its token and nonce go into `batch`.
+    private func add(_ line: UnsafeRawBufferPointer, number: Int, to batch: inout TokenBatch) -> Entry {
         if line.first == UInt8(ascii: "{") {
-            return TokenRequest.withParsed(jsonLine: line) { parsed -> VerificationError.Reason? in
+            return TokenRequest.withParsed(jsonLine: line) { parsed -> Entry in
                 switch parsed {
                 case .success(let request):
-                    let outcome = withNonce(request.nonce) { verifier.outcome(request.token, rawNonce: $0, at: time) }
-                    TokenRecordWriter.appendLineRecord(to: &out, line: number, file: file, idJSON: request.idJSON, outcome: outcome, rules: rules)
-                    return outcome.error?.reason
+                    withNonce(request.nonce) { batch.append(bytes: request.token, nonce: $0) }
+                    return .token(number: number, idJSON: request.idJSON)
                 case .failure(let problem):
-                    return unusable(VerificationError(.malformed, detail: problem.description), number: number, file: file, idJSON: problem.idJSON, into: &out)
+                    return .unusable(number: number, error: VerificationError(.malformed, detail: problem.description), idJSON: problem.idJSON)
                 }
             }
         }
         var token = line
         if token.last == UInt8(ascii: "\r") { token = UnsafeRawBufferPointer(rebasing: token.dropLast()) }
-        if token.isEmpty {
-            return unusable(VerificationError(.malformed, detail: "empty line"), number: number, file: file, idJSON: nil, into: &out)
-        }
-        let outcome = withNonce(nil) { verifier.outcome(token, rawNonce: $0, at: time) }
-        TokenRecordWriter.appendLineRecord(to: &out, line: number, file: file, idJSON: nil, outcome: outcome, rules: rules)
-        return outcome.error?.reason
+        guard !token.isEmpty else { return .unusable(number: number, error: VerificationError(.malformed, detail: "empty line"), idJSON: nil) }
+        withNonce(nil) { batch.append(bytes: token, nonce: $0) }
+        return .token(number: number, idJSON: nil)
     }
 
-    /// Adds the token `line` holds to `batch`, for ``Verifier/withPresolvedSignatures(_:_:)``
-    /// around ``evaluate(_:number:file:into:)`` of the same lines.
-    package func addToken(of line: UnsafeRawBufferPointer, to batch: inout SignatureBatch) {
-        if line.first == UInt8(ascii: "{") {
-            TokenRequest.withParsed(jsonLine: line) { parsed in
-                if case .success(let request) = parsed { batch.add(request.token) }
+    /// The batch through the pipeline, and every entry's record in order.
+    private func write(_ entries: [Entry], _ batch: TokenBatch, file: String?, into out: inout OutputText, tally: inout Tally) {
+        let rules = verifier.policy.rules
+        var cursor = 0
+        func writeUnusable(upTo limit: Int) {
+            while cursor < limit, case .unusable(let number, let error, let idJSON) = entries[cursor] {
+                tally.count(unusable(error, number: number, file: file, idJSON: idJSON, into: &out))
+                cursor += 1
             }
-            return
         }
-        var token = line
-        if token.last == UInt8(ascii: "\r") { token = UnsafeRawBufferPointer(rebasing: token.dropLast()) }
-        batch.add(token)
+        verifier.evaluate(batch, at: time, tracing: true) { _, token, result, trace in
+            writeUnusable(upTo: entries.count)
+            guard case .token(let number, let idJSON) = entries[cursor] else { preconditionFailure("a verdict without its line") }
+            cursor += 1
+            let reason: VerificationError.Reason? = if case .failure(let error) = result { error.reason } else { nil }
+            let outcome = VerificationOutcome(result, trace: trace, token: token, verifier: verifier, time: time)
+            TokenRecordWriter.appendLineRecord(to: &out, line: number, file: file, idJSON: idJSON, outcome: outcome, rules: rules)
+            tally.count(reason)
+        }
+        writeUnusable(upTo: entries.count)
     }
 
     /// Appends the record of a line that held no usable token request.

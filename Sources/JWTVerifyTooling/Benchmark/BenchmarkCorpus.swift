@@ -128,6 +128,14 @@ package struct BenchmarkCorpus: Sendable {
         return copy
     }
 
+    /// Adds token `index` (with its nonce) to `batch`.
+    func add(_ index: Int, to batch: inout TokenBatch) {
+        tokens[index].withUnsafeBytes { token in
+            guard var nonce = nonces[index] else { return batch.append(bytes: token, nonce: nil) }
+            nonce.withUTF8 { batch.append(bytes: token, nonce: UnsafeRawBufferPointer($0)) }
+        }
+    }
+
     /// Whether `verifier` accepts token `index` (with its nonce).
     func accepts(_ verifier: Verifier, _ index: Int) -> Bool {
         tokens[index].withUnsafeBytes { token in

@@ -223,7 +223,7 @@ enum FuzzTargets {
                 for case .text(let range) in batch.lines {
                     batch.storage.withUnsafeBytes { storage in
                         let line = UnsafeRawBufferPointer(rebasing: storage[range])
-                        lines.evaluate(line, number: 1, file: nil, into: &text)
+                        _ = lines.evaluate(count: 1, file: nil, into: &text) { _ in (1, .text(line)) }
                         for found in TokenExtractor.scan(line).found {
                             found.token.withBytes(in: line) { _ = verifier.outcome($0, nonce: nil, at: .clock) }
                         }

@@ -1,0 +1,36 @@
+/// What one thread's batch evaluation reuses from chunk to chunk: the prepared tokens and the
+/// arena their segments are decoded into. Kept in ``ThreadContexts`` and lent to one batch at a
+/// time; a batch that starts while it is lent (from inside another's callback) gets its own.
+final class BatchWorkspace {
+    /// An arena larger than this is freed after the batch that needed it.
+    static let keptArenaBytes = 1 << 20
+    /// Room for a chunk's tokens after stage A (``FixedBaseP256Key/batchLimit``), initialized
+    /// and deinitialized chunk by chunk: the stages work on the tokens in place, never copying one.
+    let prepared = UnsafeMutablePointer<PreparedToken>.allocate(capacity: FixedBaseP256Key.batchLimit)
+    private var buffer = UnsafeMutableRawBufferPointer(start: nil, count: 0)
+    /// Whether a batch holds it.
+    var isLent = false
+
+    init() {}
+
+    deinit {
+        prepared.deallocate()
+        buffer.deallocate()
+    }
+
+    /// At least `byteCount` octets, valid until the next call or ``trim()``.
+    func arena(byteCount: Int) -> UnsafeMutableRawBufferPointer {
+        if buffer.count < byteCount {
+            buffer.deallocate()
+            buffer = .allocate(byteCount: max(byteCount, 64 << 10), alignment: 8)
+        }
+        return buffer
+    }
+
+    /// Frees an arena a batch of very long tokens left behind.
+    func trim() {
+        guard buffer.count > Self.keptArenaBytes else { return }
+        buffer.deallocate()
+        buffer = UnsafeMutableRawBufferPointer(start: nil, count: 0)
+    }
+}

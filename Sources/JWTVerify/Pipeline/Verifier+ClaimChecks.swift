@@ -1,0 +1,92 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+extension Verifier {
+    /// The generic claim checks: issuer, audience, exp, nbf, iat, nonce — in that order.
+    /// `nonceSupported`: the token's `nonce_supported`, for the Apple rule that may excuse a
+    /// missing nonce.
+    func check(_ claims: RegisteredClaims, rawNonce: UnsafeRawBufferPointer?, now: Double, nonceSupported: Bool?) -> VerificationError? {
+        checkIssuerAndAudience(claims) ?? checkTimeAndNonce(claims, rawNonce: rawNonce, now: now, nonceSupported: nonceSupported)
+    }
+
+    /// `iss` and `aud` against the policy: decided by the token's bytes and the policy alone.
+    private func checkIssuerAndAudience(_ claims: RegisteredClaims) -> VerificationError? {
+        if let issuerBytes {
+            guard let iss = claims.issuer else { return VerificationError(.issuerMismatch, detail: "iss is missing") }
+            guard issuerBytes.contains(where: { Self.sameBytes(iss, $0) }) else {
+                return VerificationError(
+                    .issuerMismatch, detail: "iss \(Self.quoted(iss)) is not \(policy.issuers?.map(Self.quoted).joined(separator: " or ") ?? "")")
+            }
+        }
+        if let audienceBytes {
+            guard let aud = claims.audience else { return VerificationError(.audienceMismatch, detail: "aud is missing") }
+            let matches = aud.contains { member in audienceBytes.contains { Self.sameBytes(member, $0) } }
+            guard matches else {
+                let named = aud.count == 1 ? Self.quoted(aud[0]) : "[" + aud.prefix(8).map(Self.quoted).joined(separator: ", ") + (aud.count > 8 ? ", …]" : "]")
+                return VerificationError(.audienceMismatch, detail: "aud \(named) names no accepted audience")
+            }
+        }
+        return nil
+    }
+
+    /// `exp`, `nbf`, `iat` against `now` with the leeway, then this call's nonce: what a cache hit
+    /// must check again.
+    func checkTimeAndNonce(_ claims: RegisteredClaims, rawNonce: UnsafeRawBufferPointer?, now: Double, nonceSupported: Bool?) -> VerificationError? {
+        let leeway = policy.leeway
+        if let exp = claims.expiresAt, now >= exp + leeway {
+            return VerificationError(.expired, detail: "expired at \(Self.number(exp)), \(Self.seconds(now - exp)) before now (leeway \(Self.seconds(leeway)))")
+        }
+        if let nbf = claims.notBefore, nbf > now + leeway {
+            return VerificationError(.notYetValid, detail: "not valid before \(Self.number(nbf)), \(Self.seconds(nbf - now)) from now")
+        }
+        if let iat = claims.issuedAt, iat > now + leeway {
+            return VerificationError(.issuedInFuture, detail: "issued at \(Self.number(iat)), \(Self.seconds(iat - now)) in the future")
+        }
+        guard let rawNonce else {
+            guard policy.nonceRequirement == .required else { return nil }
+            return VerificationError(.nonceMissing, detail: "this policy requires the raw nonce of the sign-in, and none was given")
+        }
+        guard var nonce = claims.nonce else {
+            if policy.rules.acceptsMissingNonceWhenUnsupported && nonceSupported == false { return nil }
+            return VerificationError(.nonceMissing, detail: "a nonce was expected but the token has none")
+        }
+        let matches = nonce.withUTF8 { Nonce.matches(claim: UnsafeRawBufferPointer($0), rawNonce: rawNonce) }
+        guard matches else {
+            return VerificationError(.nonceMismatch, detail: "nonce is not the lowercase hex SHA-256 of the raw nonce")
+        }
+        return nil
+    }
+
+    /// Whether `text`'s UTF-8 is exactly `bytes` (memcmp, not a generic element loop).
+    static func sameBytes(_ text: String, _ bytes: [UInt8]) -> Bool {
+        var text = text
+        return text.withUTF8 { own in
+            guard own.count == bytes.count else { return false }
+            guard let ownBase = own.baseAddress else { return true }
+            return bytes.withUnsafeBytes { memcmp(ownBase, $0.baseAddress!, own.count) == 0 }
+        }
+    }
+
+    /// Untrusted text quoted for a detail, cut at 60 characters.
+    static func quoted(_ text: String) -> String {
+        let cut = text.unicodeScalars.count > 60 ? String(String.UnicodeScalarView(text.unicodeScalars.prefix(60))) + "…" : text
+        var json = OutputText()
+        json.string(cut)
+        return json.string
+    }
+
+    /// A duration for people: whole seconds from a minute up (`3600s`), else at most three
+    /// decimals (`1.5s`, `0.25s`).
+    static func seconds(_ value: Double) -> String {
+        if abs(value) >= 60 { return number(value.rounded(.towardZero)) + "s" }
+        return number((value * 1000).rounded() / 1000) + "s"
+    }
+
+    /// A NumericDate or duration without a spurious `.0`.
+    static func number(_ value: Double) -> String {
+        value == value.rounded() && abs(value) < 1e15 ? "\(Int64(value))" : "\(value)"
+    }
+}

@@ -1,0 +1,131 @@
+extension Verifier {
+    /// One token through the pipeline's three stages — prepare, signature, walk — with nothing
+    /// traced: the library's own path. The segments are decoded into this thread's scratch (a
+    /// temporary buffer for a token over ``TokenScratch/limit`` or while it is lent).
+    func evaluateOne(_ token: UnsafeRawBufferPointer, rawNonce: UnsafeRawBufferPointer?, time: EvaluationTime) -> Result<VerifiedToken, VerificationError> {
+        if policy.rules.kind == .appleNotification, token.first == UInt8(ascii: "{"),
+            let unwrapped = NotificationBody.evaluate(token, { evaluateOne($0, rawNonce: rawNonce, time: time) })
+        {
+            return unwrapped
+        }
+        var prepared = PreparedToken(token)
+        admit(&prepared)
+        guard prepared.awaitsSignature else { return walk(&prepared, rawNonce: rawNonce, time: time, tracing: false) }
+        // This thread's buffer, without a closure (see TokenScratch); a temporary one otherwise.
+        let contexts = ThreadContexts.current
+        if let scratch = contexts.scratch.lend(byteCount: token.count) {
+            defer { contexts.scratch.giveBack() }
+            return stages(&prepared, scratch: scratch, contexts: contexts, rawNonce: rawNonce, time: time)
+        }
+        return withUnsafeTemporaryAllocation(byteCount: max(token.count, 1), alignment: 8) { scratch in
+            stages(&prepared, scratch: scratch, contexts: contexts, rawNonce: rawNonce, time: time)
+        }
+    }
+
+    /// Prepare, signature and walk for one admitted token.
+    private func stages(
+        _ prepared: inout PreparedToken, scratch: UnsafeMutableRawBufferPointer, contexts: ThreadContexts,
+        rawNonce: UnsafeRawBufferPointer?, time: EvaluationTime
+    ) -> Result<VerifiedToken, VerificationError> {
+        prepare(&prepared, scratch: scratch, contexts: contexts, tracing: false)
+        checkSignature(&prepared)
+        return walk(&prepared, rawNonce: rawNonce, time: time, tracing: false)
+    }
+
+    /// The tokens of `batch` through the pipeline, ``FixedBaseP256Key/batchLimit`` at a time:
+    /// each is prepared, then the signature stage sees them all at once, then each is walked and
+    /// handed to `body` with its position, its bytes, its verdict and (with `tracing`) its trace,
+    /// in order; with `fingerprints`, the trace carries each SHA-256 signature's fingerprint. The
+    /// bytes and the trace's borrowed views last until `body` returns. Every face that verifies
+    /// more than one token calls this.
+    package func evaluate(
+        _ batch: TokenBatch, at time: EvaluationTime, tracing: Bool, fingerprints: Bool = false,
+        _ body: (_ index: Int, _ token: UnsafeRawBufferPointer, _ result: Result<VerifiedToken, VerificationError>, _ trace: borrowing WalkTrace)
+            -> Void
+    ) {
+        guard !batch.isEmpty else { return }
+        let contexts = ThreadContexts.current
+        let workspace = contexts.lendBatchWorkspace()
+        defer { contexts.giveBack(workspace) }
+        batch.withUnsafeBytes { bytes in
+            var start = 0
+            while start < batch.count {
+                let end = min(start + FixedBaseP256Key.batchLimit, batch.count)
+                evaluateChunk(
+                    batch, start..<end, bytes: bytes, workspace: workspace, contexts: contexts, time: time, tracing: tracing,
+                    fingerprints: fingerprints, body)
+                start = end
+            }
+        }
+    }
+
+    /// One chunk of ``evaluate(_:at:tracing:_:)``, stage by stage.
+    private func evaluateChunk(
+        _ batch: TokenBatch, _ range: Range<Int>, bytes: UnsafeRawBufferPointer, workspace: BatchWorkspace, contexts: ThreadContexts,
+        time: EvaluationTime, tracing: Bool, fingerprints: Bool,
+        _ body: (Int, UnsafeRawBufferPointer, Result<VerifiedToken, VerificationError>, borrowing WalkTrace) -> Void
+    ) {
+        var decodedBytes = 0
+        for index in range { decodedBytes += batch.tokenRange(at: index).count }
+        let arena = workspace.arena(byteCount: decodedBytes)
+        let prepared = workspace.prepared
+        var count = 0
+        defer { prepared.deinitialize(count: count) }
+        // Stage A: prepare each token once, in place.
+        var offset = 0
+        for index in range {
+            let token = UnsafeRawBufferPointer(rebasing: bytes[batch.tokenRange(at: index)])
+            let slot = prepared + count
+            if policy.rules.kind == .appleNotification, token.first == UInt8(ascii: "{") {
+                let rawNonce = batch.nonceRange(at: index).map { UnsafeRawBufferPointer(rebasing: bytes[$0]) }
+                slot.initialize(to: PreparedToken(token, stage: .decided(evaluateOne(token, rawNonce: rawNonce, time: time))))
+                count += 1
+                continue
+            }
+            slot.initialize(to: PreparedToken(token))
+            admit(&slot.pointee, earlier: UnsafeBufferPointer(start: prepared, count: count))
+            count += 1
+            let scratch = UnsafeMutableRawBufferPointer(rebasing: arena[offset..<(offset + token.count)])
+            switch slot.pointee.stage {
+            case .awaitingSignature:
+                prepare(&slot.pointee, scratch: scratch, contexts: contexts, tracing: tracing)
+                offset += token.count
+            case .repeatOf:
+                slot.pointee.scratch = scratch
+                offset += token.count
+            default: break
+            }
+        }
+        // Stage B: every signature of the chunk at once.
+        checkSignatures(UnsafeMutableBufferPointer(start: prepared, count: count), contexts: contexts, fingerprints: fingerprints)
+        // Stage C: the rest of each token's walk, handed out in order.
+        for (position, index) in range.enumerated() {
+            let rawNonce = batch.nonceRange(at: index).map { UnsafeRawBufferPointer(rebasing: bytes[$0]) }
+            let result = walk(&prepared[position], rawNonce: rawNonce, time: time, tracing: tracing)
+            // Moved out, not copied (a copy costs a reference count per string it holds).
+            let trace = exchange(&prepared[position].trace, with: WalkTrace())
+            body(index, prepared[position].token, result, trace)
+        }
+    }
+
+    /// Verifies only the JWS layer of `token` (size, structure, header, key, signature) and returns
+    /// the algorithm and the decoded payload, without reading it as JWT claims. For JWS payloads
+    /// that are not JWTs (RFC examples, Wycheproof) and for diagnostics; never for accepting sign-ins.
+    package func verifySignatureOnly(_ token: [UInt8]) -> Result<(SignatureAlgorithm, [UInt8]), VerificationError> {
+        guard token.count <= policy.maxTokenBytes else {
+            return .failure(VerificationError(.tooLarge, detail: "token is \(token.count) octets; the limit is \(policy.maxTokenBytes)"))
+        }
+        return token.withUnsafeBytes { bytes in
+            withUnsafeTemporaryAllocation(byteCount: max(bytes.count, 1), alignment: 8) { scratch in
+                var prepared = PreparedToken(bytes)
+                prepare(&prepared, scratch: scratch, contexts: ThreadContexts.current, tracing: false)
+                checkSignature(&prepared)
+                switch prepared.stage {
+                case .signed: return .success((prepared.header.algorithm, Array(prepared.payload!)))
+                case .rejected(let error): return .failure(error)
+                case .awaitingSignature, .cached, .decided, .repeatOf: preconditionFailure("a JWS-only check ends signed or rejected")
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,102 @@
+extension Verifier {
+    /// Stage B for one token (step 9): the chosen key's own check of the signature over the
+    /// token's `header.payload` bytes. With `fingerprint`, a SHA-256 signature's digest state is
+    /// continued over the rest of the token into the trace's fingerprint.
+    func checkSignature(_ prepared: inout PreparedToken, fingerprint: Bool = false) {
+        guard prepared.awaitsSignature else { return }
+        let algorithm = prepared.header.algorithm
+        guard let key = keys.slots[prepared.keyIndex].key else { return settle(&prepared, valid: false) }
+        guard fingerprint, algorithm.hashesWithSHA256 else {
+            let valid = key._withUnsafeGuaranteedRef { $0.isValidSignature(prepared.signature, over: prepared.signingInput, algorithm: algorithm) }
+            return settle(&prepared, valid: valid)
+        }
+        let contexts = ThreadContexts.current
+        let valid = withUnsafeTemporaryAllocation(byteCount: 32, alignment: 8) { digest in
+            hashSigningInput(&prepared, into: digest, contexts: contexts)
+            return key._withUnsafeGuaranteedRef {
+                $0.isValidSignature(prepared.signature, digest: UnsafeRawBufferPointer(digest), algorithm: algorithm, contexts: contexts)
+            }
+        }
+        settle(&prepared, valid: valid)
+    }
+
+    /// SHA-256 of the signing input into `digest`, and the token's fingerprint continued from the
+    /// same state into its trace.
+    private func hashSigningInput(_ prepared: inout PreparedToken, into digest: UnsafeMutableRawBufferPointer, contexts: ThreadContexts) {
+        var fingerprint = SHA256Digest()
+        fingerprint.withUnsafeMutableBytes { continued in
+            _ = contexts.hash(
+                prepared.signingInput, continuing: UnsafeRawBufferPointer(rebasing: prepared.token[prepared.jws.signingInput.upperBound...]),
+                with: MessageDigest.sha256, into: digest, continued: continued)
+        }
+        prepared.trace.fingerprint = fingerprint
+    }
+
+    /// Stage B for a batch (at most ``FixedBaseP256Key/batchLimit`` tokens): ES256 signatures
+    /// whose key has its fixed-base table are checked together, with one modular inversion for
+    /// all (``FixedBaseP256Key/verify(count:keys:digests:signatures:valid:)``); every other
+    /// signature by its key's own check, as for one token. Each verdict depends on its own
+    /// token alone. With `fingerprints`, as ``checkSignature(_:fingerprint:)``.
+    func checkSignatures(_ batch: UnsafeMutableBufferPointer<PreparedToken>, contexts: ThreadContexts, fingerprints: Bool) {
+        precondition(batch.count <= FixedBaseP256Key.batchLimit, "a signature batch of \(batch.count)")
+        withUnsafeTemporaryAllocation(byteCount: 32 * max(batch.count, 1), alignment: 8) { digests in
+            withUnsafeTemporaryAllocation(of: OpaquePointer?.self, capacity: max(batch.count, 1)) { tables in
+                withUnsafeTemporaryAllocation(of: UnsafeRawPointer?.self, capacity: 2 * max(batch.count, 1)) { pointers in
+                    withUnsafeTemporaryAllocation(of: Int.self, capacity: max(batch.count, 1)) { members in
+                        var grouped = 0
+                        // Through the base pointer: a buffer's subscript would copy each token.
+                        let tokens = batch.baseAddress!
+                        for index in batch.indices where tokens[index].awaitsSignature {
+                            guard let table = fixedBaseTable(for: tokens + index) else {
+                                checkSignature(&tokens[index], fingerprint: fingerprints)
+                                continue
+                            }
+                            let digest = UnsafeMutableRawBufferPointer(rebasing: digests[(grouped * 32)..<(grouped * 32 + 32)])
+                            if fingerprints {
+                                hashSigningInput(&tokens[index], into: digest, contexts: contexts)
+                            } else {
+                                _ = contexts.hash(tokens[index].signingInput, with: MessageDigest.sha256, into: digest)
+                            }
+                            tables[grouped] = table
+                            pointers[grouped] = UnsafeRawPointer(digest.baseAddress!)
+                            pointers[batch.count + grouped] = tokens[index].signature.baseAddress
+                            members[grouped] = index
+                            grouped += 1
+                        }
+                        guard grouped > 0 else { return }
+                        // Signatures follow the digests in `pointers`: move them up against them.
+                        for i in 0..<grouped { pointers[grouped + i] = pointers[batch.count + i] }
+                        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: grouped) { valid in
+                            FixedBaseP256Key.verify(
+                                count: grouped, keys: tables.baseAddress!, digests: pointers.baseAddress!,
+                                signatures: pointers.baseAddress! + grouped, valid: valid.baseAddress!)
+                            for i in 0..<grouped { settle(&tokens[members[i]], valid: valid[i] == 1) }
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    /// The fixed-base table of the key an ES256 token chose, when it has one and the signature
+    /// has ES256's length (unretained: the key set owns the key, and the key its table).
+    private func fixedBaseTable(for prepared: UnsafePointer<PreparedToken>) -> OpaquePointer? {
+        guard prepared.pointee.header.algorithm == .es256, prepared.pointee.signatureRange.count == 64,
+            let key = keys.slots[prepared.pointee.keyIndex].key
+        else { return nil }
+        return key._withUnsafeGuaranteedRef { $0.fixedBase?.pointer }
+    }
+
+    /// Records the signature's verdict.
+    private func settle(_ prepared: inout PreparedToken, valid: Bool) {
+        guard !valid else {
+            prepared.stage = .signed
+            return
+        }
+        prepared.stage = .rejected(
+            VerificationError(
+                .badSignature,
+                detail: "\(prepared.header.algorithm.name) signature does not verify with kid \(Self.quoted(keys.keys[prepared.keyIndex].keyID ?? ""))"
+            ))
+    }
+}
