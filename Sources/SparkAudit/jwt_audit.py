@@ -15,12 +15,13 @@ whole, globs are expanded) is read one of two ways (--reader):
 
 Either way the stage is Spark's own `RDD.pipe`, all in the JVM: no line or record passes through
 Python. The default, auto, takes jwtverify when every input is an uncompressed `file:` path and no
---split-size is given. The per-token
-records become a DataFrame written to DIR/tokens (Parquet or JSON Lines); the summary report is
-computed over all of them at once, so repeated tokens and nonces shared by distinct tokens are
-found across partitions, from the fingerprints (never the tokens).
-It is the report `jwtverify audit` prints over the same files, written to DIR/report.json and
-DIR/report.txt and printed on stdout.
+--split-size is given. The per-token records become a DataFrame written to DIR/tokens (Parquet or
+JSON Lines). Beside its records, each task's jwtverify writes partial reports (`--partials`: one
+per file it read, or per run of consecutive lines it was handed); the driver puts them in input
+order and `jwtverify audit merge` merges them, so repeated tokens and nonces shared by distinct
+tokens are found across partitions. The job aggregates nothing itself: the report is the one
+`jwtverify audit` prints over the same files, written to DIR/report.json, DIR/report.txt and
+DIR/report.html and printed on stdout.
 
 Every partition is evaluated with the same keys and at the same time: key sets given as URLs or
 presets are fetched once on the driver into snapshots, and without --now or --at iat the job's
@@ -33,7 +34,6 @@ was rejected, 64 usage, 65 unusable key set, 66 input missing, 69 a key set coul
 """
 
 import argparse
-import datetime
 import json
 import os
 import shlex
@@ -52,8 +52,8 @@ COMPRESSED = (".gz", ".bz2", ".deflate", ".lz4", ".snappy", ".zst", ".xz")
 FILES_PER_TASK = 256
 # About how many bytes of input one jwtverify task reads, at most, when there are enough files.
 BYTES_PER_TASK = 128 << 20
-# What `jwtverify audit --discards` calls a fragment it did not take (TokenExtractor.Discard).
-DISCARD_REASONS = ("truncated", "not_a_jose_header", "unbroken_run")
+# How the stage's jwtverify starts a line holding a partial report (`audit --partials`).
+PARTIAL_MARK = "#partial\t"
 
 
 class Failure(Exception):
@@ -312,8 +312,9 @@ def numbered_lines(spark, files, split_size):
 
 def piped_records(spark, tagged, command, executor_path, schema):
     """The stage: each partition of `tagged` (an `RDD[String]`: tagged lines, or lists of files)
-    streamed through `command` (Spark's own `RDD.pipe`, in the JVM), and the rows of its
-    `--format tsv` read there by Spark's CSV parser with `schema` (see ``stage_schema``)."""
+    streamed through `command` (Spark's own `RDD.pipe`, in the JVM). Returns the rows of its
+    `--format tsv`, read there by Spark's CSV parser with `schema` (see ``stage_schema``), and
+    its partial-report lines. Its output is kept (memory, then disk) for both: the stage runs once."""
     from pyspark.sql import DataFrame
     from pyspark.sql import functions as F
     from pyspark.sql.types import StringType
@@ -326,17 +327,23 @@ def piped_records(spark, tagged, command, executor_path, schema):
     piped = tagged.pipe(jvm.scala.collection.JavaConverters.asScalaBuffer(argv).toSeq(), no_env, None, None,
                               False, 1 << 16, "UTF-8")
     lines = DataFrame(spark._jsparkSession.createDataset(piped, jvm.org.apache.spark.sql.Encoders.STRING()).toDF(), spark)
-    # Each task's jwtverify writes the header first. No row starts like it: a token's row starts
-    # with its empty `discarded` cell, a discard's with its reason.
+    from pyspark import StorageLevel
+    lines = lines.persist(StorageLevel.MEMORY_AND_DISK)
+    # Each task's jwtverify writes the header first and its partial reports after their records.
+    # No row starts like either: a token's row starts with its empty `discarded` cell, a
+    # discard's with its reason.
     first_column = schema.fields[0].name
-    rows = getattr(lines.where(~F.col("value").startswith(first_column + "\t"))._jdf, "as")(jvm.org.apache.spark.sql.Encoders.STRING())
+    partials = lines.where(F.col("value").startswith(PARTIAL_MARK))
+    rows = lines.where(~F.col("value").startswith(first_column + "\t") & ~F.col("value").startswith(PARTIAL_MARK))
+    rows = getattr(rows._jdf, "as")(jvm.org.apache.spark.sql.Encoders.STRING())
     reader = spark._jsparkSession.read().schema(spark._jsparkSession.parseDataType(schema.json()))
     # One row per line, cells as they are: an empty cell is null, and a cell that starts with a
     # quote is a JSON string (text that is empty, starts with a quote or holds a control character).
     for option, value in (("sep", "\t"), ("quote", "\u0000"), ("mode", "FAILFAST")):
         reader = reader.option(option, value)
     cells = DataFrame(reader.csv(rows), spark)
-    return cells.select(*[json_text(field.name) if field.dataType == StringType() else field.name for field in schema.fields])
+    records = cells.select(*[json_text(field.name) if field.dataType == StringType() else field.name for field in schema.fields])
+    return records, partials, lines
 
 
 def json_text(name):
@@ -395,220 +402,66 @@ def results(spark, records, names, key_sources, show_tokens, tagged):
 
 
 # ----------------------------------------------------------------------------------------------
-# The report, computed globally
+# The report: the tasks' partials, in input order, merged by jwtverify
 
 
-def ranked(counts):
-    """By count, largest first, then by name: the order `jwtverify audit` prints."""
-    return sorted(counts.items(), key=lambda item: (-item[1], item[0]))
+def input_order(start, positions):
+    """Where a partial's run starts, as a key that sorts in input order: a file (as the task's
+    jwtverify named it: the listing's name, found in `positions`) from its first line, or a tag's
+    [FILE, LINE]. A run without a place (a tagged line too long to read its tag) holds only
+    counts: first."""
+    if isinstance(start, str):
+        return (positions[start], 0)
+    if isinstance(start, list):
+        return (start[0], start[1])
+    return (-1, 0)
 
 
-def timeline(hours, total):
-    """Occurrences by when their iat falls, from (hour, valid, occurrences) rows: hours when the
-    span is at most 14 days, else days when at most 400 days, else weeks from the epoch; the rule
-    `jwtverify audit` applies."""
-    dated = sum(n for _, _, n in hours)
-    if not hours:
-        return {"unit": "hour", "buckets": [], "without_iat": total}
-    span = max(hour for hour, _, _ in hours) - min(hour for hour, _, _ in hours)
-    unit, length = ("hour", 1) if span <= 14 * 24 else ("day", 24) if span <= 400 * 24 else ("week", 168)
-    merged = {}
-    for hour, valid, n in hours:
-        start = (hour // length) * length * 3600
-        v, r = merged.get(start, (0, 0))
-        merged[start] = (v + valid, r + n - valid)
-    return {"unit": unit, "buckets": [[start, v, r] for start, (v, r) in sorted(merged.items())], "without_iat": total - dated}
-
-
-def json_number(value):
-    """A number as `jwtverify` writes it: whole values without a fraction."""
-    return int(value) if value is not None and float(value).is_integer() else value
-
-
-# More than any column jwtverify reports in a compressed file: it reads lines of any length (in
-# pieces), so a column is bounded only by the file's size; an uncompressed file's size bounds it.
-COMPRESSED_COLUMNS = 1 << 40
-
-
-class Places:
-    """Where a token record was found (its file's index in the listing, line, column) as one
-    number that sorts in input order, so that first and last places are plain minima and maxima
-    (which Spark keeps in a hash aggregate; over a struct it sorts every row). A file holds at
-    most as many lines as bytes (a compressed one: any number), so the listing bounds the
-    number: a long when files x lines x columns stay under 2^63, else a 38-digit decimal."""
-
-    def __init__(self, files):
-        self.names = [name for name, _ in files]
-        unbounded = any(name.endswith(COMPRESSED) for name in self.names)
-        self.lines = (10 ** 18 if unbounded else max([size for _, size in files] + [0])) + 1
-        self.columns = COMPRESSED_COLUMNS if unbounded else self.lines
-        span = max(1, len(files)) * self.lines * self.columns
-        if span < 1 << 63:
-            self.type = "long"
-        elif span < 10 ** 38:
-            self.type = "decimal(38,0)"
+def named_places(value, names):
+    """The partial `value` with every tag sighting (`{"tag": "FILE:LINE", ...}`) named as one
+    `jwtverify audit` over the files names it: `{"file": NAME, "line": LINE, ...}`."""
+    if isinstance(value, list):
+        return [named_places(item, names) for item in value]
+    if not isinstance(value, dict):
+        return value
+    named = {}
+    for key, item in value.items():
+        if key == "tag" and isinstance(item, str) and ":" in item:
+            file_index, line = item.split(":", 1)
+            named["file"] = names[int(file_index)]
+            named["line"] = int(line)
         else:
-            raise Failure(EXIT_USAGE, "too many input files to number their tokens' places (%d)" % len(files))
-
-    def numbered(self, frame):
-        """`frame` (records with `file`, `line` and `column`) with each record's place as `_place`.
-        The file's index comes from a broadcast join on the listing: a hash lookup per record,
-        however many files there are."""
-        from pyspark.sql import functions as F
-        listing = frame.sparkSession.createDataFrame(list(enumerate(self.names)), "_order long, file string")
-        number = lambda value: F.lit(str(value)).cast(self.type)
-        place = (F.col("_order").cast(self.type) * number(self.lines * self.columns)
-                 + F.col("line").cast(self.type) * number(self.columns) + F.col("column").cast(self.type))
-        return frame.join(F.broadcast(listing), "file", "left").withColumn("_place", place).drop("_order")
-
-    def where(self, place):
-        """A place number as the report writes it: file, line and column."""
-        order, rest = divmod(int(place), self.lines * self.columns)
-        line, column = divmod(rest, self.columns)
-        return {"file": self.names[order], "line": line, "column": column}
+            named[key] = named_places(item, names)
+    return named
 
 
-# Every column of a token record the report counts by (all of them but where it was found).
-COUNTED = ("fingerprint", "nonce_fingerprint", "valid", "reason", "kid", "iss", "aud", "lifetime", "iat", "anomalies")
+def ordered_partials(lines, names):
+    """The stage's partial-report lines (`#partial<TAB>START<TAB>PARTIAL`) as JSON Lines in input
+    order, their places named by file: what `jwtverify audit merge` takes."""
+    positions = {name: position for position, name in enumerate(names)}
+    entries = []
+    for line in lines:
+        _, start, text = line.split("\t", 2)
+        start = json.loads(start)
+        partial = json.loads(text)
+        if isinstance(start, list):
+            partial = named_places(partial, names)
+        entries.append((input_order(start, positions), len(entries), partial))
+    entries.sort(key=lambda entry: entry[:2])
+    return "".join(json.dumps(partial, separators=(",", ":"), ensure_ascii=False) + "\n" for _, _, partial in entries)
 
 
-def occurrence_groups(tokens, places):
-    """The report's one pass over the token records: occurrences alike in every counted column,
-    as one row with their number `n` and their first and last place in input order. Each distinct
-    token is one row (a token's verdict and claims are the same wherever it occurs), so every
-    count after this pass reads thousands of rows, not millions; it is cached for them."""
-    from pyspark.sql import functions as F
-    return (places.numbered(tokens).groupBy(*COUNTED)
-            .agg(F.count(F.lit(1)).alias("n"), F.min("_place").alias("first"), F.max("_place").alias("last")).cache())
-
-
-def sightings(groups, places, key, count_name, distinct, limit=100):
-    """Tokens (key "fingerprint") seen more than once, or nonces (key "nonce_fingerprint") carried
-    by more than one distinct token: the most first, then by fingerprint, with the first and last
-    occurrence, as `jwtverify audit` lists them."""
-    from pyspark.sql import functions as F
-    count = F.countDistinct("fingerprint") if distinct else F.sum("n")
-    rows = (groups.where(F.col(key).isNotNull()).groupBy(key)
-            .agg(count.alias("n"), F.min("first").alias("first"), F.max("last").alias("last"))
-            .where(F.col("n") > 1).orderBy(F.desc("n"), key).limit(limit).collect())
-    return [{key: row[key], count_name: row["n"], "first": places.where(row["first"]), "last": places.where(row["last"])}
-            for row in rows]
-
-
-def tokens_table(tokens, places, total, valid_count, limit=1000):
-    """The first `limit` rejected and the first `limit` valid occurrences in input order (file as
-    listed, then line, then column), as `jwtverify audit` keeps them for its per-token table."""
-    from pyspark.sql import functions as F
-    picked = []
-    # Only the table's columns: the scan then reads nothing else of the records.
-    shown = ["fingerprint", "file", "line", "column", "found_in", "valid", "reason", "kid", "aud", "iat", "_place"]
-    for valid, count in ((False, total - valid_count), (True, valid_count)):
-        if count:
-            chosen = places.numbered(tokens.where(F.col("valid") == valid)).select(*shown)
-            picked += chosen.orderBy("_place").limit(limit).collect()
-    picked.sort(key=lambda row: row["_place"])
-    rows = [{"fingerprint": row["fingerprint"], "file": row["file"], "line": row["line"], "column": row["column"],
-             "found_in": row["found_in"], "valid": row["valid"], "reason": row["reason"], "kid": row["kid"], "aud": row["aud"], "iat": json_number(row["iat"])}
-            for row in picked]
-    return {"rows": rows, "omitted": total - len(rows)}
-
-
-def facet_counts(groups):
-    """Every one-key count of the report, in one query over the groups: {facet: {key: (occurrences,
-    of them valid)}} for "kid", "iss", "aud", "lifetime", "anomaly", "reason" (rejected only)
-    and "hour" (of iat, where it is a usable time). Each occurrence has one kid, so the kid counts
-    also give the totals."""
-    from pyspark.sql import functions as F
-    entry = lambda facet, key: F.struct(F.lit(facet).alias("facet"), key.cast("string").alias("key"))
-    none = F.lit("(none)")
-    lifetime = (
-        F.when(F.col("lifetime").isNull(), "unknown").when(F.col("lifetime") <= 600, "<= 10 min")
-        .when(F.col("lifetime") <= 3600, "<= 1 h").when(F.col("lifetime") <= 86400, "<= 24 h").otherwise("> 24 h")
-    )
-    usable = (F.col("iat") >= 0) & (F.col("iat") < 1e11)
-    single = F.array(
-        entry("kid", F.coalesce("kid", none)), entry("iss", F.coalesce("iss", none)), entry("lifetime", lifetime),
-        F.when(usable, entry("hour", F.floor(F.col("iat") / 3600).cast("long"))),
-        F.when(~F.col("valid"), entry("reason", F.col("reason"))),
-    )
-    entries = F.concat(single, F.transform(F.coalesce("aud", F.array(none)), lambda a: entry("aud", a)),
-                       F.transform(F.coalesce("anomalies", F.array().cast("array<string>")), lambda a: entry("anomaly", a)))
-    rows = (groups.select("n", "valid", F.explode(entries).alias("entry")).where(F.col("entry").isNotNull())
-            .groupBy("entry.facet", "entry.key")
-            .agg(F.sum("n").alias("n"), F.sum(F.when(F.col("valid"), F.col("n")).otherwise(0)).alias("valid")).collect())
-    counts = {facet: {} for facet in ("kid", "iss", "aud", "lifetime", "anomaly", "reason", "hour")}
-    for row in rows:
-        counts[row["facet"]][row["key"]] = (row["n"], row["valid"])
-    return counts
-
-
-def policy_checks(options):
-    """Whether the audit checks `iss` and `aud` (as `jwtverify audit` builds its policy): a profile
-    sets the issuer; the audience needs --audience, or --profile firebase (its project)."""
-    return {"issuer": options.issuer is not None or options.profile is not None,
-            "audience": bool(options.audience) or options.profile == "firebase"}
-
-
-def compute_report(tokens, discarded_counts, evaluation, places, nonce_checked, checked):
-    """The same numbers `jwtverify audit --format json` gives, over every partition at once.
-    `nonce_checked`: whether a raw nonce (`--nonce`) was given; captured tokens have none.
-    `checked`: whether "issuer" and "audience" were checked, as `jwtverify audit` decides it."""
-    from pyspark.sql import functions as F
-    groups = occurrence_groups(tokens, places)
-    try:
-        counts = facet_counts(groups)
-        occurrences = lambda facet: {key: n for key, (n, _) in counts[facet].items()}
-        total = sum(n for n, _ in counts["kid"].values())
-        valid = sum(v for _, v in counts["kid"].values())
-        repeats = (
-            groups.groupBy("fingerprint").agg(F.sum("n").alias("count")).where(F.col("count") > 1)
-            .agg(F.count(F.lit(1)).alias("tokens"), F.sum(F.col("count") - 1).alias("occurrences")).first()
-        )
-        shared = (
-            groups.where(F.col("nonce_fingerprint").isNotNull()).select("fingerprint", "nonce_fingerprint").distinct()
-            .groupBy("nonce_fingerprint").count().where(F.col("count") > 1)
-            .agg(F.count(F.lit(1)).alias("nonces"), F.sum("count").alias("tokens")).first()
-        )
-        return {
-            "tokens": total,
-            "valid": valid,
-            "rejected": total - valid,
-            "evaluation": evaluation,
-            "nonce_checked": nonce_checked,
-            "issuer_checked": checked["issuer"],
-            "audience_checked": checked["audience"],
-            "timeline": timeline([(int(hour), v, n) for hour, (n, v) in counts["hour"].items()], total),
-            "by_reason": dict(ranked(occurrences("reason"))),
-            "by_kid": dict(ranked(occurrences("kid"))),
-            "by_issuer": dict(ranked(occurrences("iss"))),
-            "by_audience": dict(ranked(occurrences("aud"))),
-            "lifetimes": dict(ranked(occurrences("lifetime"))),
-            "repeated_tokens": repeats["tokens"] or 0,
-            "repeated_occurrences": repeats["occurrences"] or 0,
-            "shared_nonces": shared["nonces"] or 0,
-            "tokens_sharing_nonces": shared["tokens"] or 0,
-            "anomalies": dict(ranked(occurrences("anomaly"))),
-            "discarded": dict(ranked(discarded_counts)),
-            "repeats": sightings(groups, places, "fingerprint", "occurrences", distinct=False),
-            "shared_nonce_list": sightings(groups, places, "nonce_fingerprint", "tokens", distinct=True),
-            "tokens_table": tokens_table(tokens, places, total, valid),
-            "tracking_capped": False,
-        }
-    finally:
-        groups.unpersist()
-
-
-def render_report(sc, plan, command, report, form):
-    """The report as `jwtverify audit --format table|markdown|json` prints it, rendered by
-    `jwtverify audit render` itself: on the driver when it can run the binary, else on one executor."""
-    text = json.dumps(report, separators=(",", ":"), ensure_ascii=False)
-    arguments = ["audit", "render", "--format", form, "-"]
+def merged_report(sc, plan, command, partials, form):
+    """The partials merged and rendered by `jwtverify audit merge` itself: on the driver when it
+    can run the binary, else on one executor."""
+    arguments = ["audit", "merge", "--format", form, "-"]
     if plan.binary is not None:
-        done = run_driver_binary(plan.binary, arguments, stdin=text + "\n")
-        if done.returncode != 0:
-            raise Failure(EXIT_SOFTWARE, "jwtverify audit render: %s" % done.stderr.strip())
+        done = run_driver_binary(plan.binary, arguments, stdin=partials)
+        if done.returncode > EXIT_REJECTED:  # 1: some token was rejected, a finding
+            raise Failure(EXIT_SOFTWARE, "jwtverify audit merge: %s" % done.stderr.strip())
         return done.stdout
-    lines = sc.parallelize([text], 1).pipe(shlex.join([command] + arguments), checkCode=True).collect()
+    merge = shlex.join(["/bin/sh", "-c", '"$@"; status=$?; [ "$status" -le 1 ] || exit "$status"', "jwtverify", command] + arguments)
+    lines = sc.parallelize(partials.splitlines(), 1).pipe(merge, checkCode=True).collect()
     return "".join(line + "\n" for line in lines)
 
 
@@ -643,24 +496,12 @@ class Plan:
             check_on_driver(binary, self.audit_arguments([local for _, local in self.snapshots]), self.snapshots,
                             [name for name, _ in stage_columns(options.show_tokens, tagged=True)])
 
-    def evaluation(self):
-        """The report's "evaluation", as `jwtverify audit` writes it: each token at its own iat, or
-        one time in Unix seconds (`--now` as given, else the job's start)."""
-        if self.options.at:
-            return {"mode": "iat"}
-        now = self.options.now if self.options.now is not None else str(self.start_time)
-        try:
-            seconds = float(now)
-        except ValueError:
-            seconds = datetime.datetime.fromisoformat(now.replace("Z", "+00:00")).timestamp()
-        return {"mode": "now", "time": int(seconds) if seconds == int(seconds) else seconds}
-
     def audit_arguments(self, key_paths, reader="spark"):
         """The stage's `jwtverify audit`: over tagged lines (the spark reader) or over the files
         each task is handed on standard input (the jwtverify reader)."""
         options = self.options
         source = ["--tagged-input"] if reader == "spark" else ["--files-from", "-"]
-        arguments = ["audit"] + source + ["--format", "tsv", "--discards", "--quiet", "--threads", str(options.threads_per_task)]
+        arguments = ["audit"] + source + ["--format", "tsv", "--discards", "--partials", "--quiet", "--threads", str(options.threads_per_task)]
         for path in key_paths:
             arguments += ["--jwks", path]
         return arguments + evaluation_arguments(options, self.start_time)
@@ -671,7 +512,6 @@ def run(plan, spark):
     sc = spark.sparkContext
     snapshots = plan.snapshots
     files = list_input_files(sc, options.inputs)
-    places = Places(files)
     jvm = sc._jvm
     output = jvm.org.apache.hadoop.fs.Path(options.output)
     if output.getFileSystem(sc._jsc.hadoopConfiguration()).exists(output):
@@ -702,34 +542,22 @@ def run(plan, spark):
     tagged = reader == "spark"
     stage_input = numbered_lines(spark, files, options.split_size) if tagged else listed_files(spark, files)
     partitions = stage_input.getNumPartitions()
-    records = piped_records(spark, stage_input, stage, options.executor_path, stage_schema(options.show_tokens, tagged))
-    # The discarded fragments are counted on the way, in the same pass that writes the results.
-    from pyspark.sql import Observation
-    from pyspark.sql import functions as F
-    discards = Observation("discarded")
-    counted = records.observe(discards, F.count("discarded").alias("all"),
-                              *[F.count(F.when(F.col("discarded") == reason, 1)).alias(reason) for reason in DISCARD_REASONS])
+    records, partial_lines, piped = piped_records(spark, stage_input, stage, options.executor_path, stage_schema(options.show_tokens, tagged))
     destination = options.output.rstrip("/") + "/tokens"
-    tokens = results(spark, counted, [name for name, _ in files], {p: o for o, p in key_files}, options.show_tokens, tagged)
+    names = [name for name, _ in files]
+    tokens = results(spark, records, names, {p: o for o, p in key_files}, options.show_tokens, tagged)
     writer = tokens.write
     (writer.parquet if options.results_format == "parquet" else writer.json)(destination)
-    counts = discards.get
-    discarded = {reason: counts[reason] for reason in DISCARD_REASONS if counts[reason]}
-    if sum(discarded.values()) != counts["all"]:
-        raise Failure(EXIT_SOFTWARE, "jwtverify reported a discard reason this job does not know (%s)" % ", ".join(DISCARD_REASONS))
-    # The report is computed from the results as written. Its shuffles carry at most a row per
-    # distinct token: unless the user sized them, one shuffle partition per core (not Spark's 200,
-    # whose empty blocks cost more than the report's sums).
-    if not sc.getConf().contains("spark.sql.shuffle.partitions"):
-        spark.conf.set("spark.sql.shuffle.partitions", str(max(1, sc.defaultParallelism)))
-    loader = spark.read.schema(tokens.schema)
-    written = loader.parquet(destination) if options.results_format == "parquet" else loader.json(destination)
-    report = compute_report(written, discarded, plan.evaluation(), places, options.nonce is not None, policy_checks(options))
+    # The partials, from the stage's output as kept: a few lines per task, merged on the driver.
+    partials = ordered_partials([row["value"] for row in partial_lines.collect()], names)
+    piped.unpersist()
 
-    write_text(sc, options.output, "report.json", render_report(sc, plan, command, report, "json"))
-    write_text(sc, options.output, "report.txt", render_report(sc, plan, command, report, "table"))
-    write_text(sc, options.output, "report.html", render_report(sc, plan, command, report, "html"))
-    sys.stdout.write(render_report(sc, plan, command, report, options.report_format))
+    report_json = merged_report(sc, plan, command, partials, "json")
+    report = json.loads(report_json)
+    write_text(sc, options.output, "report.json", report_json)
+    write_text(sc, options.output, "report.txt", merged_report(sc, plan, command, partials, "table"))
+    write_text(sc, options.output, "report.html", merged_report(sc, plan, command, partials, "html"))
+    sys.stdout.write(report_json if options.report_format == "json" else merged_report(sc, plan, command, partials, options.report_format))
     sys.stdout.flush()
     sys.stderr.write("jwt_audit: %d files in %d partitions (read by %s), %d tokens found, %d valid, %d rejected\n" % (
         len(files), partitions, reader, report["tokens"], report["valid"], report["rejected"]))

@@ -24,6 +24,8 @@ struct AuditCommand {
     var showTokens = false
     var showDiscards = false
     var taggedInput = false
+    /// `--partials`: beside the records, a partial report per input file.
+    var partials = false
     var quiet = false
     var threads = Processors.online
     var cacheFlags = CacheFlags()
@@ -49,6 +51,7 @@ struct AuditCommand {
             },
             .flag("--show-tokens", help: "Include the raw token in jsonl and tsv records (default: fingerprints\nonly).") { $0.showTokens = true },
             .flag("--discards", help: "jsonl, tsv: also write a record per discarded fragment\n({\"discarded\": REASON, \"file\": ..., \"line\": ...}).") { $0.showDiscards = true },
+            .flag("--partials", help: "jsonl, tsv: also a partial report per input file (standard input: one),\non a line of its own after that file's records: #partial, a tab, the\npartial as 'audit --format partial' writes it. How the Spark job's\ntasks hand the driver what it merges.") { $0.partials = true },
             .flag("--tagged-input", help: "Each input line is TAG<TAB>TEXT, as a stage of a pipeline (the Spark job):\nrecords carry \"tag\" instead of \"file\" and \"line\", and columns and\nthe line limit count from TEXT.") { $0.taggedInput = true },
             .value("--files-from", placeholder: "LIST", help: "Also read the files LIST names, one path per line (- for standard\ninput), after the FILE operands; an empty LIST adds none. How each\ntask of the Spark job is handed its files.") {
                 options, value, _ in options.filesFrom = value
@@ -89,6 +92,7 @@ struct AuditCommand {
         if keySets.sources.isEmpty, let source = policy.keySource { keySets.sources = [source.description] }
         if keySets.sources.isEmpty { throw .usage("--jwks is required (a file, URL, preset or snapshot)") }
         if flags.now != nil && atIssueTime { throw .usage("--now and --at iat exclude each other") }
+        if partials && !format.writesRecords { throw .usage("--partials goes with --format jsonl or tsv (records); --format partial is the report alone") }
         if filesFrom == "-" && (inputs.contains("-") || taggedInput) {
             throw .usage("--files-from - reads the list from standard input, which then holds no tokens")
         }
@@ -130,6 +134,23 @@ struct AuditCommand {
         report.audienceChecked = policy.audiences != nil
         report.keepsPlaces = !format.writesRecords
         report.keepsDistinctTokens = format == .partial
+        // --partials: the same report, one per input file, beside the records.
+        var filePartial = report
+        filePartial.keepsPlaces = true
+        filePartial.keepsDistinctTokens = true
+        let emptyPartial = filePartial
+        var partialRun: AuditRun? = nil
+        func finishPartial() {
+            guard let run = partialRun else { return }
+            var line = OutputText()
+            line.appendRaw(Array("#partial\t".utf8))
+            run.start.appendJSON(to: &line)
+            line.appendRaw(Array("\t".utf8))
+            line.appendRaw(Array(filePartial.partialJSON().utf8))
+            output.write(line.finish())
+            filePartial = emptyPartial
+            partialRun = nil
+        }
         let options = self
         let runner = BatchRunner(
             threads: threads, lineLimit: Self.lineLimit + (taggedInput ? Self.tagLimit : 0),
@@ -139,10 +160,21 @@ struct AuditCommand {
                 options.evaluate(batch, range, file: input.name, verifier: verifier, time: time, sources: sourceByKeyID)
             } consume: { part, _ in
                 switch part {
-                case .lines(let text, let tokens, let valid, let unread):
+                case .lines(let text, let tokens, let valid, let unread, let partial):
                     report.count(tokens: tokens, valid: valid)
                     for _ in 0..<unread { report.discard(.unbrokenRun) }
                     output.write(text)
+                    for run in partial ?? [] {
+                        if let current = partialRun, current.end.isContinued(by: run.start) {
+                            partialRun?.end = run.end
+                        } else {
+                            finishPartial()
+                            partialRun = AuditRun(at: run.start)
+                            partialRun?.end = run.end
+                        }
+                        for discard in run.discarded { filePartial.discard(discard.reason) }
+                        for record in run.records { filePartial.add(record) }
+                    }
                 case .evaluated(let records, let discarded):
                     for discard in discarded { report.discard(discard.reason) }
                     for record in records { report.add(record) }
@@ -153,6 +185,7 @@ struct AuditCommand {
             output.flush()
             throw CommandFailure(status: .ioError, message: "cannot read \(error.input): \(String(cString: strerror(error.code)))")
         }
+        if partials { finishPartial() }
         switch format {
         case .jsonl, .tsv:
             if !quiet {
@@ -200,6 +233,20 @@ struct AuditCommand {
         var discarded: [AuditDiscard] = []
         // The tokens found, as spans of their line in the batch (`line` is where it starts) or copies.
         var pending: [(origin: AuditOrigin, found: TokenExtractor.Found, line: Int, columnShift: Int)] = []
+        // --partials: the runs of these lines, and the run of each token found and each discard.
+        var lineRuns: [AuditRun] = []
+        var recordRuns: [Int] = []
+        var discardRuns: [Int] = []
+        func enterRun(_ place: AuditRun.Place) {
+            guard partials else { return }
+            if let last = lineRuns.last, last.end.isContinued(by: place) {
+                lineRuns[lineRuns.count - 1].end = place
+            } else {
+                lineRuns.append(AuditRun(at: place))
+            }
+        }
+        func noteDiscards() { while discardRuns.count < discarded.count { discardRuns.append(lineRuns.count - 1) } }
+        func noteTokens() { while recordRuns.count < pending.count { recordRuns.append(lineRuns.count - 1) } }
         for index in range {
             let lineNumber = batch.lineNumber(at: index)
             var bytes: Range<Int>
@@ -211,7 +258,9 @@ struct AuditCommand {
                 bytes = range
             case .oversized:
                 // Not made by the splitting reader; counted all the same.
+                enterRun(taggedInput ? .unknown : .file(file))
                 discarded.append(AuditDiscard(reason: .unbrokenRun, origin: taggedInput ? .tag(nil) : .line(file: file, number: lineNumber)))
+                noteDiscards()
                 continue
             case .piece(let range, let piece):
                 bytes = range
@@ -232,6 +281,7 @@ struct AuditCommand {
                     if let tab { bytes = (tab + 1)..<bytes.upperBound }
                 }
             }
+            if case .tag(let tag) = origin { enterRun(AuditRun.Place(tag: tag)) } else { enterRun(.file(file)) }
             if case .piece(_, let piece) = batch.lines[index], piece.forcedCut {
                 discarded.append(AuditDiscard(reason: .unbrokenRun, origin: origin))
             }
@@ -241,6 +291,10 @@ struct AuditCommand {
                 } discarded: { reason in
                     discarded.append(AuditDiscard(reason: reason, origin: origin))
                 }
+            }
+            if partials {
+                noteDiscards()
+                noteTokens()
             }
         }
         let keepsTokens = writesLines && showTokens
@@ -266,6 +320,7 @@ struct AuditCommand {
                         tokens += 1
                         if record.outcome.verified { valid += 1 }
                         if writesCells { record.appendCells(to: &text) } else { record.appendJSON(to: &text, rules: policy.rules) }
+                        if partials { records.append(record) }
                     } else {
                         records.append(record)
                     }
@@ -274,21 +329,32 @@ struct AuditCommand {
         }
         guard writesLines else { return .evaluated(records: records, discarded: discarded) }
         let unread = discarded.count { $0.reason == .unbrokenRun }
-        guard showDiscards, !discarded.isEmpty else { return .lines(text.finish(), tokens: tokens, valid: valid, unread: unread) }
+        var partial: [AuditRun]? = nil
+        if partials {
+            var runs = lineRuns
+            for (record, run) in zip(records, recordRuns) { runs[run].records.append(record) }
+            for (discard, run) in zip(discarded, discardRuns) { runs[run].discarded.append(discard) }
+            partial = runs
+        }
+        guard showDiscards, !discarded.isEmpty else { return .lines(text.finish(), tokens: tokens, valid: valid, unread: unread, partial: partial) }
         var discards = OutputText()
         for discard in discarded {
             if writesCells { discard.appendCells(to: &discards, columns: columnCount) } else { discard.appendJSON(to: &discards) }
         }
         discards.appendRaw(text.bytes)
-        return .lines(discards.finish(), tokens: tokens, valid: valid, unread: unread)
+        return .lines(discards.finish(), tokens: tokens, valid: valid, unread: unread, partial: partial)
     }
 }
 
 /// What a worker hands back for a range of lines, in input order.
 enum AuditPart: Sendable {
     /// `--format jsonl` or `tsv`: the records already written, and the counts the summary and
-    /// the exit status need (`unread`: ``TokenExtractor/Discard/unbrokenRun`` cuts).
-    case lines(_ text: FinishedOutputText, tokens: Int, valid: Int, unread: Int)
+    /// the exit status need (`unread`: ``TokenExtractor/Discard/unbrokenRun`` cuts); with
+    /// `--partials`, also the records and discards as values, for the file's partial report.
+    case lines(_ text: FinishedOutputText, tokens: Int, valid: Int, unread: Int, partial: PartialInput?)
     /// A report format: the evaluated tokens and the discarded fragments, for ``AuditReport``.
     case evaluated(records: [AuditRecord], discarded: [AuditDiscard])
+
+    /// What the partial reports take from a range of lines (`--partials`): its runs, in order.
+    typealias PartialInput = [AuditRun]
 }

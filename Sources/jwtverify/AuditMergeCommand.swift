@@ -14,8 +14,8 @@ struct AuditMergeCommand {
     static let help = """
         USAGE: jwtverify audit merge [--format table|markdown|json|html] PARTIAL...
 
-        Merges partial reports ('jwtverify audit --format partial', each over a part of the input)
-        in the order given, and prints the report exactly as one 'jwtverify audit' over all the
+        Merges partial reports ('jwtverify audit --format partial', each over a part of the input;
+        a file may hold several, one per line) in the order given, and prints the report exactly as one 'jwtverify audit' over all the
         parts, in that order, would have: repeated tokens and nonces shared by distinct tokens are
         found across parts. The parts must have been evaluated alike (the same --now or --at iat).
 
@@ -35,9 +35,17 @@ struct AuditMergeCommand {
         var partials: [JSONValue] = []
         for name in inputs {
             let bytes = try InputFile.readAll(name == "-" ? "/dev/stdin" : name, limit: 1 << 30)
-            switch JSONDocument.parse(bytes) {
-            case .success(let document): partials.append(document.withRoot { $0.value })
-            case .failure(let problem): throw CommandFailure(status: .dataError, message: "\(name): not JSON: \(problem.description)")
+            // One partial as a JSON document, or several as JSON Lines, in order.
+            if case .success(let document) = JSONDocument.parse(bytes) {
+                partials.append(document.withRoot { $0.value })
+                continue
+            }
+            for (number, line) in bytes.split(separator: UInt8(ascii: "\n")).enumerated() where !line.allSatisfy({ $0 == 0x20 || $0 == 0x0D }) {
+                switch JSONDocument.parse(Array(line)) {
+                case .success(let document): partials.append(document.withRoot { $0.value })
+                case .failure(let problem):
+                    throw CommandFailure(status: .dataError, message: "\(name): line \(number + 1) is not JSON: \(problem.description)")
+                }
             }
         }
         let report: AuditReport

@@ -356,6 +356,54 @@ struct CLIAuditTests {
         #expect(try CLIRunner.run(["audit", "merge", "--format", "tsv", partials[0]]).status == 64)
     }
 
+    @Test("audit --partials: the records unchanged, a partial per file or per run of consecutive tagged places, and their merge in input order is one audit")
+    func partialsBesideRecords() throws {
+        let (directory, jwks, files) = try Self.fixtures()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let extra = directory.appendingPathComponent("more.log")
+        try Data([Self.tD, Self.tA, Self.tF, Self.tB].joined(separator: "\n").utf8).write(to: extra)
+        let inputs = files + [extra.path]
+        let common = ["--jwks", jwks, "--now", "1700001000"]
+        let single = try CLIRunner.run(["audit"] + common + ["--format", "json"] + inputs)
+        for format in ["tsv", "jsonl"] {
+            let plain = try CLIRunner.run(["audit"] + common + ["--format", format, "--discards"] + inputs)
+            let both = try CLIRunner.run(["audit"] + common + ["--format", format, "--discards", "--partials"] + inputs)
+            #expect(both.status == plain.status)
+            let lines = both.stdoutText.split(separator: "\n", omittingEmptySubsequences: false)
+            let partialLines = lines.filter { $0.hasPrefix("#partial\t") }
+            #expect(lines.filter { !$0.hasPrefix("#partial\t") }.joined(separator: "\n") == plain.stdoutText, "\(format): records changed")
+            // One per file that holds anything, named by the file, in input order.
+            #expect(partialLines.map { String($0.split(separator: "\t")[1]) } == inputs.map { "\"\($0)\"" })
+            let merged = try CLIRunner.run(
+                ["audit", "merge", "--format", "json", "-"], input: Data(partialLines.map { $0.split(separator: "\t", maxSplits: 2)[2] + "\n" }.joined().utf8))
+            #expect(merged.stdout == single.stdout, "\(format): the merge differs from one run")
+        }
+        // Tagged lines handed over out of order: a partial per run of consecutive FILE:LINE tags,
+        // each starting where its run starts; sorted by that start, their merge is one run over the
+        // lines in tag order (the report then names tags, as --tagged-input records do).
+        let texts = try inputs.map { try Data(contentsOf: URL(fileURLWithPath: $0)).split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false) }
+        var tagged: [(file: Int, line: Int, text: Data)] = []
+        for (file, lines) in texts.enumerated() { for (number, text) in lines.enumerated() { tagged.append((file, number + 1, Data(text))) } }
+        func joined(_ lines: some Sequence<(file: Int, line: Int, text: Data)>) -> Data {
+            Data(lines.map { Data("\($0.file):\($0.line)\t".utf8) + $0.text }.joined(separator: Data([0x0A])))
+        }
+        let inOrder = joined(tagged)
+        let handed = joined(Array(tagged[3...]) + Array(tagged[..<3]))
+        let run = try CLIRunner.run(["audit"] + common + ["--tagged-input", "--format", "tsv", "--partials"], input: handed)
+        let runs = run.stdoutText.split(separator: "\n").filter { $0.hasPrefix("#partial\t") }.map { $0.split(separator: "\t", maxSplits: 2) }
+        let starts = runs.map { String($0[1]) }
+        #expect(starts.count >= 2 && starts.last == "[0,1]")
+        let ordered = runs.sorted { a, b in
+            let x = a[1].dropFirst().dropLast().split(separator: ",").compactMap { Int($0) }
+            let y = b[1].dropFirst().dropLast().split(separator: ",").compactMap { Int($0) }
+            return x.lexicographicallyPrecedes(y)
+        }
+        let mergedTagged = try CLIRunner.run(["audit", "merge", "--format", "json", "-"], input: Data(ordered.map { $0[2] + "\n" }.joined().utf8))
+        let oneTagged = try CLIRunner.run(["audit"] + common + ["--tagged-input", "--format", "json"], input: inOrder)
+        #expect(mergedTagged.stdout == oneTagged.stdout)
+        #expect(try CLIRunner.run(["audit"] + common + ["--format", "json", "--partials", files[0]]).status == 64)
+    }
+
     @Test("a report says when issuers or audiences were not checked, and counts them")
     func uncheckedIssuerAndAudience() throws {
         let (directory, jwks, files) = try Self.fixtures()

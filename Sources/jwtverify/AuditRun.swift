@@ -1,0 +1,62 @@
+import JWTVerify
+import JWTVerifyTooling
+
+/// A stretch of `audit --partials` input that one partial report covers: a file's lines, or, with
+/// `--tagged-input`, lines whose tags are consecutive places `FILE:LINE` (the Spark job's tags).
+/// A partial covers one run, so partials ordered by where their runs start are in input order,
+/// however the stage's tasks were handed their lines.
+struct AuditRun: Sendable {
+    /// Where a line of a run is.
+    enum Place: Equatable, Sendable {
+        /// A line of this input file.
+        case file(String)
+        /// A tagged line whose tag is `FILE:LINE`.
+        case tagged(file: Int, line: Int)
+        /// A tagged line whose tag is not a place (or too long to read): a run of its own.
+        case unknown
+
+        /// The place of a tagged line's tag (`nil`: unreadable).
+        init(tag: String?) {
+            guard let tag, let colon = tag.firstIndex(of: ":"), let file = Int(tag[..<colon]), let line = Int(tag[tag.index(after: colon)...]),
+                file >= 0, line >= 0
+            else {
+                self = .unknown
+                return
+            }
+            self = .tagged(file: file, line: line)
+        }
+
+        /// Whether a line at `next` continues a run whose last line is here: the same file, or
+        /// the same tagged line (a piece of it) or the next one.
+        func isContinued(by next: Place) -> Bool {
+            switch (self, next) {
+            case (.file(let a), .file(let b)): a == b
+            case (.tagged(let file, let line), .tagged(let nextFile, let nextLine)): file == nextFile && (nextLine == line || nextLine == line + 1)
+            default: false
+            }
+        }
+
+        /// The run's start as the partial's line names it: the file's name, or `[FILE, LINE]`.
+        func appendJSON(to text: inout OutputText) {
+            switch self {
+            case .file(let name): text.string(name)
+            case .tagged(let file, let line):
+                text.beginArray()
+                text.integer(file)
+                text.integer(line)
+                text.endArray()
+            case .unknown: text.null()
+            }
+        }
+    }
+
+    let start: Place
+    var end: Place
+    var records: [AuditRecord] = []
+    var discarded: [AuditDiscard] = []
+
+    init(at place: Place) {
+        start = place
+        end = place
+    }
+}
