@@ -21,6 +21,8 @@
 
 struct jwtv_rsa_key {
     BIGNUM *n;
+    BIGNUM *e_bn;      /* the public exponent as a number, for engines that take BIGNUMs */
+    unsigned char n_octets[JWTV_RSA_MAX_MODULUS_OCTETS]; /* n, big-endian, `length` octets */
     BN_MONT_CTX *mont;
     BIGNUM *k;         /* R^e mod n */
     uint64_t e;        /* the public exponent, odd, >= 3 */
@@ -66,6 +68,7 @@ done:
 void jwtv_rsa_key_free(jwtv_rsa_key *key) {
     if (key == NULL) return;
     BN_free(key->n);
+    BN_free(key->e_bn);
     BN_free(key->k);
     BN_MONT_CTX_free(key->mont);
     free(key);
@@ -84,6 +87,8 @@ jwtv_rsa_key *jwtv_rsa_key_new(const void *modulus, size_t modulus_length, const
     key->e = 0;
     for (int i = BN_num_bits(e) - 1; i >= 0; i--) key->e = key->e << 1 | (uint64_t)BN_is_bit_set(e, i);
     key->length = (size_t)BN_num_bytes(key->n);
+    if (BN_bn2binpad(key->n, key->n_octets, (int)key->length) != (int)key->length) goto fail;
+    if ((key->e_bn = BN_dup(e)) == NULL) goto fail;
     if ((key->mont = BN_MONT_CTX_new()) == NULL || BN_MONT_CTX_set(key->mont, key->n, ctx) != 1) goto fail;
     /* R mod n is 1 in Montgomery form; K = (R mod n)^e mod n. */
     if ((key->k = BN_new()) == NULL || BN_to_montgomery(r, BN_value_one(), key->mont, ctx) != 1) goto fail;
@@ -146,6 +151,26 @@ static int is_encoding(const unsigned char *em, size_t length, const unsigned ch
     for (size_t i = 2; i < length - t - 1; i++) difference |= em[i] ^ 0xFF;
     if (difference != 0) return 0;
     return memcmp(em + length - t, prefix, prefix_length) == 0 && memcmp(em + length - digest_length, digest, digest_length) == 0;
+}
+
+const void *jwtv_rsa_key_modulus(const jwtv_rsa_key *key) { return key->n; }
+
+const void *jwtv_rsa_key_exponent(const jwtv_rsa_key *key) { return key->e_bn; }
+
+unsigned long long jwtv_rsa_key_public_exponent(const jwtv_rsa_key *key) { return key->e; }
+
+size_t jwtv_rsa_key_length(const jwtv_rsa_key *key) { return key->length; }
+
+int jwtv_rsa_key_bits(const jwtv_rsa_key *key) { return BN_num_bits(key->n); }
+
+int jwtv_rsa_below_modulus(const jwtv_rsa_key *key, const void *signature, size_t signature_length) {
+    /* Both big-endian and of the modulus's length: the order of the octet strings is the numbers'. */
+    return signature_length == key->length && memcmp(signature, key->n_octets, key->length) < 0;
+}
+
+int jwtv_rsa_is_encoding(const jwtv_rsa_key *key, jwtv_rsa_digest kind, const void *encoded, const void *digest, size_t digest_length) {
+    if ((int)kind < 0 || (int)kind >= JWTV_RSA_DIGESTS || digest_length != digest_sizes[kind]) return 0;
+    return is_encoding(encoded, key->length, key->prefix[kind], key->prefix_length[kind], digest, digest_length);
 }
 
 int jwtv_rsa_verify_pkcs1(const jwtv_rsa_key *key, jwtv_rsa_scratch *c, jwtv_rsa_digest kind, const void *digest,

@@ -1,4 +1,5 @@
 import CMallocTuning
+import JWTVerify
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -110,6 +111,7 @@ enum JWTVerifyCommand {
             return .ok
         case "--version":
             print("jwtverify \(version)")
+            print("signature engine: \(MultiBufferEngine.isLoaded ? MultiBufferEngine.description : "openssl; crypto_mb \(MultiBufferEngine.description)")")
             return .ok
         case "verify":
             let options = try VerifyOptions(parsing: words.dropFirst())

@@ -32,11 +32,19 @@ enum CLIRunner {
 
     /// Runs `jwtverify arguments…` with `input` on stdin (written from another thread, so large
     /// inputs cannot deadlock against a full stdout pipe).
-    static func run(_ arguments: [String], input: Data = Data(), currentDirectory: URL = repositoryRoot) throws -> Outcome {
+    /// `environment`: variables set (or, with `nil`, removed) for this run only.
+    static func run(
+        _ arguments: [String], input: Data = Data(), currentDirectory: URL = repositoryRoot, environment: [String: String?] = [:]
+    ) throws -> Outcome {
         let process = Process()
         process.executableURL = binary
         process.arguments = arguments
         process.currentDirectoryURL = currentDirectory
+        if !environment.isEmpty {
+            var variables = ProcessInfo.processInfo.environment
+            for (name, value) in environment { variables[name] = value }
+            process.environment = variables
+        }
         let stdin = Pipe(), stdout = Pipe(), stderr = Pipe()
         process.standardInput = stdin
         process.standardOutput = stdout

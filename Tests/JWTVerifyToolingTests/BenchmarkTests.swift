@@ -19,7 +19,7 @@ struct BenchmarkTests {
             let json = report.json()
             for key in [
                 "\"tokens_per_sec\":", "\"cpu_tokens_per_sec\":", "\"n\":12", "\"valid\":12", "\"threads\":2",
-                "\"raw_limit_tokens_per_sec\":", "\"raw_check\":\"openssl\"", "\"ratio\":", "\"p50_us\":", "\"p99_us\":",
+                "\"raw_limit_tokens_per_sec\":", "\"raw_check\":\"openssl\"", "\"signature_engine\":\"\(MultiBufferEngine.name)\"", "\"ratio\":", "\"p50_us\":", "\"p99_us\":",
             ] {
                 #expect(json.contains(key), "\(key)")
             }

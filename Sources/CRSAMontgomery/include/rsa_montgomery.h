@@ -52,4 +52,24 @@ void jwtv_rsa_scratch_free(jwtv_rsa_scratch *scratch);
 int jwtv_rsa_verify_pkcs1(const jwtv_rsa_key *key, jwtv_rsa_scratch *scratch, jwtv_rsa_digest kind, const void *digest,
                           size_t digest_length, const void *signature, size_t signature_length);
 
+/* For other engines of the public operation (crypto_mb's eight lanes): the key's parts, the
+ * s < n check and the encoding check, so that every engine compares the same octets. */
+
+/** The modulus and the public exponent as OpenSSL `const BIGNUM *`, owned by the key. */
+const void *jwtv_rsa_key_modulus(const jwtv_rsa_key *key);
+const void *jwtv_rsa_key_exponent(const jwtv_rsa_key *key);
+
+/** The public exponent, the modulus's length in octets and in bits. */
+unsigned long long jwtv_rsa_key_public_exponent(const jwtv_rsa_key *key);
+size_t jwtv_rsa_key_length(const jwtv_rsa_key *key);
+int jwtv_rsa_key_bits(const jwtv_rsa_key *key);
+
+/** 1 when `signature` has the modulus's length and, as a big-endian number, is below it
+ *  (RSAVP1 step 1), else 0. */
+int jwtv_rsa_below_modulus(const jwtv_rsa_key *key, const void *signature, size_t signature_length);
+
+/** 1 when `encoded` (the modulus's length in octets) is exactly the EMSA-PKCS1-v1_5 encoding of
+ *  `digest` under `kind`: 0x00 0x01 0xFF... 0x00 DigestInfo H. */
+int jwtv_rsa_is_encoding(const jwtv_rsa_key *key, jwtv_rsa_digest kind, const void *encoded, const void *digest, size_t digest_length);
+
 #endif

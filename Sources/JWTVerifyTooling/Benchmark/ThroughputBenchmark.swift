@@ -69,6 +69,8 @@ package struct ThroughputReport: Sendable {
         text.number((rawLimitTokensPerSecond * 10).rounded() / 10)
         text.key("raw_check")
         text.string(rawCheck.rawValue)
+        text.key("signature_engine")
+        text.string(MultiBufferEngine.name)
         text.key("ratio")
         text.number((ratio * 10000).rounded() / 10000)
         if !roundRatios.isEmpty {
