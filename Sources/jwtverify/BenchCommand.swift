@@ -19,6 +19,9 @@ struct BenchCommand {
             StandardError.write("jwtverify bench: this is a debug build, whose numbers mean nothing; build with 'make release'\n")
             return .configuration
         }
+        if options.rawCheck == .multiBuffer && !MultiBufferEngine.isLoaded {
+            throw CommandFailure(status: .unavailable, message: "--raw-check multibuffer: the engine is not loaded: \(MultiBufferEngine.description)")
+        }
         let corpus = try loadCorpus()
         if !options.json {
             StandardError.write("jwtverify bench: \(corpus.tokens.count) tokens, \(options.threads) thread(s), \(options.rounds) rounds\n")
@@ -40,6 +43,9 @@ struct BenchCommand {
     /// and `nonces.txt`, each token `--repeat` times), instead of measuring.
     private func writeCorpus(to directory: String) throws(CommandFailure) -> ExitStatus {
         try Folder.prepare(directory, mode: 0o755, option: "--write-corpus")
+        if options.rawCheck == .multiBuffer && !MultiBufferEngine.isLoaded {
+            throw CommandFailure(status: .unavailable, message: "--raw-check multibuffer: the engine is not loaded: \(MultiBufferEngine.description)")
+        }
         let corpus = try loadCorpus()
         do {
             try corpus.write(to: directory, repeating: options.presentations)

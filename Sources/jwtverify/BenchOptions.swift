@@ -47,9 +47,9 @@ struct BenchOptions {
             options, value, name throws(CommandFailure) in
             options.presentations = try OptionValue.count(name, value, in: 1...100_000)
         },
-        .value("--raw-check", placeholder: "CHECK", help: "What checks the raw limit's signatures: openssl (EVP_PKEY_verify, the\ndefault) or library (the Montgomery chain JWTVerify uses for RS256, RS384,\nRS512; then the ratio is the share of a token's time that is the check itself).") {
+        .value("--raw-check", placeholder: "CHECK", help: "What checks the raw limit's signatures: openssl (EVP_PKEY_verify, the\ndefault), library (the Montgomery chain JWTVerify uses for RS256, RS384,\nRS512; then the ratio is the share of a token's time that is the check itself)\nor multibuffer (RS256, RS384, RS512 eight to a call through crypto_mb, the\nengine batches use; exit 69 where it is not loaded).") {
             options, value, name throws(CommandFailure) in
-            guard let check = RawVerificationLimit.Check(rawValue: value) else { throw .usage("\(name): openssl or library, not \"\(value)\"") }
+            guard let check = RawVerificationLimit.Check(rawValue: value) else { throw .usage("\(name): openssl, library or multibuffer, not \"\(value)\"") }
             options.rawCheck = check
         },
         .value("--write-corpus", placeholder: "DIR", help: "Write the generated corpus to DIR (jwks.json, tokens.txt, nonces.txt) for\nCLI runs, instead of measuring; works in a debug build too.") {

@@ -78,6 +78,26 @@ struct BenchmarkTests {
         #expect(raw.run(3..<3) == 0)
     }
 
+    @Test("the multi-buffer limit verifies what OpenSSL's verifies, whole and in slices that cut its lane groups", .enabled(if: MultiBufferEngine.isLoaded))
+    func rawLimitMultiBuffer() throws {
+        let generated = try BenchmarkCorpus.appleShaped(count: 40, algorithm: .rs256)
+        var tokens = generated.tokens
+        for index in [5, 17, 18, 39] {
+            let last = tokens[index].count - 3
+            tokens[index][last] = tokens[index][last] == UInt8(ascii: "A") ? UInt8(ascii: "B") : UInt8(ascii: "A")
+        }
+        let corpus = BenchmarkCorpus(
+            keys: generated.keys, tokens: tokens, nonces: generated.nonces, issuer: generated.issuer, audience: generated.audience, now: generated.now)
+        let openSSL = RawVerificationLimit(corpus: corpus, check: .openSSL)
+        let lanes = RawVerificationLimit(corpus: corpus, check: .multiBuffer)
+        #expect(openSSL.runOnce() == 36)
+        #expect(lanes.runOnce() == 36)
+        var sliced = 0
+        let cuts = [0, 3, 11, 12, 29, 40]
+        for i in 1..<cuts.count { sliced += lanes.run(cuts[i - 1]..<cuts[i]) }
+        #expect(sliced == 36)
+    }
+
     @Test("the library's check verifies what OpenSSL's verifies, RS256 through the key's chain")
     func rawLimitLibraryCheck() throws {
         let corpus = try BenchmarkCorpus.appleShaped(count: 9, algorithm: .rs256)

@@ -56,8 +56,11 @@ package enum BenchmarkHost {
 
     /// With ``RawVerificationLimit/Check/library``: what the raw limit timed instead of `EVP_PKEY_verify`.
     package static func rawCheckNote(_ report: ThroughputReport) -> String? {
-        guard report.rawCheck == .library else { return nil }
-        return "raw limit: the library's own signature check (RS256/RS384/RS512 through the key's Montgomery chain), not EVP_PKEY_verify"
+        switch report.rawCheck {
+        case .openSSL: nil
+        case .library: "raw limit: the library's own signature check (RS256/RS384/RS512 through the key's Montgomery chain), not EVP_PKEY_verify"
+        case .multiBuffer: "raw limit: the multi-buffer engine alone (RS256/RS384/RS512 eight to a call through crypto_mb), not EVP_PKEY_verify"
+        }
     }
 
     /// For a corpus with P-256 keys: the per-call rate beside the batched one, and the tables'

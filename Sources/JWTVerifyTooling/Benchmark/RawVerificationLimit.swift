@@ -18,6 +18,18 @@ package final class RawVerificationLimit {
         /// The check the library itself makes: the Montgomery chain for RS256, RS384 and RS512
         /// (``RSAMontgomeryKey``); every other algorithm as ``openSSL``.
         case library
+        /// The multi-buffer engine alone (``MultiBufferEngine``): per eight RS256/RS384/RS512
+        /// tokens of one modulus size, their digests, one eight-lane public operation and the
+        /// encoding compares; every other token as ``library``. Needs the engine loaded.
+        case multiBuffer = "multibuffer"
+    }
+
+    /// Eight (or fewer, at the end) entries the engine checks in one call.
+    private struct LaneGroup {
+        var lanes: MultiBufferEngine.Lanes
+        /// Entry indices.
+        let members: [Int]
+        let digest: MessageDigest
     }
 
     private struct Entry {
@@ -36,6 +48,10 @@ package final class RawVerificationLimit {
 
     private let tokens: [[UInt8]]
     private var entries: [Entry] = []
+    /// With ``Check/multiBuffer``: the entries the engine takes, in groups of consecutive
+    /// entries, by the group's first entry.
+    private var laneGroups: [LaneGroup] = []
+    private var laneGroupAt: [Int: Int] = [:]
     private var prepared: [PreparedVerifyContext] = []
     private let contexts = ThreadContexts()
 
@@ -66,12 +82,13 @@ package final class RawVerificationLimit {
                 prepared.append(context)
             }
             var timed = Entry(tokenIndex: index, signingInputLength: dot, signature: signature, key: key, digest: digest, context: contextIndex[slot]!)
-            if check == .library, algorithm.family == .rsaPKCS1, let chain = key.rsaChain {
+            if check != .openSSL, algorithm.family == .rsaPKCS1, let chain = key.rsaChain {
                 timed.chain = chain
                 timed.algorithm = algorithm
             }
             entries.append(timed)
         }
+        if check == .multiBuffer { groupLanes() }
     }
 
     /// How many tokens are timed.
@@ -80,8 +97,82 @@ package final class RawVerificationLimit {
     /// Checks every prepared signature once; returns how many verified (so the work is not dead).
     package func runOnce() -> Int { run(entries.indices) }
 
+    /// Groups the entries the engine takes: runs of consecutive entries of one algorithm and
+    /// modulus size, eight to a group; a group of fewer than ``MultiBufferEngine/minimumLanes``
+    /// stays with the chain.
+    private func groupLanes() {
+        var run: [Int] = []
+        var runName = ""
+        func close() {
+            for start in stride(from: 0, to: run.count, by: 8) {
+                let group = Array(run[start..<min(start + 8, run.count)])
+                let first = entries[group[0]]
+                guard group.count >= MultiBufferEngine.minimumLanes,
+                    let lanes = MultiBufferEngine.Lanes(keys: group.map { entries[$0].key }, algorithm: first.algorithm), let digest = first.digest
+                else { continue }
+                laneGroupAt[group[0]] = laneGroups.count
+                laneGroups.append(LaneGroup(lanes: lanes, members: group, digest: digest))
+            }
+            run.removeAll()
+        }
+        for (index, entry) in entries.enumerated() {
+            guard entry.chain != nil, let bits = MultiBufferEngine.takes(entry.key), entry.signature.count == bits / 8 else {
+                close()
+                continue
+            }
+            let name = "\(entry.algorithm.name)/\(bits)"
+            if name != runName { close() }
+            runName = name
+            run.append(index)
+        }
+        close()
+    }
+
+    /// One lane group through the engine; the number of valid signatures.
+    private func runLanes(
+        _ group: Int, digests: UnsafeMutableRawBufferPointer, pointers: UnsafeMutablePointer<UnsafeRawPointer?>, verdicts: UnsafeMutablePointer<UInt8>
+    ) -> Int {
+        for lane in 0..<16 { pointers[lane] = nil }
+        for (lane, index) in laneGroups[group].members.enumerated() {
+            let entry = entries[index]
+            let digest = UnsafeMutableRawBufferPointer(rebasing: digests[(lane * 64)..<(lane * 64 + 64)])
+            tokens[entry.tokenIndex].withUnsafeBytes { token in
+                _ = contexts.hash(UnsafeRawBufferPointer(rebasing: token[..<entry.signingInputLength]), with: laneGroups[group].digest, into: digest)
+            }
+            pointers[8 + lane] = UnsafeRawPointer(digest.baseAddress!)
+            pointers[lane] = entry.signature.withUnsafeBytes { $0.baseAddress }  // the entry's array outlives the call
+        }
+        laneGroups[group].lanes.verify(signatures: pointers, digests: pointers + 8, valid: verdicts)
+        var valid = 0
+        for lane in 0..<laneGroups[group].members.count where verdicts[lane] == 1 { valid += 1 }
+        return valid
+    }
+
     /// Checks the prepared signatures in `slice` (indices below ``count``) once.
     package func run(_ slice: Range<Int>) -> Int {
+        guard !laneGroups.isEmpty else { return run(entries: slice) }
+        // Lane groups that lie wholly inside the slice through the engine, the rest one by one.
+        var valid = 0
+        withUnsafeTemporaryAllocation(byteCount: 8 * 64, alignment: 8) { digests in
+            withUnsafeTemporaryAllocation(of: UnsafeRawPointer?.self, capacity: 16) { pointers in
+                withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 8) { verdicts in
+                    var index = slice.lowerBound
+                    while index < slice.upperBound {
+                        if let group = laneGroupAt[index], let last = laneGroups[group].members.last, last < slice.upperBound {
+                            valid += runLanes(group, digests: digests, pointers: pointers.baseAddress!, verdicts: verdicts.baseAddress!)
+                            index = last + 1
+                        } else {
+                            valid += run(entries: index..<(index + 1))
+                            index += 1
+                        }
+                    }
+                }
+            }
+        }
+        return valid
+    }
+
+    private func run(entries slice: Range<Int>) -> Int {
         var valid = 0
         for entry in entries[slice] {
             let ok = tokens[entry.tokenIndex].withUnsafeBytes { token in
