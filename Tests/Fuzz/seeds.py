@@ -38,7 +38,12 @@ elif target == "es256":
 elif target == "rsa":
     # Key and algorithm, signature kind (valid, flipped bit, random, near 0, near n, other key,
     # other digest, other hash), then message bytes.
-    seeds = [bytes([k, kind]) + f"message {k} {kind}".encode() + bytes(range(70)) for k in range(12) for kind in range(8)]
+    seeds = [bytes([k, kind]) + f"message {k} {kind}".encode() + bytes(range(70)) for k in range(12) for kind in range(9)]
+elif target == "mb":
+    # Modulus size, then lanes of 24 bytes: key and algorithm, signature kind (as for rsa, plus
+    # s + n), message bytes.
+    seeds = [bytes([size]) + b"".join(bytes([k + lane, (kind + lane) % 9]) + bytes(range(lane, lane + 22)) for lane in range(8))
+             for size in range(3) for k in range(4) for kind in range(9)]
 elif target == "jwks":
     for name in ["jwks.json", "google-x509-keys.json"]:
         seeds.append(open(os.path.join(root, "Vectors", name), "rb").read())

@@ -316,15 +316,19 @@ struct CLIAuditTests {
         #expect(printed.stdoutText == String(readme[block.upperBound..<blockEnd.lowerBound]))
     }
 
-    @Test("audit merge of per-file partials equals one audit over the same files in the same order, byte for byte, in every format")
-    func mergeEqualsOneRun() throws {
+    /// The fixtures and one more file, so that repeats and shared nonces cross files (A, D with
+    /// A's nonce, and F appear in several); with the options every part is evaluated under.
+    static func crossingInputs() throws -> (directory: URL, jwks: String, files: [String], inputs: [String], common: [String]) {
         let (directory, jwks, files) = try Self.fixtures()
-        defer { try? FileManager.default.removeItem(at: directory) }
-        // Repeats and shared nonces crossing files: A, D (A's nonce) and F appear in several files.
         let extra = directory.appendingPathComponent("more.log")
         try Data([Self.tD, Self.tA, Self.tF, Self.tB].joined(separator: "\n").utf8).write(to: extra)
-        let inputs = files + [extra.path]
-        let common = ["--jwks", jwks, "--now", "1700001000"]
+        return (directory, jwks, files, files + [extra.path], ["--jwks", jwks, "--now", "1700001000"])
+    }
+
+    @Test("audit merge of per-file partials equals one audit over the same files in the same order, byte for byte, in every format")
+    func mergeEqualsOneRun() throws {
+        let (directory, jwks, files, inputs, common) = try Self.crossingInputs()
+        defer { try? FileManager.default.removeItem(at: directory) }
         var partials: [String] = []
         for (index, input) in inputs.enumerated() {
             let partial = try CLIRunner.run(["audit"] + common + ["--format", "partial", input])
@@ -358,12 +362,8 @@ struct CLIAuditTests {
 
     @Test("audit --partials: the records unchanged, a partial per file or per run of consecutive tagged places, and their merge in input order is one audit")
     func partialsBesideRecords() throws {
-        let (directory, jwks, files) = try Self.fixtures()
+        let (directory, _, files, inputs, common) = try Self.crossingInputs()
         defer { try? FileManager.default.removeItem(at: directory) }
-        let extra = directory.appendingPathComponent("more.log")
-        try Data([Self.tD, Self.tA, Self.tF, Self.tB].joined(separator: "\n").utf8).write(to: extra)
-        let inputs = files + [extra.path]
-        let common = ["--jwks", jwks, "--now", "1700001000"]
         let single = try CLIRunner.run(["audit"] + common + ["--format", "json"] + inputs)
         for format in ["tsv", "jsonl"] {
             let plain = try CLIRunner.run(["audit"] + common + ["--format", format, "--discards"] + inputs)

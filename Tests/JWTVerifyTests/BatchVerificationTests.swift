@@ -112,7 +112,7 @@ struct BatchVerificationTests {
         #expect(seen[0].contains("o0") && seen[1].contains("inner") && seen[4].contains("o2"))
     }
 
-    @Test("threads verifying batches of their own at once agree with one thread")
+    @Test("eight threads verifying batches of their own at once agree with one thread (the multi-buffer engine too, where loaded)")
     func concurrent() throws {
         let verifier = TokenFactory.verifier()
         let cases = try Self.mixedTokens(seed: 9)
@@ -121,7 +121,7 @@ struct BatchVerificationTests {
         let expected = verifier.verify(batch, at: TokenFactory.now).map(Self.describe)
         let mismatches = Atomic<Int>(0)
         let shared = batch
-        DispatchQueue.concurrentPerform(iterations: 4) { _ in
+        DispatchQueue.concurrentPerform(iterations: 8) { _ in
             for _ in 0..<3 where verifier.verify(shared, at: TokenFactory.now).map(Self.describe) != expected {
                 mismatches.add(1, ordering: .relaxed)
             }

@@ -111,7 +111,7 @@ enum FuzzTargets {
 
     /// RSA keys with their chains, for the rsa target: sizes and exponents the chain takes.
     static let rsaKeys: [(private: EVPPrivateKey, public: EVPPublicKey, chain: RSAMontgomeryKey, modulus: [UInt8])] =
-        ([(2048, [1, 0, 1]), (2048, [3]), (3072, [1, 0, 1]), (2048, [0x80, 0, 0, 0, 0, 0, 0, 0x1D])] as [(Int, [UInt8])]).map { bits, exponent in
+        ([(2048, [1, 0, 1]), (2048, [3]), (3072, [1, 0, 1]), (2048, [0x80, 0, 0, 0, 0, 0, 0, 0x1D]), (2048, [1, 0, 1]), (4096, [1, 0, 1])] as [(Int, [UInt8])]).map { bits, exponent in
             let key = try! EVPPrivateKey.generateRSA(bits: bits, exponent: exponent)
             let members = Dictionary(uniqueKeysWithValues: key.publicJWKMembers())
             let modulus = Base64URL.decode(members["n"]!.utf8)!
@@ -122,15 +122,30 @@ enum FuzzTargets {
     /// One rsa case: byte 0 picks the key and algorithm, byte 1 how the signature is made, the
     /// rest is the message (and, for random signatures, the signature's bytes).
     static func rsa(_ bytes: UnsafeRawBufferPointer) {
-        guard bytes.count >= 2 else { return }
-        let (privateKey, publicKey, chain, modulus) = rsaKeys[Int(bytes[0]) % rsaKeys.count]
+        guard let made = rsaCase(bytes, keys: Array(rsaKeys.indices)) else { return }
+        let reference = made.signature.withUnsafeBytes { s in
+            made.digest.withUnsafeBytes { rsaKeys[made.key].public.isValidPKCS1ThroughEVP(s, digest: $0, algorithm: made.algorithm) }
+        }
+        let chained = rsaKeys[made.key].chain.verifies(made.signature, digest: made.digest, algorithm: made.algorithm)
+        guard chained == reference else {
+            fatalError("chain says \(chained), EVP says \(reference): \(made.signature) over \(made.digest) (\(made.algorithm))")
+        }
+    }
+
+    /// The signature, digest and algorithm of one rsa case among the keys at `choices`.
+    static func rsaCase(_ bytes: UnsafeRawBufferPointer, keys choices: [Int])
+        -> (key: Int, signature: [UInt8], digest: [UInt8], algorithm: SignatureAlgorithm)?
+    {
+        guard bytes.count >= 2, !choices.isEmpty else { return nil }
+        let chosen = choices[Int(bytes[0]) % choices.count]
+        let (privateKey, _, _, modulus) = rsaKeys[chosen]
         let algorithm = [SignatureAlgorithm.rs256, .rs384, .rs512][Int(bytes[0] / 4) % 3]
         let rest = Array(bytes[2...])
         let message = Array(rest.prefix(64))
         var digest = algorithm.digest!.hash(message)
         var signature = try! privateKey.sign(message, algorithm: algorithm)
         let knob = rest.count > 64 ? Int(rest[64]) : rest.count
-        switch bytes[1] % 8 {
+        switch bytes[1] % 9 {
         case 0: break  // valid
         case 1: signature[knob % signature.count] ^= UInt8(1 << (knob % 8))  // one bit flipped
         case 2: signature = (0..<signature.count).map { rest.count > 0 ? rest[$0 % rest.count] &+ UInt8($0 & 0xFF) : UInt8($0 & 0xFF) }  // random
@@ -144,13 +159,47 @@ enum FuzzTargets {
                 delta = sum >> 8
             }
             signature = near
-        case 5: signature = try! rsaKeys[(Int(bytes[0]) + 1) % rsaKeys.count].private.sign(message, algorithm: algorithm)  // another key
+        case 5: signature = try! rsaKeys[(chosen + 1) % rsaKeys.count].private.sign(message, algorithm: algorithm)  // another key
         case 6: digest[knob % digest.count] ^= 1  // the digest of another message
+        case 7:  // s + n, where it keeps the modulus's length: the same s^e mod n, never valid
+            var carry = 0
+            var shifted = signature
+            for i in shifted.indices.reversed() {
+                let sum = Int(shifted[i]) + Int(modulus[i]) + carry
+                shifted[i] = UInt8(truncatingIfNeeded: sum)
+                carry = sum >> 8
+            }
+            if carry == 0 { signature = shifted }
         default: signature = try! privateKey.sign(message, algorithm: [SignatureAlgorithm.rs256, .rs384, .rs512][(Int(bytes[0] / 4) + 1) % 3])  // another hash
         }
-        let reference = signature.withUnsafeBytes { s in digest.withUnsafeBytes { publicKey.isValidPKCS1ThroughEVP(s, digest: $0, algorithm: algorithm) } }
-        let chained = chain.verifies(signature, digest: digest, algorithm: algorithm)
-        guard chained == reference else { fatalError("chain says \(chained), EVP says \(reference): \(signature) over \(digest) (\(algorithm))") }
+        return (chosen, signature, digest, algorithm)
+    }
+
+    /// The multi-buffer engine against `EVP_PKEY_verify`: byte 0 picks a modulus size, then every
+    /// 24 bytes make one lane (an rsa case among the keys of that size), up to eight lanes in one
+    /// call; each lane's verdict must be OpenSSL's, whatever its neighbours.
+    static func multiBuffer(_ bytes: UnsafeRawBufferPointer) {
+        guard MultiBufferEngine.isLoaded, let first = bytes.first else { return }
+        let sizes = Array(Set(rsaKeys.map(\.public.bits))).sorted()
+        let bits = sizes[Int(first) % sizes.count]
+        let keys = rsaKeys.indices.filter { rsaKeys[$0].public.bits == bits && MultiBufferEngine.takes(rsaKeys[$0].public) != nil }
+        var lanes: [(key: EVPPublicKey, signature: [UInt8], digest: [UInt8], algorithm: SignatureAlgorithm)] = []
+        var references: [Bool] = []
+        var start = 1
+        while lanes.count < 8, start + 2 <= bytes.count {
+            let end = min(start + 24, bytes.count)
+            if let made = rsaCase(UnsafeRawBufferPointer(rebasing: bytes[start..<end]), keys: keys) {
+                let publicKey = rsaKeys[made.key].public
+                lanes.append((publicKey, made.signature, made.digest, made.algorithm))
+                references.append(made.signature.withUnsafeBytes { s in
+                    made.digest.withUnsafeBytes { publicKey.isValidPKCS1ThroughEVP(s, digest: $0, algorithm: made.algorithm) }
+                })
+            }
+            start = end
+        }
+        guard !lanes.isEmpty else { return }
+        guard let verdicts = MultiBufferEngine.verify(lanes) else { fatalError("the engine refused lanes of \(bits)-bit keys it takes") }
+        guard verdicts == references else { fatalError("multi-buffer engine says \(verdicts), EVP_PKEY_verify \(references)") }
     }
 
     static let claimHeaders = ["name", "groups", "email"].map { GatewayAnswer.ClaimHeader(claim: $0, header: "X-\($0)") }
@@ -280,6 +329,8 @@ enum FuzzTargets {
             es256(bytes)
         case "rsa":
             rsa(bytes)
+        case "mb":
+            multiBuffer(bytes)
         case "http":
             http(bytes)
         case "cache":
