@@ -1,5 +1,6 @@
 internal import CFixedBaseP256
 internal import COpenSSL
+import Dispatch
 import Synchronization
 
 /// One P-256 public key with OpenSSL's fixed-base table for it (`jwtv_p256_key`): ES256 verified
@@ -83,8 +84,9 @@ package final class FixedBaseP256Key: @unchecked Sendable {
 }
 
 /// Decides when a P-256 key gets its fixed-base table: after ``threshold`` ES256 verifications,
-/// built once by the thread that reaches the threshold (the others keep using `EVP_PKEY_verify`
-/// meanwhile), and only while fewer than ``tableCap`` tables exist in the process.
+/// built once, off the verifying threads (a background queue: no request waits the 25 ms; every
+/// thread keeps using `EVP_PKEY_verify` meanwhile), and only while fewer than ``tableCap`` tables
+/// exist in the process.
 final class FixedBaseSlot: Sendable {
     /// Verifications before a key earns its table (25 ms and about 150 KiB).
     static let threshold = 16
@@ -114,14 +116,16 @@ final class FixedBaseSlot: Sendable {
     /// Whether the table is built (without counting a use).
     var isBuilt: Bool { table.load() != nil }
 
-    /// The table, when built; otherwise counts this use and builds it at the threshold.
+    /// The table, when built; otherwise counts this use and, at the threshold, starts building it
+    /// in the background (this use, and those until it is ready, go through `EVP_PKEY_verify`).
     func fixedBase(for key: EVPPublicKey) -> FixedBaseP256Key? {
         if let ready = table.load() { return ready }
-        // Past the threshold without a table (cap reached, unavailable, or another thread is
-        // building it): no more counting, so a shared key adds no contended write per token.
+        // Past the threshold without a table (cap reached, unavailable, or being built): no more
+        // counting, so a shared key adds no contended write per token.
         if uses.load(ordering: .relaxed) > Self.threshold { return nil }
         guard uses.wrappingAdd(1, ordering: .relaxed).newValue == Self.threshold else { return nil }
-        return build(for: key)
+        DispatchQueue.global(qos: .utility).async { _ = self.build(for: key) }
+        return nil
     }
 
     /// Builds the table now, ignoring the threshold (tests and key sets that want it at load);

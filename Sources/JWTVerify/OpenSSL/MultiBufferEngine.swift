@@ -66,8 +66,8 @@ package enum MultiBufferEngine {
 extension MultiBufferEngine {
     /// The modulus size, when the engine is loaded and takes `key` (RSA, e = 65537, 1024–4096 bits).
     package static func takes(_ key: EVPPublicKey) -> Int? {
-        guard isLoaded, let chain = key.rsaChainKey else { return nil }
-        return lanes(for: chain)
+        guard isLoaded, let chain = key.rsaChain else { return nil }
+        return lanes(for: chain.pointer)
     }
 
     /// Up to eight RS256/RS384/RS512 verifications of one modulus size in one engine call, over
@@ -79,7 +79,7 @@ extension MultiBufferEngine {
         var kinds: [jwtv_rsa_digest] = []
         var bits = 0
         for lane in lanes {
-            guard let chain = lane.key.rsaChainKey, let size = Self.lanes(for: chain), let kind = digestKind(lane.algorithm), bits == 0 || size == bits
+            guard let chain = lane.key.rsaChain?.pointer, let size = Self.lanes(for: chain), let kind = digestKind(lane.algorithm), bits == 0 || size == bits
             else { return nil }
             bits = size
             chains.append(chain)
@@ -134,7 +134,7 @@ extension MultiBufferEngine {
             var chains: [OpaquePointer?] = []
             var bits = 0
             for key in keys {
-                guard let chain = key.rsaChainKey, let size = MultiBufferEngine.lanes(for: chain), bits == 0 || size == bits else { return nil }
+                guard let chain = key.rsaChain?.pointer, let size = MultiBufferEngine.lanes(for: chain), bits == 0 || size == bits else { return nil }
                 bits = size
                 chains.append(chain)
             }

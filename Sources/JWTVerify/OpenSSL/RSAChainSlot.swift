@@ -1,8 +1,14 @@
+import Dispatch
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 import Synchronization
 
 /// When an RSA key gets its Montgomery chain (``RSAMontgomeryKey``): at the first RS256, RS384 or
-/// RS512 verification that uses the key, built once by that thread (others keep using
-/// `EVP_PKEY_verify` meanwhile).
+/// RS512 verification that uses the key, built once, off the verifying threads (a background
+/// queue; every thread keeps using `EVP_PKEY_verify` until it is ready).
 ///
 /// Building costs about one verification's work (47 µs for a 2,048-bit key), so importing a key
 /// set costs nothing extra, and a hostile document of 10,000 large keys cannot make its import
@@ -24,27 +30,32 @@ struct RSAChainSlot: ~Copyable, Sendable {
     /// Whether the chain is built (without building it).
     var isBuilt: Bool { word.load(ordering: .acquiring) > Self.refused }
 
-    /// The chain's C key (`jwtv_rsa_key *`), built by this call when no thread has tried yet;
-    /// `nil` while another thread builds it, or when the key cannot have one.
+    /// The chain's C key (`jwtv_rsa_key *`) once built; `nil` while it is being built (the first
+    /// call starts that, in the background), or when the key cannot have one.
     func chainKey(for key: EVPPublicKey) -> OpaquePointer? {
         let value = word.load(ordering: .acquiring)
         if value > Self.refused { return OpaquePointer(bitPattern: value) }
         guard value == Self.untried, word.compareExchange(expected: Self.untried, desired: Self.building, ordering: .relaxed).exchanged
         else { return nil }
+        DispatchQueue.global(qos: .utility).async { key.rsaChainSlot.build(for: key) }
+        return nil
+    }
+
+    /// Builds the chain (this slot is `building`) and publishes it, or marks the key refused.
+    func build(for key: EVPPublicKey) {
         guard let built = key.makeRSAChain() else {
             word.store(Self.refused, ordering: .releasing)
-            return nil
+            return
         }
         owner.withLock { $0 = built }
         word.store(UInt(bitPattern: built.pointer), ordering: .releasing)
-        return built.pointer
     }
 
-    /// The chain itself, built now if no thread has tried yet, waiting for a thread that is
-    /// building it (tests, the benchmark's raw limit); `nil` when the key cannot have one.
+    /// The chain itself, built now on this thread if no one has started it, else waited for
+    /// (tests, the benchmark's raw limit, the engine's test lanes); `nil` when the key cannot have one.
     func chain(for key: EVPPublicKey) -> RSAMontgomeryKey? {
-        _ = chainKey(for: key)
-        while word.load(ordering: .acquiring) == Self.building {}
+        if word.compareExchange(expected: Self.untried, desired: Self.building, ordering: .relaxed).exchanged { build(for: key) }
+        while word.load(ordering: .acquiring) == Self.building { sched_yield() }
         return owner.withLock { $0 }
     }
 }
