@@ -27,6 +27,7 @@ struct jwtv_rsa_key {
     BIGNUM *k;         /* R^e mod n */
     uint64_t e;        /* the public exponent, odd, >= 3 */
     size_t length;     /* octets of n */
+    int bits;          /* bits of n */
     /* DigestInfo without its digest octets, per jwtv_rsa_digest, as OpenSSL encodes it */
     unsigned char prefix[JWTV_RSA_DIGESTS][JWTV_RSA_PREFIX_MAX];
     size_t prefix_length[JWTV_RSA_DIGESTS];
@@ -87,6 +88,7 @@ jwtv_rsa_key *jwtv_rsa_key_new(const void *modulus, size_t modulus_length, const
     key->e = 0;
     for (int i = BN_num_bits(e) - 1; i >= 0; i--) key->e = key->e << 1 | (uint64_t)BN_is_bit_set(e, i);
     key->length = (size_t)BN_num_bytes(key->n);
+    key->bits = BN_num_bits(key->n);
     if (BN_bn2binpad(key->n, key->n_octets, (int)key->length) != (int)key->length) goto fail;
     if ((key->e_bn = BN_dup(e)) == NULL) goto fail;
     if ((key->mont = BN_MONT_CTX_new()) == NULL || BN_MONT_CTX_set(key->mont, key->n, ctx) != 1) goto fail;
@@ -161,7 +163,7 @@ unsigned long long jwtv_rsa_key_public_exponent(const jwtv_rsa_key *key) { retur
 
 size_t jwtv_rsa_key_length(const jwtv_rsa_key *key) { return key->length; }
 
-int jwtv_rsa_key_bits(const jwtv_rsa_key *key) { return BN_num_bits(key->n); }
+int jwtv_rsa_key_bits(const jwtv_rsa_key *key) { return key->bits; }
 
 int jwtv_rsa_below_modulus(const jwtv_rsa_key *key, const void *signature, size_t signature_length) {
     /* Both big-endian and of the modulus's length: the order of the octet strings is the numbers'. */

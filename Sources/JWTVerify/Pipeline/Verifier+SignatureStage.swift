@@ -46,7 +46,11 @@ extension Verifier {
         withUnsafeTemporaryAllocation(byteCount: 32 * max(batch.count, 1), alignment: 8) { digests in
             withUnsafeTemporaryAllocation(of: OpaquePointer?.self, capacity: max(batch.count, 1)) { tables in
                 withUnsafeTemporaryAllocation(of: UnsafeRawPointer?.self, capacity: 2 * max(batch.count, 1)) { pointers in
-                    withUnsafeTemporaryAllocation(of: Int.self, capacity: 2 * max(batch.count, 1)) { members in
+                    withUnsafeTemporaryAllocation(of: Int.self, capacity: 3 * max(batch.count, 1)) { scratch in
+                        // Indices of grouped ES256 tokens from the start, of laned RS* tokens from the
+                        // end of the first part; each laned token's modulus size in the second.
+                        let members = UnsafeMutableBufferPointer(rebasing: scratch[..<(2 * max(batch.count, 1))])
+                        let sizes = UnsafeMutableBufferPointer(rebasing: scratch[(2 * max(batch.count, 1))...])
                         var grouped = 0
                         // RS* tokens for the multi-buffer engine, from the end of `members` down.
                         var laned = 0
@@ -55,9 +59,10 @@ extension Verifier {
                         let tokens = batch.baseAddress!
                         for index in batch.indices where tokens[index].awaitsSignature {
                             guard let table = fixedBaseTable(for: tokens + index) else {
-                                if useLanes, multiBufferLanes(for: tokens + index) != nil {
+                                if useLanes, let bits = multiBufferLanes(for: tokens + index) {
                                     laned += 1
                                     members[2 * batch.count - laned] = index
+                                    sizes[index] = bits
                                     continue
                                 }
                                 checkSignature(&tokens[index], fingerprint: fingerprints)
@@ -79,7 +84,7 @@ extension Verifier {
                             // In batch order: the lanes were noted from the end down.
                             var laneMembers = UnsafeMutableBufferPointer(rebasing: members[(2 * batch.count - laned)..<(2 * batch.count)])
                             laneMembers.reverse()
-                            checkRSALanes(tokens, laneMembers, contexts: contexts, fingerprints: fingerprints)
+                            checkRSALanes(tokens, laneMembers, sizes: sizes, contexts: contexts, fingerprints: fingerprints)
                         }
                         guard grouped > 0 else { return }
                         // Signatures follow the digests in `pointers`: move them up against them.
@@ -110,12 +115,13 @@ extension Verifier {
     /// call; a size with fewer than ``MultiBufferEngine/minimumLanes`` tokens left goes through
     /// each key's own chain.
     private func checkRSALanes(
-        _ tokens: UnsafeMutablePointer<PreparedToken>, _ members: UnsafeMutableBufferPointer<Int>, contexts: ThreadContexts, fingerprints: Bool
+        _ tokens: UnsafeMutablePointer<PreparedToken>, _ members: UnsafeMutableBufferPointer<Int>, sizes: UnsafeMutableBufferPointer<Int>,
+        contexts: ThreadContexts, fingerprints: Bool
     ) {
         withUnsafeTemporaryAllocation(of: Int.self, capacity: members.count) { group in
             for bits in [1024, 2048, 3072, 4096] {
                 var count = 0
-                for index in members where multiBufferLanes(for: tokens + index) == bits {
+                for index in members where sizes[index] == bits {
                     group[count] = index
                     count += 1
                 }

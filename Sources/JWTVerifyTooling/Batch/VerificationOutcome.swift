@@ -61,7 +61,7 @@ package struct VerificationOutcome: Sendable {
     /// with tracing). A token the JWS layer rejected gets its payload read leniently here, and its
     /// evaluation time from that payload's `iat` where `time` asks for it.
     package init(
-        _ result: Result<VerifiedToken, VerificationError>, trace: borrowing WalkTrace, token: UnsafeRawBufferPointer, verifier: Verifier,
+        _ result: Result<VerifiedToken, VerificationError>, trace: borrowing WalkTrace, token: UnsafeRawBufferPointer, verifier: borrowing Verifier,
         time: EvaluationTime
     ) {
         self.result = result
