@@ -21,6 +21,13 @@ static inline void cjansson_decref(json_t *json) { json_decref(json); }
  *  escaped NUL (\u0000) is a valid character (strings then carry an explicit length). */
 static inline size_t cjansson_strict_flags(void) { return JSON_REJECT_DUPLICATES | JSON_ALLOW_NUL; }
 
+/** The strict flags, with every integer read as a double: for a document that holds an integer
+ *  beyond 64 bits, which is valid JSON (RFC 8259) that jansson's integers cannot hold. */
+static inline size_t cjansson_wide_number_flags(void) { return cjansson_strict_flags() | JSON_DECODE_INT_AS_REAL; }
+
+/** Whether a parse failed on an integer beyond 64 bits (jansson's numeric overflow). */
+static inline int cjansson_failed_on_overflow(const json_error_t *error) { return json_error_code(error) == json_error_numeric_overflow; }
+
 /** Flags for echoing a caller's value back (compact, any top-level type). */
 static inline size_t cjansson_dump_flags(void) { return JSON_COMPACT | JSON_ENCODE_ANY; }
 

@@ -5,11 +5,17 @@ internal import CJansson
 /// Parsing is strict (RFC 8259 plus I-JSON): invalid UTF-8, unpaired surrogate escapes, trailing
 /// data, numbers that overflow a double, and duplicate member names at any depth are all errors;
 /// escaped NUL is allowed. Nesting deeper than ``maximumDepth`` is an error too.
+///
+/// An integer beyond 64 bits is valid JSON, and real payloads carry them (numeric IDs): such a
+/// document is read again with every number as a double (``widensIntegers``), and an integral
+/// value within 64 bits still reads as an integer, so claims keep their types.
 package final class JSONDocument {
     /// Deepest nesting accepted; the outermost object or array is depth 1.
     static let maximumDepth = 64
 
     private let root: UnsafeMutablePointer<json_t>
+    /// Whether the document holds an integer beyond 64 bits, so that every number was read as a double.
+    let widensIntegers: Bool
 
     /// Why a document was refused.
     package struct ParseFailure: Error, CustomStringConvertible {
@@ -17,20 +23,29 @@ package final class JSONDocument {
         package let description: String
     }
 
-    private init(root: UnsafeMutablePointer<json_t>) { self.root = root }
+    private init(root: UnsafeMutablePointer<json_t>, widensIntegers: Bool) {
+        self.root = root
+        self.widensIntegers = widensIntegers
+    }
     deinit { cjansson_decref(root) }
 
     /// Parses `bytes` as one JSON object or array.
     package static func parse(_ bytes: UnsafeRawBufferPointer) -> Result<JSONDocument, ParseFailure> {
         var error = json_error_t()
-        guard let root = json_loadb(bytes.baseAddress, bytes.count, cjansson_strict_flags(), &error) else {
+        var widens = false
+        var loaded = json_loadb(bytes.baseAddress, bytes.count, cjansson_strict_flags(), &error)
+        if loaded == nil, cjansson_failed_on_overflow(&error) == 1 {
+            widens = true
+            loaded = json_loadb(bytes.baseAddress, bytes.count, cjansson_wide_number_flags(), &error)
+        }
+        guard let root = loaded else {
             let text = withUnsafeBytes(of: error.text) { raw in
                 String(decoding: raw.prefix(while: { $0 != 0 }), as: UTF8.self)
             }
             return .failure(ParseFailure(description: "\(text) at offset \(error.position)"))
         }
-        let document = JSONDocument(root: root)
-        guard JSONNode(root).fitsDepth(Self.maximumDepth) else {
+        let document = JSONDocument(root: root, widensIntegers: widens)
+        guard JSONNode(root, widened: widens).fitsDepth(Self.maximumDepth) else {
             return .failure(ParseFailure(description: "nesting deeper than \(Self.maximumDepth) levels"))
         }
         return .success(document)
@@ -44,24 +59,33 @@ package final class JSONDocument {
     /// Runs `body` with the root value. The node (and every node and byte buffer reached from it)
     /// is valid only inside `body`: copy out what must outlive it.
     package func withRoot<R, E: Error>(_ body: (JSONNode) throws(E) -> R) throws(E) -> R {
-        try withExtendedLifetime(self) { () throws(E) -> R in try body(JSONNode(root)) }
+        try withExtendedLifetime(self) { () throws(E) -> R in try body(JSONNode(root, widened: widensIntegers)) }
     }
 }
 
 /// A borrowed view of one value inside a ``JSONDocument``; valid only while the document is.
 package struct JSONNode: JSONValueReading, JSONObjectReading {
     private let raw: UnsafeMutablePointer<json_t>
+    /// Whether the document's numbers were all read as doubles (``JSONDocument/widensIntegers``).
+    private let widened: Bool
 
-    fileprivate init(_ raw: UnsafeMutablePointer<json_t>) { self.raw = raw }
+    fileprivate init(_ raw: UnsafeMutablePointer<json_t>, widened: Bool) {
+        self.raw = raw
+        self.widened = widened
+    }
 
-    /// This value's type.
+    /// The largest magnitude a double read from an integer keeps as an integer (2^63).
+    private static let integerLimit = 9_223_372_036_854_775_808.0
+
+    /// This value's type. In a widened document, an integral number within 64 bits is an integer.
     package var kind: JSONKind {
         switch cjansson_typeof(raw) {
         case JSON_OBJECT: .object
         case JSON_ARRAY: .array
         case JSON_STRING: .string
         case JSON_INTEGER: .integer
-        case JSON_REAL: .real
+        case JSON_REAL:
+            if widened, case let value = json_real_value(raw), value == value.rounded(), abs(value) < Self.integerLimit { .integer } else { .real }
         case JSON_TRUE: .true
         case JSON_FALSE: .false
         default: .null
@@ -72,12 +96,12 @@ package struct JSONNode: JSONValueReading, JSONObjectReading {
     package func member(_ name: StaticString) -> JSONNode? {
         name.withUTF8Buffer { key in
             json_object_getn(raw, UnsafeRawPointer(key.baseAddress)?.assumingMemoryBound(to: CChar.self), key.count)
-        }.map(JSONNode.init)
+        }.map { JSONNode($0, widened: widened) }
     }
 
     /// The member whose name is the UTF-8 `name` (`nil` if absent or not an object).
     package func member(named name: UnsafeRawBufferPointer) -> JSONNode? {
-        json_object_getn(raw, name.baseAddress?.assumingMemoryBound(to: CChar.self), name.count).map(JSONNode.init)
+        json_object_getn(raw, name.baseAddress?.assumingMemoryBound(to: CChar.self), name.count).map { JSONNode($0, widened: widened) }
     }
 
     /// The member named `name` of an object (`nil` if absent or not an object).
@@ -85,7 +109,7 @@ package struct JSONNode: JSONValueReading, JSONObjectReading {
         var name = name
         return name.withUTF8 { key in
             json_object_getn(raw, UnsafeRawPointer(key.baseAddress)?.assumingMemoryBound(to: CChar.self), key.count)
-        }.map(JSONNode.init)
+        }.map { JSONNode($0, widened: widened) }
     }
 
     /// The UTF-8 bytes of a string value (which may contain NUL), or `nil` for other types.
@@ -102,15 +126,18 @@ package struct JSONNode: JSONValueReading, JSONObjectReading {
 
     /// The value of an integer or real, as a double (`nil` for other types).
     package var number: Double? {
-        switch kind {
-        case .integer: Double(json_integer_value(raw))
-        case .real: json_real_value(raw)
+        switch cjansson_typeof(raw) {
+        case JSON_INTEGER: Double(json_integer_value(raw))
+        case JSON_REAL: json_real_value(raw)
         default: nil
         }
     }
 
     /// The value of an integer (`nil` for other types).
-    package var integer: Int64? { kind == .integer ? Int64(json_integer_value(raw)) : nil }
+    package var integer: Int64? {
+        guard kind == .integer else { return nil }
+        return cjansson_typeof(raw) == JSON_REAL ? Int64(json_real_value(raw)) : Int64(json_integer_value(raw))
+    }
 
     /// The number of elements of an array (0 for other types).
     package var count: Int { kind == .array ? json_array_size(raw) : 0 }
@@ -119,14 +146,14 @@ package struct JSONNode: JSONValueReading, JSONObjectReading {
     package var memberCount: Int { kind == .object ? json_object_size(raw) : 0 }
 
     /// The element at `index` of an array.
-    package subscript(index: Int) -> JSONNode? { json_array_get(raw, index).map(JSONNode.init) }
+    package subscript(index: Int) -> JSONNode? { json_array_get(raw, index).map { JSONNode($0, widened: widened) } }
 
     /// Calls `body` with each member of an object, in jansson's order.
     package func forEachMember(_ body: (_ name: UnsafeRawBufferPointer, _ value: JSONNode) -> Void) {
         var iterator = json_object_iter(raw)
         while let current = iterator {
             if let key = json_object_iter_key(current), let value = json_object_iter_value(current) {
-                body(UnsafeRawBufferPointer(start: key, count: json_object_iter_key_len(current)), JSONNode(value))
+                body(UnsafeRawBufferPointer(start: key, count: json_object_iter_key_len(current)), JSONNode(value, widened: widened))
             }
             iterator = json_object_iter_next(raw, current)
         }
