@@ -65,8 +65,9 @@ extension Verifier {
         time: EvaluationTime, tracing: Bool, fingerprints: Bool,
         _ body: (Int, UnsafeRawBufferPointer, Result<VerifiedToken, VerificationError>, borrowing WalkTrace) -> Void
     ) {
+        // Room only for tokens the size check lets through: a batch of huge ones needs none.
         var decodedBytes = 0
-        for index in range { decodedBytes += batch.tokenRange(at: index).count }
+        for index in range where batch.tokenRange(at: index).count <= policy.maxTokenBytes { decodedBytes += batch.tokenRange(at: index).count }
         let arena = workspace.arena(byteCount: decodedBytes)
         let prepared = workspace.prepared
         var count = 0
@@ -85,13 +86,12 @@ extension Verifier {
             slot.initialize(to: PreparedToken(token))
             admit(&slot.pointee, earlier: UnsafeBufferPointer(start: prepared, count: count))
             count += 1
-            let scratch = UnsafeMutableRawBufferPointer(rebasing: arena[offset..<(offset + token.count)])
             switch slot.pointee.stage {
             case .awaitingSignature:
-                prepare(&slot.pointee, scratch: scratch, contexts: contexts, tracing: tracing)
+                prepare(&slot.pointee, scratch: UnsafeMutableRawBufferPointer(rebasing: arena[offset..<(offset + token.count)]), contexts: contexts, tracing: tracing)
                 offset += token.count
             case .repeatOf:
-                slot.pointee.scratch = scratch
+                slot.pointee.scratch = UnsafeMutableRawBufferPointer(rebasing: arena[offset..<(offset + token.count)])
                 offset += token.count
             default: break
             }

@@ -30,6 +30,8 @@ package final class RawVerificationLimit {
         /// Entry indices.
         let members: [Int]
         let digest: MessageDigest
+        /// The members' signatures one after the other, each of the modulus's length.
+        let signatures: [UInt8]
     }
 
     private struct Entry {
@@ -111,7 +113,7 @@ package final class RawVerificationLimit {
                     let lanes = MultiBufferEngine.Lanes(keys: group.map { entries[$0].key }, algorithm: first.algorithm), let digest = first.digest
                 else { continue }
                 laneGroupAt[group[0]] = laneGroups.count
-                laneGroups.append(LaneGroup(lanes: lanes, members: group, digest: digest))
+                laneGroups.append(LaneGroup(lanes: lanes, members: group, digest: digest, signatures: group.flatMap { entries[$0].signature }))
             }
             run.removeAll()
         }
@@ -140,9 +142,13 @@ package final class RawVerificationLimit {
                 _ = contexts.hash(UnsafeRawBufferPointer(rebasing: token[..<entry.signingInputLength]), with: laneGroups[group].digest, into: digest)
             }
             pointers[8 + lane] = UnsafeRawPointer(digest.baseAddress!)
-            pointers[lane] = entry.signature.withUnsafeBytes { $0.baseAddress }  // the entry's array outlives the call
         }
-        laneGroups[group].lanes.verify(signatures: pointers, digests: pointers + 8, valid: verdicts)
+        let width = laneGroups[group].lanes.bits / 8
+        let signatures = laneGroups[group].signatures  // read apart from the lanes' mutating call
+        signatures.withUnsafeBytes { signatures in
+            for lane in laneGroups[group].members.indices { pointers[lane] = signatures.baseAddress! + lane * width }
+            laneGroups[group].lanes.verify(signatures: pointers, digests: pointers + 8, valid: verdicts)
+        }
         var valid = 0
         for lane in 0..<laneGroups[group].members.count where verdicts[lane] == 1 { valid += 1 }
         return valid
