@@ -13,6 +13,9 @@
 #include <sys/socket.h>
 #include <netinet/in.h>
 #include <arpa/inet.h>
+#include <unistd.h>
+#include <sys/epoll.h>
+#include <sys/eventfd.h>
 #include <microhttpd.h>
 
 /** The request handler: MHD's access handler, typed for Swift (MHD_YES is 1, MHD_NO is 0). */
@@ -40,33 +43,105 @@ static inline void cmhd_done(void *cls, struct MHD_Connection *connection, void 
     t->completed(t->cls, request_state);
 }
 
-/** Starts a daemon on `host` (IPv4 dotted quad) and `port` (0: any free port) with an epoll thread
- *  pool of `threads`, at most `connections` connections, idle connections closed after
- *  `timeout_seconds`, and `memory_limit` octets per connection (the request header cap).
- *  `trampoline` must live as long as the daemon. NULL on failure. */
-static inline struct MHD_Daemon *cmhd_start(const char *host, uint16_t port, unsigned int threads, unsigned int connections,
-                                            unsigned int timeout_seconds, size_t memory_limit,
-                                            struct cmhd_trampoline *trampoline) {
+/** A listening TCP socket on `host` (IPv4 dotted quad) and `port` (0: any free port), non-blocking,
+ *  with a backlog of `backlog`; every event loop's daemon accepts from it. -1 on failure (errno set). */
+static inline int cmhd_listen(const char *host, uint16_t port, int backlog) {
     struct sockaddr_in address;
     memset(&address, 0, sizeof address);
     address.sin_family = AF_INET;
     address.sin_port = htons(port);
-    if (inet_pton(AF_INET, host, &address.sin_addr) != 1) { errno = EINVAL; return NULL; }
-    return MHD_start_daemon(MHD_USE_EPOLL_INTERNAL_THREAD | MHD_USE_ITC | MHD_USE_TURBO, port, NULL, NULL, cmhd_access, trampoline,
-                            MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&address,
-                            MHD_OPTION_THREAD_POOL_SIZE, threads,
+    if (inet_pton(AF_INET, host, &address.sin_addr) != 1) { errno = EINVAL; return -1; }
+    int fd = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+    if (fd < 0) return -1;
+    int on = 1;
+    if (setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &on, sizeof on) != 0 ||
+        bind(fd, (struct sockaddr *)&address, sizeof address) != 0 || listen(fd, backlog) != 0) {
+        int saved = errno;
+        close(fd);
+        errno = saved;
+        return -1;
+    }
+    return fd;
+}
+
+/** The port a listening socket is bound to (0 when unknown). */
+static inline uint16_t cmhd_socket_port(int fd) {
+    struct sockaddr_in address;
+    socklen_t length = sizeof address;
+    if (getsockname(fd, (struct sockaddr *)&address, &length) != 0) return 0;
+    return ntohs(address.sin_port);
+}
+
+/** Starts a daemon that accepts from `listen_fd` and is driven by its caller's event loop (external
+ *  epoll mode, suspend/resume allowed): at most `connections` connections, idle connections closed
+ *  after `timeout_seconds`, `memory_limit` octets per connection (the request header cap).
+ *  `trampoline` must live as long as the daemon. NULL on failure. */
+static inline struct MHD_Daemon *cmhd_start_external(int listen_fd, unsigned int connections, unsigned int timeout_seconds,
+                                                     size_t memory_limit, struct cmhd_trampoline *trampoline) {
+    return MHD_start_daemon(MHD_USE_EPOLL | MHD_ALLOW_SUSPEND_RESUME | MHD_USE_TURBO, 0, NULL, NULL, cmhd_access, trampoline,
+                            MHD_OPTION_LISTEN_SOCKET, (MHD_socket)listen_fd,
                             MHD_OPTION_CONNECTION_LIMIT, connections,
                             MHD_OPTION_CONNECTION_TIMEOUT, timeout_seconds,
                             MHD_OPTION_CONNECTION_MEMORY_LIMIT, memory_limit,
-                            MHD_OPTION_LISTEN_BACKLOG_SIZE, 1024u,
                             MHD_OPTION_NOTIFY_COMPLETED, cmhd_done, trampoline,
                             MHD_OPTION_END);
 }
 
-/** The port the daemon listens on. */
-static inline uint16_t cmhd_port(struct MHD_Daemon *daemon) {
-    const union MHD_DaemonInfo *info = MHD_get_daemon_info(daemon, MHD_DAEMON_INFO_BIND_PORT);
-    return info == NULL ? 0 : info->port;
+/** The daemon's epoll descriptor, which is readable whenever `MHD_run` has work (-1 if none). */
+static inline int cmhd_epoll_fd(struct MHD_Daemon *daemon) {
+    const union MHD_DaemonInfo *info = MHD_get_daemon_info(daemon, MHD_DAEMON_INFO_EPOLL_FD);
+    return info == NULL ? -1 : info->epoll_fd;
+}
+
+/** How long the loop may wait before `MHD_run` is due (a connection's timeout), in milliseconds:
+ *  -1 when nothing is due, 0 when MHD already has work at hand. */
+static inline int cmhd_timeout_ms(struct MHD_Daemon *daemon) {
+    MHD_UNSIGNED_LONG_LONG timeout = 0;
+    if (MHD_get_timeout(daemon, &timeout) != MHD_YES) return -1;
+    return timeout > 60000 ? 60000 : (int)timeout;
+}
+
+/** An event loop's wait set: an epoll set holding `daemon_epoll` (the daemon's epoll descriptor)
+ *  and a new eventfd, stored in `*wake`, that other threads write to wake the loop. Returns the set's
+ *  descriptor, or -1 (errno set, nothing left open). */
+static inline int cmhd_loop_open(int daemon_epoll, int *wake) {
+    int set = epoll_create1(EPOLL_CLOEXEC);
+    if (set < 0) return -1;
+    int fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+    struct epoll_event first = { .events = EPOLLIN, .data.fd = daemon_epoll };
+    struct epoll_event second = { .events = EPOLLIN, .data.fd = fd };
+    if (fd < 0 || epoll_ctl(set, EPOLL_CTL_ADD, daemon_epoll, &first) != 0 || epoll_ctl(set, EPOLL_CTL_ADD, fd, &second) != 0) {
+        int saved = errno;
+        if (fd >= 0) close(fd);
+        close(set);
+        errno = saved;
+        return -1;
+    }
+    *wake = fd;
+    return set;
+}
+
+/** Waits up to `timeout_ms` (-1: without limit) for the set to be ready, emptying `wake` when it was
+ *  written. Returns the number of ready descriptors (0 on timeout, 0 after a signal), -1 on error. */
+static inline int cmhd_loop_wait(int set, int wake, int timeout_ms) {
+    struct epoll_event ready[4];
+    int count = epoll_wait(set, ready, 4, timeout_ms);
+    if (count < 0) return errno == EINTR ? 0 : -1;
+    for (int i = 0; i < count; i++) {
+        if (ready[i].data.fd == wake) {
+            uint64_t value;
+            ssize_t ignored = read(wake, &value, sizeof value);
+            (void)ignored;
+        }
+    }
+    return count;
+}
+
+/** Wakes the loop waiting on the set that holds `wake`. */
+static inline void cmhd_loop_wake(int wake) {
+    uint64_t one = 1;
+    ssize_t ignored = write(wake, &one, sizeof one);
+    (void)ignored;
 }
 
 /** Connections open now. */

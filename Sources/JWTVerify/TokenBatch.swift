@@ -70,6 +70,14 @@ public struct TokenBatch: Sendable {
         spans.append(span)
     }
 
+    /// Adds the token at `index` of `other`, with its nonce.
+    package mutating func append(from other: TokenBatch, at index: Int) {
+        other.bytes.withUnsafeBytes { source in
+            let token = UnsafeRawBufferPointer(rebasing: source[other.tokenRange(at: index)])
+            append(bytes: token, nonce: other.nonceRange(at: index).map { UnsafeRawBufferPointer(rebasing: source[$0]) })
+        }
+    }
+
     /// Removes every token, keeping the capacity.
     public mutating func removeAll() {
         bytes.removeAll(keepingCapacity: true)

@@ -14,6 +14,8 @@ package final class ServeMetrics: Sendable {
         var latencySum = 0.0
         var responses: [Int: Int] = [:]
         var reloads: [String: Int] = [:]
+        /// `/auth` batches by size (index 0: one request).
+        var batchSizes = [Int](repeating: 0, count: AuthGathering.limit)
     }
 
     private let counts = Mutex(Counts())
@@ -28,6 +30,20 @@ package final class ServeMetrics: Sendable {
             counts.latencyCount += 1
             counts.latencySum += seconds
             if let bucket = Self.latencyBuckets.firstIndex(where: { seconds <= $0 }) { counts.latencyBuckets[bucket] += 1 }
+        }
+    }
+
+    /// Counts the `count` verifications of one `/auth` batch on `route` under one lock: each
+    /// one's reason (`reason(position)`, `nil`: valid) and its share of the batch's time.
+    package func batch(route: String, count: Int, secondsEach seconds: Double, reason: (Int) -> VerificationError.Reason?) {
+        counts.withLock { counts in
+            for position in 0..<count {
+                counts.verdicts[route, default: [:]][reason(position)?.rawValue ?? "", default: 0] += 1
+            }
+            counts.latencyCount += count
+            counts.latencySum += seconds * Double(count)
+            if let bucket = Self.latencyBuckets.firstIndex(where: { seconds <= $0 }) { counts.latencyBuckets[bucket] += count }
+            counts.batchSizes[min(count, AuthGathering.limit) - 1] += 1
         }
     }
 
@@ -99,6 +115,20 @@ package final class ServeMetrics: Sendable {
         sample("jwtverify_verification_duration_seconds_bucket", [("le", "+Inf")], "\(snapshot.latencyCount)")
         sample("jwtverify_verification_duration_seconds_sum", [], "\(snapshot.latencySum)")
         sample("jwtverify_verification_duration_seconds_count", [], "\(snapshot.latencyCount)")
+
+        family(
+            "jwtverify_auth_batch_size", "histogram",
+            "/auth requests verified together: each batch's size (requests waiting at the same moment, at most \(AuthGathering.limit)).")
+        var batches = 0
+        var requests = 0
+        for (index, count) in snapshot.batchSizes.enumerated() {
+            batches += count
+            requests += count * (index + 1)
+            sample("jwtverify_auth_batch_size_bucket", [("le", "\(index + 1)")], "\(batches)")
+        }
+        sample("jwtverify_auth_batch_size_bucket", [("le", "+Inf")], "\(batches)")
+        sample("jwtverify_auth_batch_size_sum", [], "\(requests)")
+        sample("jwtverify_auth_batch_size_count", [], "\(batches)")
 
         family("jwtverify_http_responses_total", "counter", "HTTP responses, by status code.")
         for (status, count) in snapshot.responses.sorted(by: { $0.key < $1.key }) { sample("jwtverify_http_responses_total", [("code", "\(status)")], "\(count)") }

@@ -68,16 +68,23 @@ package final class ServeRoute: Sendable {
         }
     }
 
-    /// Evaluates one token with the route's nonce and time.
-    package func evaluate(_ token: UnsafeRawBufferPointer) -> Result<VerifiedToken, VerificationError> {
-        withVerifier(namesUnknownKey: Self.namesUnknownKey) { verifier in
-            verifier.evaluate(token, nonce: configuration.nonce, at: configuration.time)
-        }.flatMap { $0 }
-    }
-
-    private static func namesUnknownKey(_ result: Result<VerifiedToken, VerificationError>) -> Bool {
-        if case .failure(let error) = result { return RemoteVerifier.namesUnknownKey(error) }
-        return false
+    /// Evaluates every token of `batch` (each with its nonce) at the route's time, through the
+    /// pipeline's batch stages, handing each result to `body` with its position. When a result
+    /// names a `kid` a remote key set lacks, the whole batch is evaluated again after at most one
+    /// refresh, and `body` hears every position again. `jwks_unavailable` while a remote set has no
+    /// keys, for every token.
+    package func evaluate(_ batch: TokenBatch, _ body: (Int, Result<VerifiedToken, VerificationError>) -> Void) {
+        let outcome = withVerifier(namesUnknownKey: { $0 }) { verifier -> Bool in
+            var namesUnknownKey = false
+            verifier.evaluate(batch, at: configuration.time, tracing: false) { index, _, result, _ in
+                if !namesUnknownKey, case .failure(let error) = result, RemoteVerifier.namesUnknownKey(error) { namesUnknownKey = true }
+                body(index, result)
+            }
+            return namesUnknownKey
+        }
+        if case .failure(let error) = outcome {
+            for index in 0..<batch.count { body(index, .failure(error)) }
+        }
     }
 
     /// Whether the route's policy requires a raw nonce with every token.

@@ -26,28 +26,100 @@ package final class ServeService: Sendable {
     /// Replaces the routes (a reload).
     package func replace(_ routes: ServeRoutes) { current.withLock { $0 = routes } }
 
-    /// Answers one request.
+    /// Answers one request at once: an `/auth` request is verified alone, through the same
+    /// gathering and flush as the server's (for tests and in-process callers).
     package func handle(_ request: some HTTPRequest) -> HTTPResponse {
-        let started = ThroughputClock.now()
-        var log = AccessRecord()
-        let response = answer(request, log: &log)
+        let gathering = AuthGathering()
+        let ticket = UnsafeMutableRawPointer(bitPattern: 1)!
+        if let response = respond(to: request, gathering: gathering, ticket: ticket) { return response }
+        var answer = HTTPResponse(status: 500)
+        flush(gathering) { _, response in answer = response }
+        return answer
+    }
+
+    /// Answers `request` now, or holds it in `gathering` and returns `nil`: an `/auth` request
+    /// with a well-formed token is held, to be answered by ``flush(_:deliver:)`` under `ticket`.
+    /// A full gathering must be flushed before this is called again.
+    package func respond(to request: some HTTPRequest, gathering: AuthGathering, ticket: UnsafeMutableRawPointer) -> HTTPResponse? {
+        var log = AccessRecord(started: ThroughputClock.now())
+        if accessLog != nil {
+            log.method = request.method
+            log.path = request.path
+        }
+        let response: HTTPResponse
+        let path = request.path
+        switch Self.endpoint(path) {
+        case ("auth", let rest):
+            guard ["GET", "HEAD", "POST"].contains(request.method) else {
+                response = Self.methodNotAllowed("GET, HEAD, POST")
+                break
+            }
+            guard let route = routes.route(forSubpath: rest) else {
+                response = Self.notFound("no route for \(path)")
+                break
+            }
+            log.route = route.name
+            guard let answer = gather(request, route: route, gathering: gathering, ticket: ticket, log: &log) else { return nil }
+            response = HTTPResponse(status: answer.status, headers: answer.headers)
+        default:
+            response = answer(request, log: &log)
+        }
+        return finish(response, log: &log)
+    }
+
+    /// Verifies every request `gathering` holds, one batch per route, and hands each answer to
+    /// `deliver` with its ticket, in arrival order; the gathering is empty afterwards.
+    package func flush(_ gathering: AuthGathering, deliver: (UnsafeMutableRawPointer, HTTPResponse) -> Void) {
+        guard !gathering.isEmpty else { return }
+        defer { gathering.removeAll() }
+        let count = gathering.entries.count
+        gathering.answers.removeAll(keepingCapacity: true)
+        gathering.answers.append(contentsOf: repeatElement(nil, count: count))
+        let first = gathering.entries[0].route
+        let sameRoute = gathering.entries.allSatisfy { $0.route === first }
+        // One route at a time: the first entry still without an answer names the next.
+        for next in 0..<count where gathering.answers[next] == nil {
+            let route = gathering.entries[next].route
+            gathering.positions.removeAll(keepingCapacity: true)
+            for index in next..<count where gathering.entries[index].route === route { gathering.positions.append(index) }
+            if !sameRoute {
+                gathering.routeTokens.removeAll()
+                for index in gathering.positions { gathering.routeTokens.append(from: gathering.tokens, at: index) }
+            }
+            let batch = sameRoute ? gathering.tokens : gathering.routeTokens
+            let options = route.configuration
+            let started = ThroughputClock.now()
+            route.evaluate(batch) { position, result in
+                let index = gathering.positions[position]
+                gathering.answers[index] = GatewayAnswer.verdict(result, claimHeaders: options.claimHeaders, realm: options.realm)
+                gathering.entries[index].reason = if case .failure(let error) = result { error.reason } else { nil }
+            }
+            let seconds = (ThroughputClock.now() - started) / Double(batch.count)
+            metrics.batch(route: route.name, count: batch.count, secondsEach: seconds) { gathering.entries[gathering.positions[$0]].reason }
+        }
+        for index in 0..<count {
+            var log = gathering.entries[index].log
+            log.reason = gathering.entries[index].reason?.rawValue
+            let answer = gathering.answers[index]!
+            deliver(gathering.entries[index].ticket, finish(HTTPResponse(status: answer.status, headers: answer.headers), log: &log))
+        }
+    }
+
+    /// Counts `response` and writes its access-log line.
+    private func finish(_ response: HTTPResponse, log: inout AccessRecord) -> HTTPResponse {
         metrics.response(status: response.status)
         if let accessLog {
             log.status = response.status
-            log.latency = ThroughputClock.now() - started
-            accessLog(log.line(method: request.method, path: request.path))
+            log.latency = ThroughputClock.now() - log.started
+            accessLog(log.line())
         }
         return response
     }
 
+    /// Every request but an `/auth` one.
     private func answer(_ request: some HTTPRequest, log: inout AccessRecord) -> HTTPResponse {
         let path = request.path
         switch Self.endpoint(path) {
-        case ("auth", let rest):
-            guard ["GET", "HEAD", "POST"].contains(request.method) else { return Self.methodNotAllowed("GET, HEAD, POST") }
-            guard let route = routes.route(forSubpath: rest) else { return Self.notFound("no route for \(path)") }
-            log.route = route.name
-            return auth(request, route: route, log: &log)
         case ("verify", let rest):
             guard request.method == "POST" else { return Self.methodNotAllowed("POST") }
             guard let route = routes.route(forSubpath: rest) else { return Self.notFound("no route for \(path)") }
@@ -78,10 +150,13 @@ package final class ServeService: Sendable {
         return (rest[..<slash], rest[rest.index(after: slash)...])
     }
 
-    /// `/auth`: the gateway check.
-    private func auth(_ request: some HTTPRequest, route: ServeRoute, log: inout AccessRecord) -> HTTPResponse {
+    /// `/auth`: the gateway check. A well-formed token is held in `gathering` (`nil`); no token
+    /// or a malformed one is answered at once.
+    private func gather(
+        _ request: some HTTPRequest, route: ServeRoute, gathering: AuthGathering, ticket: UnsafeMutableRawPointer, log: inout AccessRecord
+    ) -> GatewayAnswer? {
         let options = route.configuration
-        let answer = withToken(request, options) { token -> GatewayAnswer in
+        return withToken(request, options) { token -> GatewayAnswer? in
             guard let token else {
                 metrics.missingToken(route: route.name)
                 return GatewayAnswer.noToken(realm: options.realm)
@@ -92,16 +167,10 @@ package final class ServeService: Sendable {
                 return GatewayAnswer.rejected(.malformed, realm: options.realm)
             }
             let bytes = UnsafeRawBufferPointer(rebasing: token.value[range])
-            let started = ThroughputClock.now()
-            let result = route.evaluate(bytes)
-            let seconds = ThroughputClock.now() - started
-            let reason: VerificationError.Reason? = if case .failure(let error) = result { error.reason } else { nil }
-            metrics.verification(route: route.name, reason: reason, seconds: seconds)
-            log.reason = reason?.rawValue
             if accessLog != nil { log.fingerprint = SHA256Digest(hashing: bytes) }
-            return GatewayAnswer.verdict(result, claimHeaders: options.claimHeaders, realm: options.realm)
+            gathering.hold(bytes, route: route, ticket: ticket, log: log)
+            return nil
         }
-        return HTTPResponse(status: answer.status, headers: answer.headers)
     }
 
     /// Where a request's token is: `Authorization: Bearer`, else the route's header, else its cookie.
@@ -178,14 +247,18 @@ package final class ServeService: Sendable {
 }
 
 /// One `--access-log` line: never the token, only its SHA-256 fingerprint.
-private struct AccessRecord {
+struct AccessRecord {
+    /// When the request came in (``ThroughputClock``).
+    var started: Double
+    var method = ""
+    var path = ""
     var route: String?
     var status = 0
     var reason: String?
     var latency = 0.0
     var fingerprint: SHA256Digest?
 
-    func line(method: String, path: String) -> String {
+    func line() -> String {
         var text = OutputText()
         text.beginObject()
         text.key("time")

@@ -91,6 +91,63 @@ struct ServeTests {
         #expect(try RawHTTP.request(serve.port, path: "/ready").status == 200)
     }
 
+    @Test("/auth gathers requests waiting together: 64 at once on one loop, each connection its own verdict and claims; a lone request is a batch of one")
+    func gathering() throws {
+        let workspace = try Workspace()
+        let serve = try ServeProcess(Self.flags(workspace, ["--threads", "1", "--claim-header", "n=X-N"]))
+        // Four kinds of token, 16 of each, every one distinct.
+        var expected: [(token: String, status: Int, reason: String?)] = []
+        for index in 0..<64 {
+            switch index % 4 {
+            case 0: expected.append((TokenFactory.token(payload: TokenFactory.claims(extra: #""n":\#(index)"#)), 200, nil))
+            case 1: expected.append((TokenFactory.token(payload: TokenFactory.claims(exp: "1700000500", extra: #""n":\#(index)"#)), 401, "expired"))
+            case 2:
+                var token = Array(TokenFactory.token(payload: TokenFactory.claims(extra: #""n":\#(index)"#)).utf8)
+                token[token.count - 5] = token[token.count - 5] == UInt8(ascii: "A") ? UInt8(ascii: "B") : UInt8(ascii: "A")
+                expected.append((String(decoding: token, as: UTF8.self), 401, "bad_signature"))
+            default:
+                let payload = TokenFactory.claims(extra: #""n":\#(index)"#).replacingOccurrences(of: TokenFactory.audience, with: "com.other.app")
+                expected.append((TokenFactory.token(payload: payload), 403, "audience_mismatch"))
+            }
+        }
+        // Every request is written before any answer is read.
+        let sockets = expected.map { _ in RawHTTP.connect(serve.port) }
+        defer { for fd in sockets { close(fd) } }
+        #expect(sockets.allSatisfy { $0 >= 0 })
+        for (fd, item) in zip(sockets, expected) {
+            RawHTTP.send(fd, Array("GET /auth HTTP/1.1\r\nHost: x\r\nConnection: close\r\nAuthorization: Bearer \(item.token)\r\n\r\n".utf8))
+        }
+        for (index, (fd, item)) in zip(sockets, expected).enumerated() {
+            var data = Data()
+            var chunk = [UInt8](repeating: 0, count: 4096)
+            while true {
+                let n = chunk.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
+                if n <= 0 { break }
+                data.append(contentsOf: chunk[..<n])
+            }
+            let answer = try RawHTTP.parse(data)
+            #expect(answer.status == item.status, "request \(index)")
+            #expect(answer.header("X-JWT-Reason") == item.reason, "request \(index)")
+            #expect(answer.header("X-N") == (item.status == 200 ? "\(index)" : nil), "request \(index)")
+        }
+        func batches() throws -> (count: Int, requests: Int, ones: Int) {
+            let text = try RawHTTP.request(serve.port, path: "/metrics").text
+            func value(_ name: String) -> Int {
+                let line = text.split(separator: "\n").first { $0.hasPrefix(name + " ") }
+                return line.flatMap { Int($0.split(separator: " ").last ?? "") } ?? -1
+            }
+            return (value("jwtverify_auth_batch_size_count"), value("jwtverify_auth_batch_size_sum"), value(#"jwtverify_auth_batch_size_bucket{le="1"}"#))
+        }
+        let together = try batches()
+        #expect(together.requests == 64)
+        #expect(together.count < 64, "some requests waited together: \(together.count) batches for 64 requests")
+        #expect(together.count >= 8, "no batch holds more than 8: \(together.count) batches")
+        let lone = try RawHTTP.request(serve.port, path: "/auth", headers: Self.bearer(Self.valid))
+        #expect(lone.status == 200)
+        let after = try batches()
+        #expect(after.count == together.count + 1 && after.requests == 65 && after.ones == together.ones + 1)
+    }
+
     @Test("--token-header and --token-cookie; --realm in the challenge")
     func tokenSources() throws {
         let workspace = try Workspace()

@@ -23,7 +23,7 @@ struct ServeCommand {
         for number in [SIGHUP, SIGTERM, SIGINT] { signal(number, SIG_IGN) }
         let server: MicroHTTPDServer
         do throws(MicroHTTPDServer.ListenFailure) {
-            server = try MicroHTTPDServer(host: options.host, port: options.port, limits: limits, handler: { service.handle($0) })
+            server = try MicroHTTPDServer(host: options.host, port: options.port, limits: limits, service: service)
         } catch {
             throw CommandFailure(status: .osError, message: "cannot listen on \(options.host):\(options.port): \(error.description)")
         }

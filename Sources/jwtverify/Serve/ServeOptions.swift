@@ -79,7 +79,7 @@ struct ServeOptions {
                 if options.host == "localhost" { options.host = "127.0.0.1" }
                 options.port = port
             },
-            .value("--threads", placeholder: "N", help: "Server threads (default: the number of CPUs).") { options, value, name throws(CommandFailure) in
+            .value("--threads", placeholder: "N", help: "Event loops, one thread each (default: the number of CPUs).") { options, value, name throws(CommandFailure) in
                 options.threads = try OptionValue.count(name, value, in: 1...256)
             },
             .value("--max-connections", placeholder: "N", help: "Most connections open at once (default 1024).") {

@@ -1,0 +1,249 @@
+import CMicroHTTPD
+import Synchronization
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// One of the server's event loops: a thread of its own driving a libmicrohttpd daemon (external
+/// epoll mode) that accepts from the server's listening socket.
+///
+/// Each pass waits for the daemon's descriptors, lets `MHD_run` read whatever is ready, and
+/// answers each request through the service; an `/auth` request with a token is suspended and held
+/// in the loop's ``AuthGathering``. The gathering is flushed (its requests verified together and
+/// resumed) when the loop finds nothing more ready, or when it is full and another request comes:
+/// so a lone request is verified at once and no timer adds latency.
+final class ServerLoop: @unchecked Sendable {
+    // Safety: everything but `command` and `wake` is touched by the loop's own thread only, once
+    // `start()` has run; `command` is a Mutex and `wake` an eventfd written by other threads.
+
+    /// What other threads ask of the loop.
+    private enum Command {
+        case run
+        /// Stop accepting, finish the open connections, and exit by `deadline` (monotonic seconds).
+        case drain(deadline: Double)
+        case stop
+    }
+
+    private let service: ServeService
+    private let bodyLimit: Int
+    private let trampoline: UnsafeMutablePointer<cmhd_trampoline>
+    /// The daemon; stopped by ``close()``, after the thread has been joined.
+    private(set) var daemon: OpaquePointer?
+    /// This loop's epoll set: the daemon's epoll descriptor and `wake`.
+    private var events: Int32 = -1
+    /// Written to wake the loop for a command.
+    private var wake: Int32 = -1
+    private let command = Mutex(Command.run)
+    private let gathering = AuthGathering()
+    private var thread = pthread_t()
+    private var started = false
+    private var quiesced = false
+    /// Whether a flush resumed connections the daemon has not run since (the daemon's timeout
+    /// does not count them, so the loop must not wait before running it).
+    private var resumed = false
+
+    /// Why a loop could not be made: the `errno` left by the call that failed.
+    struct Failure: Error { let code: Int32 }
+
+    /// A loop whose daemon accepts from `listenSocket`, answering through `service`; its thread
+    /// starts with ``start()``.
+    init(listenSocket: Int32, limits: MicroHTTPDServer.Limits, service: ServeService) throws(Failure) {
+        self.service = service
+        self.bodyLimit = limits.bodyBytes
+        trampoline = .allocate(capacity: 1)
+        trampoline.initialize(to: cmhd_trampoline(handler: { cls, connection, url, method, upload, uploadSize, state in
+            Unmanaged<ServerLoop>.fromOpaque(cls!).takeUnretainedValue().access(connection!, url!, method!, upload, uploadSize!, state!)
+        }, completed: { _, state in
+            guard let state, let pointer = state.pointee else { return }
+            Unmanaged<RequestState>.fromOpaque(pointer).release()
+            state.pointee = nil
+        }, cls: nil))
+        trampoline.pointee.cls = Unmanaged.passUnretained(self).toOpaque()
+        let perLoop = max(1, limits.connections / max(1, limits.threads))
+        daemon = cmhd_start_external(listenSocket, UInt32(perLoop), UInt32(limits.timeoutSeconds), limits.headerBytes, trampoline)
+        guard let daemon else { throw Failure(code: errno == 0 ? EINVAL : errno) }
+        var wake: Int32 = -1
+        events = cmhd_loop_open(cmhd_epoll_fd(daemon), &wake)
+        self.wake = wake
+        guard events >= 0 else { throw Failure(code: errno) }
+    }
+
+    deinit {
+        close()
+        if events >= 0 { Glibc.close(events) }
+        if wake >= 0 { Glibc.close(wake) }
+        trampoline.deallocate()
+    }
+
+    /// Starts the loop's thread.
+    func start() -> Bool {
+        let context = Unmanaged.passRetained(self).toOpaque()
+        let status = pthread_create(&thread, nil, { context in
+            let loop = Unmanaged<ServerLoop>.fromOpaque(context!).takeRetainedValue()
+            loop.run()
+            return nil
+        }, context)
+        if status != 0 {
+            Unmanaged<ServerLoop>.fromOpaque(context).release()
+            return false
+        }
+        started = true
+        return true
+    }
+
+    /// Asks the loop to stop accepting and to exit once its connections are done or at `deadline`.
+    func drain(until deadline: Double) { send(.drain(deadline: deadline)) }
+
+    /// Asks the loop to exit at its next pass.
+    func stop() { send(.stop) }
+
+    /// Waits for the loop's thread to exit.
+    func join() {
+        guard started else { return }
+        pthread_join(thread, nil)
+        started = false
+    }
+
+    /// Stops the daemon without closing the shared listening socket; the thread must have exited.
+    func close() {
+        guard let daemon else { return }
+        if !quiesced { _ = MHD_quiesce_daemon(daemon) }
+        MHD_stop_daemon(daemon)
+        self.daemon = nil
+    }
+
+    private func send(_ next: Command) {
+        command.withLock { $0 = next }
+        cmhd_loop_wake(wake)
+    }
+
+    /// The loop: wait, run the daemon, flush when nothing more is ready.
+    private func run() {
+        guard let daemon else { return }
+        while true {
+            var draining = false
+            switch command.withLock({ $0 }) {
+            case .run: break
+            case .stop: return finish()
+            case .drain(let deadline):
+                if !quiesced {
+                    _ = MHD_quiesce_daemon(daemon)
+                    quiesced = true
+                }
+                if gathering.isEmpty && (cmhd_connections(daemon) == 0 || ThroughputClock.now() >= deadline) { return finish() }
+                draining = true
+            }
+            let due = resumed ? 0 : cmhd_timeout_ms(daemon)
+            var timeout = gathering.isEmpty ? due : 0
+            if draining && (timeout < 0 || timeout > 20) { timeout = 20 }
+            let count = cmhd_loop_wait(events, wake, timeout)
+            if count < 0 { return finish() }
+            if count == 0 && !gathering.isEmpty && due != 0 {
+                // Nothing more is ready: verify what the loop holds, resume those requests, and
+                // let the daemon send their answers (it takes a resume at its next run).
+                flush()
+            }
+            resumed = false
+            _ = MHD_run(daemon)
+        }
+    }
+
+    /// Answers what the loop holds and lets the daemon send those answers.
+    private func finish() {
+        flush()
+        if let daemon, resumed { _ = MHD_run(daemon) }
+    }
+
+    /// Verifies the held requests together and resumes each with its answer.
+    private func flush() {
+        guard !gathering.isEmpty else { return }
+        resumed = true
+        service.flush(gathering) { ticket, response in
+            let state = Unmanaged<RequestState>.fromOpaque(ticket).takeUnretainedValue()
+            state.response = response
+            if let connection = state.suspended {
+                state.suspended = nil
+                MHD_resume_connection(connection)
+            }
+        }
+    }
+
+    /// A request as it arrives, and its answer while its connection is suspended.
+    private final class RequestState {
+        var body: [UInt8] = []
+        var tooLarge = false
+        /// The connection, while suspended in the gathering.
+        var suspended: OpaquePointer?
+        /// The answer a flush left for it.
+        var response: HTTPResponse?
+    }
+
+    /// MHD's access handler: called once when the headers are in, once per chunk of body, once
+    /// more at the end, and once again after a resume, when the held answer is queued.
+    private func access(
+        _ connection: OpaquePointer, _ url: UnsafePointer<CChar>, _ method: UnsafePointer<CChar>, _ upload: UnsafePointer<CChar>?,
+        _ uploadSize: UnsafeMutablePointer<Int>, _ state: UnsafeMutablePointer<UnsafeMutableRawPointer?>
+    ) -> Int32 {
+        guard let pointer = state.pointee else {
+            state.pointee = Unmanaged.passRetained(RequestState()).toOpaque()
+            return 1
+        }
+        let request = Unmanaged<RequestState>.fromOpaque(pointer).takeUnretainedValue()
+        if uploadSize.pointee > 0 {
+            if !request.tooLarge, let upload {
+                if request.body.count + uploadSize.pointee > bodyLimit {
+                    request.tooLarge = true
+                    request.body = []
+                } else {
+                    request.body.append(contentsOf: UnsafeRawBufferPointer(start: upload, count: uploadSize.pointee))
+                }
+            }
+            uploadSize.pointee = 0
+            return 1
+        }
+        if let response = request.response {
+            request.response = nil
+            return Self.queue(response, on: connection) ? 1 : 0
+        }
+        if request.tooLarge {
+            let response = HTTPResponse(
+                status: 413, headers: [("Content-Type", "application/json")],
+                body: Array(#"{"error":"body_too_large","limit":\#(bodyLimit)}"#.utf8) + [10])
+            return Self.queue(response, on: connection) ? 1 : 0
+        }
+        if gathering.isFull { flush() }
+        let incoming = MicroHTTPDRequest(connection: connection, method: String(cString: method), path: String(cString: url), body: request.body)
+        if let response = service.respond(to: incoming, gathering: gathering, ticket: pointer) {
+            return Self.queue(response, on: connection) ? 1 : 0
+        }
+        request.suspended = connection
+        MHD_suspend_connection(connection)
+        return 1
+    }
+
+    /// Queues `response`: header names and values are laid out as C strings in one buffer.
+    private static func queue(_ response: HTTPResponse, on connection: OpaquePointer) -> Bool {
+        var storage: [UInt8] = []
+        storage.reserveCapacity(512)
+        var offsets: [Int] = []
+        offsets.reserveCapacity(2 * response.headers.count)
+        func add(_ text: String) {
+            offsets.append(storage.count)
+            storage.append(contentsOf: text.utf8)
+            storage.append(0)
+        }
+        for (name, value) in response.headers {
+            add(name)
+            add(value)
+        }
+        return storage.withUnsafeBytes { raw in
+            let chars = raw.bindMemory(to: CChar.self)
+            let pointers: [UnsafePointer<CChar>?] = offsets.map { chars.baseAddress! + $0 }
+            return pointers.withUnsafeBufferPointer { list in
+                response.body.withUnsafeBytes { body in
+                    cmhd_respond(connection, UInt32(response.status), body.baseAddress, body.count, list.baseAddress, response.headers.count) == 1
+                }
+            }
+        }
+    }
+}
