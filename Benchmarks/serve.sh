@@ -94,7 +94,7 @@ run_wrk -s "$out/distinct.lua" "http://127.0.0.1:$off_port/auth" > "$out/off.txt
 # CPU per request against the library's CPU per token, in rounds that alternate them (this VM's
 # rates drift between runs): the library on one thread without the engine (and with it), then each
 # server under wrk with its CPU ticks counted, then the library again.
-rounds=${ROUNDS:-3}
+rounds=${ROUNDS:-5}
 for round in $(seq "$rounds"); do
   JWTVERIFY_CRYPTO_MB=off bench --json --reps 2 --count 2000 --threads 1 >> "$out/lib-off-$round.jsonl"
   bench --json --reps 2 --count 2000 --threads 1 >> "$out/lib-on-$round.jsonl"

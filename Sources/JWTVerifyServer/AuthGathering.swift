@@ -27,6 +27,8 @@ package final class AuthGathering {
     var tokens = TokenBatch(minimumCapacity: AuthGathering.limit, bytes: 16 * 1024)
     /// Tokens of one route when a flush holds several routes' requests.
     var routeTokens = TokenBatch(minimumCapacity: AuthGathering.limit, bytes: 16 * 1024)
+    /// The token of a request verified at once (a route that does not gather).
+    var alone = TokenBatch(minimumCapacity: 1, bytes: 4 * 1024)
     /// Per entry, its answer, filled by a flush.
     var answers: [GatewayAnswer?] = []
     /// Per position in a route's batch, the entry it came from.
@@ -47,12 +49,17 @@ package final class AuthGathering {
 
     /// Holds a request whose token is `token`.
     func hold(_ token: UnsafeRawBufferPointer, route: ServeRoute, ticket: UnsafeMutableRawPointer, log: AccessRecord) {
-        if var nonce = route.configuration.nonce {
-            nonce.withUTF8 { tokens.append(bytes: token, nonce: UnsafeRawBufferPointer($0)) }
-        } else {
-            tokens.append(bytes: token, nonce: nil)
-        }
+        Self.append(token, nonce: route.configuration.nonce, to: &tokens)
         entries.append(Entry(route: route, ticket: ticket, log: log))
+    }
+
+    /// `token` with `nonce`, appended to `batch`.
+    static func append(_ token: UnsafeRawBufferPointer, nonce: String?, to batch: inout TokenBatch) {
+        if var nonce {
+            nonce.withUTF8 { batch.append(bytes: token, nonce: UnsafeRawBufferPointer($0)) }
+        } else {
+            batch.append(bytes: token, nonce: nil)
+        }
     }
 
     /// Forgets every held request, keeping the capacity.

@@ -50,12 +50,19 @@ package final class ServeRoute: Sendable {
 
     package let configuration: RouteConfiguration
     private let keys: Keys
+    /// Whether `/auth` holds this route's requests to verify them together: when its keys gain
+    /// from batches (``Verifier/gainsFromBatches``; a remote set always, its keys change).
+    package let gathers: Bool
 
     package var name: String { configuration.name }
 
     package init(configuration: RouteConfiguration, keys: Keys) {
         self.configuration = configuration
         self.keys = keys
+        switch keys {
+        case .files(let verifier, _, _): gathers = verifier.gainsFromBatches
+        case .remote: gathers = true
+        }
     }
 
     /// Runs `attempt` over the verifier of the keys at hand (`jwks_unavailable` while a remote set

@@ -50,7 +50,7 @@ package final class ServeService: Sendable {
         let path = request.path
         switch Self.endpoint(path) {
         case ("auth", let rest):
-            guard ["GET", "HEAD", "POST"].contains(request.method) else {
+            guard Self.isAuthMethod(request.method) else {
                 response = Self.methodNotAllowed("GET, HEAD, POST")
                 break
             }
@@ -142,12 +142,17 @@ package final class ServeService: Sendable {
         }
     }
 
+    /// `/auth` takes GET, HEAD and POST.
+    private static func isAuthMethod(_ method: String) -> Bool { method == "GET" || method == "HEAD" || method == "POST" }
+
     /// The first path segment and what follows it (`/auth/ios/x` → ("auth", "ios/x")).
-    static func endpoint(_ path: String) -> (Substring, Substring) {
-        var rest = path.drop(while: { $0 == "/" })
-        if let query = rest.firstIndex(of: "?") { rest = rest[..<query] }
-        guard let slash = rest.firstIndex(of: "/") else { return (rest, "") }
-        return (rest[..<slash], rest[rest.index(after: slash)...])
+    package static func endpoint(_ path: String) -> (Substring, Substring) {
+        // Over the UTF-8 view: `/` and `?` are ASCII, so every index found is a character boundary.
+        let bytes = path.utf8
+        let start = bytes.firstIndex { $0 != UInt8(ascii: "/") } ?? bytes.endIndex
+        let end = bytes[start...].firstIndex(of: UInt8(ascii: "?")) ?? bytes.endIndex
+        guard let slash = bytes[start..<end].firstIndex(of: UInt8(ascii: "/")) else { return (path[start..<end], "") }
+        return (path[start..<slash], path[bytes.index(after: slash)..<end])
     }
 
     /// `/auth`: the gateway check. A well-formed token is held in `gathering` (`nil`); no token
@@ -168,9 +173,28 @@ package final class ServeService: Sendable {
             }
             let bytes = UnsafeRawBufferPointer(rebasing: token.value[range])
             if accessLog != nil { log.fingerprint = SHA256Digest(hashing: bytes) }
+            guard route.gathers else { return verifyAlone(bytes, route: route, gathering: gathering, log: &log) }
             gathering.hold(bytes, route: route, ticket: ticket, log: log)
             return nil
         }
+    }
+
+    /// The answer for one token of a route that does not gather: the same batch stages for a
+    /// batch of one, at once.
+    private func verifyAlone(_ token: UnsafeRawBufferPointer, route: ServeRoute, gathering: AuthGathering, log: inout AccessRecord) -> GatewayAnswer {
+        gathering.alone.removeAll()
+        AuthGathering.append(token, nonce: route.configuration.nonce, to: &gathering.alone)
+        let options = route.configuration
+        var answer = GatewayAnswer.rejected(.keySetUnavailable, realm: options.realm)
+        var reason: VerificationError.Reason? = .keySetUnavailable
+        let started = ThroughputClock.now()
+        route.evaluate(gathering.alone) { _, result in
+            answer = GatewayAnswer.verdict(result, claimHeaders: options.claimHeaders, realm: options.realm)
+            reason = if case .failure(let error) = result { error.reason } else { nil }
+        }
+        metrics.batch(route: route.name, count: 1, secondsEach: ThroughputClock.now() - started) { _ in reason }
+        log.reason = reason?.rawValue
+        return answer
     }
 
     /// Where a request's token is: `Authorization: Bearer`, else the route's header, else its cookie.

@@ -221,27 +221,32 @@ final class ServerLoop: @unchecked Sendable {
         return 1
     }
 
-    /// Queues `response`: header names and values are laid out as C strings in one buffer.
+    /// Queues `response`: header names and values are laid out as C strings in one buffer on the
+    /// stack (libmicrohttpd copies them).
     private static func queue(_ response: HTTPResponse, on connection: OpaquePointer) -> Bool {
-        var storage: [UInt8] = []
-        storage.reserveCapacity(512)
-        var offsets: [Int] = []
-        offsets.reserveCapacity(2 * response.headers.count)
-        func add(_ text: String) {
-            offsets.append(storage.count)
-            storage.append(contentsOf: text.utf8)
-            storage.append(0)
-        }
-        for (name, value) in response.headers {
-            add(name)
-            add(value)
-        }
-        return storage.withUnsafeBytes { raw in
-            let chars = raw.bindMemory(to: CChar.self)
-            let pointers: [UnsafePointer<CChar>?] = offsets.map { chars.baseAddress! + $0 }
-            return pointers.withUnsafeBufferPointer { list in
-                response.body.withUnsafeBytes { body in
-                    cmhd_respond(connection, UInt32(response.status), body.baseAddress, body.count, list.baseAddress, response.headers.count) == 1
+        var length = 0
+        for (name, value) in response.headers { length += name.utf8.count + value.utf8.count + 2 }
+        let count = response.headers.count
+        return withUnsafeTemporaryAllocation(of: CChar.self, capacity: max(length, 1)) { storage in
+            withUnsafeTemporaryAllocation(of: UnsafePointer<CChar>?.self, capacity: max(2 * count, 1)) { pointers in
+                var offset = 0
+                var index = 0
+                func add(_ text: String) {
+                    pointers[index] = UnsafePointer(storage.baseAddress! + offset)
+                    index += 1
+                    for byte in text.utf8 {
+                        storage[offset] = CChar(bitPattern: byte)
+                        offset += 1
+                    }
+                    storage[offset] = 0
+                    offset += 1
+                }
+                for (name, value) in response.headers {
+                    add(name)
+                    add(value)
+                }
+                return response.body.withUnsafeBytes { body in
+                    cmhd_respond(connection, UInt32(response.status), body.baseAddress, body.count, UnsafePointer(pointers.baseAddress), count) == 1
                 }
             }
         }

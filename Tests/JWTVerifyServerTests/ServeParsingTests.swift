@@ -35,6 +35,22 @@ struct ServeParsingTests {
         #expect(Self.bearer("Bearer \u{7f}") == "<malformed>")
     }
 
+    @Test("the endpoint and its subpath: leading slashes and the query dropped, non-ASCII kept whole")
+    func endpoint() {
+        func parts(_ path: String) -> [String] {
+            let (endpoint, rest) = ServeService.endpoint(path)
+            return [String(endpoint), String(rest)]
+        }
+        #expect(parts("/auth") == ["auth", ""])
+        #expect(parts("//auth/ios/x?y=1/z") == ["auth", "ios/x"])
+        #expect(parts("/metrics?x") == ["metrics", ""])
+        #expect(parts("/verify/") == ["verify", ""])
+        #expect(parts("") == ["", ""])
+        #expect(parts("///") == ["", ""])
+        #expect(parts("/?a/b") == ["", ""])
+        #expect(parts("/zoë/ü?ß") == ["zoë", "ü"])
+    }
+
     @Test("a token from a header or cookie: trimmed, token68 bytes only")
     func plain() {
         func plain(_ text: String) -> BearerCredential.Parsed { Array(text.utf8).withUnsafeBytes { BearerCredential.parse(plain: $0) } }

@@ -23,6 +23,22 @@ struct ServeServiceTests {
         InMemoryRequest(path: path, headers: ["Authorization": "Bearer \(token)"])
     }
 
+    @Test("/auth gathers a route's requests only where batches pay: P-256 keys always, RSA keys with the multi-buffer engine")
+    func gathersWhereBatchesPay() throws {
+        func gathers(_ jwks: String, algorithms: Set<SignatureAlgorithm>) throws -> Bool {
+            let policy = VerificationPolicy(issuers: [TokenFactory.issuer], audiences: [TokenFactory.audience], algorithms: algorithms)
+            let verifier = Verifier(keys: try JWKSet(json: Array(jwks.utf8)), policy: policy)
+            return ServeRoute(configuration: RouteConfiguration(name: "r"), keys: .files(verifier, loadedAt: 0, count: 1)).gathers
+        }
+        let ec = "{\"keys\":[\(TokenFactory.ec.jwkJSON)]}"
+        let rsa = "{\"keys\":[\(TokenFactory.rsa.jwkJSON),\(TokenFactory.rsaB.jwkJSON)]}"
+        #expect(try gathers(ec, algorithms: [.es256]))
+        #expect(try !gathers(ec, algorithms: [.rs256]))
+        #expect(try gathers(rsa, algorithms: [.rs256]) == MultiBufferEngine.isLoaded)
+        #expect(try !gathers(rsa, algorithms: [.ps256]))
+        #expect(try gathers(TokenFactory.jwksJSON, algorithms: SignatureAlgorithm.defaultAllowed))
+    }
+
     @Test("/auth: 200 with claim headers, 401 with the reason, 403 for another audience, 401 without a token")
     func auth() {
         let service = Self.service(

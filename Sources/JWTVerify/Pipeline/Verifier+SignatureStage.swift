@@ -121,3 +121,15 @@ extension Verifier {
             ))
     }
 }
+
+extension Verifier {
+    /// Whether checking several of this verifier's tokens at once is cheaper than one by one: a
+    /// key the policy lets verify ES256 (one inversion for the whole batch), or RS256/384/512 with
+    /// the multi-buffer engine loaded. A face that must hold requests back to batch them (serve's
+    /// `/auth`) does so only then.
+    package var gainsFromBatches: Bool {
+        let batched: [SignatureAlgorithm] = MultiBufferEngine.isLoaded ? [.es256, .rs256, .rs384, .rs512] : [.es256]
+        let algorithms = batched.filter(policy.algorithms.contains)
+        return keys.slots.contains { slot in algorithms.contains(where: slot.allows) }
+    }
+}
