@@ -6,6 +6,7 @@ import JWTVerify
 struct PolicyFlags {
     var profile: String?
     var project: String?
+    var projectNumber: String?
     var hostedDomain: String?
     var authorizedParty: String?
     var acceptMissingNonceWhenUnsupported = false
@@ -26,12 +27,13 @@ struct PolicyFlags {
     static let profileOptions: [Option<PolicyFlags>] = [
         .value(
             "--profile", placeholder: "P",
-            help: "apple | apple-notification | firebase | google | oidc: fills in the\nissuer, algorithms and default key set (--jwks overrides it), adds\nthe provider's rules, and a typed \"claims\" object to the output."
+            help: "apple | apple-notification | firebase | firebase-session |\nfirebase-app-check | firebase-phone | google | oidc: fills in the\nissuer, algorithms and default key set (--jwks overrides it), adds\nthe provider's rules, and a typed \"claims\" object to the output."
         ) { flags, value, name throws(CommandFailure) in
-            guard profileNames.contains(value) else { throw .usage("\(name) takes apple, apple-notification, firebase, google or oidc") }
+            guard profileNames.contains(value) else { throw .usage("\(name) takes " + profileNames.joined(separator: ", ")) }
             flags.profile = value
         },
-        .value("--project", placeholder: "ID", help: "Firebase project (instead of --issuer/--audience).") { $0.project = $1 },
+        .value("--project", placeholder: "ID", help: "Firebase project ID (instead of --issuer/--audience).") { $0.project = $1 },
+        .value("--project-number", placeholder: "N", help: "Firebase project number (firebase-app-check).") { $0.projectNumber = $1 },
         .value("--hosted-domain", placeholder: "D", help: "Google: required \"hd\".") { $0.hostedDomain = $1 },
         .value("--authorized-party", placeholder: "A", help: "Google: required \"azp\", when the token has one.") { $0.authorizedParty = $1 },
         .flag(
@@ -97,28 +99,37 @@ struct PolicyFlags {
         var policy: VerificationPolicy
         if let profile {
             if profile != "oidc" && issuer != nil { throw .usage("--profile \(profile) sets the issuer; drop --issuer") }
-            if profile != "firebase" && project != nil { throw .usage("--project goes with --profile firebase") }
+            let firebaseProfiles = ["firebase", "firebase-session", "firebase-app-check", "firebase-phone"]
+            if !firebaseProfiles.contains(profile) && project != nil { throw .usage("--project goes with the firebase profiles") }
+            if profile != "firebase-app-check" && projectNumber != nil { throw .usage("--project-number goes with --profile firebase-app-check") }
             if profile != "google" && (hostedDomain != nil || authorizedParty != nil) {
                 throw .usage("--hosted-domain and --authorized-party go with --profile google")
             }
             if profile != "apple" && acceptMissingNonceWhenUnsupported {
                 throw .usage("--accept-missing-nonce-when-unsupported goes with --profile apple")
             }
-            if profile == "firebase" && project == nil { throw .usage("--profile firebase needs --project") }
-            if profile == "firebase" && !audiences.isEmpty { throw .usage("--profile firebase takes --project, not --audience") }
+            if ["firebase", "firebase-session", "firebase-phone"].contains(profile) && project == nil {
+                throw .usage("--profile \(profile) needs --project")
+            }
+            if profile == "firebase-app-check" && projectNumber == nil { throw .usage("--profile firebase-app-check needs --project-number") }
+            if firebaseProfiles.contains(profile) && !audiences.isEmpty {
+                throw .usage("--profile \(profile) takes --project\(profile == "firebase-app-check" ? "-number and --project" : ""), not --audience")
+            }
             if profile == "oidc" && issuer == nil { throw .usage("--profile oidc needs --issuer") }
             do {
                 policy = try VerificationPolicy.profile(
                     named: profile,
                     .init(
-                        audiences: audiences, issuer: issuer, project: project, hostedDomain: hostedDomain, authorizedParty: authorizedParty,
+                        audiences: audiences, issuer: issuer, project: project, projectNumber: projectNumber, hostedDomain: hostedDomain,
+                        authorizedParty: authorizedParty,
                         acceptMissingNonceWhenUnsupported: acceptMissingNonceWhenUnsupported))
             } catch {
                 throw .usage("--profile: \(error.description)")
             }
         } else {
-            if project != nil || hostedDomain != nil || authorizedParty != nil || acceptMissingNonceWhenUnsupported {
-                throw .usage("--project, --hosted-domain, --authorized-party and --accept-missing-nonce-when-unsupported need --profile")
+            if project != nil || projectNumber != nil || hostedDomain != nil || authorizedParty != nil || acceptMissingNonceWhenUnsupported {
+                throw .usage(
+                    "--project, --project-number, --hosted-domain, --authorized-party and --accept-missing-nonce-when-unsupported need --profile")
             }
             if strict && issuer == nil { throw .usage("--issuer is required (or --profile)") }
             policy = VerificationPolicy(issuers: issuer.map { [$0] }, audiences: audiences)

@@ -80,6 +80,46 @@ struct CLIProfileTests {
         #expect(try CLIRunner.run(["verify", "--profile", "firebase", "--project", "p", "--audience", "a", "--jwks", keys]).status == 64)
     }
 
+    @Test("--profile firebase-session, firebase-app-check and firebase-phone: their flags, issuers and typed claims")
+    func firebaseFamily() throws {
+        let (directory, keys) = try Self.directoryWithKeys()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        func run(_ flags: [String], _ token: String) throws -> CLIRunner.Outcome {
+            try CLIRunner.run(["verify"] + flags + ["--jwks", keys, "--now", "1700001000"], input: Data((token + "\n").utf8))
+        }
+        let session = TokenFactory.token(
+            payload: #"{"iss":"https://session.firebase.google.com/p-1","aud":"p-1","exp":1700003600,"iat":1700000000,"auth_time":1700000000,"sub":"uid-7"}"#)
+        let sessionRun = try run(["--profile", "firebase-session", "--project", "p-1"], session)
+        #expect(sessionRun.status == 0, "\(sessionRun.stderr)")
+        #expect((sessionRun.records.first?["claims"] as? [String: Any])?["uid"] as? String == "uid-7")
+        #expect(try run(["--profile", "firebase", "--project", "p-1"], session).records.first?["reason"] as? String == "issuer_mismatch")
+
+        let appCheck = TokenFactory.token(
+            header: #"{"kid":"rsa-a","alg":"RS256","typ":"JWT"}"#,
+            payload: #"{"iss":"https://firebaseappcheck.googleapis.com/123","aud":["projects/123","projects/p-1"],"sub":"1:123:web:ab","exp":1700003600,"iat":1700000000}"#)
+        let appCheckRun = try run(["--profile", "firebase-app-check", "--project-number", "123", "--project", "p-1"], appCheck)
+        #expect(appCheckRun.status == 0, "\(appCheckRun.stderr)")
+        #expect((appCheckRun.records.first?["claims"] as? [String: Any])?["app_id"] as? String == "1:123:web:ab")
+        #expect(try run(["--profile", "firebase-app-check", "--project-number", "124"], appCheck).records.first?["reason"] as? String == "issuer_mismatch")
+
+        let phone = TokenFactory.token(
+            header: #"{"kid":"ec-a","alg":"ES256","typ":"JWT"}"#,
+            payload: #"{"iss":"https://fpnv.googleapis.com/projects/p-1","aud":"https://fpnv.googleapis.com/projects/p-1","sub":"+15555550100","exp":1700003600,"iat":1700000000}"#,
+            signer: TokenFactory.ec)
+        let phoneRun = try run(["--profile", "firebase-phone", "--project", "p-1"], phone)
+        #expect(phoneRun.status == 0, "\(phoneRun.stderr)")
+        #expect((phoneRun.records.first?["claims"] as? [String: Any])?["phone_number"] as? String == "+15555550100")
+
+        // Each profile's own flags, and only those.
+        for flags in [
+            ["--profile", "firebase-session"], ["--profile", "firebase-app-check", "--project", "p-1"], ["--profile", "firebase-phone"],
+            ["--profile", "firebase-phone", "--project", "p-1", "--project-number", "1"], ["--profile", "firebase-session", "--project", "p", "--audience", "a"],
+            ["--project-number", "1", "--issuer", "i", "--audience", "a"],
+        ] {
+            #expect(try CLIRunner.run(["verify"] + flags + ["--jwks", keys]).status == 64, "\(flags)")
+        }
+    }
+
     @Test("--profile apple-notification: a POST body line gives an event object")
     func notification() throws {
         let (directory, keys) = try Self.directoryWithKeys()

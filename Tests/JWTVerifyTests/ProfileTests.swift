@@ -152,6 +152,81 @@ struct ProfileTests {
         #expect(Self.reason(Self.verify(Self.firebase(project: "p-1"), payload(iss: "https://securetoken.google.com/p-2", aud: "p-2"), audiences: [])) == "issuer_mismatch")
     }
 
+    @Test("Firebase session cookies: the session issuer and the project; the ID token's claim rules; never an ID token")
+    func firebaseSessionCookie() throws {
+        func payload(iss: String = "https://session.firebase.google.com/p-1", aud: String = "p-1", authTime: String = "1700000000") -> String {
+            #"{"iss":"\#(iss)","aud":"\#(aud)","exp":1700003600,"iat":1700000000,"sub":"uid-1","auth_time":\#(authTime),"firebase":{"sign_in_provider":"password"}}"#
+        }
+        let session: Preset = { _ in .firebaseSessionCookie(project: "p-1") }
+        let token = try Self.verify(session, payload(), audiences: []).get()
+        let claims = try #require(token.provider(as: FirebaseClaims.self))
+        #expect(claims.uid == "uid-1" && claims.isSessionCookie && claims.signInProvider == "password")
+        #expect(Self.reason(Self.verify(session, payload(iss: "https://securetoken.google.com/p-1"), audiences: [])) == "issuer_mismatch")
+        #expect(Self.reason(Self.verify(session, payload(iss: "https://session.firebase.google.com/p-2", aud: "p-2"), audiences: [])) == "issuer_mismatch")
+        #expect(Self.reason(Self.verify(session, payload(aud: "p-2"), audiences: [])) == "audience_mismatch")
+        #expect(Self.reason(Self.verify(session, payload(authTime: "1700001100"), audiences: [])) == "issued_in_future")
+        // An ID token is not a session cookie, nor the other way round.
+        #expect(Self.reason(Self.verify(Self.firebase(project: "p-1"), payload(), audiences: [])) == "issuer_mismatch")
+        #expect(VerificationPolicy.firebaseSessionCookie(project: "p-1").keySource == .firebaseSessionCookie)
+        #expect(try !#require(Self.verify(Self.firebase(project: "p-1"), payload(iss: "https://securetoken.google.com/p-1"), audiences: []).get()
+            .provider(as: FirebaseClaims.self)).isSessionCookie)
+    }
+
+    @Test("Firebase App Check: typ required, the project number's issuer, either project audience, sub the app ID, RS256 only")
+    func firebaseAppCheck() throws {
+        func payload(iss: String = "https://firebaseappcheck.googleapis.com/123", aud: String = #"["projects/123","projects/p-1"]"#, sub: String = #""1:123:ios:abc""#) -> String {
+            #"{"iss":"\#(iss)","aud":\#(aud),"sub":\#(sub),"exp":1700003600,"iat":1700000000}"#
+        }
+        let typed = #"{"kid":"rsa-a","alg":"RS256","typ":"JWT"}"#
+        let appCheck: Preset = { _ in .firebaseAppCheck(projectNumber: "123", project: "p-1") }
+        let token = try Self.verify(appCheck, payload(), audiences: [], header: typed).get()
+        #expect(token.provider(as: FirebaseAppCheckClaims.self)?.appID == "1:123:ios:abc")
+        #expect(token.provider(as: FirebaseClaims.self) == nil)
+        #expect(Self.reason(Self.verify(appCheck, payload(), audiences: [])) == "header_invalid")  // no typ
+        #expect(Self.reason(Self.verify(appCheck, payload(), audiences: [], header: #"{"kid":"rsa-a","alg":"RS256","typ":"at+jwt"}"#)) == "header_invalid")
+        #expect(Self.reason(Self.verify(appCheck, payload(iss: "https://firebaseappcheck.googleapis.com/999"), audiences: [], header: typed)) == "issuer_mismatch")
+        #expect(Self.reason(Self.verify(appCheck, payload(aud: #"["projects/999"]"#), audiences: [], header: typed)) == "audience_mismatch")
+        #expect(Self.reason(Self.verify(appCheck, payload(aud: #""projects/p-1""#), audiences: [], header: typed)) == nil)
+        #expect(Self.reason(Self.verify(appCheck, payload(sub: #""""#), audiences: [], header: typed)) == "claim_type")
+        #expect(Self.reason(Self.verify(appCheck, payload(sub: "7"), audiences: [], header: typed)) == "claim_type")
+        // Without the project ID, only projects/<number> is accepted.
+        let byNumber: Preset = { _ in .firebaseAppCheck(projectNumber: "123") }
+        #expect(Self.reason(Self.verify(byNumber, payload(aud: #"["projects/p-1"]"#), audiences: [], header: typed)) == "audience_mismatch")
+        #expect(Self.reason(Self.verify(byNumber, payload(aud: #"["projects/123"]"#), audiences: [], header: typed)) == nil)
+        let es256 = TokenFactory.token(header: #"{"kid":"ec-a","alg":"ES256","typ":"JWT"}"#, payload: payload(), signer: TokenFactory.ec)
+        let verifier = Verifier(keys: TokenFactory.keys, policy: VerificationPolicy.firebaseAppCheck(projectNumber: "123").clock { Self.now })
+        #expect(throws: VerificationError(.unsupportedAlgorithm)) { try verifier.verify(es256) }
+    }
+
+    @Test("Firebase phone numbers: ES256 with typ and kid, issuer and audience from the project, sub the phone number")
+    func firebasePhoneNumber() throws {
+        let issuer = "https://fpnv.googleapis.com/projects/p-1"
+        func token(header: String = #"{"kid":"ec-a","alg":"ES256","typ":"JWT"}"#, iss: String = issuer, aud: String = issuer, sub: String = "+15555550100") -> String {
+            TokenFactory.token(
+                header: header, payload: #"{"iss":"\#(iss)","aud":"\#(aud)","sub":"\#(sub)","exp":1700003600,"iat":1700000000}"#,
+                signer: TokenFactory.ec)
+        }
+        // A key set of the one P-256 key, so that a token without kid would otherwise find its key.
+        let keys = try JWKSet(json: Array("{\"keys\":[\(TokenFactory.ec.jwkJSON)]}".utf8))
+        let verifier = Verifier(keys: keys, policy: VerificationPolicy.firebasePhoneNumber(project: "p-1").clock { Self.now })
+        func reason(_ token: String) -> String? {
+            do {
+                _ = try verifier.verify(token)
+                return nil
+            } catch {
+                return error.reason.rawValue
+            }
+        }
+        #expect(try verifier.verify(token()).provider(as: FirebasePhoneNumberClaims.self)?.phoneNumber == "+15555550100")
+        #expect(reason(token(header: #"{"alg":"ES256","typ":"JWT"}"#)) == "header_invalid")
+        #expect(reason(token(header: #"{"kid":"ec-a","alg":"ES256"}"#)) == "header_invalid")
+        #expect(reason(token(aud: "https://fpnv.googleapis.com/projects/p-2")) == "audience_mismatch")
+        // The audience the token names is not trusted: both come from configuration.
+        #expect(reason(token(iss: "https://fpnv.googleapis.com/projects/p-2", aud: "https://fpnv.googleapis.com/projects/p-2")) == "issuer_mismatch")
+        #expect(reason(token(sub: "")) == "claim_type")
+        #expect(VerificationPolicy.firebasePhoneNumber(project: "p-1").algorithms == [.es256])
+    }
+
     @Test("Google: both issuer spellings; hosted-domain and authorized-party checks; email_verified typed")
     func google() throws {
         func payload(iss: String, hd: String = "example.com", azp: String = "client-1") -> String {
@@ -217,13 +292,19 @@ struct ProfileTests {
 
     @Test("profiles by name resolve through the library, as the CLI's --profile does")
     func profilesByName() throws {
-        #expect(VerificationPolicy.profileNames == ["apple", "apple-notification", "firebase", "google", "oidc"])
+        #expect(
+            VerificationPolicy.profileNames == [
+                "apple", "apple-notification", "firebase", "firebase-session", "firebase-app-check", "firebase-phone", "google", "oidc",
+            ])
         for name in VerificationPolicy.profileNames {
-            let policy = try VerificationPolicy.profile(named: name, .init(audiences: ["a"], issuer: "https://i", project: "p"))
+            let policy = try VerificationPolicy.profile(named: name, .init(audiences: ["a"], issuer: "https://i", project: "p", projectNumber: "1"))
             #expect(policy.rules.profileName == name)
         }
         #expect(try VerificationPolicy.profile(named: "apple", .init(audiences: ["a"])).nonceRequirement == .required)
-        #expect(throws: VerificationPolicy.ProfileError.self) { try VerificationPolicy.profile(named: "firebase", .init()) }
+        for name in ["firebase", "firebase-session", "firebase-phone"] {
+            #expect(throws: VerificationPolicy.ProfileError.self) { try VerificationPolicy.profile(named: name, .init(projectNumber: "1")) }
+        }
+        #expect(throws: VerificationPolicy.ProfileError.self) { try VerificationPolicy.profile(named: "firebase-app-check", .init(project: "p")) }
         #expect(throws: VerificationPolicy.ProfileError.self) { try VerificationPolicy.profile(named: "oidc", .init(audiences: ["a"])) }
         #expect(throws: VerificationPolicy.ProfileError.self) { try VerificationPolicy.profile(named: "bogus", .init()) }
         #expect(ProviderRules.google(hostedDomain: "x") != ProviderRules.google())

@@ -8,8 +8,18 @@ struct JOSEHeader {
     /// `kid`, when present.
     let keyID: String?
 
-    /// Validates a parsed header object against `allowList`.
-    static func validate<Object: JSONObjectReading>(_ header: Object, allowList: AlgorithmAllowList) -> Result<JOSEHeader, VerificationError> {
+    /// Header parameters a provider requires to be present (both are optional in RFC 7515/7519).
+    struct Requirements: Sendable, Hashable {
+        /// `typ` must be there (and, as always when present, be `JWT` or `application/jwt`).
+        var type = false
+        /// `kid` must be there, even with a single key.
+        var keyID = false
+    }
+
+    /// Validates a parsed header object against `allowList` and `requirements`.
+    static func validate<Object: JSONObjectReading>(
+        _ header: Object, allowList: AlgorithmAllowList, requirements: Requirements = Requirements()
+    ) -> Result<JOSEHeader, VerificationError> {
         guard let alg = header.member("alg")?.stringBytes else {
             return .failure(VerificationError(.headerInvalid, detail: "alg is missing or not a string"))
         }
@@ -32,6 +42,8 @@ struct JOSEHeader {
                 return .failure(VerificationError(.headerInvalid, detail: "kid is not a string"))
             }
             keyID = value
+        } else if requirements.keyID {
+            return .failure(VerificationError(.headerInvalid, detail: "kid is missing, and this provider always sends one"))
         }
         if let typ = header.member("typ") {
             guard let value = typ.stringBytes,
@@ -39,6 +51,8 @@ struct JOSEHeader {
             else {
                 return .failure(VerificationError(.headerInvalid, detail: "typ is not JWT or application/jwt"))
             }
+        } else if requirements.type {
+            return .failure(VerificationError(.headerInvalid, detail: "typ is missing, and this provider always sends JWT"))
         }
         return .success(JOSEHeader(algorithm: algorithm, keyID: keyID))
     }
@@ -95,11 +109,13 @@ struct HeaderRead {
 /// Header validation as a ``JSONObjectConsumer``.
 struct HeaderReading: JSONObjectConsumer {
     let allowList: AlgorithmAllowList
+    /// Parameters the policy's provider requires.
+    var requirements = JOSEHeader.Requirements()
     /// Whether to copy `alg` and `kid` as written (for reports).
     var report = false
 
     func consume<Object: JSONObjectReading>(_ object: Object) -> HeaderRead {
-        let header = JOSEHeader.validate(object, allowList: allowList)
+        let header = JOSEHeader.validate(object, allowList: allowList, requirements: requirements)
         guard report else { return HeaderRead(header: header) }
         let keyID: String? = if case .success(let valid) = header { valid.keyID } else { object.member("kid")?.string }
         let algorithm: String? = if case .success(let valid) = header { valid.algorithm.name } else { object.member("alg")?.string }

@@ -13,10 +13,21 @@ public enum KeySetSource: Sendable, Equatable, CustomStringConvertible {
     public static let firebase = KeySetSource.url(
         "https://www.googleapis.com/service_accounts/v1/jwk/securetoken@system.gserviceaccount.com")
 
-    /// The preset names accepted by ``init(parsing:)``.
-    public static let presets: [String: KeySetSource] = ["apple": .apple, "google": .google, "firebase": .firebase]
+    /// Firebase Authentication session-cookie keys (a `kid`-to-certificate map).
+    public static let firebaseSessionCookie = KeySetSource.url("https://www.googleapis.com/identitytoolkit/v3/relyingparty/publicKeys")
+    /// Firebase App Check's keys (JWKS).
+    public static let firebaseAppCheck = KeySetSource.url("https://firebaseappcheck.googleapis.com/v1/jwks")
+    /// Firebase phone-number verification keys (JWKS).
+    public static let firebasePhoneNumber = KeySetSource.url("https://fpnv.googleapis.com/v1beta/jwks")
 
-    /// `apple`, `google`, `firebase`, an `http(s)://` URL, or a file path.
+    /// The preset names accepted by ``init(parsing:)``.
+    public static let presets: [String: KeySetSource] = [
+        "apple": .apple, "google": .google, "firebase": .firebase, "firebase-session": .firebaseSessionCookie,
+        "firebase-app-check": .firebaseAppCheck, "firebase-phone": .firebasePhoneNumber,
+    ]
+
+    /// A preset name (`apple`, `google`, `firebase`, `firebase-session`, `firebase-app-check`,
+    /// `firebase-phone`), an `http(s)://` URL, or a file path.
     public init(parsing text: String) {
         if let preset = Self.presets[text] {
             self = preset

@@ -79,7 +79,7 @@ extension Verifier {
                 return
             }
             headerLength = length
-            switch JSONObjectParser.parse(UnsafeRawBufferPointer(rebasing: scratch[..<length]), HeaderReading(allowList: allowList, report: tracing)) {
+            switch JSONObjectParser.parse(UnsafeRawBufferPointer(rebasing: scratch[..<length]), HeaderReading(allowList: allowList, requirements: policy.rules.headerRequirements, report: tracing)) {
             case .success(let read):
                 if tracing {
                     prepared.trace.algorithm = read.algorithm

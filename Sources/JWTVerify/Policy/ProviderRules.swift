@@ -9,7 +9,7 @@
 public struct ProviderRules: Sendable, Hashable {
     /// Which provider, without its settings.
     package enum Kind: Sendable, Hashable {
-        case none, appleIdentityToken, appleNotification, firebase, google, oidc
+        case none, appleIdentityToken, appleNotification, firebase, firebaseSession, firebaseAppCheck, firebasePhoneNumber, google, oidc
     }
 
     /// The provider and its settings.
@@ -18,6 +18,9 @@ public struct ProviderRules: Sendable, Hashable {
         case appleIdentityToken(acceptMissingNonceWhenUnsupported: Bool)
         case appleNotification
         case firebase(project: String)
+        case firebaseSession(project: String)
+        case firebaseAppCheck(projectNumber: String, project: String?)
+        case firebasePhoneNumber(project: String)
         case google(hostedDomain: String?, authorizedParty: String?)
         case oidc
     }
@@ -36,6 +39,14 @@ public struct ProviderRules: Sendable, Hashable {
     public static let appleNotification = ProviderRules(.appleNotification)
     /// Firebase Authentication ID tokens of a project (see ``VerificationPolicy/firebase(project:)``).
     public static func firebase(project: String) -> ProviderRules { ProviderRules(.firebase(project: project)) }
+    /// Firebase Authentication session cookies of a project (see ``VerificationPolicy/firebaseSessionCookie(project:)``).
+    public static func firebaseSessionCookie(project: String) -> ProviderRules { ProviderRules(.firebaseSession(project: project)) }
+    /// Firebase App Check tokens (see ``VerificationPolicy/firebaseAppCheck(projectNumber:project:)``).
+    public static func firebaseAppCheck(projectNumber: String, project: String? = nil) -> ProviderRules {
+        ProviderRules(.firebaseAppCheck(projectNumber: projectNumber, project: project))
+    }
+    /// Firebase phone-number verification tokens (see ``VerificationPolicy/firebasePhoneNumber(project:)``).
+    public static func firebasePhoneNumber(project: String) -> ProviderRules { ProviderRules(.firebasePhoneNumber(project: project)) }
     /// Google ID tokens (see ``VerificationPolicy/google(audiences:hostedDomain:authorizedParty:)``).
     public static func google(hostedDomain: String? = nil, authorizedParty: String? = nil) -> ProviderRules {
         ProviderRules(.google(hostedDomain: hostedDomain, authorizedParty: authorizedParty))
@@ -50,6 +61,9 @@ public struct ProviderRules: Sendable, Hashable {
         case .appleIdentityToken: .appleIdentityToken
         case .appleNotification: .appleNotification
         case .firebase: .firebase
+        case .firebaseSession: .firebaseSession
+        case .firebaseAppCheck: .firebaseAppCheck
+        case .firebasePhoneNumber: .firebasePhoneNumber
         case .google: .google
         case .oidc: .oidc
         }
@@ -62,8 +76,21 @@ public struct ProviderRules: Sendable, Hashable {
         case .appleIdentityToken: "apple"
         case .appleNotification: "apple-notification"
         case .firebase: "firebase"
+        case .firebaseSession: "firebase-session"
+        case .firebaseAppCheck: "firebase-app-check"
+        case .firebasePhoneNumber: "firebase-phone"
         case .google: "google"
         case .oidc: "oidc"
+        }
+    }
+
+    /// Header parameters the provider always sends, so a token without them is not its own:
+    /// App Check tokens carry `typ`; phone-number tokens carry `typ` and `kid`.
+    var headerRequirements: JOSEHeader.Requirements {
+        switch backing {
+        case .firebaseAppCheck: JOSEHeader.Requirements(type: true, keyID: false)
+        case .firebasePhoneNumber: JOSEHeader.Requirements(type: true, keyID: true)
+        default: JOSEHeader.Requirements()
         }
     }
 
@@ -85,7 +112,9 @@ public struct ProviderRules: Sendable, Hashable {
             case .none: break
             case .appleIdentityToken: try AppleIdentityClaims.read(reader, into: &claims)
             case .appleNotification: try AppleNotificationClaims.read(reader, into: &claims)
-            case .firebase: try FirebaseClaims.read(reader, into: &claims)
+            case .firebase, .firebaseSession: try FirebaseClaims.read(reader, into: &claims)
+            case .firebaseAppCheck: try FirebaseAppCheckClaims.read(reader, into: &claims)
+            case .firebasePhoneNumber: try FirebasePhoneNumberClaims.read(reader, into: &claims)
             case .google: try GoogleClaims.read(reader, into: &claims)
             case .oidc: try OIDCClaims.read(reader, into: &claims)
             }
@@ -99,7 +128,7 @@ public struct ProviderRules: Sendable, Hashable {
     /// The rules that compare claims with configuration or with the time, in a fixed order.
     func check(_ claims: ProviderClaims, now: Double, leeway: Double) -> VerificationError? {
         switch backing {
-        case .firebase: FirebaseClaims.check(claims, now: now, leeway: leeway)
+        case .firebase, .firebaseSession: FirebaseClaims.check(claims, now: now, leeway: leeway)
         case .google(let hostedDomain, let authorizedParty):
             GoogleClaims.check(claims, hostedDomain: hostedDomain, authorizedParty: authorizedParty)
         default: nil

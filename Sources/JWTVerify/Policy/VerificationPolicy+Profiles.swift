@@ -1,6 +1,8 @@
 extension VerificationPolicy {
     /// The provider profiles by name, as `--profile` spells them: each one's ``ProviderRules/profileName``.
-    public static let profileNames = ["apple", "apple-notification", "firebase", "google", "oidc"]
+    public static let profileNames = [
+        "apple", "apple-notification", "firebase", "firebase-session", "firebase-app-check", "firebase-phone", "google", "oidc",
+    ]
 
     /// What a named profile takes besides its name; each profile reads the settings it needs.
     public struct ProfileSettings: Sendable {
@@ -8,8 +10,10 @@ extension VerificationPolicy {
         public var audiences: [String]
         /// The issuer (OpenID Connect).
         public var issuer: String?
-        /// The Firebase project.
+        /// The Firebase project (its ID).
         public var project: String?
+        /// The Firebase project's number (App Check).
+        public var projectNumber: String?
         /// Google: the required `hd`, and the required `azp` when the token has one.
         public var hostedDomain: String?
         public var authorizedParty: String?
@@ -18,9 +22,10 @@ extension VerificationPolicy {
 
         /// Settings; each unset one is absent.
         public init(
-            audiences: [String] = [], issuer: String? = nil, project: String? = nil, hostedDomain: String? = nil,
-            authorizedParty: String? = nil, acceptMissingNonceWhenUnsupported: Bool = false
+            audiences: [String] = [], issuer: String? = nil, project: String? = nil, projectNumber: String? = nil,
+            hostedDomain: String? = nil, authorizedParty: String? = nil, acceptMissingNonceWhenUnsupported: Bool = false
         ) {
+            self.projectNumber = projectNumber
             self.audiences = audiences
             self.issuer = issuer
             self.project = project
@@ -40,7 +45,7 @@ extension VerificationPolicy {
     /// command line's `--profile` and a service's configuration file resolve through.
     ///
     /// - Throws: ``ProfileError`` for an unknown name, or a profile without what it needs (a
-    ///   Firebase project, an OpenID Connect issuer).
+    ///   Firebase project or project number, an OpenID Connect issuer).
     public static func profile(named name: String, _ settings: ProfileSettings) throws(ProfileError) -> VerificationPolicy {
         switch name {
         case "apple":
@@ -51,6 +56,17 @@ extension VerificationPolicy {
         case "firebase":
             guard let project = settings.project else { throw ProfileError(description: "the firebase profile needs a project") }
             return .firebase(project: project)
+        case "firebase-session":
+            guard let project = settings.project else { throw ProfileError(description: "the firebase-session profile needs a project") }
+            return .firebaseSessionCookie(project: project)
+        case "firebase-app-check":
+            guard let number = settings.projectNumber else {
+                throw ProfileError(description: "the firebase-app-check profile needs a project number")
+            }
+            return .firebaseAppCheck(projectNumber: number, project: settings.project)
+        case "firebase-phone":
+            guard let project = settings.project else { throw ProfileError(description: "the firebase-phone profile needs a project") }
+            return .firebasePhoneNumber(project: project)
         case "google":
             return .google(audiences: settings.audiences, hostedDomain: settings.hostedDomain, authorizedParty: settings.authorizedParty)
         case "oidc":

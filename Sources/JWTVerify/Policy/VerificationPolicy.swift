@@ -163,6 +163,40 @@ public struct VerificationPolicy: Sendable {
             rules: .firebase(project: project), keySource: .firebase)
     }
 
+    /// Firebase Authentication session cookies of `project` (what `createSessionCookie` mints):
+    /// `iss` `https://session.firebase.google.com/<project>`, `aud` the project, RS256 under the
+    /// session-cookie keys (``KeySetSource/firebaseSessionCookie``); the same claim rules as ID
+    /// tokens (``FirebaseClaims``). firebase-admin applies no clock skew to cookies; this policy
+    /// applies its ``leeway`` (60 s unless changed), as for every token.
+    public static func firebaseSessionCookie(project: String) -> VerificationPolicy {
+        VerificationPolicy(
+            issuers: ["https://session.firebase.google.com/" + project], audiences: [project], algorithms: [.rs256],
+            rules: .firebaseSessionCookie(project: project), keySource: .firebaseSessionCookie)
+    }
+
+    /// Firebase App Check tokens of a project: RS256, header `typ` required, `iss`
+    /// `https://firebaseappcheck.googleapis.com/<projectNumber>`, `aud` holding
+    /// `projects/<projectNumber>` (or `projects/<project>` when `project` is given), `sub` the app
+    /// ID (``FirebaseAppCheckClaims``), keys from ``KeySetSource/firebaseAppCheck``. The policy's
+    /// ``leeway`` applies (firebase-admin allows none).
+    public static func firebaseAppCheck(projectNumber: String, project: String? = nil) -> VerificationPolicy {
+        VerificationPolicy(
+            issuers: ["https://firebaseappcheck.googleapis.com/" + projectNumber],
+            audiences: ["projects/" + projectNumber] + (project.map { ["projects/" + $0] } ?? []), algorithms: [.rs256],
+            rules: .firebaseAppCheck(projectNumber: projectNumber, project: project), keySource: .firebaseAppCheck)
+    }
+
+    /// Firebase phone-number verification tokens of `project`: ES256, header `typ` and `kid`
+    /// required, `iss` and `aud` both `https://fpnv.googleapis.com/projects/<project>` (from
+    /// configuration, never from the token), `sub` the phone number (``FirebasePhoneNumberClaims``),
+    /// keys from ``KeySetSource/firebasePhoneNumber``. The policy's ``leeway`` applies.
+    public static func firebasePhoneNumber(project: String) -> VerificationPolicy {
+        let issuer = "https://fpnv.googleapis.com/projects/" + project
+        return VerificationPolicy(
+            issuers: [issuer], audiences: [issuer], algorithms: [.es256], rules: .firebasePhoneNumber(project: project),
+            keySource: .firebasePhoneNumber)
+    }
+
     /// Google ID tokens: `iss` `https://accounts.google.com` or `accounts.google.com`, RS256.
     ///
     /// - Parameters:

@@ -1,5 +1,5 @@
-/// Firebase Authentication ID tokens: `iat` required, `sub` 1–128 characters, `auth_time`
-/// required and not in the future.
+/// Firebase Authentication ID tokens and session cookies: `iat` required, `sub` 1–128
+/// characters, `auth_time` required and not in the future.
 public struct FirebaseClaims: ProviderEmailClaims, Hashable {
     /// The claims as the verifier read them.
     public let base: ProviderClaims
@@ -8,10 +8,14 @@ public struct FirebaseClaims: ProviderEmailClaims, Hashable {
 
     /// The claims of a token verified under this provider's rules.
     public init?(_ token: VerifiedToken) {
-        guard token.provider.kind == .firebase, let uid = token.claims.subject else { return nil }
+        guard token.provider.kind == .firebase || token.provider.kind == .firebaseSession, let uid = token.claims.subject else { return nil }
         base = token.provider
         self.uid = uid
     }
+
+    /// Whether the token is a session cookie (``VerificationPolicy/firebaseSessionCookie(project:)``)
+    /// rather than an ID token.
+    public var isSessionCookie: Bool { base.kind == .firebaseSession }
 
     /// `firebase.sign_in_provider`: `password`, `apple.com`, `google.com`, ...
     public var signInProvider: String? { base.signInProvider }

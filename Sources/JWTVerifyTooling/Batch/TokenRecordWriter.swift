@@ -104,7 +104,8 @@ package enum TokenRecordWriter {
         out.boolCell(verified)
     }
 
-    /// Appends `claims` (the provider's typed claims, with `sub`, and `uid` for Firebase) and, for
+    /// Appends `claims` (the provider's typed claims, with `sub`; `uid` for Firebase ID tokens and
+    /// session cookies, `app_id` for App Check, `phone_number` for phone-number tokens) and, for
     /// a notification, `event`, when the policy has provider rules and the token verified. Members
     /// are written in name order, straight from the typed values.
     package static func appendProviderClaims(_ outcome: VerificationOutcome, rules: ProviderRules, to out: inout OutputText) {
@@ -116,10 +117,11 @@ package enum TokenRecordWriter {
     private static func appendProviderClaims(
         _ provider: borrowing ProviderClaims, _ claims: borrowing RegisteredClaims, rules: ProviderRules, to out: inout OutputText
     ) {
-        let isFirebase = rules.kind == .firebase
+        let isFirebase = rules.kind == .firebase || rules.kind == .firebaseSession
         let isApple = rules.kind == .appleIdentityToken
         out.key("claims")
         out.beginObject()
+        out.optionalMember("app_id", rules.kind == .firebaseAppCheck ? claims.subject : nil)
         out.optionalMember("at_hash", provider.accessTokenHash)
         out.optionalMember("auth_time", provider.authTime)
         out.optionalMember("azp", provider.authorizedParty)
@@ -137,6 +139,7 @@ package enum TokenRecordWriter {
         out.optionalMember("nonce", isApple ? claims.nonce : nil)
         out.optionalMember("nonce_supported", provider.nonceSupported)
         out.optionalMember("org_id", provider.organizationID)
+        out.optionalMember("phone_number", rules.kind == .firebasePhoneNumber ? claims.subject : nil)
         out.optionalMember("picture", provider.picture)
         out.optionalMember("real_user_status", provider.realUserStatus.map(Double.init))
         out.optionalMember("sub", claims.subject)
