@@ -56,6 +56,13 @@ public struct Verifier: Sendable {
         self.init(keys: keys, policy: policy, sharedCache: cache.map(VerifiedTokenCache.init))
     }
 
+    /// A verifier for App Store signed data (``VerificationPolicy/appStore(bundleIDs:environment:appAppleID:trust:)``),
+    /// whose keys come from each token's certificate chain to the policy's pinned roots, not from
+    /// a key set. Under any other policy it has no key, and every token is `unknown_kid`.
+    public init(policy: VerificationPolicy) {
+        self.init(keys: JWKSet(keys: []), policy: policy, sharedCache: nil)
+    }
+
     /// A verifier using `sharedCache`, which must only ever serve verifiers with this same policy
     /// (a ``RemoteVerifier`` passes its cache to the verifier of each key-set generation).
     package init(keys: JWKSet, policy: VerificationPolicy, sharedCache: VerifiedTokenCache?) {

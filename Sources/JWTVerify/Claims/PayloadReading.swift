@@ -32,7 +32,7 @@ struct PayloadReading: JSONObjectConsumer {
         if !captured.isEmpty {
             read.captured = captured.map { name in name.withUnsafeBytes { object.member(named: $0)?.value } }
         }
-        let error = RegisteredClaims.read(object, into: &read.claims)
+        let error = RegisteredClaims.read(object, into: &read.claims, requiresExpiration: rules.requiresExpiration)
         read.claimsError = error
         if report {
             if error != nil { read.lenient = RegisteredClaims.readLeniently(object) }

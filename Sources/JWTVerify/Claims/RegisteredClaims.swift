@@ -44,7 +44,9 @@ public struct RegisteredClaims: Sendable, Hashable {
 
     /// ``read(_:)`` into `claims` (which should start empty), for a caller that keeps them in
     /// place; returns the type error, if any (`claims` then holds what was read before it).
-    static func read<Object: JSONObjectReading>(_ payload: Object, into claims: inout RegisteredClaims) -> VerificationError? {
+    static func read<Object: JSONObjectReading>(
+        _ payload: Object, into claims: inout RegisteredClaims, requiresExpiration: Bool = true
+    ) -> VerificationError? {
         func string(_ name: StaticString) -> Result<String?, VerificationError> {
             guard let node = payload.member(name) else { return .success(nil) }
             guard let value = node.string else {
@@ -89,7 +91,7 @@ public struct RegisteredClaims: Sendable, Hashable {
         } catch {
             return VerificationError(.claimType, detail: "\(error)")
         }
-        guard claims.expiresAt != nil else { return VerificationError(.claimType, detail: "exp is missing") }
+        guard claims.expiresAt != nil || !requiresExpiration else { return VerificationError(.claimType, detail: "exp is missing") }
         return nil
     }
 }

@@ -102,6 +102,8 @@ struct AlgorithmAllowList: Sendable, CustomStringConvertible {
 /// written (strings only), whether or not the header is acceptable.
 struct HeaderRead {
     var header: Result<JOSEHeader, VerificationError>
+    /// `x5c`'s three certificates (standard base64, as sent), when asked for.
+    var certificates: Result<[String], VerificationError>? = nil
     var algorithm: String?
     var keyID: String?
 }
@@ -111,14 +113,32 @@ struct HeaderReading: JSONObjectConsumer {
     let allowList: AlgorithmAllowList
     /// Parameters the policy's provider requires.
     var requirements = JOSEHeader.Requirements()
+    /// Whether to take `x5c` (App Store signed data).
+    var readsCertificates = false
     /// Whether to copy `alg` and `kid` as written (for reports).
     var report = false
 
     func consume<Object: JSONObjectReading>(_ object: Object) -> HeaderRead {
         let header = JOSEHeader.validate(object, allowList: allowList, requirements: requirements)
-        guard report else { return HeaderRead(header: header) }
+        let certificates = readsCertificates ? Self.certificates(object) : nil
+        guard report else { return HeaderRead(header: header, certificates: certificates) }
         let keyID: String? = if case .success(let valid) = header { valid.keyID } else { object.member("kid")?.string }
         let algorithm: String? = if case .success(let valid) = header { valid.algorithm.name } else { object.member("alg")?.string }
-        return HeaderRead(header: header, algorithm: algorithm, keyID: keyID)
+        return HeaderRead(header: header, certificates: certificates, algorithm: algorithm, keyID: keyID)
+    }
+
+    /// `x5c` as App Store signed data has it: exactly three strings (leaf, intermediate, root).
+    private static func certificates<Object: JSONObjectReading>(_ object: Object) -> Result<[String], VerificationError> {
+        guard let x5c = object.member("x5c") else { return .failure(VerificationError(.x5cInvalid, detail: "x5c is missing")) }
+        guard x5c.kind == .array else { return .failure(VerificationError(.x5cInvalid, detail: "x5c is not an array")) }
+        guard x5c.count == 3 else {
+            return .failure(VerificationError(.x5cInvalid, detail: "x5c holds \(x5c.count) certificates, not 3 (leaf, intermediate, root)"))
+        }
+        var chain: [String] = []
+        for index in 0..<3 {
+            guard let text = x5c[index]?.string else { return .failure(VerificationError(.x5cInvalid, detail: "x5c[\(index)] is not a string")) }
+            chain.append(text)
+        }
+        return .success(chain)
     }
 }

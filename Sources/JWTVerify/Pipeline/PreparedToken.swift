@@ -33,6 +33,9 @@ struct PreparedToken {
     var header = JOSEHeader(algorithm: .rs256, keyID: nil)
     /// The chosen key's position in the key set.
     var keyIndex = 0
+    /// App Store signed data: the key of the `x5c` leaf, once its chain is trusted (instead of
+    /// ``keyIndex``).
+    var chainKey: EVPPublicKey?
     /// Room for the decoded segments (at least the token's length).
     var scratch = UnsafeMutableRawBufferPointer(start: nil, count: 0)
     /// The decoded payload, within ``scratch``, once decoded.

@@ -45,8 +45,9 @@ extension Verifier {
     /// payload/signature decoding, key selection and key usability, for a token ``admit(_:earlier:)``
     /// left awaiting. The segments are decoded into `scratch` (at least the token's length); the
     /// payload is decoded, not parsed. With `tracing`, the header's `alg` and `kid` as written
-    /// go into the trace. `contexts` are this thread's.
-    func prepare(_ prepared: inout PreparedToken, scratch: UnsafeMutableRawBufferPointer, contexts: ThreadContexts, tracing: Bool) {
+    /// go into the trace. `contexts` are this thread's. App Store signed data takes its key from
+    /// its `x5c` chain instead, judged at `time` (or the payload's `signedDate`).
+    func prepare(_ prepared: inout PreparedToken, scratch: UnsafeMutableRawBufferPointer, contexts: ThreadContexts, time: EvaluationTime, tracing: Bool) {
         let token = prepared.token
         prepared.scratch = scratch
         switch CompactJWS.split(token) {
@@ -65,7 +66,10 @@ extension Verifier {
         // Header: base64url, JSON object, parameters; or, for a header text this thread has
         // verified under this verifier, what that gave (the same header and key).
         let headerSegment = UnsafeRawBufferPointer(rebasing: token[jws.header])
-        let remembered = contexts.headers.lookup(headerSegment, verifier: identity)
+        // App Store headers carry their chain, which the memo does not keep: they are read each time.
+        let appStore = policy.rules.appStoreSettings
+        let remembered = appStore == nil ? contexts.headers.lookup(headerSegment, verifier: identity) : nil
+        var certificates: [String] = []
         var headerLength = 0
         if let remembered {
             prepared.header = remembered.header
@@ -79,14 +83,25 @@ extension Verifier {
                 return
             }
             headerLength = length
-            switch JSONObjectParser.parse(UnsafeRawBufferPointer(rebasing: scratch[..<length]), HeaderReading(allowList: allowList, requirements: policy.rules.headerRequirements, report: tracing)) {
+            switch JSONObjectParser.parse(UnsafeRawBufferPointer(rebasing: scratch[..<length]), HeaderReading(
+                    allowList: allowList, requirements: policy.rules.headerRequirements, readsCertificates: appStore != nil, report: tracing)) {
             case .success(let read):
                 if tracing {
                     prepared.trace.algorithm = read.algorithm
                     prepared.trace.keyID = read.keyID
                 }
                 switch read.header {
-                case .success(let value): prepared.header = value
+                case .success(let value):
+                    prepared.header = value
+                    if appStore != nil {
+                        switch read.certificates {
+                        case .success(let chain)?: certificates = chain
+                        case .failure(let error)?:
+                            prepared.stage = .rejected(error)
+                            return
+                        case nil: break
+                        }
+                    }
                 case .failure(let error):
                     prepared.stage = .rejected(error)
                     return
@@ -117,7 +132,9 @@ extension Verifier {
         }
         prepared.signatureRange = signatureStart..<(signatureStart + signatureLength)
 
-        if let remembered {
+        if let appStore {
+            chooseChainKey(&prepared, certificates: certificates, settings: appStore, time: time)
+        } else if let remembered {
             prepared.keyIndex = remembered.keyIndex
         } else {
             switch keyIndex(for: prepared.header) {

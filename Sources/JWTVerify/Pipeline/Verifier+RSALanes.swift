@@ -6,7 +6,7 @@ extension Verifier {
     /// The modulus size, when `prepared` is an RS256, RS384 or RS512 token whose key the
     /// multi-buffer engine takes and whose signature has the modulus's length.
     func multiBufferLanes(for prepared: UnsafePointer<PreparedToken>) -> Int? {
-        guard MultiBufferEngine.digestKind(prepared.pointee.header.algorithm) != nil, let key = keys.slots[prepared.pointee.keyIndex].key,
+        guard MultiBufferEngine.digestKind(prepared.pointee.header.algorithm) != nil, let key = signingKey(of: prepared.pointee),
             let chain = key._withUnsafeGuaranteedRef({ $0.rsaChainKey }), let bits = MultiBufferEngine.lanes(for: chain),
             prepared.pointee.signatureRange.count == bits / 8
         else { return nil }
@@ -69,7 +69,7 @@ extension Verifier {
                                             contexts.hash(token.pointee.signingInput, with: $0, into: digest)
                                         }
                                     }
-                                    chains[lane] = keys.slots[token.pointee.keyIndex].key!._withUnsafeGuaranteedRef { $0.rsaChainKey }
+                                    chains[lane] = signingKey(of: token.pointee)!._withUnsafeGuaranteedRef { $0.rsaChainKey }
                                     pointers[lane] = token.pointee.signature.baseAddress
                                     pointers[8 + lane] = UnsafeRawPointer(digest.baseAddress!)
                                     kinds[lane] = MultiBufferEngine.digestKind(algorithm)!

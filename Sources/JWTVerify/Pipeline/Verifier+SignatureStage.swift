@@ -5,7 +5,7 @@ extension Verifier {
     func checkSignature(_ prepared: inout PreparedToken, fingerprint: Bool = false) {
         guard prepared.awaitsSignature else { return }
         let algorithm = prepared.header.algorithm
-        guard let key = keys.slots[prepared.keyIndex].key else { return settle(&prepared, valid: false) }
+        guard let key = signingKey(of: prepared) else { return settle(&prepared, valid: false) }
         guard fingerprint, algorithm.hashesWithSHA256 else {
             let valid = key._withUnsafeGuaranteedRef { $0.isValidSignature(prepared.signature, over: prepared.signingInput, algorithm: algorithm) }
             return settle(&prepared, valid: valid)
@@ -103,9 +103,17 @@ extension Verifier {
     /// has ES256's length (unretained: the key set owns the key, and the key its table).
     private func fixedBaseTable(for prepared: UnsafePointer<PreparedToken>) -> OpaquePointer? {
         guard prepared.pointee.header.algorithm == .es256, prepared.pointee.signatureRange.count == 64,
-            let key = keys.slots[prepared.pointee.keyIndex].key
+            let key = signingKey(of: prepared.pointee)
         else { return nil }
         return key._withUnsafeGuaranteedRef { $0.fixedBase?.pointer }
+    }
+
+    /// The key a prepared token's signature is checked with: its `x5c` leaf's (App Store), or the
+    /// key set's entry it chose. Unretained: the key set, or the token's own reference to its
+    /// chain key, keeps it alive through the stage.
+    func signingKey(of prepared: borrowing PreparedToken) -> Unmanaged<EVPPublicKey>? {
+        if let chainKey = prepared.chainKey { return Unmanaged.passUnretained(chainKey) }
+        return keys.slots[prepared.keyIndex].key
     }
 
     /// Records the signature's verdict.
@@ -117,7 +125,9 @@ extension Verifier {
         prepared.stage = .rejected(
             VerificationError(
                 .badSignature,
-                detail: "\(prepared.header.algorithm.name) signature does not verify with kid \(Self.quoted(keys.keys[prepared.keyIndex].keyID ?? ""))"
+                detail: prepared.chainKey != nil
+                    ? "\(prepared.header.algorithm.name) signature does not verify with the x5c leaf's key"
+                    : "\(prepared.header.algorithm.name) signature does not verify with kid \(Self.quoted(keys.keys[prepared.keyIndex].keyID ?? ""))"
             ))
     }
 }

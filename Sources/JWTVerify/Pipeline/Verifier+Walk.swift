@@ -23,7 +23,7 @@ extension Verifier {
             var again = PreparedToken(prepared.token)
             admit(&again)
             if again.awaitsSignature {
-                prepare(&again, scratch: prepared.scratch, contexts: ThreadContexts.current, tracing: tracing)
+                prepare(&again, scratch: prepared.scratch, contexts: ThreadContexts.current, time: time, tracing: tracing)
                 checkSignature(&again)
             }
             let result = walk(&again, rawNonce: rawNonce, time: time, tracing: tracing)
@@ -106,10 +106,15 @@ extension Verifier {
         _ read: inout PayloadRead, header: JOSEHeader, payload: UnsafeRawBufferPointer, rawNonce: UnsafeRawBufferPointer?,
         time: EvaluationTime, trace: inout WalkTrace, tracing: Bool
     ) -> Result<VerifiedToken, VerificationError> {
-        let now: Double
+        var now: Double
         switch evaluationTime(time, claims: read.claims) {
         case .success(let instant): now = instant
         case .failure(let error): return .failure(error)
+        }
+        // App Store signed data is judged at its signedDate unless the call fixed a time.
+        if case .fixed = time {
+        } else if case .success(let provider)? = read.provider, let signed = provider.appStore?.signedDate {
+            now = signed / 1000
         }
         if tracing { trace.evaluatedAt = now }
         var nonceSupported: Bool? = nil
@@ -118,8 +123,14 @@ extension Verifier {
         var providerClaims: ProviderClaims? = nil
         switch read.provider {
         case nil: break
-        case .success(let value)?:
+        case .success(var value)?:
             if let failure = policy.rules.check(value, now: now, leeway: policy.leeway) { return .failure(failure) }
+            if let appStore = value.appStore, appStore.kind == .notification {
+                switch verifyNestedSignedData(appStore, payload: payload, time: time) {
+                case .success(let withNested): value.appStore = withNested
+                case .failure(let error): return .failure(error)
+                }
+            }
             providerClaims = value
         case .failure(let error)?:
             return .failure(error)

@@ -25,6 +25,7 @@ public struct ProviderClaims: Sendable, Hashable {
         var signInProvider: String?
         var identities: JSONValue?
         var event: AppleNotificationEvent?
+        var appStore: AppStoreClaims?
     }
 
     /// The members behind one immutable box, absent when none was read. The verifier moves a
@@ -147,6 +148,12 @@ public struct ProviderClaims: Sendable, Hashable {
     public var event: AppleNotificationEvent? {
         get { storage?.fields.event }
         set { change { $0.event = newValue } }
+    }
+
+    /// App Store signed data, typed (``AppStoreClaims``).
+    public var appStore: AppStoreClaims? {
+        get { storage?.fields.appStore }
+        set { change { $0.appStore = newValue } }
     }
 
     /// The claims that are present, under their JWT names (Firebase's nested members spelled

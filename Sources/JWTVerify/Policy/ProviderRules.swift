@@ -9,7 +9,7 @@
 public struct ProviderRules: Sendable, Hashable {
     /// Which provider, without its settings.
     package enum Kind: Sendable, Hashable {
-        case none, appleIdentityToken, appleNotification, firebase, firebaseSession, firebaseAppCheck, firebasePhoneNumber, google, oidc
+        case none, appleIdentityToken, appleNotification, firebase, firebaseSession, firebaseAppCheck, firebasePhoneNumber, google, oidc, appStore
     }
 
     /// The provider and its settings.
@@ -23,6 +23,16 @@ public struct ProviderRules: Sendable, Hashable {
         case firebasePhoneNumber(project: String)
         case google(hostedDomain: String?, authorizedParty: String?)
         case oidc
+        case appStore(AppStoreSettings)
+    }
+
+    /// What the App Store rules compare with.
+    struct AppStoreSettings: Sendable, Hashable {
+        /// Accepted bundle IDs; `nil`: not checked (audits).
+        var bundleIDs: [String]?
+        var environment: AppStoreEnvironment?
+        var appAppleID: Int64?
+        var trust: AppStoreTrust
     }
 
     let backing: Backing
@@ -51,6 +61,13 @@ public struct ProviderRules: Sendable, Hashable {
     public static func google(hostedDomain: String? = nil, authorizedParty: String? = nil) -> ProviderRules {
         ProviderRules(.google(hostedDomain: hostedDomain, authorizedParty: authorizedParty))
     }
+    /// App Store signed data (see ``VerificationPolicy/appStore(bundleIDs:environment:appAppleID:trust:)``);
+    /// `bundleIDs: nil` checks no bundle ID (for audits of captured data, never for a service).
+    public static func appStore(
+        bundleIDs: [String]?, environment: AppStoreEnvironment? = nil, appAppleID: Int64? = nil, trust: AppStoreTrust = .appleRootCAG3
+    ) -> ProviderRules {
+        ProviderRules(.appStore(AppStoreSettings(bundleIDs: bundleIDs, environment: environment, appAppleID: appAppleID, trust: trust)))
+    }
     /// Generic OpenID Connect ID tokens (see ``VerificationPolicy/oidc(issuer:audiences:algorithms:)``).
     public static let oidc = ProviderRules(.oidc)
 
@@ -66,6 +83,7 @@ public struct ProviderRules: Sendable, Hashable {
         case .firebasePhoneNumber: .firebasePhoneNumber
         case .google: .google
         case .oidc: .oidc
+        case .appStore: .appStore
         }
     }
 
@@ -81,6 +99,7 @@ public struct ProviderRules: Sendable, Hashable {
         case .firebasePhoneNumber: "firebase-phone"
         case .google: "google"
         case .oidc: "oidc"
+        case .appStore: "app-store"
         }
     }
 
@@ -93,6 +112,16 @@ public struct ProviderRules: Sendable, Hashable {
         default: JOSEHeader.Requirements()
         }
     }
+
+    /// The App Store settings, when these are the App Store's rules: the one policy whose keys come
+    /// from the token's `x5c` chain (to a pinned root), not from a key set.
+    var appStoreSettings: AppStoreSettings? {
+        if case .appStore(let settings) = backing { return settings }
+        return nil
+    }
+
+    /// Whether `exp` is required: App Store signed data has none (its certificates expire instead).
+    var requiresExpiration: Bool { kind != .appStore }
 
     /// Whether a missing `nonce` is accepted when the token says `nonce_supported: false`.
     var acceptsMissingNonceWhenUnsupported: Bool {
@@ -116,6 +145,7 @@ public struct ProviderRules: Sendable, Hashable {
             case .firebaseAppCheck: try FirebaseAppCheckClaims.read(reader, into: &claims)
             case .firebasePhoneNumber: try FirebasePhoneNumberClaims.read(reader, into: &claims)
             case .google: try GoogleClaims.read(reader, into: &claims)
+            case .appStore: claims.appStore = try AppStoreClaims(reading: payload)
             case .oidc: try OIDCClaims.read(reader, into: &claims)
             }
         } catch {
@@ -131,6 +161,8 @@ public struct ProviderRules: Sendable, Hashable {
         case .firebase, .firebaseSession: FirebaseClaims.check(claims, now: now, leeway: leeway)
         case .google(let hostedDomain, let authorizedParty):
             GoogleClaims.check(claims, hostedDomain: hostedDomain, authorizedParty: authorizedParty)
+        case .appStore(let settings):
+            claims.appStore?.check(bundleIDs: settings.bundleIDs, environment: settings.environment, appAppleID: settings.appAppleID)
         default: nil
         }
     }

@@ -197,6 +197,32 @@ public struct VerificationPolicy: Sendable {
             keySource: .firebasePhoneNumber)
     }
 
+    /// App Store signed data: StoreKit 2 transactions and renewal infos, App Store Server
+    /// Notifications V2 (their nested transaction and renewal info verified too) and
+    /// AppTransactions, typed as ``AppStoreClaims``.
+    ///
+    /// The one policy whose key comes from the token: ES256 only; the header's `x5c` must hold
+    /// three certificates, of which the leaf and the intermediate must validate to a root of
+    /// `trust` (Apple Root CA - G3 by default; the root the token sends is never trusted) with
+    /// Apple's extensions, at the call's time when given, else at the payload's `signedDate`
+    /// (then required). Then, in Apple's order: the bundle ID among `bundleIDs` (renewal infos
+    /// carry none), the app Apple ID of production notifications and AppTransactions when
+    /// `appAppleID` is set, and the environment when `environment` is set. Data signed in Xcode
+    /// or for local testing is always refused: its signature is not Apple's.
+    ///
+    /// - Parameters:
+    ///   - bundleIDs: your apps' bundle IDs (an empty list accepts none).
+    ///   - environment: `Production` or `Sandbox`, when one is required.
+    ///   - appAppleID: your app's Apple ID, checked on production notifications and AppTransactions.
+    ///   - trust: the roots (``AppStoreTrust/appleRootCAG3`` unless you test with your own).
+    public static func appStore(
+        bundleIDs: [String], environment: AppStoreEnvironment? = nil, appAppleID: Int64? = nil, trust: AppStoreTrust = .appleRootCAG3
+    ) -> VerificationPolicy {
+        VerificationPolicy(
+            issuers: nil, audiences: nil, algorithms: [.es256],
+            rules: .appStore(bundleIDs: bundleIDs, environment: environment, appAppleID: appAppleID, trust: trust))
+    }
+
     /// Google ID tokens: `iss` `https://accounts.google.com` or `accounts.google.com`, RS256.
     ///
     /// - Parameters:

@@ -1,0 +1,149 @@
+import Synchronization
+
+/// The roots App Store signed data must chain to, and the chains already checked against them.
+///
+/// Every App Store signed token carries its signing chain in the `x5c` header: Apple's leaf,
+/// Apple's WWDR intermediate, and a root. Only the leaf and the intermediate are read; the root
+/// the token sends is never a trust anchor. The pair must validate, with OpenSSL's X.509
+/// verification, up to one of these roots, the leaf carrying Apple's extension
+/// 1.2.840.113635.100.6.11.1 and the intermediate 1.2.840.113635.100.6.2.1.
+///
+/// Validated chains are cached (bounded, shared by every thread): thousands of tokens signed by
+/// one leaf pay for one validation. A cached chain keeps the interval in which its three
+/// certificates are all valid, so each token is still judged at its own time.
+public final class AppStoreTrust: Sendable, Hashable, CustomStringConvertible {
+    /// Apple Root CA - G3, bundled (its SHA-256 is checked when loaded): the default.
+    public static let appleRootCAG3: AppStoreTrust = {
+        do {
+            return try AppStoreTrust(rootCertificates: [AppleRootCertificate.der()], name: "Apple Root CA - G3")
+        } catch {
+            preconditionFailure("the bundled Apple Root CA - G3 does not load")
+        }
+    }()
+
+    /// The OID Apple's leaf certificates for App Store signed data carry.
+    public static let leafExtension = "1.2.840.113635.100.6.11.1"
+    /// The OID Apple's WWDR intermediate carries.
+    public static let intermediateExtension = "1.2.840.113635.100.6.2.1"
+    /// Most chains held by the cache.
+    public static let cacheCapacity = 1024
+
+    /// A root that is neither a PEM nor a DER certificate.
+    public struct InvalidRoot: Error, Sendable, CustomStringConvertible {
+        /// Which root, from 0.
+        public let index: Int
+        /// What was wrong.
+        public var description: String { "root certificate \(index) is neither a PEM nor a DER certificate" }
+    }
+
+    private let store: X509TrustStore
+    private let name: String
+    private let chains = Mutex(ChainCache())
+
+    /// Trust in these roots, each a PEM or DER certificate, instead of Apple's.
+    ///
+    /// - Throws: ``InvalidRoot`` for a root that is neither.
+    public convenience init(rootCertificates: [[UInt8]]) throws(InvalidRoot) {
+        try self.init(rootCertificates: rootCertificates, name: "\(rootCertificates.count) configured root\(rootCertificates.count == 1 ? "" : "s")")
+    }
+
+    private init(rootCertificates: [[UInt8]], name: String) throws(InvalidRoot) {
+        var anchors: [[UInt8]] = []
+        for (index, certificate) in rootCertificates.enumerated() {
+            guard let der = X509TrustStore.der(ofCertificate: certificate) else { throw InvalidRoot(index: index) }
+            anchors.append(der)
+        }
+        do {
+            store = try X509TrustStore(anchors: anchors)
+        } catch {
+            throw InvalidRoot(index: 0)
+        }
+        self.name = name
+    }
+
+    /// The roots, for people.
+    public var description: String { name }
+
+    /// The same trust object.
+    public static func == (lhs: AppStoreTrust, rhs: AppStoreTrust) -> Bool { lhs === rhs }
+    /// Hashes the object's identity.
+    public func hash(into hasher: inout Hasher) { hasher.combine(ObjectIdentifier(self)) }
+
+    /// Chains in the cache now.
+    public var cachedChains: Int { chains.withLock { $0.entries.count } }
+
+    /// The leaf's key when `leaf` ← `intermediate` (the standard base64 of `x5c[0]` and `x5c[1]`)
+    /// leads to a root and is valid at `time`; else the reason.
+    func leafKey(leaf: String, intermediate: String, at time: Double) -> Result<EVPPublicKey, VerificationError> {
+        var material = Array(leaf.utf8)
+        material.append(0)
+        material.append(contentsOf: intermediate.utf8)
+        let key = material.withUnsafeBytes { SHA256Digest(hashing: $0) }
+        if let entry = chains.withLock({ $0.entries[key] }) { return entry.judge(at: time) }
+        guard let leafDER = StandardBase64.decode(leaf.utf8) else {
+            return .failure(VerificationError(.x5cInvalid, detail: "x5c[0] is not standard base64"))
+        }
+        guard let intermediateDER = StandardBase64.decode(intermediate.utf8) else {
+            return .failure(VerificationError(.x5cInvalid, detail: "x5c[1] is not standard base64"))
+        }
+        let entry: ChainEntry
+        switch store.verify(
+            leaf: leafDER, intermediate: intermediateDER, at: time, leafExtension: Self.leafExtension,
+            intermediateExtension: Self.intermediateExtension)
+        {
+        case .trusted(let publicKey, let from, let until):
+            entry = .trusted(publicKey, validFrom: from, validUntil: until)
+        case .notDER(let position):
+            entry = .refused(VerificationError(.x5cInvalid, detail: "x5c[\(position)] is not a DER certificate"))
+        case .leafKeyNotP256:
+            entry = .refused(VerificationError(.keyAlgorithmMismatch, detail: "the x5c leaf's key is not a P-256 key (ES256 needs one)"))
+        case .untrusted(let why, let dependsOnTime):
+            let error = VerificationError(.untrustedChain, detail: "x5c does not chain to \(name) at \(Verifier.number(time.rounded(.down))): \(why)")
+            // A verdict that depends on the time is the token's own, not the chain's.
+            guard !dependsOnTime else { return .failure(error) }
+            entry = .refused(error)
+        }
+        chains.withLock { $0.insert(entry, for: key) }
+        return entry.judge(at: time)
+    }
+
+    /// A chain as checked: trusted within an interval, or refused whatever the time.
+    enum ChainEntry: Sendable {
+        case trusted(EVPPublicKey, validFrom: Double, validUntil: Double)
+        case refused(VerificationError)
+
+        /// The key, if the chain is trusted and valid at `time`.
+        func judge(at time: Double) -> Result<EVPPublicKey, VerificationError> {
+            switch self {
+            case .refused(let error): return .failure(error)
+            case .trusted(let key, let from, let until):
+                guard time >= from, time <= until else {
+                    return .failure(
+                        VerificationError(
+                            .untrustedChain,
+                            detail: "the x5c chain is valid from \(Verifier.number(from)) to \(Verifier.number(until)), not at \(Verifier.number(time.rounded(.down)))"))
+                }
+                return .success(key)
+            }
+        }
+    }
+
+    /// The checked chains by the SHA-256 of their two certificates' text, at most
+    /// ``AppStoreTrust/cacheCapacity``; when full, the oldest goes.
+    struct ChainCache: Sendable {
+        var entries: [SHA256Digest: ChainEntry] = [:]
+        var order: [SHA256Digest] = []
+        var oldest = 0
+
+        mutating func insert(_ entry: ChainEntry, for key: SHA256Digest) {
+            guard entries.updateValue(entry, forKey: key) == nil else { return }
+            if order.count < AppStoreTrust.cacheCapacity {
+                order.append(key)
+            } else {
+                entries[order[oldest]] = nil
+                order[oldest] = key
+                oldest = (oldest + 1) % order.count
+            }
+        }
+    }
+}

@@ -1,0 +1,255 @@
+/// App Store signed data, typed: a StoreKit 2 transaction or renewal info, an App Store Server
+/// Notification (V2), or an AppTransaction, verified under ``VerificationPolicy/appStore(bundleIDs:environment:appAppleID:trust:)``.
+///
+/// Dates are milliseconds since the epoch, as Apple sends them. A notification's
+/// `data.signedTransactionInfo` and `data.signedRenewalInfo` are verified under the same policy
+/// and come typed as ``transaction`` and ``renewalInfo``. Every other member is in
+/// ``VerifiedToken/allClaims``.
+public struct AppStoreClaims: ProviderClaimSet, Hashable {
+    /// What the payload is.
+    public enum Kind: String, Sendable, Hashable {
+        /// A StoreKit 2 transaction (`JWSTransaction`).
+        case transaction
+        /// A subscription's renewal info (`JWSRenewalInfo`).
+        case renewalInfo = "renewal_info"
+        /// An App Store Server Notification V2 (`responseBodyV2DecodedPayload`).
+        case notification
+        /// An `AppTransaction`.
+        case appTransaction = "app_transaction"
+    }
+
+    /// What the payload is.
+    public let kind: Kind
+    /// `environment` (`receiptType` for an AppTransaction; a notification's from its `data`,
+    /// `summary` or `externalPurchaseToken`): `Production` or `Sandbox`.
+    public let environment: String?
+    /// `bundleId` (a notification's from its `data`, `summary` or `externalPurchaseToken`).
+    public let bundleID: String?
+    /// `appAppleId` (notifications and AppTransactions).
+    public let appAppleID: Int64?
+    /// `signedDate`, in milliseconds since the epoch.
+    public let signedDate: Double?
+    /// `productId` (transactions, renewal infos, a notification's `summary`).
+    public let productID: String?
+    /// `transactionId`.
+    public let transactionID: String?
+    /// `originalTransactionId`.
+    public let originalTransactionID: String?
+    /// Transactions: `purchaseDate`, `expiresDate` (subscriptions), `revocationDate` (refunds).
+    public let purchaseDate: Double?
+    public let expiresDate: Double?
+    public let revocationDate: Double?
+    /// Transactions: `type` (`Auto-Renewable Subscription`, `Consumable`, …) and `appAccountToken`.
+    public let type: String?
+    public let appAccountToken: String?
+    /// Renewal infos: `autoRenewProductId` and `autoRenewStatus` (1 on, 0 off).
+    public let autoRenewProductID: String?
+    public let autoRenewStatus: Int?
+    /// Notifications: `notificationType`, `subtype` and `notificationUUID`.
+    public let notificationType: String?
+    public let subtype: String?
+    public let notificationUUID: String?
+    private let nested: Nested?
+
+    /// A notification's `data.signedTransactionInfo`, verified.
+    public var transaction: AppStoreClaims? { nested?.transaction }
+    /// A notification's `data.signedRenewalInfo`, verified.
+    public var renewalInfo: AppStoreClaims? { nested?.renewalInfo }
+
+    /// The claims of a token verified under the App Store policy.
+    public init?(_ token: VerifiedToken) {
+        guard let claims = token.provider.appStore else { return nil }
+        self = claims
+    }
+
+    /// The nested signed data of a notification, behind one box.
+    private final class Nested: Sendable, Hashable {
+        let transaction: AppStoreClaims?
+        let renewalInfo: AppStoreClaims?
+        init(transaction: AppStoreClaims?, renewalInfo: AppStoreClaims?) {
+            self.transaction = transaction
+            self.renewalInfo = renewalInfo
+        }
+        static func == (a: Nested, b: Nested) -> Bool { a.transaction == b.transaction && a.renewalInfo == b.renewalInfo }
+        func hash(into hasher: inout Hasher) {
+            hasher.combine(transaction)
+            hasher.combine(renewalInfo)
+        }
+    }
+
+    /// These claims with a notification's nested transaction and renewal info.
+    func with(transaction: AppStoreClaims?, renewalInfo: AppStoreClaims?) -> AppStoreClaims {
+        var copy = self
+        copy.replaceNested(transaction == nil && renewalInfo == nil ? nil : Nested(transaction: transaction, renewalInfo: renewalInfo))
+        return copy
+    }
+
+    private mutating func replaceNested(_ value: Nested?) {
+        self = AppStoreClaims(copying: self, nested: value)
+    }
+
+    private init(copying other: AppStoreClaims, nested: Nested?) {
+        kind = other.kind
+        environment = other.environment
+        bundleID = other.bundleID
+        appAppleID = other.appAppleID
+        signedDate = other.signedDate
+        productID = other.productID
+        transactionID = other.transactionID
+        originalTransactionID = other.originalTransactionID
+        purchaseDate = other.purchaseDate
+        expiresDate = other.expiresDate
+        revocationDate = other.revocationDate
+        type = other.type
+        appAccountToken = other.appAccountToken
+        autoRenewProductID = other.autoRenewProductID
+        autoRenewStatus = other.autoRenewStatus
+        notificationType = other.notificationType
+        subtype = other.subtype
+        notificationUUID = other.notificationUUID
+        self.nested = nested
+    }
+
+    /// Reads and types a payload; a payload that is none of the four kinds, or a member of the
+    /// wrong type, is `claim_type`.
+    init<Object: JSONObjectReading>(reading payload: Object) throws(VerificationError) {
+        let reader = ProviderClaimReader(payload: payload)
+        func integer(_ value: Double?, _ name: String) throws(VerificationError) -> Int64? {
+            guard let value else { return nil }
+            guard value == value.rounded(), abs(value) < 9.0e15 else { throw VerificationError(.claimType, detail: "\(name) is not an integer") }
+            return Int64(value)
+        }
+        if payload.member("notificationType") != nil {
+            kind = .notification
+            notificationType = try reader.string("notificationType")
+            subtype = try reader.string("subtype")
+            notificationUUID = try reader.string("notificationUUID")
+            // The app's identity: from data, else summary, else externalPurchaseToken.
+            var environment: String? = nil
+            var bundleID: String? = nil
+            var appAppleID: Int64? = nil
+            var productID: String? = nil
+            var found = false
+            for (name, part) in [("data", payload.member("data")), ("summary", payload.member("summary")), ("externalPurchaseToken", payload.member("externalPurchaseToken"))] {
+                guard let part, !found else { continue }
+                guard part.kind == .object else { throw VerificationError(.claimType, detail: "\(name) is not an object") }
+                found = true
+                let inner = ProviderClaimReader(payload: NestedObject(value: part))
+                bundleID = try inner.string("bundleId")
+                appAppleID = try integer(inner.number("appAppleId"), "\(name).appAppleId")
+                if name == "externalPurchaseToken" {
+                    let identifier = try inner.string("externalPurchaseId")
+                    environment = identifier.map { $0.hasPrefix("SANDBOX") ? "Sandbox" : "Production" }
+                } else {
+                    environment = try inner.string("environment")
+                }
+                if name == "summary" { productID = try inner.string("productId") }
+            }
+            self.environment = environment
+            self.bundleID = bundleID
+            self.appAppleID = appAppleID
+            self.productID = productID
+            transactionID = nil
+            originalTransactionID = nil
+            purchaseDate = nil
+            expiresDate = nil
+            revocationDate = nil
+            type = nil
+            appAccountToken = nil
+            autoRenewProductID = nil
+            autoRenewStatus = nil
+        } else {
+            notificationType = nil
+            subtype = nil
+            notificationUUID = nil
+            if payload.member("receiptType") != nil {
+                kind = .appTransaction
+                environment = try reader.string("receiptType")
+                appAppleID = try integer(reader.number("appAppleId"), "appAppleId")
+            } else if payload.member("transactionId") != nil {
+                kind = .transaction
+                environment = try reader.string("environment")
+                appAppleID = nil
+            } else if payload.member("autoRenewStatus") != nil || payload.member("autoRenewProductId") != nil {
+                kind = .renewalInfo
+                environment = try reader.string("environment")
+                appAppleID = nil
+            } else {
+                throw VerificationError(
+                    .claimType, detail: "not App Store signed data: none of notificationType, transactionId, autoRenewStatus, receiptType")
+            }
+            bundleID = try reader.string("bundleId")
+            productID = try reader.string("productId")
+            transactionID = try reader.string("transactionId")
+            originalTransactionID = try reader.string("originalTransactionId")
+            purchaseDate = try reader.number("purchaseDate")
+            expiresDate = try reader.number("expiresDate")
+            revocationDate = try reader.number("revocationDate")
+            type = try reader.string("type")
+            appAccountToken = try reader.string("appAccountToken")
+            autoRenewProductID = try reader.string("autoRenewProductId")
+            autoRenewStatus = try integer(reader.number("autoRenewStatus"), "autoRenewStatus").map { Int($0) }
+        }
+        signedDate = try reader.number("signedDate")
+        nested = nil
+    }
+
+    /// The App Store's rules against the configuration, in Apple's order: bundle ID (renewal
+    /// infos carry none), app Apple ID (production notifications and AppTransactions, when
+    /// configured), then environment (Xcode and LocalTesting never pass).
+    func check(bundleIDs: [String]?, environment expected: AppStoreEnvironment?, appAppleID expectedAppAppleID: Int64?) -> VerificationError? {
+        if let bundleIDs, kind != .renewalInfo {
+            guard let bundleID, bundleIDs.contains(bundleID) else {
+                return VerificationError(
+                    .bundleMismatch,
+                    detail: "bundleId \(bundleID.map(Verifier.quoted) ?? "(none)") is not \(bundleIDs.map(Verifier.quoted).joined(separator: " or "))")
+            }
+        }
+        if let expectedAppAppleID, kind == .notification || kind == .appTransaction, environment == AppStoreEnvironment.production.rawValue {
+            guard appAppleID == expectedAppAppleID else {
+                return VerificationError(
+                    .appAppleIDMismatch, detail: "appAppleId \(appAppleID.map { String($0) } ?? "(none)") is not \(expectedAppAppleID)")
+            }
+        }
+        if let environment, environment == "Xcode" || environment == "LocalTesting" {
+            return VerificationError(.environmentMismatch, detail: "environment \(environment): locally signed data is never accepted")
+        }
+        if let expected, environment != expected.rawValue {
+            return VerificationError(
+                .environmentMismatch, detail: "environment \(environment.map(Verifier.quoted) ?? "(none)") is not \(expected.rawValue)")
+        }
+        return nil
+    }
+
+    /// A `signedDate` read straight from a decoded payload (before its signature is checked, to
+    /// know when to judge the chain): `nil` when absent, `.failure` when the payload is not a JSON
+    /// object or `signedDate` not a number.
+    static func signedDate(_ payload: UnsafeRawBufferPointer) -> Result<Double?, VerificationError> {
+        switch JSONObjectParser.parse(payload, SignedDateReading()) {
+        case .success(let found): return found
+        case .failure(.invalid(let message)): return .failure(VerificationError(.malformed, detail: "payload is not valid JSON: \(message)"))
+        case .failure(.notObject): return .failure(VerificationError(.malformed, detail: "payload is not a JSON object"))
+        }
+    }
+
+    private struct SignedDateReading: JSONObjectConsumer {
+        func consume<Object: JSONObjectReading>(_ object: Object) -> Result<Double?, VerificationError> {
+            guard let node = object.member("signedDate") else { return .success(nil) }
+            guard let value = node.number, value >= 0 else { return .failure(VerificationError(.claimType, detail: "signedDate is not a number of milliseconds")) }
+            return .success(value)
+        }
+    }
+}
+
+/// An object nested in a payload, read through the same object interface.
+private struct NestedObject<Value: JSONValueReading>: JSONObjectReading {
+    let value: Value
+    func member(_ name: StaticString) -> Value? { value.member(name) }
+    func member(named name: UnsafeRawBufferPointer) -> Value? { nil }
+}
+
+/// The App Store environments a policy may require.
+public enum AppStoreEnvironment: String, Sendable, Hashable, CaseIterable {
+    case production = "Production"
+    case sandbox = "Sandbox"
+}
