@@ -89,8 +89,12 @@ struct AuditCommand {
         helpRequested = try Self.table.parse(words, into: &self) { options, path throws(CommandFailure) in options.inputs.append(path) }
         if helpRequested { return }
         policy = try flags.policy(strict: false)
-        if keySets.sources.isEmpty, let source = policy.keySource { keySets.sources = [source.description] }
-        if keySets.sources.isEmpty { throw .usage("--jwks is required (a file, URL, preset or snapshot)") }
+        if flags.keysFromTokens {
+            if !keySets.sources.isEmpty { throw .usage("--profile app-store takes each token's keys from its x5c chain; drop --jwks") }
+        } else {
+            if keySets.sources.isEmpty, let source = policy.keySource { keySets.sources = [source.description] }
+            if keySets.sources.isEmpty { throw .usage("--jwks is required (a file, URL, preset or snapshot)") }
+        }
         if flags.now != nil && atIssueTime { throw .usage("--now and --at iat exclude each other") }
         if partials && !format.writesRecords { throw .usage("--partials goes with --format jsonl or tsv (records); --format partial is the report alone") }
         if filesFrom == "-" && (inputs.contains("-") || taggedInput) {
@@ -109,8 +113,11 @@ struct AuditCommand {
     }
 
     func run() throws(CommandFailure) -> ExitStatus {
-        let loaded = try KeySetLoader.loadEach(keySets)
-        let keys = try KeySetLoader.merge(loaded, sources: keySets.sources)
+        if flags.keysFromTokens && flags.bundleIDs.isEmpty {
+            StandardError.write("jwtverify audit: --profile app-store without --bundle-id: bundle IDs are not checked\n")
+        }
+        let loaded = flags.keysFromTokens ? [] : try KeySetLoader.loadEach(keySets)
+        let keys = flags.keysFromTokens ? JWKSet(keys: []) : try KeySetLoader.merge(loaded, sources: keySets.sources)
         var sources: [String: String] = [:]
         for source in loaded {
             for key in source.keys.keys { if let kid = key.keyID, sources[kid] == nil { sources[kid] = source.source } }

@@ -20,6 +20,11 @@ struct PolicyFlags {
     /// `nil`: not given (the profile's or the default allow-list applies).
     var algorithms: Set<SignatureAlgorithm>?
     var maxTokenBytes = VerificationPolicy.defaultMaxTokenBytes
+    /// App Store: `--bundle-id`, `--environment`, `--app-apple-id`, `--apple-root`.
+    var bundleIDs: [String] = []
+    var environment: AppStoreEnvironment?
+    var appAppleID: Int64?
+    var appleRoots: [String] = []
 
     static var profileNames: [String] { VerificationPolicy.profileNames }
 
@@ -27,7 +32,7 @@ struct PolicyFlags {
     static let profileOptions: [Option<PolicyFlags>] = [
         .value(
             "--profile", placeholder: "P",
-            help: "apple | apple-notification | firebase | firebase-session |\nfirebase-app-check | firebase-phone | google | oidc: fills in the\nissuer, algorithms and default key set (--jwks overrides it), adds\nthe provider's rules, and a typed \"claims\" object to the output."
+            help: "apple | apple-notification | app-store | firebase | firebase-session |\nfirebase-app-check | firebase-phone | google | oidc: fills in the\nissuer, algorithms and default key set (--jwks overrides it), adds\nthe provider's rules, and a typed \"claims\" object to the output.\napp-store takes its keys from each token's x5c chain, never --jwks."
         ) { flags, value, name throws(CommandFailure) in
             guard profileNames.contains(value) else { throw .usage("\(name) takes " + profileNames.joined(separator: ", ")) }
             flags.profile = value
@@ -36,6 +41,21 @@ struct PolicyFlags {
         .value("--project-number", placeholder: "N", help: "Firebase project number (firebase-app-check).") { $0.projectNumber = $1 },
         .value("--hosted-domain", placeholder: "D", help: "Google: required \"hd\".") { $0.hostedDomain = $1 },
         .value("--authorized-party", placeholder: "A", help: "Google: required \"azp\", when the token has one.") { $0.authorizedParty = $1 },
+        .value("--bundle-id", placeholder: "ID", help: "App Store: an accepted bundle ID (repeatable).") { $0.bundleIDs.append($1) },
+        .value("--environment", placeholder: "E", help: "App Store: Production or Sandbox, when one is required.") { flags, value, name throws(CommandFailure) in
+            guard let environment = AppStoreEnvironment.allCases.first(where: { $0.rawValue.lowercased() == value.lowercased() }) else {
+                throw .usage("\(name) takes Production or Sandbox")
+            }
+            flags.environment = environment
+        },
+        .value("--app-apple-id", placeholder: "N", help: "App Store: the app's Apple ID (production notifications).") { flags, value, name throws(CommandFailure) in
+            guard let number = Int64(value), number > 0 else { throw .usage("\(name) takes a positive integer") }
+            flags.appAppleID = number
+        },
+        .value(
+            "--apple-root", placeholder: "FILE",
+            help: "App Store: a trusted root, PEM or DER (repeatable; replaces the\nbundled Apple Root CA - G3)."
+        ) { $0.appleRoots.append($1) },
         .flag(
             "--accept-missing-nonce-when-unsupported",
             help: "Apple: accept a token without nonce if it says nonce_supported false."
@@ -116,17 +136,30 @@ struct PolicyFlags {
                 throw .usage("--profile \(profile) takes --project\(profile == "firebase-app-check" ? "-number and --project" : ""), not --audience")
             }
             if profile == "oidc" && issuer == nil { throw .usage("--profile oidc needs --issuer") }
+            let appStoreFlags = !bundleIDs.isEmpty || environment != nil || appAppleID != nil || !appleRoots.isEmpty
+            if profile != "app-store" && appStoreFlags {
+                throw .usage("--bundle-id, --environment, --app-apple-id and --apple-root go with --profile app-store")
+            }
+            if profile == "app-store" {
+                if !audiences.isEmpty { throw .usage("--profile app-store takes --bundle-id, not --audience") }
+                if strict && bundleIDs.isEmpty { throw .usage("--profile app-store needs --bundle-id (repeat it to accept several)") }
+            }
+            let trust = try appStoreTrust()
             do {
                 policy = try VerificationPolicy.profile(
                     named: profile,
                     .init(
                         audiences: audiences, issuer: issuer, project: project, projectNumber: projectNumber, hostedDomain: hostedDomain,
-                        authorizedParty: authorizedParty,
-                        acceptMissingNonceWhenUnsupported: acceptMissingNonceWhenUnsupported))
+                        authorizedParty: authorizedParty, acceptMissingNonceWhenUnsupported: acceptMissingNonceWhenUnsupported,
+                        bundleIDs: bundleIDs.isEmpty ? nil : bundleIDs, environment: environment, appAppleID: appAppleID,
+                        appStoreTrust: trust))
             } catch {
                 throw .usage("--profile: \(error.description)")
             }
         } else {
+            if !bundleIDs.isEmpty || environment != nil || appAppleID != nil || !appleRoots.isEmpty {
+                throw .usage("--bundle-id, --environment, --app-apple-id and --apple-root need --profile app-store")
+            }
             if project != nil || projectNumber != nil || hostedDomain != nil || authorizedParty != nil || acceptMissingNonceWhenUnsupported {
                 throw .usage(
                     "--project, --project-number, --hosted-domain, --authorized-party and --accept-missing-nonce-when-unsupported need --profile")
@@ -134,7 +167,7 @@ struct PolicyFlags {
             if strict && issuer == nil { throw .usage("--issuer is required (or --profile)") }
             policy = VerificationPolicy(issuers: issuer.map { [$0] }, audiences: audiences)
         }
-        if policy.audiences?.isEmpty ?? true {
+        if (policy.audiences?.isEmpty ?? true) && policy.rules.kind != .appStore {
             if strict { throw .usage("--audience is required (repeat it to accept several)") }
             policy.audiences = nil
         }
@@ -144,6 +177,25 @@ struct PolicyFlags {
         policy.maxTokenBytes = maxTokenBytes
         return policy
     }
+
+    /// The roots of `--apple-root`, or Apple's bundled one.
+    private func appStoreTrust() throws(CommandFailure) -> AppStoreTrust {
+        guard !appleRoots.isEmpty else { return .appleRootCAG3 }
+        var certificates: [[UInt8]] = []
+        for path in appleRoots {
+            guard let data = try? JWKSet.readFile(path) else { throw CommandFailure(status: .noInput, message: "--apple-root \(path): cannot read the file") }
+            certificates.append(data)
+        }
+        do {
+            return try AppStoreTrust(rootCertificates: certificates)
+        } catch {
+            throw CommandFailure(status: .dataError, message: "--apple-root \(appleRoots[error.index]): not a PEM or DER certificate")
+        }
+    }
+
+    /// Whether the policy takes each token's key from the token's own certificate chain (App
+    /// Store signed data) rather than from `--jwks`.
+    var keysFromTokens: Bool { profile == "app-store" }
 
     /// When tokens are evaluated: `--now`, or the clock.
     var evaluationTime: EvaluationTime { now.map(EvaluationTime.fixed) ?? .clock }

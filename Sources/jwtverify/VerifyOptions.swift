@@ -61,6 +61,10 @@ struct VerifyOptions {
         helpRequested = try Self.table.parse(words, into: &self) { options, path throws(CommandFailure) in options.inputs.append(path) }
         if helpRequested { return }
         policy = try flags.policy(strict: true)
+        if flags.keysFromTokens {
+            if !keySets.sources.isEmpty { throw .usage("--profile app-store takes each token's keys from its x5c chain; drop --jwks") }
+            return
+        }
         if keySets.sources.isEmpty, let source = policy.keySource { keySets.sources = [source.description] }
         if keySets.sources.isEmpty { throw .usage("--jwks is required") }
     }

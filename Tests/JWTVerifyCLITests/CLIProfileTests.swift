@@ -120,6 +120,61 @@ struct CLIProfileTests {
         }
     }
 
+    @Test("--profile app-store: keys from each token's chain to --apple-root; --bundle-id, --environment, --app-apple-id; typed claims; its flags")
+    func appStore() throws {
+        let pki = try AppStoreChainFactory()
+        try pki.root("root")
+        try pki.issue("ca", by: "root", section: "ca")
+        try pki.issue("leaf", by: "ca", section: "leaf")
+        let root = pki.directory.appendingPathComponent("root.pem").path
+        let signed = 1_767_225_600.0
+        let tokens = [
+            try pki.token(payload: AppStoreChainFactory.transaction(signedDate: signed + 60), chain: ["leaf", "ca", "root"], signer: "leaf"),
+            try pki.token(payload: AppStoreChainFactory.transaction(signedDate: signed + 60, bundleID: "com.other"), chain: ["leaf", "ca", "root"], signer: "leaf"),
+            try pki.token(payload: AppStoreChainFactory.transaction(signedDate: nil), chain: ["leaf", "ca", "root"], signer: "leaf"),
+        ]
+        let input = Data((tokens.joined(separator: "\n") + "\n").utf8)
+        // The chain was made now; its tokens say they were signed on 2026-01-01 or later, so judge them now.
+        let now = String(Int(Date().timeIntervalSince1970) + 120)
+        let outcome = try CLIRunner.run(
+            ["verify", "--profile", "app-store", "--bundle-id", "com.example.app", "--apple-root", root, "--environment", "sandbox", "--now", now], input: input)
+        #expect(outcome.status == 1, "\(outcome.stderr)")
+        #expect(outcome.records.map { $0["reason"] as? String } == [nil, "bundle_mismatch", nil])
+        let claims = try #require(outcome.records.first?["claims"] as? [String: Any])
+        #expect(claims["kind"] as? String == "transaction" && claims["bundleId"] as? String == "com.example.app" && claims["productId"] as? String == "pro.monthly")
+        // Without --now each is judged at its signedDate: the chain is not valid yet then; the undated one is claim_type.
+        let atSignedDate = try CLIRunner.run(["verify", "--profile", "app-store", "--bundle-id", "com.example.app", "--apple-root", root], input: input)
+        #expect(atSignedDate.records.map { $0["reason"] as? String } == ["untrusted_chain", "untrusted_chain", "claim_type"])
+        // Under Apple's bundled root, our chain is untrusted.
+        let apple = try CLIRunner.run(["verify", "--profile", "app-store", "--bundle-id", "com.example.app", "--now", now], input: input)
+        #expect(apple.records.first?["reason"] as? String == "untrusted_chain")
+        // audit without --bundle-id says it checks none.
+        let audit = try CLIRunner.run(["audit", "--profile", "app-store", "--apple-root", root, "--now", now, "--format", "json"], input: input)
+        #expect(audit.stderr.contains("bundle IDs are not checked"))
+        let report = try #require(try JSONSerialization.jsonObject(with: audit.stdout) as? [String: Any])
+        #expect(report["valid"] as? Int == 3, "\(report)")
+        for flags in [
+            ["--profile", "app-store"], ["--profile", "app-store", "--bundle-id", "a", "--jwks", "Vectors/jwks.json"],
+            ["--profile", "app-store", "--bundle-id", "a", "--environment", "Xcode"], ["--profile", "app-store", "--bundle-id", "a", "--app-apple-id", "x"],
+            ["--profile", "app-store", "--bundle-id", "a", "--audience", "b"], ["--bundle-id", "a", "--issuer", "i", "--audience", "b", "--jwks", "Vectors/jwks.json"],
+        ] {
+            #expect(try CLIRunner.run(["verify"] + flags).status == 64, "\(flags)")
+        }
+        #expect(try CLIRunner.run(["verify", "--profile", "app-store", "--bundle-id", "a", "--apple-root", "Vectors/jwks.json"]).status == 65)
+        #expect(try CLIRunner.run(["verify", "--profile", "app-store", "--bundle-id", "a", "--apple-root", "/nonexistent"]).status == 66)
+    }
+
+    @Test("--profile app-store on Apple's real tokens: audit finds all 43 in the captured lines, 42 verify at their signedDate",
+          .enabled(if: SharedVectors.available, Comment(rawValue: SharedVectors.missingMessage)))
+    func appStoreRealTokens() throws {
+        let path = SharedVectors.directory.appendingPathComponent("appstore/tokens.jsonl").path
+        let audit = try CLIRunner.run(["audit", "--profile", "app-store", "--format", "json", path])
+        let report = try #require(try JSONSerialization.jsonObject(with: audit.stdout) as? [String: Any])
+        #expect(report["tokens"] as? Int == 43)
+        #expect(report["valid"] as? Int == 42)
+        #expect((report["by_reason"] as? [String: Any])?["claim_type"] as? Int == 1)
+    }
+
     @Test("--profile apple-notification: a POST body line gives an event object")
     func notification() throws {
         let (directory, keys) = try Self.directoryWithKeys()

@@ -137,7 +137,7 @@ public struct JWKSet: Sendable {
     let slots: [KeySlot]
 
     /// Reads a whole file, refusing anything over the document size limit.
-    static func readFile(_ path: String) throws(JWKSetError) -> [UInt8] {
+    package static func readFile(_ path: String) throws(JWKSetError) -> [UInt8] {
         guard let file = fopen(path, "rb") else {
             throw JWKSetError("cannot open \(path): \(String(cString: strerror(errno)))", isMissingFile: true)
         }

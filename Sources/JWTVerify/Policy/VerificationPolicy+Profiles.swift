@@ -1,7 +1,7 @@
 extension VerificationPolicy {
     /// The provider profiles by name, as `--profile` spells them: each one's ``ProviderRules/profileName``.
     public static let profileNames = [
-        "apple", "apple-notification", "firebase", "firebase-session", "firebase-app-check", "firebase-phone", "google", "oidc",
+        "apple", "apple-notification", "app-store", "firebase", "firebase-session", "firebase-app-check", "firebase-phone", "google", "oidc",
     ]
 
     /// What a named profile takes besides its name; each profile reads the settings it needs.
@@ -19,12 +19,26 @@ extension VerificationPolicy {
         public var authorizedParty: String?
         /// Apple: accept a token without `nonce` that says `nonce_supported: false`.
         public var acceptMissingNonceWhenUnsupported: Bool
+        /// App Store: the accepted bundle IDs; `nil` checks none (audits of captured data only).
+        public var bundleIDs: [String]?
+        /// App Store: the required environment, if any.
+        public var environment: AppStoreEnvironment?
+        /// App Store: the app's Apple ID, checked on production notifications and AppTransactions.
+        public var appAppleID: Int64?
+        /// App Store: the roots chains must lead to.
+        public var appStoreTrust: AppStoreTrust = .appleRootCAG3
 
         /// Settings; each unset one is absent.
         public init(
             audiences: [String] = [], issuer: String? = nil, project: String? = nil, projectNumber: String? = nil,
-            hostedDomain: String? = nil, authorizedParty: String? = nil, acceptMissingNonceWhenUnsupported: Bool = false
+            hostedDomain: String? = nil, authorizedParty: String? = nil, acceptMissingNonceWhenUnsupported: Bool = false,
+            bundleIDs: [String]? = nil, environment: AppStoreEnvironment? = nil, appAppleID: Int64? = nil,
+            appStoreTrust: AppStoreTrust = .appleRootCAG3
         ) {
+            self.bundleIDs = bundleIDs
+            self.environment = environment
+            self.appAppleID = appAppleID
+            self.appStoreTrust = appStoreTrust
             self.projectNumber = projectNumber
             self.audiences = audiences
             self.issuer = issuer
@@ -72,6 +86,11 @@ extension VerificationPolicy {
         case "oidc":
             guard let issuer = settings.issuer else { throw ProfileError(description: "the oidc profile needs an issuer") }
             return .oidc(issuer: issuer, audiences: settings.audiences)
+        case "app-store":
+            return VerificationPolicy(
+                issuers: nil, audiences: nil, algorithms: [.es256],
+                rules: .appStore(
+                    bundleIDs: settings.bundleIDs, environment: settings.environment, appAppleID: settings.appAppleID, trust: settings.appStoreTrust))
         default:
             throw ProfileError(description: "no profile is named \(name) (" + profileNames.joined(separator: ", ") + ")")
         }

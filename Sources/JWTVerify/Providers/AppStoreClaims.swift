@@ -56,6 +56,36 @@ public struct AppStoreClaims: ProviderClaimSet, Hashable {
     /// A notification's `data.signedRenewalInfo`, verified.
     public var renewalInfo: AppStoreClaims? { nested?.renewalInfo }
 
+    /// The typed members under Apple's names (`kind` added; a notification's nested data as
+    /// `transaction` and `renewalInfo` objects): the CLI's `claims` object.
+    public var members: [String: JSONValue] {
+        var members: [String: JSONValue] = ["kind": .string(kind.rawValue)]
+        func put(_ name: String, _ value: String?) { if let value { members[name] = .string(value) } }
+        func put(_ name: String, _ value: Double?) {
+            if let value { members[name] = value == value.rounded() && abs(value) < 9e15 ? .integer(Int64(value)) : .number(value) }
+        }
+        put("environment", environment)
+        put("bundleId", bundleID)
+        if let appAppleID { members["appAppleId"] = .integer(appAppleID) }
+        put("signedDate", signedDate)
+        put("productId", productID)
+        put("transactionId", transactionID)
+        put("originalTransactionId", originalTransactionID)
+        put("purchaseDate", purchaseDate)
+        put("expiresDate", expiresDate)
+        put("revocationDate", revocationDate)
+        put("type", type)
+        put("appAccountToken", appAccountToken)
+        put("autoRenewProductId", autoRenewProductID)
+        if let autoRenewStatus { members["autoRenewStatus"] = .integer(Int64(autoRenewStatus)) }
+        put("notificationType", notificationType)
+        put("subtype", subtype)
+        put("notificationUUID", notificationUUID)
+        if let transaction { members["transaction"] = .object(transaction.members) }
+        if let renewalInfo { members["renewalInfo"] = .object(renewalInfo.members) }
+        return members
+    }
+
     /// The claims of a token verified under the App Store policy.
     public init?(_ token: VerifiedToken) {
         guard let claims = token.provider.appStore else { return nil }

@@ -110,6 +110,11 @@ package enum TokenRecordWriter {
     /// are written in name order, straight from the typed values.
     package static func appendProviderClaims(_ outcome: VerificationOutcome, rules: ProviderRules, to out: inout OutputText) {
         guard rules.kind != .none, case .success(let token) = outcome.result else { return }
+        if let appStore = token.provider.appStore {
+            out.key("claims")
+            out.append(.object(appStore.members))
+            return
+        }
         token.withClaims { claims, provider in appendProviderClaims(provider, claims, rules: rules, to: &out) }
     }
 

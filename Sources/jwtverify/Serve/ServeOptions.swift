@@ -44,6 +44,10 @@ struct RouteOptions: Sendable {
         } catch {
             throw CommandFailure(status: error.status, message: route == ServeRoute.defaultName ? error.message : "route \"\(route)\": \(error.message)")
         }
+        if flags.keysFromTokens {
+            if !keySets.sources.isEmpty { throw .usage("route \"\(route)\": --profile app-store takes each token's keys from its x5c chain; drop --jwks") }
+            return
+        }
         if keySets.sources.isEmpty, let source = policy.keySource { keySets.sources = [source.description] }
         if keySets.sources.isEmpty { throw .usage("route \"\(route)\": --jwks is required (or --profile)") }
         let remote = keySets.sources.filter { if case .url = KeySetSource(parsing: $0) { true } else { false } }

@@ -31,6 +31,8 @@ extension RouteOptions {
                 StandardError.write("jwtverify serve: warning: \(message); retrying in the background\n")
             }
             keys = .remote(RemoteVerifier(keySet: keySet, policy: policy, cache: cache))
+        } else if flags.keysFromTokens {
+            keys = .files(Verifier(keys: JWKSet(keys: []), policy: policy, cache: cache), loadedAt: VerificationPolicy.systemClock(), count: 0)
         } else {
             let loaded = try KeySetLoader.load(keySets)
             keys = .files(
