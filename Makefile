@@ -10,7 +10,7 @@ GATEWAY_PACKAGES := nginx-light caddy prometheus chromium
 JWTVERIFY := .build/release/jwtverify
 
 
-.PHONY: gateway-deps bench-serve report-screenshot
+.PHONY: gateway-deps bench-serve bench-appstore report-screenshot
 .PHONY: docs test-docs
 .PHONY: all deps build release demo test test-swift test-spark spark-deps spark-binary bench bench-es256 bench-peer-deps bench-instructions bench-spark fuzz fuzz-json asan tsan vectors clean
 
@@ -105,6 +105,10 @@ report-screenshot: release gateway-deps
 bench-serve: deps gateway-deps
 	@command -v wrk >/dev/null || $(INSTALL) --why "the load generator" wrk
 	PATH="$$PATH:/usr/sbin" Benchmarks/serve.sh
+
+# App Store signed data: jwtverify against Apple's own Python verifier on Apple's real tokens.
+bench-appstore: deps
+	Benchmarks/appstore.sh
 
 # ES256 only: the fixed-base path against the raw limit and the Rust peer (jsonwebtoken on ring).
 bench-es256: deps bench-peer-deps

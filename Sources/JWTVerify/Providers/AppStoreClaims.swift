@@ -23,7 +23,7 @@ public struct AppStoreClaims: ProviderClaimSet, Hashable {
     /// `environment` (`receiptType` for an AppTransaction; a notification's from its `data`,
     /// `summary` or `externalPurchaseToken`): `Production` or `Sandbox`.
     public let environment: String?
-    /// `bundleId` (a notification's from its `data`, `summary` or `externalPurchaseToken`).
+    /// `bundleId` (a notification's from its `data`, `summary`, `externalPurchaseToken` or `appData`).
     public let bundleID: String?
     /// `appAppleId` (notifications and AppTransactions).
     public let appAppleID: Int64?
@@ -154,13 +154,17 @@ public struct AppStoreClaims: ProviderClaimSet, Hashable {
             notificationType = try reader.string("notificationType")
             subtype = try reader.string("subtype")
             notificationUUID = try reader.string("notificationUUID")
-            // The app's identity: from data, else summary, else externalPurchaseToken.
+            // The app's identity: from data, else summary, else externalPurchaseToken, else appData.
             var environment: String? = nil
             var bundleID: String? = nil
             var appAppleID: Int64? = nil
             var productID: String? = nil
             var found = false
-            for (name, part) in [("data", payload.member("data")), ("summary", payload.member("summary")), ("externalPurchaseToken", payload.member("externalPurchaseToken"))] {
+            let parts = [
+                ("data", payload.member("data")), ("summary", payload.member("summary")),
+                ("externalPurchaseToken", payload.member("externalPurchaseToken")), ("appData", payload.member("appData")),
+            ]
+            for (name, part) in parts {
                 guard let part, !found else { continue }
                 guard part.kind == .object else { throw VerificationError(.claimType, detail: "\(name) is not an object") }
                 found = true

@@ -1,0 +1,100 @@
+#!/usr/bin/env bash
+# App Store signed data: jwtverify against Apple's own Python verifier (make bench-appstore).
+#   - Apple: app-store-server-library (pinned, from PyPI, in .build/appstore-venv), SignedDataVerifier
+#     with online checks off and Apple Root CA - G3, one verifier per (bundle ID, environment, app
+#     Apple ID) of the real tokens in ../shared/vectors/appstore; the tokens it accepts, again and
+#     again for a few seconds, on one thread.
+#   - jwtverify: verify --threads 1 --profile app-store (every bundle ID given, chains judged at
+#     each token's signedDate) over the same accepted tokens repeated, start-up included.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+vectors=${JWTVERIFY_SHARED_VECTORS:-../shared/vectors}/appstore/tokens.jsonl
+[ -f "$vectors" ] || { echo "appstore.sh: $vectors not found" >&2; exit 66; }
+venv=.build/appstore-venv
+requirements="app-store-server-library==3.1.2"
+if [ "$(cat "$venv/.requirements" 2>/dev/null)" != "$requirements" ]; then
+  rm -rf "$venv"
+  python3 -m venv "$venv"
+  "$venv/bin/pip" install -q "$requirements"
+  echo "$requirements" > "$venv/.requirements"
+fi
+swift build -c release --product jwtverify >/dev/null
+out=$(mktemp -d)
+trap 'rm -rf "$out"' EXIT
+"$venv/bin/python" - "$vectors" "$out" .build/release/jwtverify <<'PY'
+import base64, hashlib, json, subprocess, sys, time
+from appstoreserverlibrary.models.Environment import Environment
+from appstoreserverlibrary.signed_data_verifier import SignedDataVerifier, VerificationException
+
+vectors, out, cli = sys.argv[1], sys.argv[2], sys.argv[3]
+rows = [json.loads(line) for line in open(vectors)]
+
+def segment(token, index):
+    part = token.split(".")[index]
+    return base64.urlsafe_b64decode(part + "=" * (-len(part) % 4))
+
+root = base64.b64decode(json.loads(segment(rows[0]["token"], 0))["x5c"][2])
+assert hashlib.sha256(root).hexdigest() == "63343abfb89a6a03ebb57e9b3f5fa7be7c4f5c756f3017b3a8c488c3653e9179"
+
+def identity(row):
+    payload = json.loads(segment(row["token"], 1))
+    app = payload.get("data") or payload.get("summary") or payload
+    return app.get("bundleId"), app.get("environment"), app.get("appAppleId")
+
+verifiers = {}
+def verifier(bundle, environment, app_apple_id):
+    key = (bundle, environment, app_apple_id)
+    if key not in verifiers:
+        verifiers[key] = SignedDataVerifier([root], False, Environment(environment), bundle, app_apple_id or 1)
+    return verifiers[key]
+
+def apple_verify(row):
+    bundle, environment, app_apple_id = identity(row)
+    if environment is None:
+        raise VerificationException(0)
+    v = verifier(bundle, environment, app_apple_id)
+    kind = row["kind"]
+    if kind == "notification":
+        return v.verify_and_decode_notification(row["token"])
+    if kind == "transaction":
+        return v.verify_and_decode_signed_transaction(row["token"])
+    return v.verify_and_decode_renewal_info(row["token"])
+
+accepted = []
+for row in rows:
+    try:
+        apple_verify(row)
+        accepted.append(row)
+    except Exception:
+        pass
+print(f"Apple's verifier accepts {len(accepted)} of {len(rows)} real tokens (online checks off)")
+
+start = time.perf_counter()
+count = 0
+while time.perf_counter() - start < 5:
+    for row in accepted:
+        apple_verify(row)
+        count += 1
+apple_rate = count / (time.perf_counter() - start)
+
+repeats = 400
+with open(f"{out}/tokens.txt", "w") as f:
+    for _ in range(repeats):
+        for row in accepted:
+            f.write(row["token"] + "\n")
+bundles = sorted({identity(row)[0] for row in accepted if identity(row)[0]})
+args = [cli, "verify", "--threads", "1", "--profile", "app-store"] + [a for b in bundles for a in ("--bundle-id", b)] + [f"{out}/tokens.txt"]
+rates = []
+for _ in range(3):
+    start = time.perf_counter()
+    done = subprocess.run(args, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    elapsed = time.perf_counter() - start
+    valid = sum(1 for line in done.stdout.splitlines() if b'"valid":true' in line)
+    assert valid == repeats * len(accepted), (valid, done.stderr.decode()[-500:])
+    rates.append(repeats * len(accepted) / elapsed)
+ours = sorted(rates)[1]
+print("| App Store signed data, 1 thread | tokens/s | × Apple's verifier |")
+print("| --- | ---: | ---: |")
+print(f"| Apple's app-store-server-library 3.1.2 (Python), {count:,} verifications | {apple_rate:,.0f} | 1.0 |")
+print(f"| jwtverify verify --threads 1 --profile app-store, {repeats * len(accepted):,} tokens (median of 3, start-up included) | {ours:,.0f} | {ours / apple_rate:.1f} |")
+PY
