@@ -25,8 +25,11 @@
 #include <openssl/x509.h>
 #include <openssl/x509v3.h>
 #include <openssl/objects.h>
+#include <openssl/ocsp.h>
+#include <openssl/http.h>
 #include <string.h>
 #include <time.h>
+#include <stdio.h>
 
 #if OPENSSL_VERSION_NUMBER < 0x30000000L /* 0xMNN00PP0L: 3.0.0 */
 #error "JWTVerify needs OpenSSL >= 3.0"
@@ -284,6 +287,9 @@ struct copenssl_chain_result {
     /** The seconds since the epoch within which all three certificates are valid (OK only). */
     int64_t valid_from;
     int64_t valid_until;
+    /** The anchor the path ended at, DER (OK only; the caller frees it with copenssl_free). */
+    unsigned char *root_der;
+    int root_len;
 };
 
 static inline int copenssl_asn1_time_seconds(const ASN1_TIME *time, int64_t *out) {
@@ -361,6 +367,14 @@ static inline int copenssl_verify_chain(X509_STORE *store, const unsigned char *
         status = COPENSSL_CHAIN_LEAF_KEY;
         goto done;
     }
+    unsigned char *root_der = NULL;
+    int root_len = i2d_X509(sk_X509_value(path, 2), &root_der);
+    if (root_len <= 0) {
+        EVP_PKEY_free(key);
+        goto done;
+    }
+    result->root_der = root_der;
+    result->root_len = root_len;
     result->leaf_key = key;
     result->valid_from = from;
     result->valid_until = until;
@@ -376,5 +390,103 @@ done:
 
 /** The words OpenSSL has for an X509_V_ERR_* code. */
 static inline const char *copenssl_x509_error_string(int code) { return X509_verify_cert_error_string(code); }
+
+/** What an OCSP responder said of a certificate. */
+enum copenssl_ocsp_status {
+    COPENSSL_OCSP_GOOD = 0,
+    COPENSSL_OCSP_REVOKED = 1,
+    COPENSSL_OCSP_UNKNOWN = 2,      /* the responder does not know the certificate */
+    COPENSSL_OCSP_UNAVAILABLE = 3,  /* no answer that can be trusted: no responder, unreachable, unsigned, stale */
+};
+
+/** Asks the OCSP responder named in `cert`'s Authority Information Access about `cert`, issued by
+ *  `issuer` (both DER), within `timeout` seconds; the response must be signed by the issuer (or a
+ *  responder it delegated to) and current. Writes what went wrong into `detail` (up to `cap`).
+ *  Every object made here is freed here. */
+static inline int copenssl_ocsp_status(const unsigned char *cert_der, size_t cert_len, const unsigned char *issuer_der,
+                                       size_t issuer_len, X509_STORE *store, int timeout, char *detail, size_t cap) {
+    int status = COPENSSL_OCSP_UNAVAILABLE;
+    X509 *cert = copenssl_x509_from_der(cert_der, cert_len);
+    X509 *issuer = copenssl_x509_from_der(issuer_der, issuer_len);
+    STACK_OF(OPENSSL_STRING) *urls = NULL;
+    char *host = NULL, *port = NULL, *path = NULL;
+    int use_ssl = 0;
+    OCSP_REQUEST *request = NULL;
+    OCSP_CERTID *wanted = NULL;
+    BIO *body = NULL, *answer = NULL;
+    OCSP_RESPONSE *response = NULL;
+    OCSP_BASICRESP *basic = NULL;
+    STACK_OF(X509) *signers = NULL;
+    snprintf(detail, cap, "%s", "no OCSP answer");
+    if (cert == NULL || issuer == NULL) goto done;
+    urls = X509_get1_ocsp(cert);
+    if (urls == NULL || sk_OPENSSL_STRING_num(urls) == 0) {
+        snprintf(detail, cap, "%s", "the certificate names no OCSP responder");
+        goto done;
+    }
+    const char *url = sk_OPENSSL_STRING_value(urls, 0);
+    if (OSSL_HTTP_parse_url(url, &use_ssl, NULL, &host, &port, NULL, &path, NULL, NULL) != 1) {
+        snprintf(detail, cap, "%s", "the OCSP responder's URL does not parse");
+        goto done;
+    }
+    request = OCSP_REQUEST_new();
+    OCSP_CERTID *id = OCSP_cert_to_id(NULL, cert, issuer);
+    wanted = OCSP_cert_to_id(NULL, cert, issuer);
+    if (request == NULL || id == NULL || wanted == NULL || OCSP_request_add0_id(request, id) == NULL) {
+        OCSP_CERTID_free(id);
+        goto done;
+    }
+    body = ASN1_item_i2d_mem_bio(ASN1_ITEM_rptr(OCSP_REQUEST), (const ASN1_VALUE *)request);
+    if (body == NULL) goto done;
+    answer = OSSL_HTTP_transfer(NULL, host, port, path, use_ssl, NULL, NULL, NULL, NULL, NULL, NULL, 0, NULL,
+                                "application/ocsp-request", body, "application/ocsp-response", 1, 1 << 20, timeout, 0);
+    if (answer == NULL) {
+        snprintf(detail, cap, "the OCSP responder %s did not answer", url);
+        goto done;
+    }
+    response = ASN1_item_d2i_bio(ASN1_ITEM_rptr(OCSP_RESPONSE), answer, NULL);
+    if (response == NULL || OCSP_response_status(response) != OCSP_RESPONSE_STATUS_SUCCESSFUL ||
+        (basic = OCSP_response_get1_basic(response)) == NULL) {
+        snprintf(detail, cap, "the OCSP responder %s gave no usable answer", url);
+        goto done;
+    }
+    signers = sk_X509_new_null();
+    if (signers == NULL || !sk_X509_push(signers, issuer)) goto done;
+    if (OCSP_basic_verify(basic, signers, store, 0) <= 0) {
+        snprintf(detail, cap, "the OCSP answer from %s is not signed by the issuer", url);
+        goto done;
+    }
+    int state = 0, reason = 0;
+    ASN1_GENERALIZEDTIME *revoked = NULL, *this_update = NULL, *next_update = NULL;
+    if (OCSP_resp_find_status(basic, wanted, &state, &reason, &revoked, &this_update, &next_update) != 1) {
+        snprintf(detail, cap, "the OCSP answer from %s says nothing of the certificate", url);
+        goto done;
+    }
+    if (OCSP_check_validity(this_update, next_update, 300, -1) != 1) {
+        snprintf(detail, cap, "the OCSP answer from %s is not current", url);
+        goto done;
+    }
+    switch (state) {
+    case V_OCSP_CERTSTATUS_GOOD: status = COPENSSL_OCSP_GOOD; snprintf(detail, cap, "%s", "good"); break;
+    case V_OCSP_CERTSTATUS_REVOKED: status = COPENSSL_OCSP_REVOKED; snprintf(detail, cap, "revoked (reason %d)", reason); break;
+    default: status = COPENSSL_OCSP_UNKNOWN; snprintf(detail, cap, "the OCSP responder %s does not know the certificate", url); break;
+    }
+done:
+    sk_X509_free(signers);
+    OCSP_BASICRESP_free(basic);
+    OCSP_RESPONSE_free(response);
+    BIO_free(answer);
+    BIO_free(body);
+    OCSP_CERTID_free(wanted);
+    OCSP_REQUEST_free(request);
+    OPENSSL_free(host);
+    OPENSSL_free(port);
+    OPENSSL_free(path);
+    X509_email_free(urls);
+    X509_free(issuer);
+    X509_free(cert);
+    ERR_clear_error();
+    return status;
+}
 
 #endif

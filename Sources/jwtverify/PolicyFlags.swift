@@ -25,6 +25,7 @@ struct PolicyFlags {
     var environment: AppStoreEnvironment?
     var appAppleID: Int64?
     var appleRoots: [String] = []
+    var onlineChecks = false
 
     static var profileNames: [String] { VerificationPolicy.profileNames }
 
@@ -56,6 +57,10 @@ struct PolicyFlags {
             "--apple-root", placeholder: "FILE",
             help: "App Store: a trusted root, PEM or DER (repeatable; replaces the\nbundled Apple Root CA - G3)."
         ) { $0.appleRoots.append($1) },
+        .flag(
+            "--online-checks",
+            help: "App Store: ask the chain's OCSP responders (answers kept 15 min) and judge\nthe chain now; certificate_revoked, or revocation_unavailable (retry)."
+        ) { $0.onlineChecks = true },
         .flag(
             "--accept-missing-nonce-when-unsupported",
             help: "Apple: accept a token without nonce if it says nonce_supported false."
@@ -136,9 +141,9 @@ struct PolicyFlags {
                 throw .usage("--profile \(profile) takes --project\(profile == "firebase-app-check" ? "-number and --project" : ""), not --audience")
             }
             if profile == "oidc" && issuer == nil { throw .usage("--profile oidc needs --issuer") }
-            let appStoreFlags = !bundleIDs.isEmpty || environment != nil || appAppleID != nil || !appleRoots.isEmpty
+            let appStoreFlags = !bundleIDs.isEmpty || environment != nil || appAppleID != nil || !appleRoots.isEmpty || onlineChecks
             if profile != "app-store" && appStoreFlags {
-                throw .usage("--bundle-id, --environment, --app-apple-id and --apple-root go with --profile app-store")
+                throw .usage("--bundle-id, --environment, --app-apple-id, --apple-root and --online-checks go with --profile app-store")
             }
             if profile == "app-store" {
                 if !audiences.isEmpty { throw .usage("--profile app-store takes --bundle-id, not --audience") }
@@ -152,13 +157,13 @@ struct PolicyFlags {
                         audiences: audiences, issuer: issuer, project: project, projectNumber: projectNumber, hostedDomain: hostedDomain,
                         authorizedParty: authorizedParty, acceptMissingNonceWhenUnsupported: acceptMissingNonceWhenUnsupported,
                         bundleIDs: bundleIDs.isEmpty ? nil : bundleIDs, environment: environment, appAppleID: appAppleID,
-                        appStoreTrust: trust))
+                        appStoreTrust: trust, onlineChecks: onlineChecks))
             } catch {
                 throw .usage("--profile: \(error.description)")
             }
         } else {
-            if !bundleIDs.isEmpty || environment != nil || appAppleID != nil || !appleRoots.isEmpty {
-                throw .usage("--bundle-id, --environment, --app-apple-id and --apple-root need --profile app-store")
+            if !bundleIDs.isEmpty || environment != nil || appAppleID != nil || !appleRoots.isEmpty || onlineChecks {
+                throw .usage("--bundle-id, --environment, --app-apple-id, --apple-root and --online-checks need --profile app-store")
             }
             if project != nil || projectNumber != nil || hostedDomain != nil || authorizedParty != nil || acceptMissingNonceWhenUnsupported {
                 throw .usage(

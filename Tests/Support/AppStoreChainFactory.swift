@@ -80,13 +80,49 @@ package final class AppStoreChainFactory: @unchecked Sendable {
 
     /// A certificate `name.pem` for a new key, signed by `issuer`, with the extension section
     /// `section` of the factory's config (`leaf`, `leaf_plain`, `ca`, `ca_plain`), valid for `days`.
-    package func issue(_ name: String, by issuer: String, section: String, days: Int = 3650, subject: String? = nil) throws {
+    /// With `ocsp`, the certificate names that OCSP responder in its Authority Information Access.
+    package func issue(_ name: String, by issuer: String, section: String, days: Int = 3650, subject: String? = nil, ocsp: String? = nil) throws {
         try key(name)
         try openssl(["req", "-new", "-key", "\(name).key", "-subj", subject ?? "/CN=\(name)/O=Test Inc./C=US", "-out", "\(name).csr"])
+        var extensions = "ext.cnf"
+        var chosen = section
+        if let ocsp {
+            let base = Self.extensions.components(separatedBy: "[\(section)]\n")[1].components(separatedBy: "[")[0]
+            extensions = "\(name).cnf"
+            chosen = "this"
+            try Data("[this]\n\(base)authorityInfoAccess = OCSP;URI:\(ocsp)\n".utf8).write(to: directory.appendingPathComponent(extensions))
+        }
         try openssl([
             "x509", "-req", "-in", "\(name).csr", "-CA", "\(issuer).pem", "-CAkey", "\(issuer).key", "-CAcreateserial", "-days", "\(days)",
-            "-extfile", "ext.cnf", "-extensions", section, "-out", "\(name).pem",
+            "-extfile", extensions, "-extensions", chosen, "-out", "\(name).pem",
         ])
+    }
+
+    /// The serial number of `name.pem`, in hex as OpenSSL writes it.
+    package func serial(_ name: String) throws -> String {
+        let text = String(decoding: try openssl(["x509", "-in", "\(name).pem", "-noout", "-serial"]), as: UTF8.self)
+        return text.trimmingCharacters(in: .whitespacesAndNewlines).replacingOccurrences(of: "serial=", with: "")
+    }
+
+    /// An `openssl ocsp` index in `file`: each certificate good, or revoked when listed in `revoked`.
+    package func ocspIndex(_ file: String, good: [String], revoked: [String]) throws {
+        var lines = ""
+        for name in good { lines += "V\t391231235959Z\t\t\(try serial(name))\tunknown\t/CN=\(name)\n" }
+        for name in revoked { lines += "R\t391231235959Z\t240101000000Z,keyCompromise\t\(try serial(name))\tunknown\t/CN=\(name)\n" }
+        try Data(lines.utf8).write(to: directory.appendingPathComponent(file))
+    }
+
+    /// Starts an OCSP responder on 127.0.0.1:`port` answering, through `openssl ocsp`, for the
+    /// certificates `issuer` issued (its index `index`); the caller terminates it.
+    package func ocspResponder(issuer: String, index: String, port: Int) throws -> Process {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        let script = SharedVectors.repositoryRoot.appendingPathComponent("Tests/Support/ocsp_responder.py").path
+        process.arguments = ["python3", script, "\(port)", directory.path, issuer, index]
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        return process
     }
 
     /// The certificate `name.pem`, as PEM bytes.

@@ -39,6 +39,8 @@ public final class AppStoreTrust: Sendable, Hashable, CustomStringConvertible {
     private let store: X509TrustStore
     private let name: String
     private let chains = Mutex(ChainCache())
+    /// OCSP verdicts by chain: when asked, and the failure (`nil`: both certificates good).
+    private let revocations = Mutex([SHA256Digest: (checkedAt: Double, failure: VerificationError?)]())
 
     /// Trust in these roots, each a PEM or DER certificate, instead of Apple's.
     ///
@@ -74,12 +76,12 @@ public final class AppStoreTrust: Sendable, Hashable, CustomStringConvertible {
 
     /// The leaf's key when `leaf` ← `intermediate` (the standard base64 of `x5c[0]` and `x5c[1]`)
     /// leads to a root and is valid at `time`; else the reason.
-    func leafKey(leaf: String, intermediate: String, at time: Double) -> Result<EVPPublicKey, VerificationError> {
+    func leafKey(leaf: String, intermediate: String, at time: Double, onlineChecks: Bool = false) -> Result<EVPPublicKey, VerificationError> {
         var material = Array(leaf.utf8)
         material.append(0)
         material.append(contentsOf: intermediate.utf8)
         let key = material.withUnsafeBytes { SHA256Digest(hashing: $0) }
-        if let entry = chains.withLock({ $0.entries[key] }) { return entry.judge(at: time) }
+        if let entry = chains.withLock({ $0.entries[key] }) { return judge(entry, key: key, at: time, onlineChecks: onlineChecks) }
         guard let leafDER = StandardBase64.decode(leaf.utf8) else {
             return .failure(VerificationError(.x5cInvalid, detail: "x5c[0] is not standard base64"))
         }
@@ -91,8 +93,8 @@ public final class AppStoreTrust: Sendable, Hashable, CustomStringConvertible {
             leaf: leafDER, intermediate: intermediateDER, at: time, leafExtension: Self.leafExtension,
             intermediateExtension: Self.intermediateExtension)
         {
-        case .trusted(let publicKey, let from, let until):
-            entry = .trusted(publicKey, validFrom: from, validUntil: until)
+        case .trusted(let publicKey, let from, let until, let root):
+            entry = .trusted(publicKey, validFrom: from, validUntil: until, certificates: Certificates(leaf: leafDER, intermediate: intermediateDER, root: root))
         case .notDER(let position):
             entry = .refused(VerificationError(.x5cInvalid, detail: "x5c[\(position)] is not a DER certificate"))
         case .leafKeyNotP256:
@@ -104,19 +106,67 @@ public final class AppStoreTrust: Sendable, Hashable, CustomStringConvertible {
             entry = .refused(error)
         }
         chains.withLock { $0.insert(entry, for: key) }
-        return entry.judge(at: time)
+        return judge(entry, key: key, at: time, onlineChecks: onlineChecks)
+    }
+
+    /// A cached or new chain at `time`, then, with online checks, its revocation status.
+    private func judge(_ entry: ChainEntry, key: SHA256Digest, at time: Double, onlineChecks: Bool) -> Result<EVPPublicKey, VerificationError> {
+        let judged = entry.judge(at: time)
+        guard onlineChecks, case .success = judged, case .trusted(_, _, _, let certificates) = entry else { return judged }
+        if let failure = revocation(of: certificates, key: key) { return .failure(failure) }
+        return judged
+    }
+
+    /// How long an OCSP answer is kept.
+    public static let revocationCacheSeconds = 900.0
+    /// How long an OCSP responder is waited for.
+    public static let revocationTimeoutSeconds = 5
+
+    /// The leaf's and the intermediate's OCSP status (each from the responder its certificate
+    /// names), kept ``revocationCacheSeconds``; a responder that cannot be had is asked again next
+    /// time. `nil` when both are good.
+    private func revocation(of certificates: Certificates, key: SHA256Digest) -> VerificationError? {
+        let now = VerificationPolicy.systemClock()
+        if let known = revocations.withLock({ $0[key] }), now - known.checkedAt < Self.revocationCacheSeconds { return known.failure }
+        for (name, certificate, issuer) in [("leaf", certificates.leaf, certificates.intermediate), ("intermediate", certificates.intermediate, certificates.root)] {
+            switch store.revocationStatus(of: certificate, issuer: issuer, timeout: Self.revocationTimeoutSeconds) {
+            case .good: continue
+            case .revoked(let why):
+                let failure = VerificationError(.certificateRevoked, detail: "the x5c \(name) is \(why)")
+                revocations.withLock { $0[key] = (now, failure) }
+                return failure
+            case .unknown(let why):
+                let failure = VerificationError(.untrustedChain, detail: "the x5c \(name): \(why)")
+                revocations.withLock { $0[key] = (now, failure) }
+                return failure
+            case .unavailable(let why):
+                return VerificationError(.revocationUnavailable, detail: "the x5c \(name)'s revocation status: \(why)")
+            }
+        }
+        revocations.withLock { table in
+            if table.count >= Self.cacheCapacity { table.removeAll() }
+            table[key] = (now, nil)
+        }
+        return nil
+    }
+
+    /// A trusted chain's three certificates, DER, for revocation checks.
+    struct Certificates: Sendable {
+        let leaf: [UInt8]
+        let intermediate: [UInt8]
+        let root: [UInt8]
     }
 
     /// A chain as checked: trusted within an interval, or refused whatever the time.
     enum ChainEntry: Sendable {
-        case trusted(EVPPublicKey, validFrom: Double, validUntil: Double)
+        case trusted(EVPPublicKey, validFrom: Double, validUntil: Double, certificates: Certificates)
         case refused(VerificationError)
 
         /// The key, if the chain is trusted and valid at `time`.
         func judge(at time: Double) -> Result<EVPPublicKey, VerificationError> {
             switch self {
             case .refused(let error): return .failure(error)
-            case .trusted(let key, let from, let until):
+            case .trusted(let key, let from, let until, _):
                 guard time >= from, time <= until else {
                     return .failure(
                         VerificationError(

@@ -31,11 +31,45 @@ final class X509TrustStore: @unchecked Sendable {
         return length == 0 ? nil : Array(out[..<length])
     }
 
+    /// What an OCSP responder said of a certificate.
+    enum RevocationStatus: Equatable {
+        case good
+        case revoked(String)
+        /// The responder does not know the certificate.
+        case unknown(String)
+        /// No answer that can be trusted (no responder named, unreachable, unsigned, stale).
+        case unavailable(String)
+    }
+
+    /// Asks the OCSP responder `certificate` names (Authority Information Access) about it, as
+    /// issued by `issuer` (both DER), waiting at most `timeout` seconds; the answer must be signed
+    /// by the issuer or its delegate and be current.
+    func revocationStatus(of certificate: [UInt8], issuer: [UInt8], timeout: Int) -> RevocationStatus {
+        var detail = [CChar](repeating: 0, count: 256)
+        let status = certificate.withUnsafeBytes { cert in
+            issuer.withUnsafeBytes { issuerBytes in
+                detail.withUnsafeMutableBufferPointer { text in
+                    copenssl_ocsp_status(
+                        cert.bindMemory(to: UInt8.self).baseAddress, cert.count, issuerBytes.bindMemory(to: UInt8.self).baseAddress, issuerBytes.count,
+                        store, Int32(timeout), text.baseAddress, text.count)
+                }
+            }
+        }
+        let words = String(cString: detail)
+        switch status {
+        case Int32(COPENSSL_OCSP_GOOD.rawValue): return .good
+        case Int32(COPENSSL_OCSP_REVOKED.rawValue): return .revoked(words)
+        case Int32(COPENSSL_OCSP_UNKNOWN.rawValue): return .unknown(words)
+        default: return .unavailable(words)
+        }
+    }
+
     /// What a chain check found.
     enum ChainVerdict {
-        /// Leaf ← intermediate ← an anchor, each extension present: the leaf's P-256 key, and the
-        /// interval (seconds since the epoch) in which all three certificates are valid.
-        case trusted(EVPPublicKey, validFrom: Double, validUntil: Double)
+        /// Leaf ← intermediate ← an anchor, each extension present: the leaf's P-256 key, the
+        /// interval (seconds since the epoch) in which all three certificates are valid, and the
+        /// anchor's DER.
+        case trusted(EVPPublicKey, validFrom: Double, validUntil: Double, root: [UInt8])
         /// A certificate is not one DER certificate.
         case notDER(position: Int)
         /// Not a path to an anchor, or an extension missing, or not valid at the time: why.
@@ -60,7 +94,11 @@ final class X509TrustStore: @unchecked Sendable {
         let which = ["the leaf", "the intermediate", "the root"][min(max(Int(result.depth), 0), 2)]
         switch status {
         case Int32(COPENSSL_CHAIN_OK.rawValue):
-            return .trusted(EVPPublicKey(takingOwnershipOf: result.leaf_key), validFrom: Double(result.valid_from), validUntil: Double(result.valid_until))
+            let root = Array(UnsafeBufferPointer(start: result.root_der, count: Int(result.root_len)))
+            copenssl_free(result.root_der)
+            return .trusted(
+                EVPPublicKey(takingOwnershipOf: result.leaf_key), validFrom: Double(result.valid_from), validUntil: Double(result.valid_until),
+                root: root)
         case Int32(COPENSSL_CHAIN_NOT_DER.rawValue):
             return .notDER(position: Int(result.depth))
         case Int32(COPENSSL_CHAIN_UNTRUSTED.rawValue):

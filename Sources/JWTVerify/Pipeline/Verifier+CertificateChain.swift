@@ -5,7 +5,9 @@ extension Verifier {
     /// signature, as Apple's own verifier does), which must then be there.
     func chooseChainKey(_ prepared: inout PreparedToken, certificates: [String], settings: ProviderRules.AppStoreSettings, time: EvaluationTime) {
         let instant: Double
-        if case .fixed(let fixed) = time {
+        if settings.onlineChecks {
+            instant = policy.clock()
+        } else if case .fixed(let fixed) = time {
             instant = fixed
         } else {
             switch AppStoreClaims.signedDate(prepared.payload!) {
@@ -19,7 +21,7 @@ extension Verifier {
                 return
             }
         }
-        switch settings.trust.leafKey(leaf: certificates[0], intermediate: certificates[1], at: instant) {
+        switch settings.trust.leafKey(leaf: certificates[0], intermediate: certificates[1], at: instant, onlineChecks: settings.onlineChecks) {
         case .success(let key): prepared.chainKey = key
         case .failure(let error): prepared.stage = .rejected(error)
         }

@@ -33,6 +33,8 @@ public struct ProviderRules: Sendable, Hashable {
         var environment: AppStoreEnvironment?
         var appAppleID: Int64?
         var trust: AppStoreTrust
+        /// OCSP for the leaf and the intermediate, and the chain judged at the current time.
+        var onlineChecks = false
     }
 
     let backing: Backing
@@ -64,9 +66,12 @@ public struct ProviderRules: Sendable, Hashable {
     /// App Store signed data (see ``VerificationPolicy/appStore(bundleIDs:environment:appAppleID:trust:)``);
     /// `bundleIDs: nil` checks no bundle ID (for audits of captured data, never for a service).
     public static func appStore(
-        bundleIDs: [String]?, environment: AppStoreEnvironment? = nil, appAppleID: Int64? = nil, trust: AppStoreTrust = .appleRootCAG3
+        bundleIDs: [String]?, environment: AppStoreEnvironment? = nil, appAppleID: Int64? = nil, trust: AppStoreTrust = .appleRootCAG3,
+        onlineChecks: Bool = false
     ) -> ProviderRules {
-        ProviderRules(.appStore(AppStoreSettings(bundleIDs: bundleIDs, environment: environment, appAppleID: appAppleID, trust: trust)))
+        ProviderRules(
+            .appStore(
+                AppStoreSettings(bundleIDs: bundleIDs, environment: environment, appAppleID: appAppleID, trust: trust, onlineChecks: onlineChecks)))
     }
     /// Generic OpenID Connect ID tokens (see ``VerificationPolicy/oidc(issuer:audiences:algorithms:)``).
     public static let oidc = ProviderRules(.oidc)

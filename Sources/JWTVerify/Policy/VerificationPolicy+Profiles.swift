@@ -27,14 +27,17 @@ extension VerificationPolicy {
         public var appAppleID: Int64?
         /// App Store: the roots chains must lead to.
         public var appStoreTrust: AppStoreTrust = .appleRootCAG3
+        /// App Store: OCSP checks of the chain, judged at the current time.
+        public var onlineChecks = false
 
         /// Settings; each unset one is absent.
         public init(
             audiences: [String] = [], issuer: String? = nil, project: String? = nil, projectNumber: String? = nil,
             hostedDomain: String? = nil, authorizedParty: String? = nil, acceptMissingNonceWhenUnsupported: Bool = false,
             bundleIDs: [String]? = nil, environment: AppStoreEnvironment? = nil, appAppleID: Int64? = nil,
-            appStoreTrust: AppStoreTrust = .appleRootCAG3
+            appStoreTrust: AppStoreTrust = .appleRootCAG3, onlineChecks: Bool = false
         ) {
+            self.onlineChecks = onlineChecks
             self.bundleIDs = bundleIDs
             self.environment = environment
             self.appAppleID = appAppleID
@@ -90,7 +93,8 @@ extension VerificationPolicy {
             return VerificationPolicy(
                 issuers: nil, audiences: nil, algorithms: [.es256],
                 rules: .appStore(
-                    bundleIDs: settings.bundleIDs, environment: settings.environment, appAppleID: settings.appAppleID, trust: settings.appStoreTrust))
+                    bundleIDs: settings.bundleIDs, environment: settings.environment, appAppleID: settings.appAppleID, trust: settings.appStoreTrust,
+                    onlineChecks: settings.onlineChecks))
         default:
             throw ProfileError(description: "no profile is named \(name) (" + profileNames.joined(separator: ", ") + ")")
         }

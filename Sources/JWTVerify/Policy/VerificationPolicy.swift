@@ -215,12 +215,17 @@ public struct VerificationPolicy: Sendable {
     ///   - environment: `Production` or `Sandbox`, when one is required.
     ///   - appAppleID: your app's Apple ID, checked on production notifications and AppTransactions.
     ///   - trust: the roots (``AppStoreTrust/appleRootCAG3`` unless you test with your own).
+    ///   - onlineChecks: ask the OCSP responders the leaf and the intermediate name whether they
+    ///     are revoked (answers kept 15 minutes; `certificate_revoked`, or the retryable
+    ///     `revocation_unavailable` when no trustworthy answer came), and judge the chain at the
+    ///     current time instead of `signedDate`. Each check blocks the verifying thread up to 5 s.
     public static func appStore(
-        bundleIDs: [String], environment: AppStoreEnvironment? = nil, appAppleID: Int64? = nil, trust: AppStoreTrust = .appleRootCAG3
+        bundleIDs: [String], environment: AppStoreEnvironment? = nil, appAppleID: Int64? = nil, trust: AppStoreTrust = .appleRootCAG3,
+        onlineChecks: Bool = false
     ) -> VerificationPolicy {
         VerificationPolicy(
             issuers: nil, audiences: nil, algorithms: [.es256],
-            rules: .appStore(bundleIDs: bundleIDs, environment: environment, appAppleID: appAppleID, trust: trust))
+            rules: .appStore(bundleIDs: bundleIDs, environment: environment, appAppleID: appAppleID, trust: trust, onlineChecks: onlineChecks))
     }
 
     /// Google ID tokens: `iss` `https://accounts.google.com` or `accounts.google.com`, RS256.
