@@ -173,6 +173,21 @@ struct CLIProfileTests {
         #expect(report["tokens"] as? Int == 43)
         #expect(report["valid"] as? Int == 42)
         #expect((report["by_reason"] as? [String: Any])?["claim_type"] as? Int == 1)
+        // The App Store breakdowns: the verified tokens by kind, environment, product and notification type.
+        let appStore = try #require(report["app_store"] as? [String: [String: Int]])
+        #expect(appStore["by_kind"] == ["notification": 21, "transaction": 11, "renewal_info": 10])
+        #expect(appStore["by_environment"] == ["Sandbox": 35, "Production": 3, "(none)": 4])
+        #expect(appStore["by_notification_type"]?["TEST"] == 5)
+        #expect(appStore["by_product"]?.values.reduce(0, +) == 37)  // 42 valid, less the 5 TEST notifications, which name no product
+        // The same through a partial and audit merge, and in the table.
+        let partial = FileManager.default.temporaryDirectory.appendingPathComponent("appstore-\(UUID().uuidString).partial")
+        defer { try? FileManager.default.removeItem(at: partial) }
+        try CLIRunner.run(["audit", "--profile", "app-store", "--format", "partial", path]).stdout.write(to: partial)
+        let merged = try CLIRunner.run(["audit", "merge", "--format", "json", partial.path])
+        let mergedReport = try #require(try JSONSerialization.jsonObject(with: merged.stdout) as? [String: Any])
+        #expect(mergedReport["app_store"] as? [String: [String: Int]] == appStore, "\(merged.stderr)")
+        let table = try CLIRunner.run(["audit", "--profile", "app-store", "--format", "table", path]).stdoutText
+        #expect(table.contains("App Store: by kind") && table.contains("App Store: by notification type"))
     }
 
     @Test("--profile apple-notification: a POST body line gives an event object")

@@ -294,7 +294,7 @@ struct ProfileTests {
     func profilesByName() throws {
         #expect(
             VerificationPolicy.profileNames == [
-                "apple", "apple-notification", "firebase", "firebase-session", "firebase-app-check", "firebase-phone", "google", "oidc",
+                "apple", "apple-notification", "app-store", "firebase", "firebase-session", "firebase-app-check", "firebase-phone", "google", "oidc",
             ])
         for name in VerificationPolicy.profileNames {
             let policy = try VerificationPolicy.profile(named: name, .init(audiences: ["a"], issuer: "https://i", project: "p", projectNumber: "1"))

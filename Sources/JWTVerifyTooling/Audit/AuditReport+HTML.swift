@@ -72,6 +72,9 @@ extension AuditReport {
         page.chart("audiences", "By audience", Self.rankedRows(byAudience))
         page.chart("issuers", "By issuer", Self.rankedRows(byIssuer))
         page.chart("lifetimes", "Lifetimes (exp − iat)", Self.lifetimeBuckets.compactMap { bucket in lifetimes[bucket].map { (bucket, $0) } })
+        for (name, title) in Self.appStoreFacets {
+            if let counts = appStore[name] { page.chart("app-store-" + String(name.map { $0 == "_" ? "-" : $0 }), title, Self.rankedRows(counts)) }
+        }
         page.chart("anomalies", "Anomalies worth a look", Self.rankedRows(anomalies))
         page.table(
             "repeats", "Repeats",

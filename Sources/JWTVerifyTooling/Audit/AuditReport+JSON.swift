@@ -38,6 +38,7 @@ extension AuditReport {
         byIssuer = try counts("by_issuer")
         byAudience = try counts("by_audience")
         lifetimes = try counts("lifetimes")
+        appStore = try Self.appStoreCounts(members)
         repeatedTokens = try integer("repeated_tokens")
         repeatedOccurrences = try integer("repeated_occurrences")
         sharedNonces = try integer("shared_nonces")
@@ -102,6 +103,12 @@ extension AuditReport {
         counts("by_issuer", byIssuer)
         counts("by_audience", byAudience)
         counts("lifetimes", lifetimes)
+        if !appStore.isEmpty {
+            text.key("app_store")
+            text.beginObject()
+            for (name, _) in Self.appStoreFacets { counts(name, appStore[name] ?? [:]) }
+            text.endObject()
+        }
         text.key("repeated_tokens")
         text.integer(repeatedTokens)
         text.key("repeated_occurrences")
@@ -152,6 +159,18 @@ extension AuditReport {
         for (key, value) in entries {
             guard case .integer(let number) = value else { throw ParseFailure(message: "\"\(name)\".\"\(key)\" is not an integer") }
             result[key] = Int(number)
+        }
+        return result
+    }
+
+    /// `"app_store"`: the App Store facets' counts; absent when no App Store token was verified.
+    static func appStoreCounts(_ members: [String: JSONValue]) throws(ParseFailure) -> [String: [String: Int]] {
+        guard let value = members["app_store"] else { return [:] }
+        guard case .object(let facets) = value else { throw ParseFailure(message: "\"app_store\" is not an object") }
+        var result: [String: [String: Int]] = [:]
+        for (name, _) in appStoreFacets where facets[name] != nil {
+            let counts = try counts(facets, name)
+            if !counts.isEmpty { result[name] = counts }
         }
         return result
     }

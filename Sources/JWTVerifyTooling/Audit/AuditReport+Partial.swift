@@ -31,6 +31,12 @@ extension AuditReport {
         Self.appendCounts("by_issuer", byIssuer, to: &text)
         Self.appendCounts("by_audience", byAudience, to: &text)
         Self.appendCounts("lifetimes", lifetimes, to: &text)
+        if !appStore.isEmpty {
+            text.key("app_store")
+            text.beginObject()
+            for (name, _) in Self.appStoreFacets { Self.appendCounts(name, appStore[name] ?? [:], to: &text) }
+            text.endObject()
+        }
         Self.appendCounts("anomalies", anomalies, to: &text)
         Self.appendCounts("discarded", discarded, to: &text)
         text.key("hours")
@@ -125,6 +131,9 @@ extension AuditReport {
             try add("by_issuer", into: &report.byIssuer)
             try add("by_audience", into: &report.byAudience)
             try add("lifetimes", into: &report.lifetimes)
+            for (name, counts) in try Self.appStoreCounts(members) {
+                for (key, value) in counts { report.appStore[name, default: [:]][key, default: 0] += value }
+            }
             try add("anomalies", into: &report.anomalies)
             try add("discarded", into: &report.discarded)
             guard case .array(let hours)? = members["hours"], case .array(let rows)? = members["table_rows"],

@@ -38,6 +38,7 @@ extension AuditReport {
         section("By issuer", Self.ranked(byIssuer))
         section("By audience", Self.ranked(byAudience))
         section("Lifetime (exp - iat)", Self.lifetimeBuckets.compactMap { bucket in lifetimes[bucket].map { (bucket, $0) } })
+        for (name, title) in Self.appStoreFacets { if let counts = appStore[name] { section(title, Self.ranked(counts)) } }
         section(
             "Repeats",
             [
