@@ -94,6 +94,14 @@ package final class ServeRoute: Sendable {
         }
     }
 
+    /// Whether the route verifies App Store signed data (`/appstore` takes it).
+    package var isAppStore: Bool {
+        switch keys {
+        case .files(let verifier, _, _): verifier.policy.rules.kind == .appStore
+        case .remote(let remote): remote.policy.rules.kind == .appStore
+        }
+    }
+
     /// Whether the route's policy requires a raw nonce with every token.
     package var requiresNonce: Bool {
         switch keys {

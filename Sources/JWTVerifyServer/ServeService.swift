@@ -125,6 +125,12 @@ package final class ServeService: Sendable {
             guard let route = routes.route(forSubpath: rest) else { return Self.notFound("no route for \(path)") }
             log.route = route.name
             return verifyBody(request.body, route: route, log: &log)
+        case ("appstore", let rest):
+            guard request.method == "POST" else { return Self.methodNotAllowed("POST") }
+            guard let route = routes.route(forSubpath: rest) else { return Self.notFound("no route for \(path)") }
+            guard route.isAppStore else { return Self.notFound("route \(route.name) is not an App Store route (--profile app-store)") }
+            log.route = route.name
+            return appStoreNotification(request.body, route: route, log: &log)
         case ("metrics", ""):
             return HTTPResponse(
                 status: 200, headers: [("Content-Type", "text/plain; version=0.0.4; charset=utf-8")],
@@ -254,6 +260,26 @@ package final class ServeService: Sendable {
             }
             return HTTPResponse(status: 200, headers: [("Content-Type", "application/x-ndjson")], body: records.output)
         }
+    }
+
+    /// `/appstore`: a notification body through the route's pipeline, as a batch of one.
+    private func appStoreNotification(_ body: [UInt8], route: ServeRoute, log: inout AccessRecord) -> HTTPResponse {
+        let payload: [UInt8]
+        switch AppStoreWebhook.signedPayload(body) {
+        case .success(let bytes): payload = bytes
+        case .failure(let bad):
+            log.reason = "body_not_notification"
+            return AppStoreWebhook.badBody(bad.why)
+        }
+        var batch = TokenBatch()
+        batch.append(payload)
+        var result: Result<VerifiedToken, VerificationError> = .failure(VerificationError(.keySetUnavailable))
+        let started = ThroughputClock.now()
+        route.evaluate(batch) { _, outcome in result = outcome }
+        let reason: VerificationError.Reason? = if case .failure(let error) = result { error.reason } else { nil }
+        metrics.verification(route: route.name, reason: reason, seconds: ThroughputClock.now() - started)
+        log.reason = reason?.rawValue
+        return AppStoreWebhook.answer(result)
     }
 
     private static func namesUnknownKey(_ outcome: Result<VerifyBody.Records, VerifyBody.Problem>) -> Bool {

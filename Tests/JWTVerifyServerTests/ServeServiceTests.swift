@@ -1,3 +1,4 @@
+import Foundation
 import JWTVerify
 import JWTVerifyServer
 import JWTVerifyTestSupport
@@ -37,6 +38,44 @@ struct ServeServiceTests {
         #expect(try gathers(rsa, algorithms: [.rs256]) == MultiBufferEngine.isLoaded)
         #expect(try !gathers(rsa, algorithms: [.ps256]))
         #expect(try gathers(TokenFactory.jwksJSON, algorithms: SignatureAlgorithm.defaultAllowed))
+    }
+
+    @Test("/appstore: a notification body verified by an app-store route; 401 with the reason, 400 for another body, 404 on other routes")
+    func appStoreWebhook() throws {
+        let pki = try AppStoreChainFactory()
+        try pki.root("root")
+        try pki.issue("ca", by: "root", section: "ca")
+        try pki.issue("leaf", by: "ca", section: "leaf")
+        let now = Date().timeIntervalSince1970 + 5
+        let transaction = try pki.token(payload: AppStoreChainFactory.transaction(signedDate: now), chain: ["leaf", "ca", "root"], signer: "leaf")
+        func notification(bundleID: String) throws -> String {
+            try pki.token(
+                payload: #"{"notificationType":"ONE_TIME_CHARGE","notificationUUID":"n-1","signedDate":\#(Int64(now * 1000)),"data":{"bundleId":"\#(bundleID)","environment":"Sandbox","signedTransactionInfo":"\#(transaction)"}}"#,
+                chain: ["leaf", "ca", "root"], signer: "leaf")
+        }
+        let appStore = ServeRoute(
+            configuration: RouteConfiguration(name: "store"),
+            keys: .files(Verifier(policy: .appStore(bundleIDs: ["com.example.app"], trust: try pki.trust("root"))), loadedAt: 0, count: 0))
+        let plain = ServeRoute(
+            configuration: RouteConfiguration(name: ServeRoute.defaultName),
+            keys: .files(Verifier(keys: TokenFactory.keys, policy: .generic(issuer: TokenFactory.issuer, audiences: [TokenFactory.audience])), loadedAt: 0, count: 3))
+        let service = ServeService(routes: ServeRoutes(routes: ["store": appStore, ServeRoute.defaultName: plain]))
+        func post(_ body: String, path: String = "/appstore/store") -> HTTPResponse {
+            service.handle(InMemoryRequest(method: "POST", path: path, body: Array(body.utf8)))
+        }
+        let ok = post(#"{"signedPayload":"\#(try notification(bundleID: "com.example.app"))"}"#)
+        #expect(ok.status == 200)
+        let answer = try #require(try JSONSerialization.jsonObject(with: Data(ok.body)) as? [String: Any])
+        let claims = try #require(answer["claims"] as? [String: Any])
+        #expect(answer["valid"] as? Bool == true && claims["notificationType"] as? String == "ONE_TIME_CHARGE")
+        #expect((claims["transaction"] as? [String: Any])?["transactionId"] as? String == "2000000123")
+        let other = post(#"{"signedPayload":"\#(try notification(bundleID: "com.other.app"))"}"#)
+        #expect(other.status == 401 && other.header("X-JWT-Reason") == "bundle_mismatch")
+        #expect(post(#"{"payload":"x"}"#).status == 400)
+        #expect(post("not json").status == 400)
+        #expect(post(#"{"signedPayload":"a.b.c"}"#).header("X-JWT-Reason") == "malformed")
+        #expect(post(#"{"signedPayload":"x"}"#, path: "/appstore").status == 404)  // the default route verifies no App Store data
+        #expect(service.handle(InMemoryRequest(path: "/appstore/store")).status == 405)
     }
 
     @Test("/auth: 200 with claim headers, 401 with the reason, 403 for another audience, 401 without a token")
