@@ -229,6 +229,27 @@ struct AppStoreChainTests {
         #expect(Self.reason(Self.token(#"{"signedDate":\#(Int64(Self.now * 1000)),"hello":1}"#)) == "claim_type")
     }
 
+    @Test("other shapes: a summary notification, an external purchase token notification, an AppTransaction")
+    func shapes() throws {
+        let date = Int64(Self.now * 1000)
+        let summary = #"{"notificationType":"RENEWAL_EXTENSION","subtype":"SUMMARY","notificationUUID":"s-1","signedDate":\#(date),"summary":{"requestIdentifier":"r-1","environment":"Production","appAppleId":1234,"bundleId":"com.example.app","productId":"pro.monthly","storefrontCountryCodes":["USA"],"succeededCount":5,"failedCount":0}}"#
+        let claims = try #require(try Self.verifier(environment: .production, appAppleID: 1234).verify(Self.token(summary)).provider(as: AppStoreClaims.self))
+        #expect(claims.kind == .notification && claims.environment == "Production" && claims.productID == "pro.monthly" && claims.appAppleID == 1234)
+        #expect(Self.reason(Self.token(summary), Self.verifier(environment: .production, appAppleID: 99)) == "app_apple_id_mismatch")
+        func external(_ id: String) -> String {
+            #"{"notificationType":"EXTERNAL_PURCHASE_TOKEN","subtype":"UNREPORTED","notificationUUID":"e-1","signedDate":\#(date),"externalPurchaseToken":{"externalPurchaseId":"\#(id)","tokenCreationDate":\#(date),"appAppleId":1234,"bundleId":"com.example.app"}}"#
+        }
+        #expect(try Self.verifier().verify(Self.token(external("SANDBOX_abc"))).provider(as: AppStoreClaims.self)?.environment == "Sandbox")
+        #expect(try Self.verifier().verify(Self.token(external("abc"))).provider(as: AppStoreClaims.self)?.environment == "Production")
+        #expect(Self.reason(Self.token(external("SANDBOX_abc")), Self.verifier(environment: .production)) == "environment_mismatch")
+        let appTransaction = #"{"receiptType":"Sandbox","appAppleId":1234,"bundleId":"com.example.app","applicationVersion":"1","originalApplicationVersion":"1","receiptCreationDate":\#(date),"originalPurchaseDate":\#(date),"signedDate":\#(date)}"#
+        let app = try #require(try Self.verifier(appAppleID: 1234).verify(Self.token(appTransaction)).provider(as: AppStoreClaims.self))
+        #expect(app.kind == .appTransaction && app.environment == "Sandbox" && app.appAppleID == 1234)
+        // A wrong type where a typed member goes is claim_type.
+        #expect(Self.reason(Self.token(#"{"transactionId":7,"bundleId":"com.example.app","signedDate":\#(date)}"#)) == "claim_type")
+        #expect(Self.reason(Self.token(#"{"notificationType":"TEST","signedDate":\#(date),"data":"x"}"#)) == "claim_type")
+    }
+
     @Test("a notification's nested transaction and renewal info are verified under the same policy and typed")
     func nested() throws {
         let date = Int64(Self.now * 1000)
