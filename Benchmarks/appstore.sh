@@ -6,6 +6,9 @@
 #     again for a few seconds, on one thread.
 #   - jwtverify: verify --threads 1 --profile app-store (every bundle ID given, chains judged at
 #     each token's signedDate) over the same accepted tokens repeated, start-up included.
+#   - A generated corpus: 20,000 distinct transactions signed by a leaf of a chain shaped like
+#     Apple's (made here with openssl, signed with Python's cryptography), both verifiers trusting
+#     its root: Apple's over the first 1,000, jwtverify over all of them.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 vectors=${JWTVERIFY_SHARED_VECTORS:-../shared/vectors}/appstore/tokens.jsonl
@@ -93,8 +96,62 @@ for _ in range(3):
     assert valid == repeats * len(accepted), (valid, done.stderr.decode()[-500:])
     rates.append(repeats * len(accepted) / elapsed)
 ours = sorted(rates)[1]
+# The generated corpus: a chain like Apple's, and 20,000 distinct transactions signed by its leaf.
+import os
+from cryptography.hazmat.primitives import hashes, serialization
+from cryptography.hazmat.primitives.asymmetric import ec
+from cryptography.hazmat.primitives.asymmetric.utils import decode_dss_signature
+def openssl(*args):
+    subprocess.run(["openssl", *args], cwd=out, check=True, capture_output=True)
+with open(f"{out}/ext.cnf", "w") as f:
+    f.write("[ca]\nbasicConstraints=critical,CA:TRUE\nkeyUsage=critical,keyCertSign,cRLSign\n1.2.840.113635.100.6.2.1=ASN1:NULL\n"
+            "[leaf]\nbasicConstraints=critical,CA:FALSE\nkeyUsage=critical,digitalSignature\n1.2.840.113635.100.6.11.1=ASN1:NULL\n")
+for name in ("root", "ca", "leaf"):
+    openssl("genpkey", "-algorithm", "EC", "-pkeyopt", "ec_paramgen_curve:P-256", "-out", f"{name}.key")
+openssl("req", "-x509", "-new", "-key", "root.key", "-subj", "/CN=Bench Root", "-days", "30", "-addext", "basicConstraints=critical,CA:TRUE",
+        "-addext", "keyUsage=critical,keyCertSign,cRLSign", "-out", "root.pem")
+for name, issuer in (("ca", "root"), ("leaf", "ca")):
+    openssl("req", "-new", "-key", f"{name}.key", "-subj", f"/CN=Bench {name}", "-out", f"{name}.csr")
+    openssl("x509", "-req", "-in", f"{name}.csr", "-CA", f"{issuer}.pem", "-CAkey", f"{issuer}.key", "-CAcreateserial", "-days", "30",
+            "-extfile", "ext.cnf", "-extensions", name, "-out", f"{name}.pem")
+def der(name):
+    return subprocess.run(["openssl", "x509", "-in", f"{name}.pem", "-outform", "DER"], cwd=out, check=True, capture_output=True).stdout
+chain = [base64.b64encode(der(name)).decode() for name in ("leaf", "ca", "root")]
+leaf_key = serialization.load_pem_private_key(open(f"{out}/leaf.key", "rb").read(), None)
+b64 = lambda data: base64.urlsafe_b64encode(data).rstrip(b"=").decode()
+header = b64(json.dumps({"alg": "ES256", "x5c": chain}, separators=(",", ":")).encode())
+signed_at = int((time.time() + 120) * 1000)
+generated = []
+for i in range(20000):
+    payload = {"transactionId": str(2000000000 + i), "originalTransactionId": "2000000000", "bundleId": "com.example.app",
+               "productId": "pro.monthly", "purchaseDate": signed_at - 1000, "type": "Auto-Renewable Subscription",
+               "environment": "Sandbox", "signedDate": signed_at + i}
+    signing_input = header + "." + b64(json.dumps(payload, separators=(",", ":")).encode())
+    r, s = decode_dss_signature(leaf_key.sign(signing_input.encode(), ec.ECDSA(hashes.SHA256())))
+    generated.append(signing_input + "." + b64(r.to_bytes(32, "big") + s.to_bytes(32, "big")))
+with open(f"{out}/generated.txt", "w") as f:
+    f.write("\n".join(generated) + "\n")
+bench_verifier = SignedDataVerifier([der("root")], False, Environment.SANDBOX, "com.example.app")
+start = time.perf_counter()
+for token in generated[:1000]:
+    bench_verifier.verify_and_decode_signed_transaction(token)
+apple_generated = 1000 / (time.perf_counter() - start)
+args = [cli, "verify", "--threads", "1", "--profile", "app-store", "--bundle-id", "com.example.app", "--apple-root", f"{out}/root.pem",
+        f"{out}/generated.txt"]
+generated_rates = []
+for _ in range(3):
+    start = time.perf_counter()
+    done = subprocess.run(args, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    elapsed = time.perf_counter() - start
+    valid = sum(1 for line in done.stdout.splitlines() if b'"valid":true' in line)
+    assert valid == len(generated), (valid, done.stderr.decode()[-500:])
+    generated_rates.append(len(generated) / elapsed)
+ours_generated = sorted(generated_rates)[1]
+
 print("| App Store signed data, 1 thread | tokens/s | × Apple's verifier |")
 print("| --- | ---: | ---: |")
 print(f"| Apple's app-store-server-library 3.1.2 (Python), {count:,} verifications | {apple_rate:,.0f} | 1.0 |")
 print(f"| jwtverify verify --threads 1 --profile app-store, {repeats * len(accepted):,} tokens (median of 3, start-up included) | {ours:,.0f} | {ours / apple_rate:.1f} |")
+print(f"| generated: Apple's verifier, 1,000 distinct transactions | {apple_generated:,.0f} | 1.0 |")
+print(f"| generated: jwtverify, {len(generated):,} distinct transactions (median of 3) | {ours_generated:,.0f} | {ours_generated / apple_generated:.1f} |")
 PY
