@@ -29,10 +29,10 @@ struct BenchCommand {
         let report = ThroughputBenchmark.measure(
             corpus: corpus, threads: options.threads, rounds: options.rounds, repeat: options.presentations, rawCheck: options.rawCheck)
         if options.json {
-            print(report.json(label: options.tokensFile == nil ? options.algorithm.name : "file"))
+            print(report.json(label: label))
         } else {
             print(BenchmarkHost.description)
-            print(BenchmarkHost.row(options.tokensFile == nil ? options.algorithm.name : "file", report))
+            print(BenchmarkHost.row(label, report))
             if let note = BenchmarkHost.fixedBaseNote(report) { print(note) }
             if let note = BenchmarkHost.rawCheckNote(report) { print(note) }
         }
@@ -42,6 +42,7 @@ struct BenchCommand {
     /// `--write-corpus DIR`: the generated corpus as files for CLI runs (`jwks.json`, `tokens.txt`
     /// and `nonces.txt`, each token `--repeat` times), instead of measuring.
     private func writeCorpus(to directory: String) throws(CommandFailure) -> ExitStatus {
+        if options.appStore { throw .usage("--write-corpus writes key-set corpora; --app-store has none") }
         try Folder.prepare(directory, mode: 0o755, option: "--write-corpus")
         if options.rawCheck == .multiBuffer && !MultiBufferEngine.isLoaded {
             throw CommandFailure(status: .unavailable, message: "--raw-check multibuffer: the engine is not loaded: \(MultiBufferEngine.description)")
@@ -56,8 +57,18 @@ struct BenchCommand {
         return .ok
     }
 
+    /// The row label: the generated corpus's algorithm, `AppStore`, or `file`.
+    private var label: String { options.tokensFile != nil ? "file" : options.appStore ? "AppStore" : options.algorithm.name }
+
     private func loadCorpus() throws(CommandFailure) -> BenchmarkCorpus {
         guard let tokensFile = options.tokensFile, let jwksFile = options.jwksFile else {
+            if options.appStore {
+                do {
+                    return try BenchmarkCorpus.appStore(count: options.count)
+                } catch {
+                    throw CommandFailure(status: .internalError, message: "cannot generate an App Store corpus: \(error)")
+                }
+            }
             do {
                 return try BenchmarkCorpus.appleShaped(count: options.count, algorithm: options.algorithm)
             } catch {

@@ -10,6 +10,8 @@ struct BenchOptions {
     var audience = "com.example.app"
     var now: Double?
     var algorithm = SignatureAlgorithm.rs256
+    /// `--app-store`: a generated App Store corpus instead of identity tokens.
+    var appStore = false
     var count = 2000
     var threads = Processors.online
     var rounds = 7
@@ -34,6 +36,10 @@ struct BenchOptions {
             guard let algorithm = SignatureAlgorithm(name: value) else { throw .usage("\(name): unknown \"\(value)\"") }
             options.algorithm = algorithm
         },
+        .flag(
+            "--app-store",
+            help: "Generate App Store transactions instead: ES256 under a fresh chain shaped\nlike Apple's (x5c), verified with --profile app-store's checks."
+        ) { $0.appStore = true },
         .value("--count", placeholder: "N", help: "Tokens in the generated corpus (default 2000).") { options, value, name throws(CommandFailure) in
             options.count = try OptionValue.count(name, value, in: 1...1_000_000)
         },
@@ -85,5 +91,6 @@ struct BenchOptions {
         if helpRequested { return }
         if tokensFile != nil && jwksFile == nil { throw .usage("--tokens needs --jwks") }
         if tokensFile == nil && (jwksFile != nil || noncesFile != nil) { throw .usage("--jwks and --nonces go with --tokens") }
+        if appStore && tokensFile != nil { throw .usage("--app-store generates its corpus; drop --tokens and --jwks") }
     }
 }

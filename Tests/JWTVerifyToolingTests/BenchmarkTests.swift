@@ -26,6 +26,17 @@ struct BenchmarkTests {
         }
     }
 
+    @Test("a generated App Store corpus: a chain shaped like Apple's that the App Store policy trusts, every token valid and typed, the raw limit on the leaf's key")
+    func appStoreCorpus() throws {
+        let corpus = try BenchmarkCorpus.appStore(count: 20)
+        let report = ThroughputBenchmark.measure(corpus: corpus, threads: 2, rounds: 1)
+        #expect(report.n == 20 && report.valid == 20 && report.rawLimitTokensPerSecond > 0)
+        let verified = try corpus.verifier.verify(corpus.tokens[3])
+        #expect(verified.provider(as: AppStoreClaims.self)?.transactionID == "2000000003")
+        // The chain is trusted for its own root only: Apple's refuses it.
+        #expect(throws: VerificationError(.untrustedChain)) { try Verifier(policy: .appStore(bundleIDs: ["com.example.app"])).verify(corpus.tokens[0]) }
+    }
+
     @Test("a round's slices cover every token once per presentation, on every thread")
     func slicedRounds() throws {
         let count = 2 * ThroughputBenchmark.sliceTokens + 7

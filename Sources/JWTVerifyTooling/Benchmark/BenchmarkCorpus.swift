@@ -20,6 +20,10 @@ package struct BenchmarkCorpus: Sendable {
     package let now: Double
     /// The key set as a JWKS document, when the corpus was generated.
     package var jwksDocument: [UInt8] = []
+    /// The policy to verify with instead of issuer and audience over ``keys`` (App Store signed
+    /// data, whose keys come from each token's chain; ``keys`` then holds the leaf's key, for the
+    /// raw limit).
+    package var policy: VerificationPolicy? = nil
 
     package init(keys: JWKSet, tokens: [[UInt8]], nonces: [String?], issuer: String, audience: String, now: Double) {
         self.keys = keys
@@ -35,6 +39,63 @@ package struct BenchmarkCorpus: Sendable {
     /// matching curve for ES384/ES512/EdDSA), each with its own raw nonce.
     package static func appleShaped(count: Int, algorithm: SignatureAlgorithm) throws -> BenchmarkCorpus {
         try appleShapedWithKeySet(count: count, algorithm: algorithm)
+    }
+
+    /// `count` App Store transactions (StoreKit 2 `JWSTransaction` shape, about 2 KB each), ES256
+    /// under a fresh chain shaped like Apple's: a root, an intermediate with
+    /// 1.2.840.113635.100.6.2.1 and a P-256 leaf with 1.2.840.113635.100.6.11.1, all in each
+    /// token's `x5c`. They verify under the App Store policy trusting that root, at their
+    /// `signedDate`; the raw limit checks each signature with the leaf's key.
+    package static func appStore(count: Int) throws -> BenchmarkCorpus {
+        let now = 1_767_225_600.0
+        let (from, until) = (now - 86_400, now + 365 * 86_400)
+        let rootKey = try EVPPrivateKey.generateEC(curve: "P-256")
+        let caKey = try EVPPrivateKey.generateEC(curve: "P-256")
+        let leafKey = try EVPPrivateKey.generateEC(curve: "P-256")
+        guard let root = rootKey.certificate(commonName: "Bench Root", from: from, until: until, isCA: true, serial: 1),
+            let ca = caKey.certificate(
+                commonName: "Bench Intermediate", issuer: (root, rootKey), from: from, until: until, isCA: true,
+                extensionOID: AppStoreTrust.intermediateExtension, serial: 2),
+            let leaf = leafKey.certificate(
+                commonName: "Bench Leaf", issuer: (ca, caKey), from: from, until: until, isCA: false, extensionOID: AppStoreTrust.leafExtension,
+                serial: 3)
+        else { throw JWKSetError("cannot make the benchmark's certificate chain") }
+        func standardBase64(_ bytes: [UInt8]) -> String {
+            var text = Base64URL.encode(bytes).map { $0 == "-" ? "+" : $0 == "_" ? "/" : $0 }
+            while text.count % 4 != 0 { text.append("=") }
+            return String(text)
+        }
+        let header = #"{"alg":"ES256","x5c":["\#(standardBase64(leaf))","\#(standardBase64(ca))","\#(standardBase64(root))"]}"#
+        let encodedHeader = Base64URL.encode(Array(header.utf8))
+        var tokens: [[UInt8]] = []
+        for index in 0..<count {
+            let signed = Int64(now * 1000) + Int64(index)
+            let payload =
+                #"{"transactionId":"\#(2_000_000_000 + index)","originalTransactionId":"2000000000","webOrderLineItemId":"\#(9_000_000 + index)","#
+                + #""bundleId":"com.example.app","productId":"pro.monthly","subscriptionGroupIdentifier":"21000000","purchaseDate":\#(signed - 1000),"#
+                + #""originalPurchaseDate":\#(signed - 86_400_000),"expiresDate":\#(signed + 2_592_000_000),"quantity":1,"type":"Auto-Renewable Subscription","#
+                + #""inAppOwnershipType":"PURCHASED","signedDate":\#(signed),"environment":"Sandbox","transactionReason":"PURCHASE","storefront":"USA","#
+                + #""storefrontId":"143441","price":9990,"currency":"USD"}"#
+            let signingInput = encodedHeader + "." + Base64URL.encode(Array(payload.utf8))
+            let signature = try leafKey.sign(Array(signingInput.utf8), algorithm: .es256)
+            tokens.append(Array((signingInput + "." + Base64URL.encode(signature)).utf8))
+        }
+        var jwk = OutputText()
+        jwk.beginObject()
+        jwk.key("keys")
+        jwk.beginArray()
+        jwk.beginObject()
+        for (name, value) in leafKey.publicJWKMembers() {
+            jwk.key(name)
+            jwk.string(value)
+        }
+        jwk.endObject()
+        jwk.endArray()
+        jwk.endObject()
+        var corpus = BenchmarkCorpus(
+            keys: try JWKSet(json: jwk.bytes), tokens: tokens, nonces: Array(repeating: nil, count: count), issuer: "", audience: "", now: now)
+        corpus.policy = .appStore(bundleIDs: ["com.example.app"], trust: try AppStoreTrust(rootCertificates: [root]))
+        return corpus
     }
 
     /// Writes `jwks.json`, `tokens.txt` and `nonces.txt` into `directory`, each token (and its
@@ -125,6 +186,7 @@ package struct BenchmarkCorpus: Sendable {
             nonces: nonces.map { nonce in nonce.map { String(decoding: Array($0.utf8), as: UTF8.self) } }, issuer: issuer,
             audience: audience, now: now)
         copy.jwksDocument = jwksDocument
+        copy.policy = policy
         return copy
     }
 
@@ -146,7 +208,8 @@ package struct BenchmarkCorpus: Sendable {
 
     /// A verifier for this corpus.
     package var verifier: Verifier {
-        Verifier(
+        if let policy { return Verifier(keys: keys, policy: policy) }
+        return Verifier(
             keys: keys, issuer: issuer, audiences: [audience], algorithms: Set(SignatureAlgorithm.all),
             clock: { [now] in now })
     }

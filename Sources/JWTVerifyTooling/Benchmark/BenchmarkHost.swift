@@ -70,7 +70,7 @@ package enum BenchmarkHost {
         let ratio = report.rawLimitTokensPerSecond > 0 ? perCall / report.rawLimitTokensPerSecond : 0
         return "  ES256 above is batched (128 signatures share one inversion, as verify/audit/serve do); one token per call: "
             + "\(Int(perCall.rounded())) tokens/s, ratio \((ratio * 1000).rounded() / 1000). "
-            + "Fixed-base tables: \(report.fixedBaseTables) × \(fixedBaseTableBytes / 1024) KiB. "
+            + (report.fixedBaseTables > 0 ? "Fixed-base tables: \(report.fixedBaseTables) × \(fixedBaseTableBytes / 1024) KiB. " : "")
             + "The raw limit is OpenSSL's own EVP_PKEY_verify."
     }
 
