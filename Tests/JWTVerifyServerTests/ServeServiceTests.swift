@@ -76,6 +76,10 @@ struct ServeServiceTests {
         #expect(post(#"{"signedPayload":"a.b.c"}"#).header("X-JWT-Reason") == "malformed")
         #expect(post(#"{"signedPayload":"x"}"#, path: "/appstore").status == 404)  // the default route verifies no App Store data
         #expect(service.handle(InMemoryRequest(path: "/appstore/store")).status == 405)
+        // /verify takes App Store tokens on the same route, as verify's records.
+        let lines = service.handle(InMemoryRequest(method: "POST", path: "/verify/store", body: Array((transaction + "\n").utf8)))
+        let record = try #require(try JSONSerialization.jsonObject(with: Data(lines.body.split(separator: 10)[0])) as? [String: Any])
+        #expect(record["valid"] as? Bool == true && (record["claims"] as? [String: Any])?["kind"] as? String == "transaction")
     }
 
     @Test("/auth: 200 with claim headers, 401 with the reason, 403 for another audience, 401 without a token")
