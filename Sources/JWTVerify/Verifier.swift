@@ -56,7 +56,7 @@ public struct Verifier: Sendable {
         self.init(keys: keys, policy: policy, sharedCache: cache.map(VerifiedTokenCache.init))
     }
 
-    /// A verifier for App Store signed data (``VerificationPolicy/appStore(bundleIDs:environment:appAppleID:trust:)``),
+    /// A verifier for App Store signed data (``VerificationPolicy/appStore(bundleIDs:environment:appAppleID:trust:onlineChecks:)``),
     /// whose keys come from each token's certificate chain to the policy's pinned roots, not from
     /// a key set. Under any other policy it has no key, and every token is `unknown_kid`.
     public init(policy: VerificationPolicy) {

@@ -63,7 +63,7 @@ public struct ProviderRules: Sendable, Hashable {
     public static func google(hostedDomain: String? = nil, authorizedParty: String? = nil) -> ProviderRules {
         ProviderRules(.google(hostedDomain: hostedDomain, authorizedParty: authorizedParty))
     }
-    /// App Store signed data (see ``VerificationPolicy/appStore(bundleIDs:environment:appAppleID:trust:)``);
+    /// App Store signed data (see ``VerificationPolicy/appStore(bundleIDs:environment:appAppleID:trust:onlineChecks:)``);
     /// `bundleIDs: nil` checks no bundle ID (for audits of captured data, never for a service).
     public static func appStore(
         bundleIDs: [String]?, environment: AppStoreEnvironment? = nil, appAppleID: Int64? = nil, trust: AppStoreTrust = .appleRootCAG3,
@@ -198,6 +198,13 @@ struct ProviderClaimReader<Object: JSONObjectReading> {
         guard let node = payload.member(name) else { return nil }
         guard let value = node.number else { throw VerificationError(.claimType, detail: "\(name) is not a number") }
         return value
+    }
+
+    /// `sub`, which must be a non-empty string (what it names is `meaning`, for the detail).
+    func requireSubject(_ meaning: String) throws(VerificationError) {
+        guard let subject = payload.member("sub")?.string, !subject.isEmpty else {
+            throw VerificationError(.claimType, detail: "sub (\(meaning)) must be a non-empty string")
+        }
     }
 
     /// `iat`, which the provider always sends.

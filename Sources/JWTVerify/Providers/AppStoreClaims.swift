@@ -1,5 +1,5 @@
 /// App Store signed data, typed: a StoreKit 2 transaction or renewal info, an App Store Server
-/// Notification (V2), or an AppTransaction, verified under ``VerificationPolicy/appStore(bundleIDs:environment:appAppleID:trust:)``.
+/// Notification (V2), or an AppTransaction, verified under ``VerificationPolicy/appStore(bundleIDs:environment:appAppleID:trust:onlineChecks:)``.
 ///
 /// Dates are milliseconds since the epoch, as Apple sends them. A notification's
 /// `data.signedTransactionInfo` and `data.signedRenewalInfo` are verified under the same policy

@@ -11,8 +11,6 @@ public struct FirebaseAppCheckClaims: ProviderClaimSet, Hashable {
 
     /// `sub` must be a non-empty string: App Check's app ID.
     static func read<Object>(_ reader: ProviderClaimReader<Object>, into claims: inout ProviderClaims.Fields) throws(VerificationError) {
-        guard let subject = reader.payload.member("sub")?.string, !subject.isEmpty else {
-            throw VerificationError(.claimType, detail: "sub (the app ID) must be a non-empty string")
-        }
+        try reader.requireSubject("the app ID")
     }
 }

@@ -11,8 +11,6 @@ public struct FirebasePhoneNumberClaims: ProviderClaimSet, Hashable {
 
     /// `sub` must be a non-empty string: the phone number.
     static func read<Object>(_ reader: ProviderClaimReader<Object>, into claims: inout ProviderClaims.Fields) throws(VerificationError) {
-        guard let subject = reader.payload.member("sub")?.string, !subject.isEmpty else {
-            throw VerificationError(.claimType, detail: "sub (the phone number) must be a non-empty string")
-        }
+        try reader.requireSubject("the phone number")
     }
 }
