@@ -10,8 +10,9 @@ import Glibc
 /// Each pass waits for the daemon's descriptors, lets `MHD_run` read whatever is ready, and
 /// answers each request through the service; an `/auth` request with a token is suspended and held
 /// in the loop's ``AuthGathering``. The gathering is flushed (its requests verified together and
-/// resumed) when the loop finds nothing more ready, or when it is full and another request comes:
-/// so a lone request is verified at once and no timer adds latency.
+/// resumed) when the loop finds nothing more ready, when it is full and another request comes, or
+/// after a few passes of other work: so a lone request is verified at once, no timer adds
+/// latency, and busy connections cannot hold the gathered ones back.
 final class ServerLoop: @unchecked Sendable {
     // Safety: everything but `command` and `wake` is touched by the loop's own thread only, once
     // `start()` has run; `command` is a Mutex and `wake` an eventfd written by other threads.
@@ -41,6 +42,11 @@ final class ServerLoop: @unchecked Sendable {
     /// Whether a flush resumed connections the daemon has not run since (the daemon's timeout
     /// does not count them, so the loop must not wait before running it).
     private var resumed = false
+    /// Passes the gathering has waited through while something else was ready: after
+    /// ``maximumWaitingPasses`` it is flushed anyway, so that connections kept busy (a client
+    /// trickling bytes, say) cannot hold other requests back.
+    private var waitingPasses = 0
+    private static let maximumWaitingPasses = 4
 
     /// Why a loop could not be made: the `errno` left by the call that failed.
     struct Failure: Error { let code: Int32 }
@@ -138,10 +144,14 @@ final class ServerLoop: @unchecked Sendable {
             if draining && (timeout < 0 || timeout > 20) { timeout = 20 }
             let count = cmhd_loop_wait(events, wake, timeout)
             if count < 0 { return finish() }
-            if count == 0 && !gathering.isEmpty && due != 0 {
-                // Nothing more is ready: verify what the loop holds, resume those requests, and
-                // let the daemon send their answers (it takes a resume at its next run).
-                flush()
+            if !gathering.isEmpty {
+                waitingPasses += 1
+                if (count == 0 && due != 0) || waitingPasses > Self.maximumWaitingPasses {
+                    // Nothing more is ready (or the held requests waited long enough): verify what
+                    // the loop holds, resume those requests, and let the daemon send their answers
+                    // (it takes a resume at its next run).
+                    flush()
+                }
             }
             resumed = false
             _ = MHD_run(daemon)
@@ -158,6 +168,7 @@ final class ServerLoop: @unchecked Sendable {
     private func flush() {
         guard !gathering.isEmpty else { return }
         resumed = true
+        waitingPasses = 0
         service.flush(gathering) { ticket, response in
             let state = Unmanaged<RequestState>.fromOpaque(ticket).takeUnretainedValue()
             state.response = response
