@@ -309,7 +309,8 @@ static inline int copenssl_has_extension(X509 *cert, const char *oid) {
 }
 
 /** Validates `leaf` <- `intermediate` <- a trust anchor of `store` with OpenSSL's X.509
- *  verification at `at` (seconds since the epoch), the intermediate the only untrusted
+ *  verification at `at` (seconds since the epoch; negative: every check but the certificates'
+ *  validity periods, which the caller judges from `valid_from`/`valid_until`), the intermediate the only untrusted
  *  certificate offered; then requires the path to be exactly those three, the leaf to carry
  *  `leaf_oid` and the intermediate `ca_oid` (dotted OIDs), and the leaf key to be P-256. Every
  *  object made here is freed here; `result->leaf_key` is the caller's on OK. */
@@ -329,7 +330,11 @@ static inline int copenssl_verify_chain(X509_STORE *store, const unsigned char *
     }
     if (untrusted == NULL || ctx == NULL || !sk_X509_push(untrusted, ca)) goto done;
     if (X509_STORE_CTX_init(ctx, store, leaf, untrusted) != 1) goto done;
-    X509_STORE_CTX_set_time(ctx, 0, (time_t)at);
+    if (at < 0) {
+        X509_VERIFY_PARAM_set_flags(X509_STORE_CTX_get0_param(ctx), X509_V_FLAG_NO_CHECK_TIME);
+    } else {
+        X509_STORE_CTX_set_time(ctx, 0, (time_t)at);
+    }
     if (X509_verify_cert(ctx) != 1) {
         status = COPENSSL_CHAIN_UNTRUSTED;
         result->x509_error = X509_STORE_CTX_get_error(ctx);

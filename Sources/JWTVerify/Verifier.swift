@@ -132,4 +132,7 @@ package enum EvaluationTime: Sendable {
     case fixed(Double)
     /// At the token's own `iat` ("was it valid when issued?"); a token without one is `claim_type`.
     case issuedAt
+
+    /// Whether the time is given (`--now`, `at:`) rather than the clock's or the token's.
+    var isFixed: Bool { if case .fixed = self { true } else { false } }
 }

@@ -291,6 +291,74 @@ struct FaceAgreementTests {
         #expect(counts["auth", default: 0] >= 120)
     }
 
+    @Test("App Store signed data: Apple's real tokens and each with a payload byte changed, through every face that takes it", .enabled(if: SharedVectors.available))
+    func appStoreCorpus() async throws {
+        let data = try SharedVectors.data("appstore/tokens.jsonl")
+        var cases: [Case] = []
+        for (index, line) in data.split(separator: 0x0A).enumerated() {
+            let object = try #require(try JSONSerialization.jsonObject(with: Data(line)) as? [String: Any])
+            let token = try #require(object["token"] as? String)
+            cases.append(Case(id: "real-\(index)", token: token, nonce: nil, expected: nil))
+            var bytes = Array(token.utf8)
+            let position = bytes.firstIndex(of: UInt8(ascii: "."))! + 40
+            bytes[position] = bytes[position] == UInt8(ascii: "A") ? UInt8(ascii: "Q") : UInt8(ascii: "A")
+            cases.append(Case(id: "changed-\(index)", token: String(decoding: bytes, as: UTF8.self), nonce: nil, expected: nil))
+        }
+        // Every bundle ID the vectors carry, as a service of all those apps would configure.
+        let open = Verifier(policy: VerificationPolicy(issuers: nil, audiences: nil, algorithms: [.es256], rules: .appStore(bundleIDs: nil)))
+        let bundles = Set(cases.compactMap { try? open.verify($0.token).provider(as: AppStoreClaims.self)?.bundleID }).sorted()
+        #expect(bundles.count >= 5)
+        let policy = VerificationPolicy.appStore(bundleIDs: bundles)
+        let arguments = ["--profile", "app-store"] + bundles.flatMap { ["--bundle-id", $0] }
+        let group = Group(name: "appstore", jwks: [], policy: policy, arguments: arguments, now: 0, cases: cases)
+        let verifier = Verifier(policy: policy)
+        func verdict(_ result: Result<VerifiedToken, VerificationError>) -> String {
+            if case .failure(let error) = result { return error.reason.rawValue }
+            return ""
+        }
+        // Each judged at its signedDate: no face is given a time.
+        var library: [String: String] = [:]
+        for item in cases { library[item.id] = verdict(Result { () throws(VerificationError) in try verifier.verify(item.token) }) }
+        var batch = TokenBatch()
+        for item in cases { batch.append(item.token) }
+        let batched = Self.verdicts(group, verifier.verify(batch))
+        let verify = try CLIRunner.run(["verify", "--threads", "2"] + arguments, input: try Self.requestLines(group))
+        let verified = try Self.verdicts(group, records: verify.stdout)
+        var audited: [String: String] = [:]
+        let audit = try CLIRunner.run(
+            ["audit", "--format", "jsonl", "--show-tokens", "-q"] + arguments, input: Data(cases.map(\.token).joined(separator: "\n").utf8 + [0x0A]))
+        for line in audit.stdout.split(separator: 0x0A) {
+            let record = try #require(try JSONSerialization.jsonObject(with: Data(line)) as? [String: Any])
+            if let token = record["token"] as? String, let item = cases.first(where: { $0.token == token }) { audited[item.id] = (record["reason"] as? String) ?? "" }
+        }
+        let serve = try ServeProcess(["--max-body-bytes", "\(64 << 20)"] + arguments)
+        let answer = try RawHTTP.request(serve.port, method: "POST", path: "/verify", body: [UInt8](try Self.requestLines(group)))
+        let served = try Self.verdicts(group, records: answer.body)
+        let route = ServeRoute(configuration: RouteConfiguration(name: ServeRoute.defaultName), keys: .files(verifier, loadedAt: 0, count: 0))
+        let service = ServeService(routes: ServeRoutes(routes: [route.name: route]))
+        var webhook: [String: String] = [:]
+        var auth: [String: String] = [:]
+        for item in cases {
+            let posted = service.handle(InMemoryRequest(method: "POST", path: "/appstore", body: Array(#"{"signedPayload":"\#(item.token)"}"#.utf8)))
+            webhook[item.id] = posted.status == 200 ? "" : posted.header("X-JWT-Reason") ?? "(\(posted.status))"
+            let gated = service.handle(InMemoryRequest(path: "/auth", headers: ["Authorization": "Bearer " + item.token]))
+            auth[item.id] = gated.status == 200 ? "" : gated.header("X-JWT-Reason") ?? "(\(gated.status))"
+        }
+        var disagreements: [String] = []
+        for (face, verdicts) in [("batch", batched), ("verify", verified), ("audit", audited), ("serve", served), ("appstore", webhook), ("auth", auth)] {
+            #expect(verdicts.count == cases.count, "\(face) gave \(verdicts.count) verdicts")
+            for item in cases where verdicts[item.id] != library[item.id] {
+                disagreements.append("\(item.id): \(face) \(verdicts[item.id] ?? "none"), library \(library[item.id] ?? "none")")
+            }
+        }
+        #expect(disagreements.isEmpty, "\(disagreements.count) disagreements: \(disagreements.prefix(10))")
+        // The real tokens: 42 valid (the one without signedDate is claim_type); no changed one passes.
+        #expect(cases.filter { $0.id.hasPrefix("real") && library[$0.id] == "" }.count == 42)
+        #expect(cases.filter { $0.id.hasPrefix("changed") && library[$0.id] == "" }.isEmpty)
+        let changed = Dictionary(grouping: cases.filter { $0.id.hasPrefix("changed") }, by: { library[$0.id] ?? "" }).mapValues(\.count)
+        #expect(changed == ["bad_signature": 43], "\(changed)")
+    }
+
     @Test("the bundled samples: generic and Apple policies")
     func samples() async throws {
         let jwks = [UInt8](try Data(contentsOf: SharedVectors.projectVectors.appendingPathComponent("jwks.json")))

@@ -9,8 +9,9 @@ import Synchronization
 /// 1.2.840.113635.100.6.11.1 and the intermediate 1.2.840.113635.100.6.2.1.
 ///
 /// Validated chains are cached (bounded, shared by every thread): thousands of tokens signed by
-/// one leaf pay for one validation. A cached chain keeps the interval in which its three
-/// certificates are all valid, so each token is still judged at its own time.
+/// one leaf pay for one validation. A chain is validated by every X.509 rule but the validity
+/// periods, and keeps the interval in which its three certificates are all valid: each token is
+/// judged against it at its own time, once its signature has held.
 public final class AppStoreTrust: Sendable, Hashable, CustomStringConvertible {
     /// Apple Root CA - G3, bundled (its SHA-256 is checked when loaded): the default.
     public static let appleRootCAG3: AppStoreTrust = {
@@ -74,14 +75,23 @@ public final class AppStoreTrust: Sendable, Hashable, CustomStringConvertible {
     /// Chains in the cache now.
     public var cachedChains: Int { chains.withLock { $0.entries.count } }
 
-    /// The leaf's key when `leaf` ← `intermediate` (the standard base64 of `x5c[0]` and `x5c[1]`)
-    /// leads to a root and is valid at `time`; else the reason.
-    func leafKey(leaf: String, intermediate: String, at time: Double, onlineChecks: Bool = false) -> Result<EVPPublicKey, VerificationError> {
+    /// A trusted chain: its leaf's key, and the interval (seconds since the epoch) in which all
+    /// three certificates are valid, which each token is judged against at its own time.
+    struct TrustedChain: Sendable {
+        let key: EVPPublicKey
+        let validity: ClosedRange<Double>
+    }
+
+    /// The chain `leaf` ← `intermediate` (the standard base64 of `x5c[0]` and `x5c[1]`) when it
+    /// leads to a root by every X.509 rule but the validity periods (``judge(_:at:)`` applies
+    /// those, once the token's time is known), with online checks not revoked; else the reason.
+    /// Cached: the verdict does not depend on the time.
+    func chain(leaf: String, intermediate: String, onlineChecks: Bool = false) -> Result<TrustedChain, VerificationError> {
         var material = Array(leaf.utf8)
         material.append(0)
         material.append(contentsOf: intermediate.utf8)
         let key = material.withUnsafeBytes { SHA256Digest(hashing: $0) }
-        if let entry = chains.withLock({ $0.entries[key] }) { return judge(entry, key: key, at: time, onlineChecks: onlineChecks) }
+        if let entry = chains.withLock({ $0.entries[key] }) { return settle(entry, key: key, onlineChecks: onlineChecks) }
         guard let leafDER = StandardBase64.decode(leaf.utf8) else {
             return .failure(VerificationError(.x5cInvalid, detail: "x5c[0] is not standard base64"))
         }
@@ -90,31 +100,40 @@ public final class AppStoreTrust: Sendable, Hashable, CustomStringConvertible {
         }
         let entry: ChainEntry
         switch store.verify(
-            leaf: leafDER, intermediate: intermediateDER, at: time, leafExtension: Self.leafExtension,
+            leaf: leafDER, intermediate: intermediateDER, at: nil, leafExtension: Self.leafExtension,
             intermediateExtension: Self.intermediateExtension)
         {
         case .trusted(let publicKey, let from, let until, let root):
-            entry = .trusted(publicKey, validFrom: from, validUntil: until, certificates: Certificates(leaf: leafDER, intermediate: intermediateDER, root: root))
+            entry = .trusted(
+                TrustedChain(key: publicKey, validity: from...max(from, until)),
+                certificates: Certificates(leaf: leafDER, intermediate: intermediateDER, root: root))
         case .notDER(let position):
             entry = .refused(VerificationError(.x5cInvalid, detail: "x5c[\(position)] is not a DER certificate"))
         case .leafKeyNotP256:
             entry = .refused(VerificationError(.keyAlgorithmMismatch, detail: "the x5c leaf's key is not a P-256 key (ES256 needs one)"))
-        case .untrusted(let why, let dependsOnTime):
-            let error = VerificationError(.untrustedChain, detail: "x5c does not chain to \(name) at \(Verifier.number(time.rounded(.down))): \(why)")
-            // A verdict that depends on the time is the token's own, not the chain's.
-            guard !dependsOnTime else { return .failure(error) }
-            entry = .refused(error)
+        case .untrusted(let why, _):
+            entry = .refused(VerificationError(.untrustedChain, detail: "x5c does not chain to \(name): \(why)"))
         }
         chains.withLock { $0.insert(entry, for: key) }
-        return judge(entry, key: key, at: time, onlineChecks: onlineChecks)
+        return settle(entry, key: key, onlineChecks: onlineChecks)
     }
 
-    /// A cached or new chain at `time`, then, with online checks, its revocation status.
-    private func judge(_ entry: ChainEntry, key: SHA256Digest, at time: Double, onlineChecks: Bool) -> Result<EVPPublicKey, VerificationError> {
-        let judged = entry.judge(at: time)
-        guard onlineChecks, case .success = judged, case .trusted(_, _, _, let certificates) = entry else { return judged }
-        if let failure = revocation(of: certificates, key: key) { return .failure(failure) }
-        return judged
+    /// A trusted chain at `time`: `untrusted_chain` when a certificate is not valid then.
+    static func judge(_ validity: ClosedRange<Double>, at time: Double) -> VerificationError? {
+        guard !validity.contains(time) else { return nil }
+        return VerificationError(
+            .untrustedChain,
+            detail: "the x5c chain is valid from \(Verifier.number(validity.lowerBound)) to \(Verifier.number(validity.upperBound)), not at \(Verifier.number(time.rounded(.down)))")
+    }
+
+    /// A cached or new chain, then, with online checks, its revocation status.
+    private func settle(_ entry: ChainEntry, key: SHA256Digest, onlineChecks: Bool) -> Result<TrustedChain, VerificationError> {
+        switch entry {
+        case .refused(let error): return .failure(error)
+        case .trusted(let chain, let certificates):
+            if onlineChecks, let failure = revocation(of: certificates, key: key) { return .failure(failure) }
+            return .success(chain)
+        }
     }
 
     /// How long an OCSP answer is kept.
@@ -157,25 +176,11 @@ public final class AppStoreTrust: Sendable, Hashable, CustomStringConvertible {
         let root: [UInt8]
     }
 
-    /// A chain as checked: trusted within an interval, or refused whatever the time.
+    /// A chain as checked: trusted (its key and validity interval, and its certificates for
+    /// revocation checks), or refused.
     enum ChainEntry: Sendable {
-        case trusted(EVPPublicKey, validFrom: Double, validUntil: Double, certificates: Certificates)
+        case trusted(TrustedChain, certificates: Certificates)
         case refused(VerificationError)
-
-        /// The key, if the chain is trusted and valid at `time`.
-        func judge(at time: Double) -> Result<EVPPublicKey, VerificationError> {
-            switch self {
-            case .refused(let error): return .failure(error)
-            case .trusted(let key, let from, let until, _):
-                guard time >= from, time <= until else {
-                    return .failure(
-                        VerificationError(
-                            .untrustedChain,
-                            detail: "the x5c chain is valid from \(Verifier.number(from)) to \(Verifier.number(until)), not at \(Verifier.number(time.rounded(.down)))"))
-                }
-                return .success(key)
-            }
-        }
     }
 
     /// The checked chains by the SHA-256 of their two certificates' text, at most

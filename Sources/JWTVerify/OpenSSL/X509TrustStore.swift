@@ -78,17 +78,19 @@ final class X509TrustStore: @unchecked Sendable {
         case leafKeyNotP256
     }
 
-    /// Validates `leaf` ← `intermediate` ← an anchor at `time` (seconds since the epoch) with
+    /// Validates `leaf` ← `intermediate` ← an anchor at `time` (seconds since the epoch; `nil`:
+    /// every check but the validity periods, which ``ChainVerdict/trusted(_:validFrom:validUntil:root:)``
+    /// returns for the caller to judge) with
     /// OpenSSL's X.509 verification (the intermediate the only other certificate offered: a root
     /// sent along is never used), then requires exactly that path, `leafExtension` on the leaf,
     /// `intermediateExtension` on the intermediate (dotted OIDs) and a P-256 leaf key.
-    func verify(leaf: [UInt8], intermediate: [UInt8], at time: Double, leafExtension: String, intermediateExtension: String) -> ChainVerdict {
+    func verify(leaf: [UInt8], intermediate: [UInt8], at time: Double?, leafExtension: String, intermediateExtension: String) -> ChainVerdict {
         var result = copenssl_chain_result()
         let status = leaf.withUnsafeBytes { leafBytes in
             intermediate.withUnsafeBytes { caBytes in
                 copenssl_verify_chain(
                     store, leafBytes.bindMemory(to: UInt8.self).baseAddress, leafBytes.count, caBytes.bindMemory(to: UInt8.self).baseAddress,
-                    caBytes.count, Int64(time.rounded(.down)), leafExtension, intermediateExtension, &result)
+                    caBytes.count, time.map { Int64($0.rounded(.down)) } ?? -1, leafExtension, intermediateExtension, &result)
             }
         }
         let which = ["the leaf", "the intermediate", "the root"][min(max(Int(result.depth), 0), 2)]

@@ -1,30 +1,31 @@
 extension Verifier {
     /// Steps 7 and 8 for App Store signed data: the key is the `x5c` leaf's, once leaf ←
-    /// intermediate validates to a pinned root (``AppStoreTrust``) at the evaluation time: the
-    /// call's fixed time when it has one, else the payload's `signedDate` (read here, before the
-    /// signature, as Apple's own verifier does), which must then be there.
-    func chooseChainKey(_ prepared: inout PreparedToken, certificates: [String], settings: ProviderRules.AppStoreSettings, time: EvaluationTime) {
+    /// intermediate validates to a pinned root (``AppStoreTrust``) by every rule but the validity
+    /// periods, which ``judgeChain(_:at:signedDate:)`` applies in the walk, once the signature has
+    /// held and the payload (its `signedDate`) can be read. No payload byte is read before then.
+    func chooseChainKey(_ prepared: inout PreparedToken, certificates: [String], settings: ProviderRules.AppStoreSettings) {
+        switch settings.trust.chain(leaf: certificates[0], intermediate: certificates[1], onlineChecks: settings.onlineChecks) {
+        case .success(let chain):
+            prepared.chainKey = chain.key
+            prepared.chainValidity = chain.validity
+        case .failure(let error): prepared.stage = .rejected(error)
+        }
+    }
+
+    /// Whether a verified chain was valid when the token is judged: at the call's fixed time,
+    /// else at its `signedDate` (then required); with online checks, now.
+    func judgeChain(_ validity: ClosedRange<Double>, at time: EvaluationTime, signedDate: Double?) -> VerificationError? {
         let instant: Double
-        if settings.onlineChecks {
+        if policy.rules.appStoreSettings?.onlineChecks == true {
             instant = policy.clock()
         } else if case .fixed(let fixed) = time {
             instant = fixed
+        } else if let signedDate {
+            instant = signedDate / 1000
         } else {
-            switch AppStoreClaims.signedDate(prepared.payload!) {
-            case .success(let milliseconds?): instant = milliseconds / 1000
-            case .success(nil):
-                prepared.stage = .rejected(
-                    VerificationError(.claimType, detail: "signedDate is missing: the chain is judged at signedDate unless a time is given"))
-                return
-            case .failure(let error):
-                prepared.stage = .rejected(error)
-                return
-            }
+            return VerificationError(.claimType, detail: "signedDate is missing: the chain is judged at signedDate unless a time is given")
         }
-        switch settings.trust.leafKey(leaf: certificates[0], intermediate: certificates[1], at: instant, onlineChecks: settings.onlineChecks) {
-        case .success(let key): prepared.chainKey = key
-        case .failure(let error): prepared.stage = .rejected(error)
-        }
+        return AppStoreTrust.judge(validity, at: instant)
     }
 }
 

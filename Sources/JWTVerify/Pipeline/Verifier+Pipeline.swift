@@ -27,7 +27,7 @@ extension Verifier {
         _ prepared: inout PreparedToken, scratch: UnsafeMutableRawBufferPointer, contexts: ThreadContexts,
         rawNonce: UnsafeRawBufferPointer?, time: EvaluationTime
     ) -> Result<VerifiedToken, VerificationError> {
-        prepare(&prepared, scratch: scratch, contexts: contexts, time: time, tracing: false)
+        prepare(&prepared, scratch: scratch, contexts: contexts, tracing: false)
         checkSignature(&prepared)
         return walk(&prepared, rawNonce: rawNonce, time: time, tracing: false)
     }
@@ -88,9 +88,7 @@ extension Verifier {
             count += 1
             switch slot.pointee.stage {
             case .awaitingSignature:
-                prepare(
-                    &slot.pointee, scratch: UnsafeMutableRawBufferPointer(rebasing: arena[offset..<(offset + token.count)]), contexts: contexts,
-                    time: time, tracing: tracing)
+                prepare(&slot.pointee, scratch: UnsafeMutableRawBufferPointer(rebasing: arena[offset..<(offset + token.count)]), contexts: contexts, tracing: tracing)
                 offset += token.count
             case .repeatOf:
                 slot.pointee.scratch = UnsafeMutableRawBufferPointer(rebasing: arena[offset..<(offset + token.count)])
@@ -120,7 +118,7 @@ extension Verifier {
         return token.withUnsafeBytes { bytes in
             withUnsafeTemporaryAllocation(byteCount: max(bytes.count, 1), alignment: 8) { scratch in
                 var prepared = PreparedToken(bytes)
-                prepare(&prepared, scratch: scratch, contexts: ThreadContexts.current, time: .clock, tracing: false)
+                prepare(&prepared, scratch: scratch, contexts: ThreadContexts.current, tracing: false)
                 checkSignature(&prepared)
                 switch prepared.stage {
                 case .signed: return .success((prepared.header.algorithm, Array(prepared.payload!)))

@@ -46,8 +46,8 @@ extension Verifier {
     /// left awaiting. The segments are decoded into `scratch` (at least the token's length); the
     /// payload is decoded, not parsed. With `tracing`, the header's `alg` and `kid` as written
     /// go into the trace. `contexts` are this thread's. App Store signed data takes its key from
-    /// its `x5c` chain instead, judged at `time` (or the payload's `signedDate`).
-    func prepare(_ prepared: inout PreparedToken, scratch: UnsafeMutableRawBufferPointer, contexts: ThreadContexts, time: EvaluationTime, tracing: Bool) {
+    /// its `x5c` chain instead (its validity periods judged in the walk).
+    func prepare(_ prepared: inout PreparedToken, scratch: UnsafeMutableRawBufferPointer, contexts: ThreadContexts, tracing: Bool) {
         let token = prepared.token
         prepared.scratch = scratch
         switch CompactJWS.split(token) {
@@ -133,7 +133,7 @@ extension Verifier {
         prepared.signatureRange = signatureStart..<(signatureStart + signatureLength)
 
         if let appStore {
-            chooseChainKey(&prepared, certificates: certificates, settings: appStore, time: time)
+            chooseChainKey(&prepared, certificates: certificates, settings: appStore)
         } else if let remembered {
             prepared.keyIndex = remembered.keyIndex
         } else {

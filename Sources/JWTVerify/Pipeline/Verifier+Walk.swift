@@ -23,7 +23,7 @@ extension Verifier {
             var again = PreparedToken(prepared.token)
             admit(&again)
             if again.awaitsSignature {
-                prepare(&again, scratch: prepared.scratch, contexts: ThreadContexts.current, time: time, tracing: tracing)
+                prepare(&again, scratch: prepared.scratch, contexts: ThreadContexts.current, tracing: tracing)
                 checkSignature(&again)
             }
             let result = walk(&again, rawNonce: rawNonce, time: time, tracing: tracing)
@@ -94,7 +94,9 @@ extension Verifier {
             }
             return .failure(error)
         }
-        let result = checkClaims(&read, header: prepared.header, payload: payload, rawNonce: rawNonce, time: time, trace: &prepared.trace, tracing: tracing)
+        let result = checkClaims(
+            &read, header: prepared.header, payload: payload, chainValidity: prepared.chainValidity, rawNonce: rawNonce, time: time,
+            trace: &prepared.trace, tracing: tracing)
         // A trace shows a rejected token's claims from here; a verified one's come with the token.
         if tracing, case .failure = result { prepared.trace.claims = read.takeClaims() }
         return result
@@ -103,8 +105,8 @@ extension Verifier {
     /// Steps 10–17 over claims already read (and type-checked): the evaluation time, the generic
     /// checks, the provider's rules, and the verified token, which takes the claims out of `read`.
     private func checkClaims(
-        _ read: inout PayloadRead, header: JOSEHeader, payload: UnsafeRawBufferPointer, rawNonce: UnsafeRawBufferPointer?,
-        time: EvaluationTime, trace: inout WalkTrace, tracing: Bool
+        _ read: inout PayloadRead, header: JOSEHeader, payload: UnsafeRawBufferPointer, chainValidity: ClosedRange<Double>?,
+        rawNonce: UnsafeRawBufferPointer?, time: EvaluationTime, trace: inout WalkTrace, tracing: Bool
     ) -> Result<VerifiedToken, VerificationError> {
         var now: Double
         switch evaluationTime(time, claims: read.claims) {
@@ -112,8 +114,8 @@ extension Verifier {
         case .failure(let error): return .failure(error)
         }
         // App Store signed data is judged at its signedDate unless the call fixed a time.
-        if case .fixed = time {
-        } else if case .success(let provider)? = read.provider, let signed = provider.appStore?.signedDate {
+        let isAppStore = policy.rules.kind == .appStore
+        if isAppStore, !time.isFixed, case .success(let provider)? = read.provider, let signed = provider.appStore?.signedDate {
             now = signed / 1000
         }
         if tracing { trace.evaluatedAt = now }
@@ -124,8 +126,11 @@ extension Verifier {
         switch read.provider {
         case nil: break
         case .success(var value)?:
+            if let chainValidity, let failure = judgeChain(chainValidity, at: time, signedDate: value.appStore?.signedDate) {
+                return .failure(failure)
+            }
             if let failure = policy.rules.check(value, now: now, leeway: policy.leeway) { return .failure(failure) }
-            if let appStore = value.appStore, appStore.kind == .notification {
+            if isAppStore, let appStore = value.appStore, appStore.kind == .notification {
                 switch verifyNestedSignedData(appStore, payload: payload, time: time) {
                 case .success(let withNested): value.appStore = withNested
                 case .failure(let error): return .failure(error)

@@ -254,25 +254,6 @@ public struct AppStoreClaims: ProviderClaimSet, Hashable {
         }
         return nil
     }
-
-    /// A `signedDate` read straight from a decoded payload (before its signature is checked, to
-    /// know when to judge the chain): `nil` when absent, `.failure` when the payload is not a JSON
-    /// object or `signedDate` not a number.
-    static func signedDate(_ payload: UnsafeRawBufferPointer) -> Result<Double?, VerificationError> {
-        switch JSONObjectParser.parse(payload, SignedDateReading()) {
-        case .success(let found): return found
-        case .failure(.invalid(let message)): return .failure(VerificationError(.malformed, detail: "payload is not valid JSON: \(message)"))
-        case .failure(.notObject): return .failure(VerificationError(.malformed, detail: "payload is not a JSON object"))
-        }
-    }
-
-    private struct SignedDateReading: JSONObjectConsumer {
-        func consume<Object: JSONObjectReading>(_ object: Object) -> Result<Double?, VerificationError> {
-            guard let node = object.member("signedDate") else { return .success(nil) }
-            guard let value = node.number, value >= 0 else { return .failure(VerificationError(.claimType, detail: "signedDate is not a number of milliseconds")) }
-            return .success(value)
-        }
-    }
 }
 
 /// An object nested in a payload, read through the same object interface.
