@@ -100,7 +100,7 @@ let package = Package(
             name: "JWTVerifyTestSupport",
             dependencies: ["JWTVerify"],
             path: "Tests/Support",
-            exclude: ["jwks_origin.py", "ocsp_responder.py"],
+            exclude: ["jwks_origin.py", "ocsp_responder.py", "apple_standin.py"],
             swiftSettings: strictSettings
         ),
         .testTarget(

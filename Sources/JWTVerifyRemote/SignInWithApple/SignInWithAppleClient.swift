@@ -1,0 +1,191 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+public import JWTVerify
+import Synchronization
+
+/// Apple's Sign in with Apple REST contract for one client: exchange an authorization code, check
+/// a refresh token, revoke tokens (what account deletion requires), and move users in an app
+/// transfer (TN3159).
+///
+/// Make one at startup and share it: it is `Sendable`, keeps one client secret (renewed before it
+/// expires, never one per request) and verifies every identity token Apple returns through a
+/// ``RemoteVerifier`` (Apple's keys, picked by `kid`; `aud` your client ID), so a call hands out
+/// tokens only together with verified identity claims.
+///
+/// ```swift
+/// let apple = try SignInWithAppleClient(credentials: SignInWithAppleCredentials(
+///     teamID: "TEAM123456", clientID: "com.example.app", keyID: "KEY1234567", privateKeyPEM: p8Bytes))
+/// let grant = try await apple.exchange(code: authorizationCode, nonce: .raw(rawNonce))
+/// store(user: grant.identity.claims.subject, refreshToken: grant.refreshToken)
+/// ```
+///
+/// Every call ends by its time-out and throws ``SignInWithAppleError``, whose
+/// ``SignInWithAppleError/isRetryable`` says whether trying again can help.
+public final class SignInWithAppleClient: Sendable {
+    /// Apple's base URL.
+    public static let appleBaseURL = "https://appleid.apple.com"
+
+    /// The team, client and key.
+    public var teamID: String { credentials.teamID }
+    public var clientID: String { credentials.clientID }
+    /// Where the endpoints live (`/auth/token`, `/auth/revoke`, `/auth/usermigrationinfo`).
+    public let baseURL: String
+    /// Longest time a call waits for one answer, in seconds.
+    public let timeout: Double
+    /// Largest answer accepted, in octets.
+    public let maximumResponseBytes: Int
+    /// The verifier of the identity tokens Apple returns.
+    public let identityTokens: RemoteVerifier
+
+    private let credentials: SignInWithAppleCredentials
+    /// The same keys and rules without a nonce: for refresh checks, whose identity tokens carry
+    /// none, and for exchanges whose sign-in said ``SignInNonce/notUsed``.
+    private let identityTokensWithoutNonce: RemoteVerifier
+    private let secrets: ClientSecretKeeper
+    private let clock: @Sendable () -> Double
+    private let migrationToken = Mutex<(token: String, expiresAt: Double)?>(nil)
+
+    /// A client for `credentials`.
+    ///
+    /// - Parameters:
+    ///   - credentials: team ID, client ID, key ID and the `.p8` key.
+    ///   - baseURL: Apple's base URL; `https://`, or `http://` to a loopback address (tests).
+    ///   - timeout: seconds a call waits for each answer (15 by default).
+    ///   - maximumResponseBytes: largest answer accepted (256 KiB by default; Apple's are under 4 KiB).
+    ///   - identityTokens: the verifier for returned identity tokens; by default the keys at
+    ///     `<baseURL>/auth/keys` (Apple's) under ``VerificationPolicy/appleIdentityToken(audiences:acceptMissingNonceWhenUnsupported:nonce:)``
+    ///     with your client ID as the audience.
+    ///   - secretLifetime: seconds each client secret lasts (one day by default; at most
+    ///     ``AppleClientSecret/maximumLifetime``); renewed when a tenth of it is left.
+    ///   - clock: the time source for secrets, the system clock by default.
+    /// - Throws: ``SignInWithAppleError/Kind/configuration`` for an unusable key, an empty ID, or
+    ///   a base URL that is neither https nor http to loopback.
+    public init(
+        credentials: SignInWithAppleCredentials, baseURL: String = SignInWithAppleClient.appleBaseURL, timeout: Double = 15,
+        maximumResponseBytes: Int = 256 << 10, identityTokens: RemoteVerifier? = nil, secretLifetime: Double = 86_400,
+        clock: @escaping @Sendable () -> Double = VerificationPolicy.systemClock
+    ) throws(SignInWithAppleError) {
+        let base = baseURL.hasSuffix("/") ? String(baseURL.dropLast()) : baseURL
+        guard let url = URL(string: base), HTTPTransfer.isAllowed(url) else {
+            throw SignInWithAppleError(.configuration, .invalidConfiguration, detail: "base URL must be https://, or http:// to loopback")
+        }
+        guard timeout > 0, timeout.isFinite, maximumResponseBytes > 0 else {
+            throw SignInWithAppleError(.configuration, .invalidConfiguration, detail: "timeout and response cap must be positive")
+        }
+        guard secretLifetime >= 1, secretLifetime <= AppleClientSecret.maximumLifetime else {
+            throw SignInWithAppleError(
+                .configuration, .invalidConfiguration, detail: "secret lifetime must be 1 to \(Int(AppleClientSecret.maximumLifetime)) seconds")
+        }
+        self.credentials = credentials
+        self.baseURL = base
+        self.timeout = timeout
+        self.maximumResponseBytes = maximumResponseBytes
+        self.clock = clock
+        let verifier =
+            identityTokens
+            ?? RemoteVerifier(keySet: .https(base + "/auth/keys"), policy: .appleIdentityToken(audiences: [credentials.clientID]))
+        self.identityTokens = verifier
+        var relaxed = verifier.policy
+        relaxed.nonceRequirement = .checkedWhenGiven
+        self.identityTokensWithoutNonce = RemoteVerifier(keySet: verifier.keySet, policy: relaxed)
+        self.secrets = try ClientSecretKeeper(credentials: credentials, lifetime: secretLifetime, clock: clock)
+    }
+
+    /// Client secrets made so far (one per lifetime, not one per call).
+    public var clientSecretsMade: Int { secrets.made }
+
+    /// Exchanges the authorization code the app sent with its identity token
+    /// (`grant_type=authorization_code`), and verifies the identity token Apple returns.
+    ///
+    /// - Parameters:
+    ///   - code: the authorization code (single use, valid five minutes).
+    ///   - redirectURI: the `redirect_uri` of the authorization request, when it had one (web sign-ins).
+    ///   - nonce: the raw nonce the sign-in started with, or ``SignInNonce/notUsed``.
+    /// - Returns: the tokens and the verified identity token.
+    /// - Throws: ``SignInWithAppleError``: `invalid_grant` for a used or expired code; the identity
+    ///   token's reason when it fails (then no token is handed out).
+    public func exchange(code: String, redirectURI: String? = nil, nonce: SignInNonce) async throws(SignInWithAppleError) -> AppleTokenGrant {
+        var form = [("grant_type", "authorization_code"), ("code", code)]
+        if let redirectURI { form.append(("redirect_uri", redirectURI)) }
+        let answer = try await post("/auth/token", form, secrets: [code])
+        let rawNonce: String? = if case .raw(let raw) = nonce { raw } else { nil }
+        return try await grant(answer, requireRefreshToken: true, verifier: rawNonce == nil ? identityTokensWithoutNonce : identityTokens, nonce: rawNonce)
+    }
+
+    /// Checks a refresh token (`grant_type=refresh_token`): Apple asks for this at most once a day.
+    ///
+    /// - Returns: ``RefreshTokenStatus/active(_:)`` with a new access token and the verified
+    ///   identity token, or ``RefreshTokenStatus/revoked`` when Apple answers `invalid_grant`.
+    /// - Throws: ``SignInWithAppleError`` for every other failure (nothing is concluded about the user).
+    public func checkRefreshToken(_ refreshToken: String) async throws(SignInWithAppleError) -> RefreshTokenStatus {
+        do {
+            let answer = try await post("/auth/token", [("grant_type", "refresh_token"), ("refresh_token", refreshToken)], secrets: [refreshToken])
+            return .active(try await grant(answer, requireRefreshToken: false, verifier: identityTokensWithoutNonce, nonce: nil))
+        } catch where error.isGrantRefused {
+            return .revoked
+        }
+    }
+
+    /// Revokes a token (`/auth/revoke`). Apple answers 200 even for an unknown or already revoked
+    /// token, so this confirms only that Apple took the request: ``revokeAndConfirm(refreshToken:)``
+    /// also checks that the token stopped working.
+    public func revoke(_ token: String, type: AppleTokenType = .refreshToken) async throws(SignInWithAppleError) {
+        _ = try await post("/auth/revoke", [("token", token), ("token_type_hint", type.rawValue)], secrets: [token], expectsObject: false)
+    }
+
+    /// Revokes a refresh token, then checks it: `true` when the check now fails with
+    /// `invalid_grant` (the revocation took), `false` when the token still works.
+    public func revokeAndConfirm(refreshToken: String) async throws(SignInWithAppleError) -> Bool {
+        try await revoke(refreshToken, type: .refreshToken)
+        return try await !checkRefreshToken(refreshToken).isActive
+    }
+
+    /// Posts `form` (with the client's ID and secret) to `path` and judges the answer.
+    func post(
+        _ path: String, _ form: [(String, String)], bearer: String? = nil, secrets extra: [String], expectsObject: Bool = true
+    ) async throws(SignInWithAppleError) -> AppleAnswer {
+        let secret = try secrets.secret()
+        var request = URLRequest(url: URL(string: baseURL + path)!)
+        request.httpMethod = "POST"
+        request.setValue("application/x-www-form-urlencoded", forHTTPHeaderField: "Content-Type")
+        request.setValue("application/json", forHTTPHeaderField: "Accept")
+        if let bearer { request.setValue("Bearer " + bearer, forHTTPHeaderField: "Authorization") }
+        request.httpBody = Data(FormEncoding.encode([("client_id", credentials.clientID), ("client_secret", secret)] + form))
+        let limits = HTTPTransferLimits(connectTimeout: timeout, totalTimeout: timeout, maximumBytes: maximumResponseBytes, maximumRedirects: 0)
+        let result = await HTTPTransfer.perform(request, limits: limits)
+        return try AppleAnswer.judge(result, expectsObject: expectsObject, redacting: [secret] + extra + (bearer.map { [$0] } ?? []))
+    }
+
+    /// The grant in `answer`, its identity token verified by `verifier` (with `nonce` when given).
+    private func grant(
+        _ answer: AppleAnswer, requireRefreshToken: Bool, verifier: RemoteVerifier, nonce: String?
+    ) async throws(SignInWithAppleError) -> AppleTokenGrant {
+        let accessToken = try answer.string("access_token")
+        let expiresIn = try answer.number("expires_in")
+        let refreshToken = requireRefreshToken ? try answer.string("refresh_token") : answer.members["refresh_token"]?.stringValue
+        let idToken = try answer.string("id_token")
+        let identity: VerifiedToken
+        do {
+            identity = try await verifier.verify(idToken, nonce: nonce)
+        } catch {
+            throw .identityToken(error)
+        }
+        return AppleTokenGrant(
+            accessToken: accessToken, tokenType: answer.members["token_type"]?.stringValue ?? "bearer", expiresIn: expiresIn,
+            refreshToken: refreshToken, identity: identity)
+    }
+
+    /// An access token for the user-migration endpoint (`grant_type=client_credentials`,
+    /// `scope=user.migration`), kept until a minute before it expires.
+    func migrationAccessToken() async throws(SignInWithAppleError) -> String {
+        let now = clock()
+        if let kept = migrationToken.withLock({ $0 }), kept.expiresAt - now > 60 { return kept.token }
+        let answer = try await post("/auth/token", [("grant_type", "client_credentials"), ("scope", "user.migration")], secrets: [])
+        let token = try answer.string("access_token")
+        let expiresIn = try answer.number("expires_in")
+        migrationToken.withLock { $0 = (token, now + expiresIn) }
+        return token
+    }
+}
