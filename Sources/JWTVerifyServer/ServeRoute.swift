@@ -94,21 +94,20 @@ package final class ServeRoute: Sendable {
         }
     }
 
-    /// Whether the route verifies App Store signed data (`/appstore` takes it).
-    package var isAppStore: Bool {
+    /// The route's policy.
+    package var policy: VerificationPolicy {
         switch keys {
-        case .files(let verifier, _, _): verifier.policy.rules.kind == .appStore
-        case .remote(let remote): remote.policy.rules.kind == .appStore
+        case .files(let verifier, _, _): verifier.policy
+        case .remote(let remote): remote.policy
         }
     }
 
+    /// Whether `/notifications` takes this route's bodies: Sign in with Apple's notifications or
+    /// App Store signed data.
+    package var receivesNotifications: Bool { policy.rules.kind == .appleNotification || policy.rules.kind == .appStore }
+
     /// Whether the route's policy requires a raw nonce with every token.
-    package var requiresNonce: Bool {
-        switch keys {
-        case .files(let verifier, _, _): verifier.policy.nonceRequirement == .required
-        case .remote(let remote): remote.policy.nonceRequirement == .required
-        }
-    }
+    package var requiresNonce: Bool { policy.nonceRequirement == .required }
 
     /// Whether usable keys are loaded.
     package var isReady: Bool {

@@ -11,6 +11,8 @@ import Glibc
 package final class ServeService: Sendable {
     private let current: Mutex<ServeRoutes>
     package let metrics = ServeMetrics()
+    /// Each route's notifications seen lately (by route name, so a reload keeps them).
+    private let windows = Mutex<[String: NotificationReplayWindow]>([:])
     /// Where access-log lines go (`--access-log`), if anywhere.
     private let accessLog: (@Sendable (String) -> Void)?
 
@@ -125,12 +127,14 @@ package final class ServeService: Sendable {
             guard let route = routes.route(forSubpath: rest) else { return Self.notFound("no route for \(path)") }
             log.route = route.name
             return verifyBody(request.body, route: route, log: &log)
-        case ("appstore", let rest):
+        case ("notifications", let rest), ("appstore", let rest):
             guard request.method == "POST" else { return Self.methodNotAllowed("POST") }
             guard let route = routes.route(forSubpath: rest) else { return Self.notFound("no route for \(path)") }
-            guard route.isAppStore else { return Self.notFound("route \(route.name) is not an App Store route (--profile app-store)") }
+            guard route.receivesNotifications else {
+                return Self.notFound("route \(route.name) receives no notifications (--profile apple-notification or app-store)")
+            }
             log.route = route.name
-            return appStoreNotification(request.body, route: route, log: &log)
+            return notification(request.body, route: route, log: &log)
         case ("metrics", ""):
             return HTTPResponse(
                 status: 200, headers: [("Content-Type", "text/plain; version=0.0.4; charset=utf-8")],
@@ -262,24 +266,38 @@ package final class ServeService: Sendable {
         }
     }
 
-    /// `/appstore`: a notification body through the route's pipeline, as a batch of one.
-    private func appStoreNotification(_ body: [UInt8], route: ServeRoute, log: inout AccessRecord) -> HTTPResponse {
-        let payload: [UInt8]
-        switch AppStoreWebhook.signedPayload(body) {
-        case .success(let bytes): payload = bytes
-        case .failure(let bad):
-            log.reason = "body_not_notification"
-            return AppStoreWebhook.badBody(bad.why)
-        }
-        var batch = TokenBatch()
-        batch.append(payload)
-        var result: Result<VerifiedToken, VerificationError> = .failure(VerificationError(.keySetUnavailable))
+    /// `/notifications`: Apple's envelope read, its JWS through the route's pipeline as a batch of
+    /// one, and its ID looked up in the route's replay window.
+    private func notification(_ body: [UInt8], route: ServeRoute, log: inout AccessRecord) -> HTTPResponse {
+        let time: Double = if case .fixed(let fixed) = route.configuration.time { fixed } else { VerificationPolicy.systemClock() }
         let started = ThroughputClock.now()
-        route.evaluate(batch) { _, outcome in result = outcome }
-        let reason: VerificationError.Reason? = if case .failure(let error) = result { error.reason } else { nil }
-        metrics.verification(route: route.name, reason: reason, seconds: ThroughputClock.now() - started)
-        log.reason = reason?.rawValue
-        return AppStoreWebhook.answer(result)
+        var verified = false
+        let received = body.withUnsafeBytes { bytes in
+            NotificationReceiver.receive(bytes, window: replayWindow(for: route), at: time) { jws in
+                verified = true
+                var batch = TokenBatch()
+                batch.append(bytes: jws, nonce: nil)
+                var result: Result<VerifiedToken, VerificationError> = .failure(VerificationError(.keySetUnavailable))
+                route.evaluate(batch) { _, outcome in result = outcome }
+                return result
+            }
+        }
+        let reason: String? = if case .failure(let rejection) = received { rejection.code } else { nil }
+        if verified {
+            metrics.verification(route: route.name, reason: reason.map(VerificationError.Reason.init(rawValue:)), seconds: ThroughputClock.now() - started)
+        }
+        log.reason = reason
+        return NotificationAnswer.answer(received, rules: route.policy.rules)
+    }
+
+    /// The replay window of a route's notifications, kept by name across reloads.
+    private func replayWindow(for route: ServeRoute) -> NotificationReplayWindow {
+        windows.withLock { windows in
+            if let window = windows[route.name] { return window }
+            let window = NotificationReplayWindow()
+            windows[route.name] = window
+            return window
+        }
     }
 
     private static func namesUnknownKey(_ outcome: Result<VerifyBody.Records, VerifyBody.Problem>) -> Bool {

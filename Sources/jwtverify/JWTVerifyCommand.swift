@@ -21,7 +21,8 @@ enum JWTVerifyCommand {
           verify    Verify one token per input line; JSON Lines results on stdout.
           audit     Find tokens in logs, HAR files or dumps; report on each and on the lot.
           inspect   Decode a token (UNVERIFIED unless --jwks is given).
-          serve     Answer token checks over HTTP: /auth for gateways, /verify, /metrics.
+          serve     Answer token checks over HTTP: /auth for gateways, /verify,
+                    /notifications for Apple's webhooks, /metrics.
           bench     Measure verification throughput against the raw OpenSSL limit.
           apple     Make a Sign in with Apple client secret: 'apple client-secret ...'.
           jwks      Describe key sets ('jwks show SRC...') or save one ('jwks fetch URL -o FILE').

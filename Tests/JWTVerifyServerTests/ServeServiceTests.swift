@@ -71,8 +71,14 @@ struct ServeServiceTests {
         #expect((claims["transaction"] as? [String: Any])?["transactionId"] as? String == "2000000123")
         let other = post(#"{"signedPayload":"\#(try notification(bundleID: "com.other.app"))"}"#)
         #expect(other.status == 401 && other.header("X-JWT-Reason") == "bundle_mismatch")
-        #expect(post(#"{"payload":"x"}"#).status == 400)
+        #expect(post(#"{"payload":"x"}"#).header("X-JWT-Reason") == "malformed")  // an envelope, its JWS not one
+        #expect(post(#"{"token":"x"}"#).status == 400)
         #expect(post("not json").status == 400)
+        // The same notification again: acknowledged, marked as a duplicate.
+        let again = post(#"{"signedPayload":"\#(try notification(bundleID: "com.example.app"))"}"#, path: "/notifications/store")
+        let repeated = try #require(try JSONSerialization.jsonObject(with: Data(again.body)) as? [String: Any])
+        #expect(again.status == 200 && repeated["duplicate"] as? Bool == true && repeated["id"] as? String == "n-1")
+        #expect(answer["duplicate"] as? Bool == false)
         #expect(post(#"{"signedPayload":"a.b.c"}"#).header("X-JWT-Reason") == "malformed")
         #expect(post(#"{"signedPayload":"x"}"#, path: "/appstore").status == 404)  // the default route verifies no App Store data
         #expect(service.handle(InMemoryRequest(path: "/appstore/store")).status == 405)
@@ -80,6 +86,50 @@ struct ServeServiceTests {
         let lines = service.handle(InMemoryRequest(method: "POST", path: "/verify/store", body: Array((transaction + "\n").utf8)))
         let record = try #require(try JSONSerialization.jsonObject(with: Data(lines.body.split(separator: 10)[0])) as? [String: Any])
         #expect(record["valid"] as? Bool == true && (record["claims"] as? [String: Any])?["kind"] as? String == "transaction")
+    }
+
+    @Test("/notifications: Sign in with Apple's events typed, repeats marked, 401 for a tampered JWS, 400 for another body, 503 without keys")
+    func signInWithAppleNotifications() throws {
+        let notifications = ServeRoute(
+            configuration: RouteConfiguration(name: "apple", time: .fixed(TokenFactory.now)),
+            keys: .files(Verifier(keys: TokenFactory.keys, policy: .appleNotification(audiences: [TokenFactory.audience])), loadedAt: 0, count: 3))
+        let plain = ServeRoute(
+            configuration: RouteConfiguration(name: ServeRoute.defaultName, time: .fixed(TokenFactory.now)),
+            keys: .files(Verifier(keys: TokenFactory.keys, policy: .generic(issuer: TokenFactory.issuer, audiences: [TokenFactory.audience])), loadedAt: 0, count: 3))
+        let unavailable = ServeRoute(
+            configuration: RouteConfiguration(name: "remote"),
+            keys: .remote(RemoteVerifier(keySet: RemoteKeySet(url: "http://127.0.0.1:9/keys", fetcher: RefusingFetcher()), policy: .appleNotification(audiences: ["a"]))))
+        let service = ServeService(routes: ServeRoutes(routes: ["apple": notifications, ServeRoute.defaultName: plain, "remote": unavailable]))
+        func post(_ body: String, path: String = "/notifications/apple") throws -> (status: Int, json: [String: Any], reason: String?) {
+            let answer = service.handle(InMemoryRequest(method: "POST", path: path, body: Array(body.utf8)))
+            let json = (try? JSONSerialization.jsonObject(with: Data(answer.body)) as? [String: Any]) ?? [:]
+            return (answer.status, json ?? [:], answer.header("X-JWT-Reason"))
+        }
+        for (index, type) in ["email-disabled", "email-enabled", "consent-revoked", "account-delete", "future-kind"].enumerated() {
+            let jws = Self.notification(type: type, jti: "j-\(index)")
+            let first = try post(#"{"payload":"\#(jws)"}"#)
+            let event = try #require(first.json["event"] as? [String: Any], "\(first)")
+            #expect(first.status == 200 && first.json["valid"] as? Bool == true && first.json["duplicate"] as? Bool == false)
+            #expect(event["type"] as? String == type && event["sub"] as? String == "001234.abc.1234" && first.json["id"] as? String == "j-\(index)")
+            let second = try post(#"{"payload":"\#(jws)"}"#, path: "/appstore/apple")
+            #expect(second.status == 200 && second.json["duplicate"] as? Bool == true)
+        }
+        let parts = Self.notification(type: "account-delete", jti: "t").split(separator: ".")
+        let tampered = try post(#"{"payload":"\#(parts[0]).\#(parts[1].dropLast())A.\#(parts[2])"}"#)
+        #expect(tampered.status == 401 && tampered.reason == "bad_signature" && tampered.json["reason"] as? String == "bad_signature")
+        let notJSON = try post("payload=abc")
+        #expect(notJSON.status == 400 && notJSON.json["error"] as? String == "body_not_notification")
+        #expect(try post(#"{"payload":"x"}"#, path: "/notifications").status == 404)  // the default route takes no notifications
+        let waiting = try post(#"{"payload":"\#(Self.notification(type: "account-delete"))"}"#, path: "/notifications/remote")
+        #expect(waiting.status == 503 && waiting.reason == "jwks_unavailable")
+        #expect(service.handle(InMemoryRequest(path: "/notifications/apple")).status == 405)
+    }
+
+    /// A Sign in with Apple notification of `type`, signed by the test key.
+    static func notification(type: String, jti: String = "jti-1") -> String {
+        let events = #"{\"type\":\"\#(type)\",\"sub\":\"001234.abc.1234\",\"event_time\":1700000950123}"#
+        return TokenFactory.token(
+            payload: #"{"iss":"https://appleid.apple.com","aud":"com.example.app","exp":1700001500,"iat":1700000950,"jti":"\#(jti)","events":"\#(events)"}"#)
     }
 
     @Test("/auth: 200 with claim headers, 401 with the reason, 403 for another audience, 401 without a token")
@@ -170,4 +220,9 @@ struct ServeServiceTests {
             #expect(verified.hasCapturedClaims && verified.capturedClaim(at: 2) == nil)
         }
     }
+}
+
+/// A fetcher whose every fetch fails at once: a remote key set that never has keys.
+struct RefusingFetcher: KeySetFetcher {
+    func fetch(_ url: String, etag: String?, lastModified: String?) async -> KeySetFetchResult { .failed("refused") }
 }

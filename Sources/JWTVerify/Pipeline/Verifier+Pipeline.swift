@@ -4,7 +4,7 @@ extension Verifier {
     /// temporary buffer for a token over ``TokenScratch/limit`` or while it is lent).
     func evaluateOne(_ token: UnsafeRawBufferPointer, rawNonce: UnsafeRawBufferPointer?, time: EvaluationTime) -> Result<VerifiedToken, VerificationError> {
         if policy.rules.kind == .appleNotification, token.first == UInt8(ascii: "{"),
-            let unwrapped = NotificationBody.evaluate(token, { evaluateOne($0, rawNonce: rawNonce, time: time) })
+            case .success(let unwrapped) = NotificationEnvelope.withSignedPayload(token, { evaluateOne($0, rawNonce: rawNonce, time: time) })
         {
             return unwrapped
         }

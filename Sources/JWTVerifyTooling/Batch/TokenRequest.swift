@@ -5,7 +5,8 @@ import JWTVerify
 ///
 /// The JSON form carries tokens of any bytes (a bare line cannot hold a newline). Other members
 /// are ignored, so annotated sample files (`"expect"`, `"comment"`) can be fed as they are;
-/// `"payload"` may stand for `"token"`, as in Apple's notification bodies. Ordinary lines are read
+/// Apple's envelope members (``NotificationEnvelope/memberNames``: `"payload"`, `"signedPayload"`)
+/// may stand for `"token"`, so notification bodies can be fed as they are. Ordinary lines are read
 /// by the fast scanner with jansson as the arbiter, and the token and nonce are borrowed from the
 /// line, not copied.
 package struct TokenRequest {
@@ -24,10 +25,13 @@ package struct TokenRequest {
         package let idJSON: String?
     }
 
+    /// The members read: `token`, `nonce`, then Apple's envelope members standing for `token`.
+    private static let members: [StaticString] = ["token", "nonce"] + NotificationEnvelope.memberNames
+
     /// Parses a line that starts with `{` and runs `body` with the request (valid only inside it).
     package static func withParsed<R>(jsonLine line: UnsafeRawBufferPointer, _ body: (Result<TokenRequest, Problem>) -> R) -> R {
         var result: R? = nil
-        JSONFieldReader.read(line, strings: ["token", "payload", "nonce"], jsonValues: ["id"]) { read in
+        JSONFieldReader.read(line, strings: members, jsonValues: ["id"]) { read in
             switch read {
             case .success(let fields): result = withParsed(jsonLine: line, fields, body)
             case .failure(.invalid(let message)):
@@ -44,11 +48,11 @@ package struct TokenRequest {
         jsonLine line: UnsafeRawBufferPointer, _ read: JSONFieldReader.Fields, _ body: (Result<TokenRequest, Problem>) -> R
     ) -> R {
         let idJSON = read.jsonValue(0)?.json
-        guard let token = (read.string(0) ?? read.string(1))?.string else {
-            return body(.failure(Problem(description: "input object has no string \"token\" (or \"payload\")", idJSON: idJSON)))
+        guard let token = (read.string(0) ?? read.string(2) ?? read.string(3))?.string else {
+            return body(.failure(Problem(description: "input object has no string \"token\" (or Apple's \"payload\" or \"signedPayload\")", idJSON: idJSON)))
         }
         var nonce: InputBytes? = nil
-        if let field = read.string(2), field.kind != .null {
+        if let field = read.string(1), field.kind != .null {
             guard let value = field.string else { return body(.failure(Problem(description: "\"nonce\" is not a string", idJSON: idJSON))) }
             nonce = value
         }

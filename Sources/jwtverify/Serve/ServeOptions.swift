@@ -95,7 +95,7 @@ struct ServeOptions {
             .value("--max-header-bytes", placeholder: "N", help: "Request line and headers cap; larger requests get 431 (default 16384).\nRaise it for tokens over about 15 KB in a header.") {
                 options, value, name throws(CommandFailure) in options.maxHeaderBytes = try OptionValue.count(name, value, in: 4096...(16 << 20))
             },
-            .value("--max-body-bytes", placeholder: "N", help: "/verify body cap; larger bodies get 413 (default 1048576).") {
+            .value("--max-body-bytes", placeholder: "N", help: "/verify and /notifications body cap; larger bodies get 413 (default\n1048576).") {
                 options, value, name throws(CommandFailure) in options.maxBodyBytes = try OptionValue.count(name, value, in: 1...(256 << 20))
             },
             .value(
@@ -125,6 +125,14 @@ struct ServeOptions {
           /verify[/NAME]     POST a JSON request {"token", "nonce"?, "id"?} or JSON Lines of them:
                              200 with verify's output record for each, in order; 400 when a line
                              is not JSON, 413 over --max-body-bytes.
+          /notifications[/NAME]
+                             POST Apple's server-to-server notification body as Apple sends it
+                             ({"payload"} for Sign in with Apple on an apple-notification route,
+                             {"signedPayload"} for the App Store on an app-store route; /appstore
+                             is an alias): 200 with the verified, typed event and "duplicate"
+                             (the same jti or notificationUUID seen before: acknowledge, do not
+                             act again); 401 with the reason; 503 with Retry-After while keys are
+                             unavailable (Apple retries); 400 for a body that is not Apple's.
           /metrics           Prometheus text: verdicts by reason, latency, cache, key fetches.
           /healthz, /ready   200 while running; 200 once every route has usable keys, else 503.
 

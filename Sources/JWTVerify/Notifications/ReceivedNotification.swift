@@ -1,0 +1,51 @@
+/// A server-to-server notification whose JWS verified: Sign in with Apple's (``event``) or the
+/// App Store's (``appStore``), and whether it was seen before.
+public struct ReceivedNotification: Sendable {
+    /// The verified token.
+    public let token: VerifiedToken
+    /// The notification's unique ID: `jti` for Sign in with Apple, `notificationUUID` for the
+    /// App Store; `nil` when the token has none (then it is never a duplicate).
+    public let id: String?
+    /// Whether the same ID arrived before within the window: Apple retried the delivery.
+    /// Answer 200 as for the first, and do not act on it again.
+    public let isDuplicate: Bool
+
+    /// Sign in with Apple: the event (`email-disabled`, `email-enabled`, `consent-revoked`,
+    /// `account-delete`, or a newer type as sent).
+    public var event: AppleNotificationEvent? { token.provider.event }
+    /// The App Store: the typed notification, its nested transaction and renewal info verified.
+    public var appStore: AppStoreClaims? { token.provider.appStore }
+}
+
+/// Why a notification body was not accepted: not Apple's envelope, or a JWS that failed.
+public struct NotificationRejection: Error, Sendable, CustomStringConvertible {
+    /// `body_not_notification`, or the JWS's ``VerificationError/Reason`` code.
+    public let code: String
+    /// The JWS's verification error, when there was a JWS.
+    public let verificationError: VerificationError?
+    /// What was wrong, for people.
+    public let detail: String
+
+    /// A body that is not `{"payload": …}` or `{"signedPayload": …}`: answer 400.
+    public var isNotEnvelope: Bool { verificationError == nil }
+    /// Keys or a revocation answer could not be had (`jwks_unavailable`, `revocation_unavailable`):
+    /// answer 503 so that Apple delivers it again.
+    public var isRetryable: Bool {
+        verificationError?.reason == .keySetUnavailable || verificationError?.reason == .revocationUnavailable
+    }
+
+    init(notEnvelope problem: NotificationEnvelope.Problem) {
+        code = NotificationEnvelope.notEnvelopeCode
+        verificationError = nil
+        detail = problem.description
+    }
+
+    init(_ error: VerificationError) {
+        code = error.reason.rawValue
+        verificationError = error
+        detail = error.detail
+    }
+
+    /// `code: detail`.
+    public var description: String { detail.isEmpty ? code : "\(code): \(detail)" }
+}

@@ -1,0 +1,54 @@
+import JWTVerify
+import JWTVerifyTooling
+
+/// `POST /notifications` (and `/notifications/NAME`; `/appstore` is an alias): the body Apple
+/// posts, `{"payload": "<JWS>"}` for Sign in with Apple or `{"signedPayload": "<JWS>"}` for the
+/// App Store, received on a route whose profile is `apple-notification` or `app-store`, and
+/// answered with the verdict:
+///
+/// - verified: `200`, `{"valid": true, "duplicate": …, "id": …}` and the typed notification as
+///   `verify` writes it (`event` for Sign in with Apple, `claims` for the App Store). A duplicate
+///   (the same `jti` or `notificationUUID` again) is answered 200 too, so Apple stops retrying;
+/// - a JWS that fails: `401`, `{"valid": false, "reason", "detail"}` and `X-JWT-Reason`;
+/// - keys or a revocation answer unavailable (`jwks_unavailable`, `revocation_unavailable`):
+///   `503` with `Retry-After`, so that Apple delivers it again;
+/// - a body that is not Apple's envelope: `400`, `{"error": "body_not_notification", "detail"}`.
+enum NotificationAnswer {
+    /// The answer for `result`, under `rules`.
+    static func answer(_ result: Result<ReceivedNotification, NotificationRejection>, rules: ProviderRules) -> HTTPResponse {
+        var text = OutputText()
+        text.beginObject()
+        switch result {
+        case .success(let notification):
+            text.key("valid")
+            text.bool(true)
+            text.key("duplicate")
+            text.bool(notification.isDuplicate)
+            text.member("id", notification.id)
+            TokenRecordWriter.appendProviderClaims(VerificationOutcome(.success(notification.token)), rules: rules, to: &text)
+            text.endObject()
+            text.newline()
+            return HTTPResponse(status: 200, headers: [("Content-Type", "application/json")], body: text.bytes)
+        case .failure(let rejection) where rejection.isNotEnvelope:
+            text.key("error")
+            text.string(rejection.code)
+            text.key("detail")
+            text.string(rejection.detail)
+            text.endObject()
+            text.newline()
+            return HTTPResponse(status: 400, headers: [("Content-Type", "application/json")], body: text.bytes)
+        case .failure(let rejection):
+            text.key("valid")
+            text.bool(false)
+            text.key("reason")
+            text.string(rejection.code)
+            text.key("detail")
+            text.string(rejection.detail)
+            text.endObject()
+            text.newline()
+            var headers = [("Content-Type", "application/json"), ("X-JWT-Reason", rejection.code)]
+            if rejection.isRetryable { headers.append(("Retry-After", "60")) }
+            return HTTPResponse(status: rejection.isRetryable ? 503 : 401, headers: headers, body: text.bytes)
+        }
+    }
+}
