@@ -36,18 +36,14 @@ public final class SignInWithAppleClient: Sendable {
     public let timeout: Double
     /// Largest answer accepted, in octets.
     public let maximumResponseBytes: Int
-    /// The verifier of the identity tokens Apple returns.
-    public let identityTokens: RemoteVerifier
 
     private let credentials: SignInWithAppleCredentials
-    /// The same keys and rules without a nonce: for refresh checks, whose identity tokens carry
-    /// none, and for exchanges whose sign-in said ``SignInNonce/notUsed``.
-    private let identityTokensWithoutNonce: RemoteVerifier
+    private let identityTokens: IdentityTokenVerification
     private let secrets: ClientSecretKeeper
     private let clock: @Sendable () -> Double
     private let migrationToken = Mutex<(token: String, expiresAt: Double)?>(nil)
 
-    /// A client for `credentials`.
+    /// A client for `credentials` whose identity tokens are verified against remote keys.
     ///
     /// - Parameters:
     ///   - credentials: team ID, client ID, key ID and the `.p8` key.
@@ -62,15 +58,38 @@ public final class SignInWithAppleClient: Sendable {
     ///   - clock: the time source for secrets, the system clock by default.
     /// - Throws: ``SignInWithAppleError/Kind/configuration`` for an unusable key, an empty ID, or
     ///   a base URL that is neither https nor http to loopback.
-    public init(
+    public convenience init(
         credentials: SignInWithAppleCredentials, baseURL: String = SignInWithAppleClient.appleBaseURL, timeout: Double = 15,
         maximumResponseBytes: Int = 256 << 10, identityTokens: RemoteVerifier? = nil, secretLifetime: Double = 86_400,
         clock: @escaping @Sendable () -> Double = VerificationPolicy.systemClock
     ) throws(SignInWithAppleError) {
-        let base = baseURL.hasSuffix("/") ? String(baseURL.dropLast()) : baseURL
-        guard let url = URL(string: base), HTTPTransfer.isAllowed(url) else {
-            throw SignInWithAppleError(.configuration, .invalidConfiguration, detail: "base URL must be https://, or http:// to loopback")
-        }
+        let base = try Self.checkedBase(baseURL)
+        let verifier =
+            identityTokens
+            ?? RemoteVerifier(keySet: .https(base + "/auth/keys"), policy: .appleIdentityToken(audiences: [credentials.clientID]))
+        try self.init(
+            credentials: credentials, base: base, timeout: timeout, maximumResponseBytes: maximumResponseBytes,
+            identityTokens: .remote(verifier, withoutNonce: RemoteVerifier(keySet: verifier.keySet, policy: Self.withoutNonce(verifier.policy))),
+            secretLifetime: secretLifetime, clock: clock)
+    }
+
+    /// A client for `credentials` whose identity tokens are verified by `identityTokens`, over
+    /// keys you load yourself (a key file); the other parameters as for remote keys.
+    public convenience init(
+        credentials: SignInWithAppleCredentials, baseURL: String = SignInWithAppleClient.appleBaseURL, timeout: Double = 15,
+        maximumResponseBytes: Int = 256 << 10, identityTokens: Verifier, secretLifetime: Double = 86_400,
+        clock: @escaping @Sendable () -> Double = VerificationPolicy.systemClock
+    ) throws(SignInWithAppleError) {
+        try self.init(
+            credentials: credentials, base: try Self.checkedBase(baseURL), timeout: timeout, maximumResponseBytes: maximumResponseBytes,
+            identityTokens: .local(identityTokens, withoutNonce: Verifier(keys: identityTokens.keys, policy: Self.withoutNonce(identityTokens.policy))),
+            secretLifetime: secretLifetime, clock: clock)
+    }
+
+    private init(
+        credentials: SignInWithAppleCredentials, base: String, timeout: Double, maximumResponseBytes: Int,
+        identityTokens: IdentityTokenVerification, secretLifetime: Double, clock: @escaping @Sendable () -> Double
+    ) throws(SignInWithAppleError) {
         guard timeout > 0, timeout.isFinite, maximumResponseBytes > 0 else {
             throw SignInWithAppleError(.configuration, .invalidConfiguration, detail: "timeout and response cap must be positive")
         }
@@ -83,14 +102,25 @@ public final class SignInWithAppleClient: Sendable {
         self.timeout = timeout
         self.maximumResponseBytes = maximumResponseBytes
         self.clock = clock
-        let verifier =
-            identityTokens
-            ?? RemoteVerifier(keySet: .https(base + "/auth/keys"), policy: .appleIdentityToken(audiences: [credentials.clientID]))
-        self.identityTokens = verifier
-        var relaxed = verifier.policy
-        relaxed.nonceRequirement = .checkedWhenGiven
-        self.identityTokensWithoutNonce = RemoteVerifier(keySet: verifier.keySet, policy: relaxed)
+        self.identityTokens = identityTokens
         self.secrets = try ClientSecretKeeper(credentials: credentials, lifetime: secretLifetime, clock: clock)
+    }
+
+    /// `baseURL` without a trailing slash, when it is https, or http to loopback.
+    private static func checkedBase(_ baseURL: String) throws(SignInWithAppleError) -> String {
+        let base = baseURL.hasSuffix("/") ? String(baseURL.dropLast()) : baseURL
+        guard let url = URL(string: base), HTTPTransfer.isAllowed(url) else {
+            throw SignInWithAppleError(.configuration, .invalidConfiguration, detail: "base URL must be https://, or http:// to loopback")
+        }
+        return base
+    }
+
+    /// `policy` checking a nonce only when one is given: for refresh checks, whose identity
+    /// tokens carry none, and for exchanges whose sign-in said ``SignInNonce/notUsed``.
+    private static func withoutNonce(_ policy: VerificationPolicy) -> VerificationPolicy {
+        var relaxed = policy
+        relaxed.nonceRequirement = .checkedWhenGiven
+        return relaxed
     }
 
     /// Client secrets made so far (one per lifetime, not one per call).
@@ -111,7 +141,7 @@ public final class SignInWithAppleClient: Sendable {
         if let redirectURI { form.append(("redirect_uri", redirectURI)) }
         let answer = try await post("/auth/token", form, secrets: [code])
         let rawNonce: String? = if case .raw(let raw) = nonce { raw } else { nil }
-        return try await grant(answer, requireRefreshToken: true, verifier: rawNonce == nil ? identityTokensWithoutNonce : identityTokens, nonce: rawNonce)
+        return try await grant(answer, requireRefreshToken: true, nonce: rawNonce)
     }
 
     /// Checks a refresh token (`grant_type=refresh_token`): Apple asks for this at most once a day.
@@ -122,7 +152,7 @@ public final class SignInWithAppleClient: Sendable {
     public func checkRefreshToken(_ refreshToken: String) async throws(SignInWithAppleError) -> RefreshTokenStatus {
         do {
             let answer = try await post("/auth/token", [("grant_type", "refresh_token"), ("refresh_token", refreshToken)], secrets: [refreshToken])
-            return .active(try await grant(answer, requireRefreshToken: false, verifier: identityTokensWithoutNonce, nonce: nil))
+            return .active(try await grant(answer, requireRefreshToken: false, nonce: nil))
         } catch where error.isGrantRefused {
             return .revoked
         }
@@ -158,17 +188,16 @@ public final class SignInWithAppleClient: Sendable {
         return try AppleAnswer.judge(result, expectsObject: expectsObject, redacting: [secret] + extra + (bearer.map { [$0] } ?? []))
     }
 
-    /// The grant in `answer`, its identity token verified by `verifier` (with `nonce` when given).
-    private func grant(
-        _ answer: AppleAnswer, requireRefreshToken: Bool, verifier: RemoteVerifier, nonce: String?
-    ) async throws(SignInWithAppleError) -> AppleTokenGrant {
+    /// The grant in `answer`, its identity token verified (with `nonce` when given; else by the
+    /// rules without a nonce).
+    private func grant(_ answer: AppleAnswer, requireRefreshToken: Bool, nonce: String?) async throws(SignInWithAppleError) -> AppleTokenGrant {
         let accessToken = try answer.string("access_token")
         let expiresIn = try answer.number("expires_in")
         let refreshToken = requireRefreshToken ? try answer.string("refresh_token") : answer.members["refresh_token"]?.stringValue
         let idToken = try answer.string("id_token")
         let identity: VerifiedToken
         do {
-            identity = try await verifier.verify(idToken, nonce: nonce)
+            identity = try await identityTokens.verify(idToken, nonce: nonce)
         } catch {
             throw .identityToken(error)
         }
@@ -187,5 +216,20 @@ public final class SignInWithAppleClient: Sendable {
         let expiresIn = try answer.number("expires_in")
         migrationToken.withLock { $0 = (token, now + expiresIn) }
         return token
+    }
+}
+
+/// How a client verifies the identity tokens Apple returns: over remote keys or keys at hand,
+/// each with its rules as given and the same rules without a required nonce.
+private enum IdentityTokenVerification: Sendable {
+    case remote(RemoteVerifier, withoutNonce: RemoteVerifier)
+    case local(Verifier, withoutNonce: Verifier)
+
+    /// Verifies `token` with `nonce`, or without one under the rules that need none.
+    func verify(_ token: String, nonce: String?) async throws(VerificationError) -> VerifiedToken {
+        switch self {
+        case .remote(let verifier, let withoutNonce): try await (nonce == nil ? withoutNonce : verifier).verify(token, nonce: nonce)
+        case .local(let verifier, let withoutNonce): try (nonce == nil ? withoutNonce : verifier).verify(token, nonce: nonce)
+        }
     }
 }

@@ -13,7 +13,8 @@ public struct SignInWithAppleError: Error, Hashable, Sendable, CustomStringConve
         case apple
         /// Apple's answer carried an identity token that failed verification; ``code`` is its reason.
         case identityToken = "identity_token"
-        /// No usable answer came: a time-out, a connection failure, a 5xx or a 429.
+        /// No usable answer came (a time-out, a connection failure, a 5xx or a 429), or a
+        /// revocation Apple took is not in force yet: trying again can help.
         case unavailable
         /// An answer came but is not Apple's contract: not JSON, a missing field, an unexpected
         /// status or redirect, a body over the cap.
@@ -112,7 +113,7 @@ public struct SignInWithAppleError: Error, Hashable, Sendable, CustomStringConve
         switch kind {
         case .unavailable: true
         case .identityToken: verificationError?.reason == .keySetUnavailable
-        case .apple, .response, .configuration: code == .revocationUnconfirmed
+        case .apple, .response, .configuration: false
         }
     }
 

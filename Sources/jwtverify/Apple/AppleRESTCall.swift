@@ -1,0 +1,166 @@
+import JWTVerify
+import JWTVerifyRemote
+import JWTVerifyTooling
+import Synchronization
+
+/// One call of `jwtverify apple exchange|refresh|revoke|transfer`: the client made from the
+/// options, the call, its JSON object on stdout and its exit status.
+struct AppleRESTCall {
+    let options: AppleCommand
+    let privateKeyPEM: [UInt8]
+
+    /// What a call printed and how it ended.
+    private struct Printed: Sendable {
+        var json: String
+        var status: ExitStatus
+    }
+
+    func run() throws(CommandFailure) -> ExitStatus {
+        let client = try makeClient()
+        let printed = Mutex(Printed(json: "", status: .internalError))
+        let options = self.options
+        Blocking.run {
+            let result: Printed
+            do throws(SignInWithAppleError) {
+                result = try await Self.call(options, client)
+            } catch {
+                result = Self.failure(error)
+            }
+            printed.withLock { $0 = result }
+        }
+        let outcome = printed.withLock { $0 }
+        print(outcome.json)
+        return outcome.status
+    }
+
+    /// The client, its identity tokens verified over `--jwks` (a file: those keys; a URL or
+    /// preset: fetched) or the endpoint's `/auth/keys`.
+    private func makeClient() throws(CommandFailure) -> SignInWithAppleClient {
+        let credentials = SignInWithAppleCredentials(
+            teamID: options.teamID, clientID: options.clientID, keyID: options.keyID, privateKeyPEM: privateKeyPEM)
+        let policy = VerificationPolicy.appleIdentityToken(audiences: [options.clientID])
+        let source = options.jwks.map(KeySetSource.init(parsing:))
+        var keys: JWKSet? = nil
+        if case .file(let path)? = source { keys = try KeySetLoader.load(KeySetOptions(sources: [path])) }
+        do {
+            switch source {
+            case .file?:
+                return try SignInWithAppleClient(
+                    credentials: credentials, baseURL: options.endpoint, timeout: options.timeout,
+                    identityTokens: Verifier(keys: keys ?? JWKSet(keys: []), policy: policy))
+            case .url(let url)?:
+                return try SignInWithAppleClient(
+                    credentials: credentials, baseURL: options.endpoint, timeout: options.timeout,
+                    identityTokens: RemoteVerifier(keySet: .https(url), policy: policy))
+            case nil:
+                return try SignInWithAppleClient(credentials: credentials, baseURL: options.endpoint, timeout: options.timeout)
+            }
+        } catch {
+            throw CommandFailure(status: .dataError, message: error.description)
+        }
+    }
+
+    /// Runs the subcommand's call; its JSON object and status.
+    private static func call(_ options: AppleCommand, _ client: SignInWithAppleClient) async throws(SignInWithAppleError) -> Printed {
+        var out = OutputText()
+        out.beginObject()
+        var status = ExitStatus.ok
+        switch options.subcommand {
+        case .clientSecret:
+            break
+        case .exchange:
+            let nonce: SignInNonce = options.nonce.map(SignInNonce.raw) ?? .notUsed
+            let grant = try await client.exchange(code: options.code ?? "", redirectURI: options.redirectURI, nonce: nonce)
+            appendGrant(grant, to: &out)
+        case .refresh:
+            out.key("active")
+            switch try await client.checkRefreshToken(options.refreshToken ?? "") {
+            case .active(let grant):
+                out.bool(true)
+                appendGrant(grant, to: &out)
+            case .revoked:
+                out.bool(false)
+                appendError(SignInWithAppleError(.apple, .invalidGrant, detail: "Apple answered invalid_grant: the refresh token is revoked or expired"), to: &out)
+                status = .rejected
+            }
+        case .revoke:
+            try await client.revoke(options.token ?? "", type: options.tokenType)
+            out.key("revoked")
+            out.bool(true)
+            if options.confirm {
+                let confirmed = try await !client.checkRefreshToken(options.token ?? "").isActive
+                out.key("confirmed")
+                out.bool(confirmed)
+                if !confirmed {
+                    let error = SignInWithAppleError(
+                        .unavailable, .revocationUnconfirmed, detail: "Apple took the revocation, but the refresh token still works; check again later")
+                    appendError(error, to: &out)
+                    status = exitStatus(error)
+                }
+            }
+        case .transfer:
+            if let transferSubject = options.transferSubject {
+                let user = try await client.exchangeTransferIdentifier(transferSubject)
+                out.member("sub", user.subject)
+                out.optionalMember("email", user.email)
+                out.optionalMember("is_private_email", user.isPrivateEmail)
+            } else {
+                out.member("transfer_sub", try await client.transferIdentifier(forUser: options.user ?? "", toTeam: options.target ?? ""))
+            }
+        }
+        out.endObject()
+        return Printed(json: out.string, status: status)
+    }
+
+    /// The tokens and `identity`, verify's record of the identity token.
+    private static func appendGrant(_ grant: AppleTokenGrant, to out: inout OutputText) {
+        out.member("access_token", grant.accessToken)
+        out.member("token_type", grant.tokenType)
+        out.key("expires_in")
+        out.number(grant.expiresIn)
+        out.optionalMember("refresh_token", grant.refreshToken)
+        out.key("identity")
+        out.beginObject()
+        let outcome = VerificationOutcome(.success(grant.identity))
+        TokenRecordWriter.appendVerdict(outcome, to: &out)
+        TokenRecordWriter.appendProviderClaims(outcome, rules: .appleIdentityToken(acceptMissingNonceWhenUnsupported: false), to: &out)
+        out.endObject()
+    }
+
+    /// `error`, `kind`, `detail`, `retryable` (and Apple's status and `Retry-After`, when there were).
+    private static func appendError(_ error: SignInWithAppleError, to out: inout OutputText) {
+        out.member("error", error.code.rawValue)
+        out.member("kind", error.kind.rawValue)
+        out.member("detail", error.detail)
+        out.key("retryable")
+        out.bool(error.isRetryable)
+        if let status = error.status {
+            out.key("status")
+            out.integer(status)
+        }
+        if let retryAfter = error.retryAfter {
+            out.key("retry_after")
+            out.number(retryAfter)
+        }
+    }
+
+    /// A failed call's object and status.
+    private static func failure(_ error: SignInWithAppleError) -> Printed {
+        var out = OutputText()
+        out.beginObject()
+        appendError(error, to: &out)
+        out.endObject()
+        return Printed(json: out.string, status: exitStatus(error))
+    }
+
+    /// 1 invalid_grant; 69 retryable; 78 Apple refused our credentials or request; 65 the rest
+    /// (an unacceptable answer or identity token).
+    static func exitStatus(_ error: SignInWithAppleError) -> ExitStatus {
+        if error.isGrantRefused { return .rejected }
+        if error.isRetryable { return .unavailable }
+        switch error.kind {
+        case .apple: return .configuration
+        case .identityToken, .response, .configuration, .unavailable: return .dataError
+        }
+    }
+}
