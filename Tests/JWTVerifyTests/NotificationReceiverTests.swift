@@ -22,9 +22,9 @@ struct NotificationReceiverTests {
     static func body(_ jws: String) -> [UInt8] { Array(#"{"payload":"\#(jws)"}"#.utf8) }
 
     @Test("each event type, typed; an unknown type is kept as sent", arguments: ["email-disabled", "email-enabled", "consent-revoked", "account-delete", "future-kind"])
-    func eventTypes(type: String) throws {
+    func eventTypes(type: String) async throws {
         let email = type.hasPrefix("email")
-        let received = try Self.receiver().receive(Self.body(Self.notification(type: type, email: email)), at: TokenFactory.now).get()
+        let received = try await Self.receiver().receive(Self.body(Self.notification(type: type, email: email)), at: TokenFactory.now).get()
         let event = try #require(received.event)
         #expect(event.type == type && event.subject == "001234.abc.1234" && event.eventTime == 1_700_000_950_123)
         #expect(event.email == (email ? "x@privaterelay.appleid.com" : nil) && event.isPrivateEmail == (email ? true : nil))
@@ -32,12 +32,12 @@ struct NotificationReceiverTests {
     }
 
     @Test("a repeat is a duplicate; another jti is not; the window forgets after its retention and beyond its capacity")
-    func duplicates() throws {
+    func duplicates() async throws {
         let receiver = Self.receiver()
         let body = Self.body(Self.notification(type: "account-delete"))
-        #expect(try !receiver.receive(body, at: TokenFactory.now).get().isDuplicate)
-        #expect(try receiver.receive(body, at: TokenFactory.now).get().isDuplicate)
-        #expect(try !receiver.receive(Self.body(Self.notification(type: "account-delete", jti: "jti-2")), at: TokenFactory.now).get().isDuplicate)
+        #expect(try await !receiver.receive(body, at: TokenFactory.now).get().isDuplicate)
+        #expect(try await receiver.receive(body, at: TokenFactory.now).get().isDuplicate)
+        #expect(try await !receiver.receive(Self.body(Self.notification(type: "account-delete", jti: "jti-2")), at: TokenFactory.now).get().isDuplicate)
         let window = NotificationReplayWindow(capacity: 3, retention: 100)
         #expect(!window.recordSighting(of: "a", at: 0) && window.recordSighting(of: "a", at: 50))
         #expect(!window.recordSighting(of: "a", at: 101))  // retention over: a new first sighting
@@ -47,22 +47,22 @@ struct NotificationReceiverTests {
     }
 
     @Test("a tampered JWS, an unsigned one and a body that is not Apple's envelope")
-    func rejections() throws {
+    func rejections() async throws {
         let receiver = Self.receiver()
         let good = Self.notification(type: "consent-revoked")
         let parts = good.split(separator: ".")
         let tampered = "\(parts[0]).\(parts[1].dropLast())A.\(parts[2])"
-        let rejected = try #require(receiver.receive(Self.body(tampered), at: TokenFactory.now).failure)
+        let rejected = try #require(await receiver.receive(Self.body(tampered), at: TokenFactory.now).failure)
         #expect(rejected.code == "bad_signature" && rejected.verificationError?.reason == .badSignature && !rejected.isNotEnvelope)
-        let stranger = try #require(receiver.receive(Self.body(Self.notification(type: "x", signer: .init(kid: "rsa-a", algorithm: .rs256, key: try .generateRSA(bits: 2048)))), at: TokenFactory.now).failure)
+        let stranger = try #require(await receiver.receive(Self.body(Self.notification(type: "x", signer: .init(kid: "rsa-a", algorithm: .rs256, key: try .generateRSA(bits: 2048)))), at: TokenFactory.now).failure)
         #expect(stranger.code == "bad_signature")
         for body in ["not json", "[1,2]", #"{"token":"a.b.c"}"#, #"{"payload":7}"#, #"{"payload":"a","signedPayload":"b"}"#] {
-            let refused = try #require(receiver.receive(Array(body.utf8)).failure, "\(body)")
+            let refused = try #require(await receiver.receive(Array(body.utf8)).failure, "\(body)")
             #expect(refused.isNotEnvelope && refused.code == "body_not_notification" && !refused.isRetryable, "\(body)")
         }
         // An identity token is not a notification.
         let identity = TokenFactory.token(payload: TokenFactory.claims())
-        #expect(receiver.receive(Self.body(identity), at: TokenFactory.now).failure?.code == "claim_type")
+        #expect(await receiver.receive(Self.body(identity), at: TokenFactory.now).failure?.code == "claim_type")
     }
 }
 

@@ -2,44 +2,69 @@
 /// JWS through the pipeline, and says whether the notification was seen before.
 ///
 /// Made once per endpoint with a verifier under ``VerificationPolicy/appleNotification(audiences:)``
-/// (Sign in with Apple) or ``VerificationPolicy/appStore(bundleIDs:environment:appAppleID:trust:onlineChecks:)``:
-///
-/// ```swift
-/// let notifications = NotificationReceiver(verifier: Verifier(keys: appleKeys, policy: .appleNotification(audiences: ["com.example.app"])))
-/// switch notifications.receive(requestBody) {
-/// case .success(let note) where !note.isDuplicate: handle(note.event)   // then answer 200
-/// case .success: break                                                   // a retry: answer 200
-/// case .failure(let rejection): answer(rejection.isRetryable ? 503 : rejection.isNotEnvelope ? 400 : 401)
-/// }
-/// ```
+/// (Sign in with Apple) or ``VerificationPolicy/appStore(bundleIDs:environment:appAppleID:trust:onlineChecks:)``,
+/// over keys at hand (``Verifier``) or remote ones (``RemoteVerifier``); see the Sign in with Apple
+/// article for a whole endpoint.
 public struct NotificationReceiver: Sendable {
-    /// The verifier of the notifications' JWS.
-    public let verifier: Verifier
     /// The notifications seen lately.
     public let window: NotificationReplayWindow
+    private let keys: Keys
+
+    private enum Keys: Sendable {
+        case local(Verifier)
+        case remote(RemoteVerifier)
+    }
 
     /// A receiver verifying with `verifier` (its policy Apple's notification rules or the App
     /// Store's) and remembering IDs in `window`.
     public init(verifier: Verifier, window: NotificationReplayWindow = NotificationReplayWindow()) {
-        precondition(
-            verifier.policy.rules.kind == .appleNotification || verifier.policy.rules.kind == .appStore,
-            "a NotificationReceiver verifies under .appleNotification or .appStore")
-        self.verifier = verifier
+        Self.checkRules(verifier.policy)
+        self.keys = .local(verifier)
         self.window = window
     }
 
-    /// Receives one POST body.
+    /// A receiver verifying with the keys of a remote set (Apple's, kept current).
+    public init(verifier: RemoteVerifier, window: NotificationReplayWindow = NotificationReplayWindow()) {
+        Self.checkRules(verifier.policy)
+        self.keys = .remote(verifier)
+        self.window = window
+    }
+
+    private static func checkRules(_ policy: VerificationPolicy) {
+        precondition(
+            policy.rules.kind == .appleNotification || policy.rules.kind == .appStore,
+            "a NotificationReceiver verifies under .appleNotification or .appStore")
+    }
+
+    /// Receives one POST body. Over remote keys, a JWS naming a key the set lacks may wait for
+    /// the one rate-limited refresh (as ``RemoteVerifier/verify(_:nonce:at:)`` does); keys at
+    /// hand never wait.
     ///
     /// - Parameters:
     ///   - body: the request body exactly as Apple posted it.
     ///   - time: evaluate at this time instead of the policy's rule (the clock; App Store data
     ///     at its `signedDate`).
-    public func receive(_ body: [UInt8], at time: Double? = nil) -> Result<ReceivedNotification, NotificationRejection> {
-        let verifier = self.verifier
-        return body.withUnsafeBytes { bytes in
-            Self.receive(bytes, window: window, at: time ?? verifier.policy.clock()) { jws in
-                verifier.evaluate(jws, nonce: nil, at: time.map(EvaluationTime.fixed) ?? .clock)
+    public func receive(_ body: [UInt8], at time: Double? = nil) async -> Result<ReceivedNotification, NotificationRejection> {
+        switch keys {
+        case .local(let verifier):
+            return body.withUnsafeBytes { bytes in
+                Self.receive(bytes, window: window, at: time ?? verifier.policy.clock()) { jws in
+                    verifier.evaluate(jws, nonce: nil, at: time.map(EvaluationTime.fixed) ?? .clock)
+                }
             }
+        case .remote(let verifier):
+            let jws: [UInt8]
+            switch body.withUnsafeBytes({ NotificationEnvelope.withSignedPayload($0) { Array($0) } }) {
+            case .failure(let problem): return .failure(NotificationRejection(notEnvelope: problem))
+            case .success(let bytes): jws = bytes
+            }
+            let verified: Result<VerifiedToken, VerificationError>
+            do {
+                verified = .success(try await verifier.verify(String(decoding: jws, as: UTF8.self), at: time))
+            } catch {
+                verified = .failure(error)
+            }
+            return Self.record(verified, window: window, at: time ?? verifier.policy.clock())
         }
     }
 
@@ -49,11 +74,16 @@ public struct NotificationReceiver: Sendable {
         _ body: UnsafeRawBufferPointer, window: NotificationReplayWindow, at time: Double,
         verify: (UnsafeRawBufferPointer) -> Result<VerifiedToken, VerificationError>
     ) -> Result<ReceivedNotification, NotificationRejection> {
-        let verified: Result<VerifiedToken, VerificationError>
         switch NotificationEnvelope.withSignedPayload(body, verify) {
-        case .failure(let problem): return .failure(NotificationRejection(notEnvelope: problem))
-        case .success(let result): verified = result
+        case .failure(let problem): .failure(NotificationRejection(notEnvelope: problem))
+        case .success(let verified): record(verified, window: window, at: time)
         }
+    }
+
+    /// A verdict as a notification: its ID (`notificationUUID`, else `jti`) looked up in `window`.
+    private static func record(
+        _ verified: Result<VerifiedToken, VerificationError>, window: NotificationReplayWindow, at time: Double
+    ) -> Result<ReceivedNotification, NotificationRejection> {
         switch verified {
         case .failure(let error):
             return .failure(NotificationRejection(error))
