@@ -30,25 +30,24 @@ enum NotificationAnswer {
             text.newline()
             return HTTPResponse(status: 200, headers: [("Content-Type", "application/json")], body: text.bytes)
         case .failure(let rejection) where rejection.isNotEnvelope:
-            text.key("error")
-            text.string(rejection.code)
-            text.key("detail")
-            text.string(rejection.detail)
-            text.endObject()
-            text.newline()
-            return HTTPResponse(status: 400, headers: [("Content-Type", "application/json")], body: text.bytes)
+            return refusal(400, text, ("error", rejection.code), ("detail", rejection.detail), headers: [])
         case .failure(let rejection):
             text.key("valid")
             text.bool(false)
-            text.key("reason")
-            text.string(rejection.code)
-            text.key("detail")
-            text.string(rejection.detail)
-            text.endObject()
-            text.newline()
-            var headers = [("Content-Type", "application/json"), ("X-JWT-Reason", rejection.code)]
+            var headers = [("X-JWT-Reason", rejection.code)]
             if rejection.isRetryable { headers.append(("Retry-After", "60")) }
-            return HTTPResponse(status: rejection.isRetryable ? 503 : 401, headers: headers, body: text.bytes)
+            return refusal(rejection.isRetryable ? 503 : 401, text, ("reason", rejection.code), ("detail", rejection.detail), headers: headers)
         }
+    }
+
+    /// A refusal: the object `text` began, closed after `code` and `detail`, with `headers`.
+    private static func refusal(
+        _ status: Int, _ text: consuming OutputText, _ code: (StaticString, String), _ detail: (StaticString, String), headers: [(String, String)]
+    ) -> HTTPResponse {
+        text.member(code.0, code.1)
+        text.member(detail.0, detail.1)
+        text.endObject()
+        text.newline()
+        return HTTPResponse(status: status, headers: [("Content-Type", "application/json")] + headers, body: text.bytes)
     }
 }

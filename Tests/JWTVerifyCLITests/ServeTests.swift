@@ -34,6 +34,35 @@ struct ServeTests {
 
     static func bearer(_ token: String) -> [(String, String)] { [("Authorization", "Bearer \(token)")] }
 
+    @Test("POST /notifications on an apple-notification route: the typed event, a repeat marked duplicate, 401 tampered, 400 not Apple's, 404 elsewhere")
+    func notifications() throws {
+        let workspace = try Workspace()
+        let serve = try ServeProcess([
+            "--jwks", workspace.jwks.path, "--profile", "apple-notification", "--audience", TokenFactory.audience, "--now", "1700001000", "--threads", "1",
+        ])
+        let events = #"{\"type\":\"account-delete\",\"sub\":\"001234.abc.1234\",\"event_time\":1700000950123}"#
+        let jws = TokenFactory.token(
+            payload: #"{"iss":"https://appleid.apple.com","aud":"com.example.app","exp":1700001500,"iat":1700000950,"jti":"serve-1","events":"\#(events)"}"#)
+        let body = Array(#"{"payload":"\#(jws)"}"#.utf8)
+        func json(_ response: RawHTTP.Response) -> [String: Any] {
+            (try? JSONSerialization.jsonObject(with: response.body) as? [String: Any]) ?? [:]
+        }
+        let first = try RawHTTP.request(serve.port, method: "POST", path: "/notifications", body: body)
+        #expect(first.status == 200 && json(first)["duplicate"] as? Bool == false && json(first)["id"] as? String == "serve-1")
+        #expect((json(first)["event"] as? [String: Any])?["type"] as? String == "account-delete")
+        let again = try RawHTTP.request(serve.port, method: "POST", path: "/notifications", body: body)
+        #expect(again.status == 200 && json(again)["duplicate"] as? Bool == true)
+        let tampered = try RawHTTP.request(serve.port, method: "POST", path: "/notifications", body: Array(#"{"payload":"\#(jws.dropLast(3))AAA"}"#.utf8))
+        #expect(tampered.status == 401 && tampered.header("X-JWT-Reason") == "bad_signature")
+        let other = try RawHTTP.request(serve.port, method: "POST", path: "/notifications", body: Array("not json".utf8))
+        #expect(other.status == 400 && json(other)["error"] as? String == "body_not_notification")
+        #expect(try RawHTTP.request(serve.port, method: "POST", path: "/notifications/none", body: body).status == 200)  // the default route
+        let plain = try ServeProcess(Self.flags(workspace))
+        #expect(try RawHTTP.request(plain.port, method: "POST", path: "/notifications", body: body).status == 404)
+        let help = try CLIRunner.run(["serve", "--help"])
+        #expect(help.stdoutText.contains("/notifications[/NAME]") && help.stdoutText.contains("/appstore"))
+    }
+
     @Test("/auth: 200 with the claim headers; 401 with RFC 6750 challenges; 403 for another audience; any /auth/... path, GET, HEAD and POST")
     func auth() throws {
         let workspace = try Workspace()
