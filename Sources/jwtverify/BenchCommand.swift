@@ -13,21 +13,32 @@ struct BenchCommand {
 
     func run() throws(CommandFailure) -> ExitStatus {
         if let directory = options.corpusDirectory { return try writeCorpus(to: directory) }
+        if options.rawCheck == .multiBuffer && !MultiBufferEngine.isLoaded {
+            throw CommandFailure(status: .unavailable, message: "--raw-check multibuffer: the engine is not loaded: \(MultiBufferEngine.description)")
+        }
+        // What the numbers would be of is checked first (in any build): only valid tokens, and a
+        // raw limit that can be measured on them.
+        let corpus = try loadCorpus()
+        try screen(corpus)
+        guard RawVerificationLimit(corpus: corpus, check: options.rawCheck).count > 0 else {
+            throw CommandFailure(
+                status: .dataError,
+                message: "no token of the corpus has a signature the raw limit (--raw-check \(options.rawCheck.rawValue)) can check, so no ratio can be measured")
+        }
         var isDebugBuild = false
         assert({ isDebugBuild = true; return true }())
         if isDebugBuild {
             StandardError.write("jwtverify bench: this is a debug build, whose numbers mean nothing; build with 'make release'\n")
             return .configuration
         }
-        if options.rawCheck == .multiBuffer && !MultiBufferEngine.isLoaded {
-            throw CommandFailure(status: .unavailable, message: "--raw-check multibuffer: the engine is not loaded: \(MultiBufferEngine.description)")
-        }
-        let corpus = try loadCorpus()
         if !options.json {
             StandardError.write("jwtverify bench: \(corpus.tokens.count) tokens, \(options.threads) thread(s), \(options.rounds) rounds\n")
         }
         let report = ThroughputBenchmark.measure(
             corpus: corpus, threads: options.threads, rounds: options.rounds, repeat: options.presentations, rawCheck: options.rawCheck)
+        guard report.rawLimitTokensPerSecond > 0, report.rawLimitTokensPerSecond.isFinite else {
+            throw CommandFailure(status: .internalError, message: "the raw limit could not be measured (\(report.rawLimitTokensPerSecond) tokens/s)")
+        }
         if options.json {
             print(report.json(label: label))
         } else {
@@ -35,8 +46,27 @@ struct BenchCommand {
             print(BenchmarkHost.row(label, report))
             if let note = BenchmarkHost.fixedBaseNote(report) { print(note) }
             if let note = BenchmarkHost.rawCheckNote(report) { print(note) }
+            print(BenchmarkHost.legend)
         }
         return .ok
+    }
+
+    /// Refuses a corpus with rejected tokens (they skip the signature: their rate is not
+    /// verification's), saying how many and why, unless `--allow-rejected` asks to measure anyway.
+    private func screen(_ corpus: BenchmarkCorpus) throws(CommandFailure) {
+        let rejected = corpus.rejections(corpus.verifier)
+        guard !rejected.isEmpty else { return }
+        let total = rejected.reduce(0) { $0 + $1.count }
+        let reasons = rejected.map { "\($0.reason) \($0.count)" }.joined(separator: ", ")
+        let what = "\(total) of \(corpus.tokens.count) tokens are rejected (\(reasons))"
+        if options.allowRejected {
+            StandardError.write("jwtverify bench: warning: \(what); measuring anyway (--allow-rejected): rejected tokens skip the signature\n")
+            return
+        }
+        throw CommandFailure(
+            status: .rejected,
+            message: "\(what): a rejected token skips the signature, so the numbers would not be verification's; "
+                + "fix the keys, tokens, --issuer, --audience or --now, or pass --allow-rejected")
     }
 
     /// `--write-corpus DIR`: the generated corpus as files for CLI runs (`jwks.json`, `tokens.txt`
@@ -76,11 +106,10 @@ struct BenchCommand {
             }
         }
         let keys = try KeySetLoader.load(KeySetOptions(sources: [jwksFile]))
-        let tokens = try Self.lines(tokensFile)
+        var (tokens, nonces) = try Self.requests(tokensFile)
         guard !tokens.isEmpty else { throw CommandFailure(status: .dataError, message: "\(tokensFile) holds no tokens") }
-        var nonces: [String?] = Array(repeating: nil, count: tokens.count)
         if let noncesFile = options.noncesFile {
-            let raw = try Self.lines(noncesFile)
+            let raw = try Self.requests(noncesFile).tokens
             guard raw.count == tokens.count else {
                 throw CommandFailure(status: .dataError, message: "\(noncesFile) has \(raw.count) lines for \(tokens.count) tokens")
             }
@@ -91,23 +120,46 @@ struct BenchCommand {
             now: options.now ?? VerificationPolicy.systemClock())
     }
 
-    /// The non-empty lines of a file (CR before LF removed).
-    private static func lines(_ path: String) throws(CommandFailure) -> [[UInt8]] {
+    /// The requests of a file, read as `verify` reads its input: a bare token per line, or a
+    /// JSON request `{"token", "nonce"?}` (blank lines skipped, CR before LF removed).
+    private static func requests(_ path: String) throws(CommandFailure) -> (tokens: [[UInt8]], nonces: [String?]) {
         let input = try InputFile.openAll([path])[0]
         defer { input.close() }
         let reader = LineReader(fd: input.fd, lineLimit: 1 << 20)
-        var lines: [[UInt8]] = []
+        var tokens: [[UInt8]] = []
+        var nonces: [String?] = []
+        var number = 0
         do {
             while let batch = try reader.nextBatch(maxLines: 65536, maxBytes: 64 << 20) {
                 for case .text(let range) in batch.lines {
-                    var line = Array(batch.storage[range])
+                    number += 1
+                    var line = batch.storage[range]
                     if line.last == UInt8(ascii: "\r") { line.removeLast() }
-                    if !line.isEmpty { lines.append(line) }
+                    guard !line.isEmpty else { continue }
+                    guard line.first == UInt8(ascii: "{") else {
+                        tokens.append(Array(line))
+                        nonces.append(nil)
+                        continue
+                    }
+                    let request = line.withUnsafeBytes { bytes in
+                        TokenRequest.withParsed(jsonLine: bytes) { parsed in
+                            parsed.map { (Array($0.token), $0.nonce.map { String(decoding: $0, as: UTF8.self) }) }
+                        }
+                    }
+                    switch request {
+                    case .success(let (token, nonce)):
+                        tokens.append(token)
+                        nonces.append(nonce)
+                    case .failure(let problem):
+                        throw CommandFailure(status: .dataError, message: "\(path) line \(number): \(problem.description)")
+                    }
                 }
             }
+        } catch let failure as CommandFailure {
+            throw failure
         } catch {
-            throw CommandFailure(status: .ioError, message: "cannot read \(path): \(String(cString: strerror(error.code)))")
+            throw CommandFailure(status: .ioError, message: "cannot read \(path): \(error)")
         }
-        return lines
+        return (tokens, nonces)
     }
 }

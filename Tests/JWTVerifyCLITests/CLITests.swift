@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import JWTVerifyTestSupport
 
 /// End-to-end runs of the built `jwtverify` binary: stdout, stderr and exit status.
 @Suite("jwtverify CLI")
@@ -253,6 +254,36 @@ struct CLITests {
             #expect(run.status == 0)
             #expect(run.records.first?["valid"] as? Int == 3)
         }
+    }
+
+    @Test("bench refuses nonsense: rejected tokens are counted by reason and exit 1; a raw limit it cannot measure exits 65")
+    func benchRefusals() throws {
+        let sample = "Vectors/samples/apple-identity-tokens.jsonl"
+        let flags = ["--jwks", "Vectors/jwks.json", "--issuer", "https://appleid.apple.com", "--audience", "com.example.app", "--now", "2026-01-01T00:00:00Z"]
+        // JSON lines, as verify reads them (7 valid, 20 rejected with their reasons).
+        let mixed = try CLIRunner.run(["bench", "--tokens", sample] + flags)
+        #expect(mixed.status == 1 && mixed.stdout.isEmpty, "\(mixed.stderr)")
+        #expect(mixed.stderr.contains("20 of 27 tokens are rejected (") && mixed.stderr.contains("bad_signature") && mixed.stderr.contains("--allow-rejected"))
+        // The wrong key set: every token rejected; measured anyway, no signature can be checked.
+        let wrongKeys = FileManager.default.temporaryDirectory.appendingPathComponent("bench-keys-\(UUID().uuidString).json")
+        defer { try? FileManager.default.removeItem(at: wrongKeys) }
+        try TokenFactory.jwksJSON.write(to: wrongKeys, atomically: true, encoding: .utf8)
+        var other = flags
+        other[1] = wrongKeys.path
+        let wrong = try CLIRunner.run(["bench", "--tokens", sample] + other)
+        #expect(wrong.status == 1 && wrong.stderr.contains("27 of 27 tokens are rejected (too_large 1, malformed 2, unsupported_alg 1, alg_none 1, header_invalid 1, crit_unsupported 1, unknown_kid 20)"), "\(wrong.stderr)")
+        let forced = try CLIRunner.run(["bench", "--tokens", sample, "--allow-rejected"] + other)
+        #expect(forced.status == 65 && forced.stderr.contains("no token of the corpus has a signature the raw limit"), "\(forced.stderr)")
+        // Only the valid lines: accepted for measuring (a debug build then refuses, as it should).
+        let lines = try String(contentsOf: CLIRunner.repositoryRoot.appendingPathComponent(sample), encoding: .utf8).split(separator: "\n")
+        let valid = FileManager.default.temporaryDirectory.appendingPathComponent("bench-valid-\(UUID().uuidString).jsonl")
+        defer { try? FileManager.default.removeItem(at: valid) }
+        try (lines.filter { $0.contains(#""expect":"valid""#) }.joined(separator: "\n") + "\n\n").write(to: valid, atomically: true, encoding: .utf8)
+        let good = try CLIRunner.run(["bench", "--tokens", valid.path, "--reps", "1"] + flags)
+        var isDebugBuild = false
+        assert({ isDebugBuild = true; return true }())
+        #expect(good.status == (isDebugBuild ? 78 : 0), "\(good.stderr)")
+        if !isDebugBuild { #expect(good.stdoutText.contains("signature engine:") && good.stdoutText.contains("ratio: tokens/s over")) }
     }
 
     @Test("jwks show: a table or JSON lines describing every key, with what it may verify")

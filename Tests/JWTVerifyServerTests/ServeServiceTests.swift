@@ -103,7 +103,7 @@ struct ServeServiceTests {
         func post(_ body: String, path: String = "/notifications/apple") throws -> (status: Int, json: [String: Any], reason: String?) {
             let answer = service.handle(InMemoryRequest(method: "POST", path: path, body: Array(body.utf8)))
             let json = (try? JSONSerialization.jsonObject(with: Data(answer.body)) as? [String: Any]) ?? [:]
-            return (answer.status, json ?? [:], answer.header("X-JWT-Reason"))
+            return (answer.status, json, answer.header("X-JWT-Reason"))
         }
         for (index, type) in ["email-disabled", "email-enabled", "consent-revoked", "account-delete", "future-kind"].enumerated() {
             let jws = Self.notification(type: type, jti: "j-\(index)")

@@ -206,6 +206,21 @@ package struct BenchmarkCorpus: Sendable {
         }
     }
 
+    /// Each token once through `verifier` (with its nonce): how many were rejected, by reason,
+    /// in the order of the reasons' checks. The benchmark measures verification, and a rejected
+    /// token skips the signature, so a corpus with rejections measures something else.
+    package func rejections(_ verifier: Verifier) -> [(reason: String, count: Int)] {
+        var counts: [String: Int] = [:]
+        for index in tokens.indices {
+            tokens[index].withUnsafeBytes { token in
+                if case .failure(let error) = verifier.evaluate(token, nonce: nonces[index], at: .clock) { counts[error.reason.rawValue, default: 0] += 1 }
+            }
+        }
+        let order = VerificationError.Reason.all.map(\.rawValue)
+        return counts.sorted { (order.firstIndex(of: $0.key) ?? order.count, $0.key) < (order.firstIndex(of: $1.key) ?? order.count, $1.key) }
+            .map { ($0.key, $0.value) }
+    }
+
     /// A verifier for this corpus.
     package var verifier: Verifier {
         if let policy { return Verifier(keys: keys, policy: policy) }

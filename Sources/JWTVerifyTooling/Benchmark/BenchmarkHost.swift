@@ -28,7 +28,8 @@ package enum BenchmarkHost {
         var parts = tm()
         gmtime_r(&now, &parts)
         let date = "\(1900 + Int(parts.tm_year))-\(pad(Int(parts.tm_mon) + 1))-\(pad(Int(parts.tm_mday)))"
-        return "\(date) · \(cpuModel) · \(Processors.online) cores · \(OpenSSLVersion.text)\n"
+        let engine = MultiBufferEngine.isLoaded ? MultiBufferEngine.description : "OpenSSL (crypto_mb: \(MultiBufferEngine.description))"
+        return "\(date) · \(cpuModel) · \(Processors.online) cores · \(OpenSSLVersion.text) · signature engine: \(engine)\n"
             + "alg      threads    tokens/s   raw limit/s   ratio    round ratios   cpu tokens/s   p50 µs   p99 µs   valid/n"
     }
 
@@ -53,6 +54,15 @@ package enum BenchmarkHost {
             + column(fixed(report.cpuTokensPerSecond, 0), 15) + column(fixed(report.p50Microseconds, 1), 9)
             + column(fixed(report.p99Microseconds, 1), 9) + column("\(report.valid)/\(report.n)", 10)
     }
+
+    /// What each column means, printed under the table.
+    package static let legend = """
+        tokens/s: full verification, all threads (median of the rounds); raw limit/s: the digest and the
+        raw check (--raw-check) alone on the same tokens and keys in the same run; ratio: tokens/s over
+        raw limit/s, the median of each round's own ratio (round ratios: their range); cpu tokens/s:
+        tokens per CPU-second; p50/p99 µs: one token's latency on one thread; valid/n: tokens verified
+        of those measured.
+        """
 
     /// With ``RawVerificationLimit/Check/library``: what the raw limit timed instead of `EVP_PKEY_verify`.
     package static func rawCheckNote(_ report: ThroughputReport) -> String? {
