@@ -1,3 +1,5 @@
+import JWTVerify
+
 /// The token of a gateway check, as RFC 6750 §2.1 carries it: `Authorization: Bearer <token68>`.
 package enum BearerCredential {
     /// What an `Authorization` header value holds.
@@ -10,43 +12,34 @@ package enum BearerCredential {
         case malformed
     }
 
-    /// Reads `Authorization: Bearer <token>`: the scheme in any letter case, then one or more
-    /// spaces, then a token68 (`A-Z a-z 0-9 - . _ ~ + /`, then `=` padding), then optional
-    /// trailing spaces. Anything else after the scheme is ``Parsed/malformed``.
+    /// Reads `Authorization: Bearer <token>` by ``TokenInput``'s rule with the scheme required
+    /// (in any letter case, then spaces; whitespace around the whole): then a token68
+    /// (`A-Z a-z 0-9 - . _ ~ + /`, then `=` padding). Another scheme is ``Parsed/absent``;
+    /// `Bearer` with nothing usable after it ``Parsed/malformed``.
     package static func parse(authorization value: UnsafeRawBufferPointer) -> Parsed {
-        guard let base = value.baseAddress?.assumingMemoryBound(to: UInt8.self) else { return .absent }
-        let count = value.count
-        let scheme = 6  // "bearer"
-        guard count >= scheme, hasScheme(base) else { return .absent }
-        guard count > scheme else { return .malformed }
-        var index = scheme
-        guard base[index] == UInt8(ascii: " ") else { return .absent }  // "Bearerx" is another scheme
-        while index < count, base[index] == UInt8(ascii: " ") { index += 1 }
-        let start = index
-        let table = token68Table
-        while index < count, table[Int(base[index])] != 0 { index += 1 }
-        while index < count, base[index] == UInt8(ascii: "=") { index += 1 }
-        let end = index
-        while index < count, base[index] == UInt8(ascii: " ") { index += 1 }
-        guard end > start, index == count else { return .malformed }
-        return .token(start..<end)
+        switch TokenInput.locate(value, scheme: .required) {
+        case nil: return .absent
+        case .blank?: return value.isEmpty ? .absent : .malformed
+        case .token(let range)?: return isToken68(value, range) ? .token(range) : .malformed
+        }
     }
 
-    /// A token taken whole from a configured header or cookie: surrounding spaces removed; empty,
-    /// or holding bytes outside the compact serialisation's alphabet, is ``Parsed/malformed``.
+    /// A token taken whole from a configured header or cookie, by ``TokenInput``'s rule (a
+    /// `Bearer` scheme may stand before it): nothing there is ``Parsed/absent``; bytes outside the
+    /// compact serialisation's alphabet are ``Parsed/malformed``.
     package static func parse(plain value: UnsafeRawBufferPointer) -> Parsed {
-        var start = 0
-        var end = value.count
-        while start < end, value[start] == UInt8(ascii: " ") { start += 1 }
-        while end > start, value[end - 1] == UInt8(ascii: " ") { end -= 1 }
-        guard end > start else { return .absent }
-        for byte in value[start..<end] where !isToken68(byte) && byte != UInt8(ascii: "=") { return .malformed }
-        return .token(start..<end)
+        guard case .token(let range)? = TokenInput.locate(value) else { return .absent }
+        return isToken68(value, range) ? .token(range) : .malformed
     }
 
-    private static func hasScheme(_ base: UnsafePointer<UInt8>) -> Bool {
-        base[0] | 0x20 == UInt8(ascii: "b") && base[1] | 0x20 == UInt8(ascii: "e") && base[2] | 0x20 == UInt8(ascii: "a")
-            && base[3] | 0x20 == UInt8(ascii: "r") && base[4] | 0x20 == UInt8(ascii: "e") && base[5] | 0x20 == UInt8(ascii: "r")
+    /// Whether `value[range]` is a token68: its alphabet, then only `=` padding.
+    private static func isToken68(_ value: UnsafeRawBufferPointer, _ range: Range<Int>) -> Bool {
+        guard let base = value.baseAddress?.assumingMemoryBound(to: UInt8.self) else { return false }
+        let table = token68Table
+        var index = range.lowerBound
+        while index < range.upperBound, table[Int(base[index])] != 0 { index += 1 }
+        while index < range.upperBound, base[index] == UInt8(ascii: "=") { index += 1 }
+        return index == range.upperBound && range.lowerBound < range.upperBound
     }
 
     /// One octet per byte value: 1 for the token68 alphabet before padding (a per-byte table is
@@ -54,13 +47,13 @@ package enum BearerCredential {
     // Safety: written once, in the initializer, and only read after.
     nonisolated(unsafe) private static let token68Table: UnsafePointer<UInt8> = {
         let table = UnsafeMutablePointer<UInt8>.allocate(capacity: 256)
-        for byte in 0..<256 { table[byte] = isToken68(UInt8(byte)) ? 1 : 0 }
+        for byte in 0..<256 { table[byte] = isToken68Byte(UInt8(byte)) ? 1 : 0 }
         return UnsafePointer(table)
     }()
 
     /// `A-Z a-z 0-9 - . _ ~ + /`, as two 64-bit masks over the octet values 0–127.
     @inline(__always)
-    private static func isToken68(_ byte: UInt8) -> Bool {
+    private static func isToken68Byte(_ byte: UInt8) -> Bool {
         let bit = UInt64(1) << UInt64(byte & 63)
         switch byte >> 6 {
         case 0: return 0x03FF_E800_0000_0000 & bit != 0  // + - . / 0-9

@@ -120,8 +120,8 @@ struct BenchCommand {
             now: options.now ?? VerificationPolicy.systemClock())
     }
 
-    /// The requests of a file, read as `verify` reads its input: a bare token per line, or a
-    /// JSON request `{"token", "nonce"?}` (blank lines skipped, CR before LF removed).
+    /// The requests of a file, read as `verify` reads its input (``TokenRequest/withLine(_:_:)``):
+    /// a bare token per line, or a JSON request `{"token", "nonce"?}`; blank lines skipped.
     private static func requests(_ path: String) throws(CommandFailure) -> (tokens: [[UInt8]], nonces: [String?]) {
         let input = try InputFile.openAll([path])[0]
         defer { input.close() }
@@ -133,21 +133,18 @@ struct BenchCommand {
             while let batch = try reader.nextBatch(maxLines: 65536, maxBytes: 64 << 20) {
                 for case .text(let range) in batch.lines {
                     number += 1
-                    var line = batch.storage[range]
-                    if line.last == UInt8(ascii: "\r") { line.removeLast() }
-                    guard !line.isEmpty else { continue }
-                    guard line.first == UInt8(ascii: "{") else {
-                        tokens.append(Array(line))
-                        nonces.append(nil)
-                        continue
-                    }
-                    let request = line.withUnsafeBytes { bytes in
-                        TokenRequest.withParsed(jsonLine: bytes) { parsed in
-                            parsed.map { (Array($0.token), $0.nonce.map { String(decoding: $0, as: UTF8.self) }) }
+                    let request = batch.storage[range].withUnsafeBytes { line in
+                        TokenRequest.withLine(line) { content -> Result<([UInt8], String?)?, TokenRequest.Problem> in
+                            switch content {
+                            case .blank: .success(nil)
+                            case .problem(let problem): .failure(problem)
+                            case .request(let request): .success((Array(request.token), request.nonce.map { String(decoding: $0, as: UTF8.self) }))
+                            }
                         }
                     }
                     switch request {
-                    case .success(let (token, nonce)):
+                    case .success(nil): continue
+                    case .success(let (token, nonce)?):
                         tokens.append(token)
                         nonces.append(nonce)
                     case .failure(let problem):

@@ -101,9 +101,27 @@ struct CLITests {
         input.append(Data(String(repeating: "b.", count: 1_500_000).utf8))  // 7: 3 MB, no newline at the end
         let outcome = try CLIRunner.run(Self.baseFlags, input: input)
         let reasons = outcome.records.map { $0["reason"] as? String ?? "valid" }
-        #expect(reasons == ["malformed", "valid", "malformed", "malformed", "malformed", "too_large", "too_large"])
-        #expect(outcome.records[3]["id"] as? [Int] == [1])
+        // The empty line is blank: no record, counted apart from the tokens.
+        #expect(reasons == ["valid", "malformed", "malformed", "malformed", "too_large", "too_large"])
+        #expect(outcome.records.map { $0["line"] as? Int } == [2, 3, 4, 5, 6, 7])
+        #expect(outcome.records[2]["id"] as? [Int] == [1])
+        #expect(outcome.stderr.contains("jwtverify: 6 tokens, 1 valid, 5 rejected, 1 blank line skipped"), "\(outcome.stderr)")
         #expect(outcome.status == 1)
+    }
+
+    @Test("one input rule: whitespace, a trailing newline and a Bearer scheme around a token are taken away in lines and JSON fields; blank lines are skipped")
+    func inputRule() throws {
+        let valid = Self.validTokens[0]
+        let lines = [
+            "Bearer \(valid)", "  \(valid)\t", "bearer\t\(valid)", #"{"token":"Bearer \#(valid)","id":4}"#, #"  {"token":" \#(valid)\n"}"#, "", "   \t",
+            #"{"token":"  "}"#, "Basic \(valid)",
+        ]
+        let outcome = try CLIRunner.run(Self.baseFlags, input: Data((lines.joined(separator: "\n") + "\n").utf8))
+        let reasons = outcome.records.map { $0["reason"] as? String ?? "valid" }
+        #expect(reasons == ["valid", "valid", "valid", "valid", "valid", "malformed", "malformed"], "\(outcome.stdoutText)")
+        #expect(outcome.records.map { $0["line"] as? Int } == [1, 2, 3, 4, 5, 8, 9])
+        #expect((outcome.records[5]["detail"] as? String)?.contains("holds no token") == true)
+        #expect(outcome.stderr.contains("7 tokens, 5 valid, 2 rejected, 2 blank lines skipped"), "\(outcome.stderr)")
     }
 
     @Test("--now accepts Unix seconds and RFC 3339 alike")

@@ -41,13 +41,25 @@ struct FaceAgreementTests {
 
     /// The library face; with `cached`, a verifier with a cache, each case twice: the second
     /// verdict (a cache hit when the first was valid) is the one compared.
-    static func library(_ group: Group, cached: Bool = false) throws -> [String: String] {
+    /// With `inputRule`, each token as the faces that read tokens from lines, fields and
+    /// headers take it (``TokenInput``: whitespace and a `Bearer` scheme around it removed; a
+    /// `"token"` field left blank holds no token, `malformed`), the library itself taking the token alone.
+    static func library(_ group: Group, cached: Bool = false, inputRule: Bool = false) throws -> [String: String] {
         let verifier = Verifier(keys: try JWKSet(json: group.jwks), policy: group.policy, cache: cached ? .init(capacity: 4096) : nil)
         var verdicts: [String: String] = [:]
         for item in group.cases {
+            var token = item.token
+            if inputRule {
+                let bytes = Array(token.utf8)
+                guard case .token(let range) = bytes.withUnsafeBytes({ TokenInput.locate($0) }) else {
+                    verdicts[item.id] = VerificationError.Reason.malformed.rawValue
+                    continue
+                }
+                token = String(decoding: bytes[range], as: UTF8.self)
+            }
             for _ in 0..<(cached ? 2 : 1) {
                 do {
-                    _ = try verifier.verify(item.token, nonce: item.nonce, at: group.now)
+                    _ = try verifier.verify(token, nonce: item.nonce, at: group.now)
                     verdicts[item.id] = ""
                 } catch {
                     verdicts[item.id] = error.reason.rawValue
@@ -215,6 +227,9 @@ struct FaceAgreementTests {
             let jwksFile = directory.appendingPathComponent("jwks-\(index).json").path
             try Data(group.jwks).write(to: URL(fileURLWithPath: jwksFile))
             let library = try Self.library(group)
+            // verify's lines and /verify's bodies take tokens by the one input rule.
+            let onInput = try Self.library(group, inputRule: true)
+            let readsInput: Set<String> = ["verify", "serve"]
             let faces: [(String, [String: String])] = [
                 ("library", library),
                 ("cached", try Self.library(group, cached: true)),
@@ -235,7 +250,8 @@ struct FaceAgreementTests {
                 for (face, verdicts) in faces {
                     guard let verdict = verdicts[item.id] else { continue }
                     counts[face, default: 0] += 1
-                    if verdict != reference { disagreements.append("\(group.name)/\(item.id): \(face) \(verdict), library \(reference)") }
+                    let expected = readsInput.contains(face) ? onInput[item.id] ?? "(blank)" : reference
+                    if verdict != expected { disagreements.append("\(group.name)/\(item.id): \(face) \(verdict), library \(expected)") }
                 }
             }
         }

@@ -46,3 +46,46 @@ struct CompactJWSTests {
         #expect(TokenFactory.reason(token, verifier: big) == "malformed")
     }
 }
+
+/// The one input rule (``TokenInput``) and the library's strictness about it.
+@Suite("what may surround a token")
+struct TokenInputTests {
+    static func locate(_ text: String, scheme: TokenInput.Scheme = .optional) -> String? {
+        let bytes = Array(text.utf8)
+        switch bytes.withUnsafeBytes({ TokenInput.locate($0, scheme: scheme) }) {
+        case nil: return nil
+        case .blank?: return "(blank)"
+        case .token(let range)?: return String(decoding: bytes[range], as: UTF8.self)
+        }
+    }
+
+    @Test("whitespace, a line's end and a Bearer scheme are taken away; what is left is the token or a blank")
+    func rule() {
+        #expect(Self.locate("a.b.c") == "a.b.c")
+        #expect(Self.locate(" a.b.c\n") == "a.b.c" && Self.locate("\ta.b.c\r\n") == "a.b.c")
+        #expect(Self.locate("Bearer a.b.c") == "a.b.c" && Self.locate("bEaReR \t a.b.c  ") == "a.b.c")
+        #expect(Self.locate("Bearera.b.c") == "Bearera.b.c")  // no space: part of the token
+        #expect(Self.locate("") == "(blank)" && Self.locate(" \t\r\n") == "(blank)" && Self.locate("Bearer ") == "(blank)")
+        #expect(Self.locate("a b") == "a b")  // inner whitespace stays, for the verifier to refuse
+        #expect(Self.locate("Basic dXNlcg==", scheme: .required) == nil)
+        #expect(Self.locate("Bearer a.b.c", scheme: .required) == "a.b.c" && Self.locate("Bearer", scheme: .required) == "(blank)")
+    }
+
+    @Test("the library stays strict, and names what surrounds a token it refuses")
+    func strictLibrary() {
+        let valid = TokenFactory.token(payload: TokenFactory.claims())
+        let verifier = TokenFactory.verifier()
+        #expect(throws: VerificationError(.malformed)) { try verifier.verify(valid + "\n", at: TokenFactory.now) }
+        do {
+            _ = try verifier.verify(valid + "\n", at: TokenFactory.now)
+        } catch {
+            #expect(error.detail.hasPrefix("whitespace around the token"), "\(error.detail)")
+        }
+        do {
+            _ = try verifier.verify("Bearer " + valid, at: TokenFactory.now)
+        } catch {
+            #expect(error.reason == .malformed && error.detail.hasPrefix("an authorization scheme before the token"), "\(error.detail)")
+        }
+        #expect((try? verifier.verify(valid, at: TokenFactory.now)) != nil)
+    }
+}

@@ -58,7 +58,7 @@ extension Verifier {
             prepared.stage = .rejected(VerificationError(.unsupportedAlgorithm, detail: "token has 5 segments: JWE is not supported"))
             return
         case .failure(.segmentCount(let count)):
-            prepared.stage = .rejected(VerificationError(.malformed, detail: "token has \(count) segment(s), not 3"))
+            prepared.stage = .rejected(Self.malformed(token, "token has \(count) segment(s), not 3"))
             return
         }
         let jws = prepared.jws
@@ -79,7 +79,7 @@ extension Verifier {
             }
         } else {
             guard let length = Base64URL.decode(headerSegment, into: scratch) else {
-                prepared.stage = .rejected(VerificationError(.malformed, detail: "header segment is not strict base64url"))
+                prepared.stage = .rejected(Self.malformed(token, "header segment is not strict base64url"))
                 return
             }
             headerLength = length
@@ -118,7 +118,7 @@ extension Verifier {
         // Payload and signature segments: strict base64url, after the header in the scratch.
         let payloadBuffer = UnsafeMutableRawBufferPointer(rebasing: scratch[headerLength...])
         guard let payloadLength = Base64URL.decode(UnsafeRawBufferPointer(rebasing: token[jws.payload]), into: payloadBuffer) else {
-            prepared.stage = .rejected(VerificationError(.malformed, detail: "payload segment is not strict base64url"))
+            prepared.stage = .rejected(Self.malformed(token, "payload segment is not strict base64url"))
             return
         }
         prepared.payloadRange = headerLength..<(headerLength + payloadLength)
@@ -127,7 +127,7 @@ extension Verifier {
             let signatureLength = Base64URL.decode(
                 UnsafeRawBufferPointer(rebasing: token[jws.signature]), into: UnsafeMutableRawBufferPointer(rebasing: scratch[signatureStart...]))
         else {
-            prepared.stage = .rejected(VerificationError(.malformed, detail: "signature segment is not strict base64url"))
+            prepared.stage = .rejected(Self.malformed(token, "signature segment is not strict base64url"))
             return
         }
         prepared.signatureRange = signatureStart..<(signatureStart + signatureLength)
@@ -181,5 +181,12 @@ extension Verifier {
     private func keyStillVerifies(_ entry: VerifiedTokenCache.Entry) -> Bool {
         guard let slot = slot(for: entry.verified) else { return false }
         return slot.identity == entry.keyIdentity && slot.allows(entry.verified.algorithm)
+    }
+
+    /// A `malformed` rejection saying `what`, or, when the token has something around it that
+    /// only a face takes away (``TokenInput``), naming that instead: the library takes the token alone.
+    static func malformed(_ token: UnsafeRawBufferPointer, _ what: String) -> VerificationError {
+        guard let around = TokenInput.surroundings(of: token) else { return VerificationError(.malformed, detail: what) }
+        return VerificationError(.malformed, detail: "\(around) (pass the token alone: \(what))")
     }
 }

@@ -77,6 +77,8 @@ package struct Tally: Sendable {
     package var total = 0
     package var valid = 0
     package var byReason: [String: Int] = [:]
+    /// Blank lines: no token, no record, not a verdict.
+    package var blank = 0
 
     package init() {}
 
@@ -95,12 +97,14 @@ package struct Tally: Sendable {
     package mutating func add(_ other: Tally) {
         total += other.total
         valid += other.valid
+        blank += other.blank
         for (reason, n) in other.byReason { byReason[reason, default: 0] += n }
     }
 
     /// `jwtverify: 12 tokens, 4 valid, 8 rejected` and one indented line per reason.
     package var summary: String {
-        var text = "jwtverify: \(total) token\(total == 1 ? "" : "s"), \(valid) valid, \(rejected) rejected\n"
+        var text = "jwtverify: \(total) token\(total == 1 ? "" : "s"), \(valid) valid, \(rejected) rejected"
+            + (blank == 0 ? "" : ", \(blank) blank line\(blank == 1 ? "" : "s") skipped") + "\n"
         let known = VerificationError.Reason.all.map(\.rawValue)
         let ordered = byReason.keys.sorted { (known.firstIndex(of: $0) ?? 99, $0) < (known.firstIndex(of: $1) ?? 99, $1) }
         for reason in ordered {

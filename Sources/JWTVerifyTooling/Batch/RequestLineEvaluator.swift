@@ -1,9 +1,11 @@
 package import JWTVerify
 
 /// Input lines of `verify` (and of a `serve` `/verify` body) through the verifier's batch
-/// pipeline: each line — a bare compact token (a trailing CR removed) or a JSON request — is
-/// parsed once, its token and nonce go into a ``TokenBatch``, and each verdict is written as one
-/// record, in the lines' order. Lines without a usable request get their record in place.
+/// pipeline: each line — a bare compact token or a JSON request — is parsed once, its token
+/// (taken by ``TokenInput``'s rule: whitespace and a `Bearer` scheme around it removed) and nonce
+/// go into a ``TokenBatch``, and each verdict is written as one record, in the lines' order.
+/// Lines without a usable request get their record in place; blank lines get none and are
+/// counted as blank.
 package struct RequestLineEvaluator: Sendable {
     /// The verifier every line goes through.
     package let verifier: Verifier
@@ -30,6 +32,7 @@ package struct RequestLineEvaluator: Sendable {
     private enum Entry {
         case token(number: Int, idJSON: String?)
         case unusable(number: Int, error: VerificationError, idJSON: String?)
+        case blank
     }
 
     /// Evaluates `count` lines (`line(i)` gives the i-th with its 1-based number), appending one
@@ -59,24 +62,19 @@ package struct RequestLineEvaluator: Sendable {
         return tally
     }
 
-    /// Parses `line` once: its token and nonce go into `batch`.
+    /// Parses `line` once (``TokenRequest/withLine(_:_:)``): its token and nonce go into `batch`.
     private func add(_ line: UnsafeRawBufferPointer, number: Int, to batch: inout TokenBatch) -> Entry {
-        if line.first == UInt8(ascii: "{") {
-            return TokenRequest.withParsed(jsonLine: line) { parsed -> Entry in
-                switch parsed {
-                case .success(let request):
-                    withNonce(request.nonce) { batch.append(bytes: request.token, nonce: $0) }
-                    return .token(number: number, idJSON: request.idJSON)
-                case .failure(let problem):
-                    return .unusable(number: number, error: VerificationError(.malformed, detail: problem.description), idJSON: problem.idJSON)
-                }
+        TokenRequest.withLine(line) { content -> Entry in
+            switch content {
+            case .blank:
+                return .blank
+            case .problem(let problem):
+                return .unusable(number: number, error: VerificationError(.malformed, detail: problem.description), idJSON: problem.idJSON)
+            case .request(let request):
+                withNonce(request.nonce) { batch.append(bytes: request.token, nonce: $0) }
+                return .token(number: number, idJSON: request.idJSON)
             }
         }
-        var token = line
-        if token.last == UInt8(ascii: "\r") { token = UnsafeRawBufferPointer(rebasing: token.dropLast()) }
-        guard !token.isEmpty else { return .unusable(number: number, error: VerificationError(.malformed, detail: "empty line"), idJSON: nil) }
-        withNonce(nil) { batch.append(bytes: token, nonce: $0) }
-        return .token(number: number, idJSON: nil)
     }
 
     /// The batch through the pipeline, and every entry's record in order.
@@ -84,8 +82,12 @@ package struct RequestLineEvaluator: Sendable {
         let rules = verifier.policy.rules
         var cursor = 0
         func writeUnusable(upTo limit: Int) {
-            while cursor < limit, case .unusable(let number, let error, let idJSON) = entries[cursor] {
-                tally.count(unusable(error, number: number, file: file, idJSON: idJSON, into: &out))
+            while cursor < limit {
+                switch entries[cursor] {
+                case .unusable(let number, let error, let idJSON): tally.count(unusable(error, number: number, file: file, idJSON: idJSON, into: &out))
+                case .blank: tally.blank += 1
+                case .token: return
+                }
                 cursor += 1
             }
         }

@@ -25,6 +25,38 @@ package struct TokenRequest {
         package let idJSON: String?
     }
 
+    /// What one input line holds, by the one rule every face reads lines with: a JSON request
+    /// (the line's first non-blank byte is `{`), or a bare token; either way the token is taken by
+    /// ``TokenInput``'s rule (whitespace and a `Bearer` scheme around it removed).
+    package enum Line {
+        /// A request: its token and nonce (valid only inside the closure it is handed to).
+        case request(TokenRequest)
+        /// A line with nothing but whitespace: not a token.
+        case blank
+        /// A JSON line that holds no usable request.
+        case problem(Problem)
+    }
+
+    /// Reads `line` (without its newline) and runs `body` with what it holds.
+    package static func withLine<R>(_ line: UnsafeRawBufferPointer, _ body: (Line) -> R) -> R {
+        let indent = line.firstIndex { $0 != UInt8(ascii: " ") && $0 != UInt8(ascii: "\t") } ?? line.count
+        guard indent < line.count, line[indent] == UInt8(ascii: "{") else {
+            guard case .token(let range) = TokenInput.locate(line) else { return body(.blank) }
+            return body(.request(TokenRequest(token: UnsafeRawBufferPointer(rebasing: line[range]), nonce: nil, idJSON: nil)))
+        }
+        return withParsed(jsonLine: UnsafeRawBufferPointer(rebasing: line[indent...])) { parsed in
+            switch parsed {
+            case .failure(let problem): return body(.problem(problem))
+            case .success(var request):
+                guard case .token(let range) = TokenInput.locate(request.token) else {
+                    return body(.problem(Problem(description: "\"token\" holds no token", idJSON: request.idJSON)))
+                }
+                request.token = UnsafeRawBufferPointer(rebasing: request.token[range])
+                return body(.request(request))
+            }
+        }
+    }
+
     /// The members read: `token`, `nonce`, then Apple's envelope members standing for `token`.
     private static let members: [StaticString] = ["token", "nonce"] + NotificationEnvelope.memberNames
 
