@@ -70,12 +70,19 @@ public struct VerificationError: Error, Hashable, Sendable, CustomStringConverti
         /// No keys could be had from a remote key source (never fetched, or stale beyond the window).
         public static let keySetUnavailable = Reason(rawValue: "jwks_unavailable")
 
-        /// Every reason the verifier can produce, in the order of the checks that produce them.
-        public static let all: [Reason] = [
+        /// The reasons of the checks every policy runs, in the order they run.
+        public static let generic: [Reason] = [
             .tooLarge, .malformed, .unsupportedAlgorithm, .algorithmNone, .headerInvalid, .critUnsupported,
             .unknownKeyID, .keyAlgorithmMismatch, .badSignature, .claimType, .issuerMismatch, .audienceMismatch,
             .expired, .notYetValid, .issuedInFuture, .nonceMissing, .nonceMismatch,
         ]
+
+        /// Every reason the verifier can produce: the generic checks' in their order, the App
+        /// Store's key checks (where others choose a key), the providers' rules, and the remote key
+        /// set's state.
+        public static let all: [Reason] =
+            generic.prefix(8) + [.x5cInvalid, .untrustedChain, .certificateRevoked, .revocationUnavailable] + generic.dropFirst(8)
+            + [.hostedDomainMismatch, .bundleMismatch, .appAppleIDMismatch, .environmentMismatch, .keySetUnavailable]
 
         /// The code.
         public var description: String { rawValue }

@@ -78,7 +78,7 @@ def parse_arguments(argv):
     parser.add_argument("--output", required=True, metavar="DIR", help="where results go (must not exist)")
     parser.add_argument(
         "--jwks", action="append", required=True, metavar="SRC",
-        help="key set: a file, an https:// URL or a preset (apple, google, firebase); repeatable",
+        help="key set: a file, an https:// URL or a preset (as jwtverify audit --jwks takes them); repeatable",
     )
     parser.add_argument("--profile", help="apple | apple-notification | firebase | google | oidc")
     parser.add_argument("--project", help="Firebase project ID (with --profile firebase)")

@@ -88,13 +88,8 @@ struct AuditCommand {
     init(parsing words: ArraySlice<String>) throws(CommandFailure) {
         helpRequested = try Self.table.parse(words, into: &self) { options, path throws(CommandFailure) in options.inputs.append(path) }
         if helpRequested { return }
-        policy = try flags.policy(strict: false)
-        if flags.keysFromTokens {
-            if !keySets.sources.isEmpty { throw .usage("--profile app-store takes each token's keys from its x5c chain; drop --jwks") }
-        } else {
-            if keySets.sources.isEmpty, let source = policy.keySource { keySets.sources = [source.description] }
-            if keySets.sources.isEmpty { throw .usage("--jwks is required (a file, URL, preset or snapshot)") }
-        }
+        policy = try flags.policy(.audit)
+        guard try keySets.resolve(for: flags, policy: policy) else { throw .usage("--jwks is required (a file, URL, preset or snapshot)") }
         if flags.now != nil && atIssueTime { throw .usage("--now and --at iat exclude each other") }
         if partials && !format.writesRecords { throw .usage("--partials goes with --format jsonl or tsv (records); --format partial is the report alone") }
         if filesFrom == "-" && (inputs.contains("-") || taggedInput) {

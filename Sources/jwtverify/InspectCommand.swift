@@ -23,9 +23,11 @@ struct InspectCommand {
                                               [--now T]
 
         Decodes a token (given as an argument, on stdin with -, or the first token in FILE) and shows
-        its header and claims as JSON, with times in UTC and relative to now. Without --jwks nothing
-        is verified, and the output says so. With --jwks it verifies through the same verifier and
-        policy as 'verify' (issuer and audience are optional here), and says which check failed and why.
+        its header and claims as JSON, with times in UTC and relative to now. Without --jwks or
+        --profile nothing is verified, and the output says so. Otherwise it gives 'verify's verdict:
+        the same keys (--jwks, else the profile's key set; App Store data its own chain), the same
+        time (--now, else the clock; App Store data its signedDate) and the same checks (issuer and
+        audience optional here), and says which check failed and why.
 
         OPTIONS:
         \(table.help)
@@ -42,31 +44,31 @@ struct InspectCommand {
         }
         if helpRequested { return }
         guard subject != nil else { throw .usage("inspect needs a token, '-' or a file") }
-        _ = try flags.policy(strict: false)
+        _ = try flags.policy(.inspection)
     }
 
     func run() throws(CommandFailure) -> ExitStatus {
         let input = try readSubject()
-        guard let token = input.split(separator: UInt8(ascii: "\n")).lazy
-            .compactMap({ line in line.withUnsafeBytes { line in TokenExtractor.scan(line).found.first?.token.bytes(in: line) } }).first
-        else {
-            throw CommandFailure(status: .dataError, message: "no token found")
-        }
+        guard let token = Self.token(in: input) else { throw CommandFailure(status: .dataError, message: "no token found") }
         let peek = UnverifiedToken(peeking: token)
         let at = flags.now ?? VerificationPolicy.systemClock()
         var out = ""
         var status = ExitStatus.ok
-        if keySets.sources.isEmpty {
-            out += "UNVERIFIED: decoded only. The signature and the claims were NOT checked (give --jwks to verify).\n\n"
+        // Keys and time by verify's own rules: --jwks, else the profile's key set (App Store data:
+        // each token's chain), evaluated at --now, else by the clock (App Store data: at signedDate).
+        let policy = try flags.policy(.inspection)
+        var keySets = self.keySets
+        if !(try keySets.resolve(for: flags, policy: policy)) {
+            out += "UNVERIFIED: decoded only. The signature and the claims were NOT checked (give --jwks or --profile to verify).\n\n"
         } else {
-            let keys = try KeySetLoader.load(keySets)
-            let policy = try flags.policy(strict: false)
-            let verifier = Verifier(keys: keys, policy: policy)
-            switch token.withUnsafeBytes({ verifier.evaluate($0, nonce: flags.nonce, at: .fixed(at)) }) {
+            let verifier = Verifier(keys: try keySets.keys(for: flags), policy: policy)
+            switch token.withUnsafeBytes({ verifier.evaluate($0, nonce: flags.nonce, at: flags.evaluationTime) }) {
             case .success(let verified):
-                out += "VERIFIED: signature by kid \(verified.keyID ?? "(none)") (\(verified.algorithm))"
-                out += ", claims checked" + (policy.issuers == nil ? " (issuer not checked)" : "") + (policy.audiences == nil ? " (audience not checked)" : "")
-                out += " at \(Timestamp.format(at)).\n\n"
+                out += "VERIFIED: signature by \(flags.keysFromTokens ? "the x5c chain's leaf" : "kid \(verified.keyID ?? "(none)")") (\(verified.algorithm))"
+                out += ", claims checked" + (policy.issuers == nil && !flags.keysFromTokens ? " (issuer not checked)" : "")
+                    + (policy.audiences == nil && !flags.keysFromTokens ? " (audience not checked)" : "")
+                let signedDate = verified.provider.appStore?.signedDate.map { $0 / 1000 }
+                out += flags.now == nil && signedDate != nil ? " at its signedDate \(Timestamp.format(signedDate!)).\n\n" : " at \(Timestamp.format(at)).\n\n"
             case .failure(let error):
                 out += "REJECTED: \(error.reason.rawValue): \(error.detail)\n(everything below is UNVERIFIED)\n\n"
                 status = .rejected
@@ -90,6 +92,22 @@ struct InspectCommand {
         sink.write(out)
         sink.flush()
         return status
+    }
+
+    /// The token of `input`: the whole input when it is one token by the input rule (``TokenInput``:
+    /// whitespace and a `Bearer` scheme around it; a malformed token is judged, not skipped),
+    /// else the first token found in its text, as `audit` finds them.
+    static func token(in input: [UInt8]) -> [UInt8]? {
+        let whole = input.withUnsafeBytes { bytes -> [UInt8]? in
+            guard case .token(let range)? = TokenInput.locate(bytes),
+                !bytes[range].contains(where: { $0 == UInt8(ascii: " ") || $0 == UInt8(ascii: "\n") || $0 == UInt8(ascii: "\t") }),
+                bytes[range].contains(UInt8(ascii: "."))
+            else { return nil }
+            return Array(bytes[range])
+        }
+        if let whole { return whole }
+        return input.split(separator: UInt8(ascii: "\n")).lazy
+            .compactMap({ line in line.withUnsafeBytes { line in TokenExtractor.scan(line).found.first?.token.bytes(in: line) } }).first
     }
 
     private func readSubject() throws(CommandFailure) -> [UInt8] {

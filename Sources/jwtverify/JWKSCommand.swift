@@ -21,7 +21,7 @@ struct JWKSCommand {
         fetch  Fetches a key set (URL or preset), checks that it holds a usable key, and writes the
                document as served to FILE (atomically) or stdout: a snapshot for offline use.
 
-        SRC is a file, an https:// URL, or a preset: apple, google, firebase.
+        SRC is a file, an https:// URL, or a preset: \(KeySetSource.presetNames.joined(separator: ", ")).
 
         OPTIONS:
         \(table.help)

@@ -19,12 +19,31 @@ struct KeySetOptions {
         try Folder.prepare(path, mode: 0o700, option: "--jwks-cache")
     }
 
+    /// The one rule every command takes keys by: App Store signed data carries its own (each
+    /// token's chain to a pinned root), so `--jwks` is refused; otherwise `--jwks`, or else the
+    /// profile's own key set. Whether any key source is there (`inspect` decodes only without one).
+    /// `context` names the route for `serve`'s messages.
+    mutating func resolve(for flags: PolicyFlags, policy: VerificationPolicy, context: String = "") throws(CommandFailure) -> Bool {
+        if flags.keysFromTokens {
+            if !sources.isEmpty { throw .usage(context + "--profile app-store takes each token's keys from its x5c chain; drop --jwks") }
+            return true
+        }
+        if sources.isEmpty, let source = policy.keySource { sources = [source.description] }
+        return !sources.isEmpty
+    }
+
+    /// The keys of the resolved sources: none under `--profile app-store` (each token brings its
+    /// own), else every source loaded and merged.
+    func keys(for flags: PolicyFlags) throws(CommandFailure) -> JWKSet {
+        flags.keysFromTokens ? JWKSet(keys: []) : try KeySetLoader.load(self)
+    }
+
     /// `--jwks` (unless `sourceOption` is false: `jwks show` takes sources as operands),
     /// `--jwks-cache`, `--jwks-min-ttl` and `--jwks-max-ttl`.
     static func options(sourceOption: Bool = true) -> [Option<KeySetOptions>] {
         let source: Option<KeySetOptions> = .value(
             "--jwks", placeholder: "SRC",
-            help: "Key set: a file (JWKS, single JWK, or kid-to-certificate map), an\nhttps:// URL, or a preset: apple, google, firebase. Repeatable: merged."
+            help: "Key set: a file (JWKS, single JWK, or kid-to-certificate map), an\nhttps:// URL, or a preset. Repeatable: merged. Presets:\n" + HelpText.wrapped(KeySetSource.presetNames, width: 68) + "."
         ) { $0.sources.append($1) }
         let rest: [Option<KeySetOptions>] = [
             .value(

@@ -101,3 +101,32 @@ struct OptionTable<Options>: Sendable {
         return helpRequested
     }
 }
+
+/// Help text built from a list the code owns (profiles, presets), wrapped for the help's column.
+enum HelpText {
+    /// `words` joined by `separator`, broken into lines of at most `width` characters (joined by
+    /// `\n`, which the help's layout indents).
+    static func wrapped(_ words: [String], separator: String = ", ", width: Int = 72) -> String {
+        var lines: [String] = []
+        var line = ""
+        for (index, word) in words.enumerated() {
+            let piece = word + (index < words.count - 1 ? separator.trimmingTrailingSpaces : "")
+            if !line.isEmpty && line.count + 1 + piece.count > width {
+                lines.append(line)
+                line = piece
+            } else {
+                line += (line.isEmpty ? "" : " ") + piece
+            }
+        }
+        if !line.isEmpty { lines.append(line) }
+        return lines.joined(separator: "\n")
+    }
+}
+
+extension String {
+    fileprivate var trimmingTrailingSpaces: String {
+        var text = self
+        while text.last == " " { text.removeLast() }
+        return text
+    }
+}

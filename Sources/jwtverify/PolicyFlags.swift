@@ -2,7 +2,7 @@ import JWTVerify
 
 /// The flags that make a ``VerificationPolicy``, shared by `verify`, `audit` and `inspect`:
 /// `--profile` and its companions, `--issuer`, `--audience`, `--nonce`, `--leeway`, `--now`,
-/// `--algorithms` and `--max-token-bytes`. The policy is built in one place, ``policy(strict:)``.
+/// `--algorithms` and `--max-token-bytes`. The policy is built in one place, ``policy(_:)``.
 struct PolicyFlags {
     var profile: String?
     var project: String?
@@ -33,7 +33,8 @@ struct PolicyFlags {
     static let profileOptions: [Option<PolicyFlags>] = [
         .value(
             "--profile", placeholder: "P",
-            help: "apple | apple-notification | app-store | firebase | firebase-session |\nfirebase-app-check | firebase-phone | google | oidc: fills in the\nissuer, algorithms and default key set (--jwks overrides it), adds\nthe provider's rules, and a typed \"claims\" object to the output.\napp-store takes its keys from each token's x5c chain, never --jwks."
+            help: HelpText.wrapped(VerificationPolicy.profileNames, separator: " |")
+                + ":\nfills in the issuer, algorithms and default key set (--jwks overrides it),\nadds the provider's rules, and a typed \"claims\" object to the output.\napp-store takes its keys from each token's x5c chain, never --jwks."
         ) { flags, value, name throws(CommandFailure) in
             guard profileNames.contains(value) else { throw .usage("\(name) takes " + profileNames.joined(separator: ", ")) }
             flags.profile = value
@@ -116,11 +117,22 @@ struct PolicyFlags {
         profileOptions + claimOptions(optional: optionalClaims) + [nonceOption, skipNonceOption, leewayOption, nowOption, algorithmsOption, maxTokenBytesOption]
     }
 
-    /// The policy these flags describe. `strict` (verify, serve): an issuer and an audience are
-    /// required, as a sign-in check needs, and the Apple profile requires a raw nonce unless
-    /// `--skip-nonce`; otherwise (audit, inspect: captured tokens, which come without their raw
-    /// nonces) each may be left unchecked, and a nonce is checked only when `--nonce` gives one.
-    func policy(strict: Bool) throws(CommandFailure) -> VerificationPolicy {
+    /// What a command's policy is for.
+    enum Use {
+        /// A service's check (verify, serve): an issuer and an audience are required, as a
+        /// sign-in check needs, and the Apple profile requires a raw nonce unless `--skip-nonce`.
+        case service
+        /// One token looked at by a person (inspect): issuer and audience may be left unchecked;
+        /// otherwise verify's rules, the Apple profile's raw nonce included.
+        case inspection
+        /// Captured tokens, which come without their raw nonces (audit): issuer and audience may
+        /// be left unchecked, and a nonce is checked only when `--nonce` gives one.
+        case audit
+    }
+
+    /// The policy these flags describe, for `use`.
+    func policy(_ use: Use) throws(CommandFailure) -> VerificationPolicy {
+        let strict = use == .service
         var policy: VerificationPolicy
         if let profile {
             if profile != "oidc" && issuer != nil { throw .usage("--profile \(profile) sets the issuer; drop --issuer") }
@@ -177,7 +189,7 @@ struct PolicyFlags {
             policy.audiences = nil
         }
         if let algorithms { policy.algorithms = algorithms }
-        if skipNonce || !strict { policy.nonceRequirement = .checkedWhenGiven }
+        if skipNonce || use == .audit { policy.nonceRequirement = .checkedWhenGiven }
         policy.leeway = leeway
         policy.maxTokenBytes = maxTokenBytes
         return policy

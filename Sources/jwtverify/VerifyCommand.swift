@@ -12,7 +12,7 @@ struct VerifyCommand {
     let options: VerifyOptions
 
     func run() throws(CommandFailure) -> ExitStatus {
-        let keys = options.flags.keysFromTokens ? JWKSet(keys: []) : try KeySetLoader.load(options.keySets)
+        let keys = try options.keySets.keys(for: options.flags)
         let evaluator = RequestLineEvaluator(
             verifier: Verifier(keys: keys, policy: options.policy, cache: options.cache), defaultNonce: options.flags.nonce,
             time: options.flags.evaluationTime)

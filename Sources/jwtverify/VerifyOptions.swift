@@ -34,9 +34,11 @@ struct VerifyOptions {
 
         Input lines are either a bare token or a JSON object:
             {"token": "<compact JWS>", "nonce": "<raw nonce>", "id": <any JSON>}
-        ("nonce" and "id" are optional; other members are ignored; "payload" may stand for "token",
-        as in Apple's notification bodies). An empty line, or one that is
-        not a token, is reported as "malformed"; a trailing CR is removed from bare lines.
+        ("nonce" and "id" are optional; other members are ignored; Apple's "payload" and
+        "signedPayload" may stand for "token"). Whitespace (a CR before the newline included)
+        and a "Bearer " scheme around a token are taken away, in bare lines and "token" fields
+        alike. A blank line is skipped (no output; the summary counts it); a line that is not a
+        token is reported as "malformed".
 
         OPTIONS:
         \(table.help)
@@ -60,13 +62,8 @@ struct VerifyOptions {
     init(parsing words: ArraySlice<String>) throws(CommandFailure) {
         helpRequested = try Self.table.parse(words, into: &self) { options, path throws(CommandFailure) in options.inputs.append(path) }
         if helpRequested { return }
-        policy = try flags.policy(strict: true)
-        if flags.keysFromTokens {
-            if !keySets.sources.isEmpty { throw .usage("--profile app-store takes each token's keys from its x5c chain; drop --jwks") }
-            return
-        }
-        if keySets.sources.isEmpty, let source = policy.keySource { keySets.sources = [source.description] }
-        if keySets.sources.isEmpty { throw .usage("--jwks is required") }
+        policy = try flags.policy(.service)
+        guard try keySets.resolve(for: flags, policy: policy) else { throw .usage("--jwks is required") }
     }
 }
 

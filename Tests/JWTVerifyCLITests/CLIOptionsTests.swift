@@ -1,4 +1,5 @@
 import Foundation
+import JWTVerify
 import Testing
 
 /// Each command's parser and `--help` come from one declaration per option: every spelling a
@@ -50,5 +51,40 @@ struct CLIOptionsTests {
                 #expect(names.contains(flag), "\(command) lacks \(flag)")
             }
         }
+    }
+
+    @Test("every profile, key-set preset and reason code is listed where users look: the help, the README and the DocC guide")
+    func listsAreComplete() throws {
+        func help(_ words: String...) throws -> String { try CLIRunner.run(Array(words)).stdoutText }
+        func file(_ path: String) throws -> String {
+            try String(contentsOf: CLIRunner.repositoryRoot.appendingPathComponent(path), encoding: .utf8)
+        }
+        let readme = try file("README.md")
+        let reasonArticle = try file("Sources/JWTVerify/JWTVerify.docc/ReasonCodes.md")
+        let policyArticle = try file("Sources/JWTVerify/JWTVerify.docc/PoliciesAndProviders.md")
+        let reasonStart = try #require(readme.range(of: "## Reason codes")).lowerBound
+        let reasonSection = String(readme[reasonStart...].prefix(3000))
+        var missing: [String] = []
+        for reason in VerificationError.Reason.all.map(\.rawValue) {
+            if !reasonArticle.contains("| `\(reason)` |") { missing.append("\(reason) in the DocC reason article") }
+            if !reasonSection.contains("`\(reason)`") { missing.append("\(reason) in the README's reason codes") }
+        }
+        let helps = ["verify": try help("verify", "--help"), "audit": try help("audit", "--help"), "inspect": try help("inspect", "--help"),
+                     "serve": try help("serve", "--help")]
+        for profile in VerificationPolicy.profileNames {
+            for (command, text) in helps where !text.contains(profile) { missing.append("profile \(profile) in \(command) --help") }
+            if !readme.contains("--profile \(profile)") { missing.append("profile \(profile) in the README") }
+            if !policyArticle.contains("| `\(profile)` |") { missing.append("profile \(profile) in the DocC policies article") }
+        }
+        let jwksHelp = try help("jwks", "--help")
+        for preset in KeySetSource.presetNames {
+            for (command, text) in helps.merging(["jwks": jwksHelp], uniquingKeysWith: { a, _ in a }) where !text.contains(preset) {
+                missing.append("preset \(preset) in \(command) --help")
+            }
+            if !readme.contains("`\(preset)`") { missing.append("preset \(preset) in the README") }
+            #expect(KeySetSource.presets[preset] != nil)
+        }
+        #expect(Set(KeySetSource.presetNames) == Set(KeySetSource.presets.keys))
+        #expect(missing.isEmpty, "missing: \(missing)")
     }
 }

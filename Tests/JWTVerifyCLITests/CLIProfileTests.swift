@@ -164,6 +164,41 @@ struct CLIProfileTests {
         #expect(try CLIRunner.run(["verify", "--profile", "app-store", "--bundle-id", "a", "--apple-root", "/nonexistent"]).status == 66)
     }
 
+    @Test("inspect gives verify's verdict: App Store data by its chain at signedDate, a profile's own key set, the Apple nonce rule",
+          .enabled(if: SharedVectors.available, Comment(rawValue: SharedVectors.missingMessage)))
+    func inspectAgreesWithVerify() throws {
+        let line = try #require(SharedVectors.data("appstore/tokens.jsonl").split(separator: 0x0A).first)
+        let token = try #require((try JSONSerialization.jsonObject(with: Data(line)) as? [String: Any])?["token"] as? String)
+        let wrong = try CLIRunner.run(["inspect", token, "--profile", "app-store", "--bundle-id", "com.wrong"])
+        #expect(wrong.status == 1 && wrong.stdoutText.hasPrefix("REJECTED: bundle_mismatch"), "\(wrong.stdoutText.prefix(200))")
+        let open = try CLIRunner.run(["inspect", token, "--profile", "app-store"])
+        #expect(open.status == 0 && open.stdoutText.hasPrefix("VERIFIED: signature by the x5c chain's leaf") && open.stdoutText.contains("at its signedDate"))
+        #expect(try CLIRunner.run(["verify", "--profile", "app-store", "--bundle-id", "com.wrong"], input: Data(token.utf8)).records.first?["reason"] as? String == "bundle_mismatch")
+        // --profile apple without --jwks takes Apple's key set (here from a fresh snapshot: no network),
+        // and, as verify, needs the raw nonce or --skip-nonce.
+        let cache = FileManager.default.temporaryDirectory.appendingPathComponent("inspect-cache-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: cache, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: cache) }
+        let url = KeySetSource.apple.description
+        let digest = String(Nonce.expectedClaim(forRawNonce: url).prefix(24))  // the snapshot's name: SHA-256 of the URL, 12 octets in hex
+        let keys = try String(contentsOf: CLIRunner.repositoryRoot.appendingPathComponent("Vectors/jwks.json"), encoding: .utf8)
+        let snapshot: [String: Any] = [
+            "url": url, "fetched_at": Date().timeIntervalSince1970, "expires_at": Date().timeIntervalSince1970 + 3600, "document": keys,
+        ]
+        try JSONSerialization.data(withJSONObject: snapshot).write(to: cache.appendingPathComponent("jwks-\(digest).json"))
+        let sample = try #require(
+            try String(contentsOf: CLIRunner.repositoryRoot.appendingPathComponent("Vectors/samples/apple-identity-tokens.jsonl"), encoding: .utf8)
+                .split(separator: "\n").first)
+        let identity = try #require((try JSONSerialization.jsonObject(with: Data(sample.utf8)) as? [String: Any])?["token"] as? String)
+        let flags = ["--profile", "apple", "--audience", "com.example.app", "--jwks-cache", cache.path, "--now", "2026-01-01T00:00:00Z"]
+        let noNonce = try CLIRunner.run(["inspect", identity] + flags)
+        #expect(noNonce.status == 1 && noNonce.stdoutText.hasPrefix("REJECTED: nonce_missing"), "\(noNonce.stdoutText.prefix(300)) \(noNonce.stderr)")
+        let skipped = try CLIRunner.run(["inspect", identity, "--skip-nonce"] + flags)
+        #expect(skipped.status == 0 && skipped.stdoutText.hasPrefix("VERIFIED: signature by kid"), "\(skipped.stdoutText.prefix(300)) \(skipped.stderr)")
+        let verified = try CLIRunner.run(["verify", "--skip-nonce"] + flags, input: Data(identity.utf8))
+        #expect(verified.status == 0)
+    }
+
     @Test("--profile app-store on Apple's real tokens: audit finds all 43 in the captured lines, 42 verify at their signedDate",
           .enabled(if: SharedVectors.available, Comment(rawValue: SharedVectors.missingMessage)))
     func appStoreRealTokens() throws {

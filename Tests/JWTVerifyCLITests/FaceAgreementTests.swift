@@ -3,6 +3,7 @@ import JWTVerify
 import JWTVerifyRemote
 import JWTVerifyServer
 import JWTVerifyTestSupport
+import Synchronization
 import Testing
 
 /// One pipeline under every face: the same token under the same policy gets the same verdict and
@@ -149,6 +150,30 @@ struct FaceAgreementTests {
         return verdicts
     }
 
+    /// `jwtverify inspect`, one run per case (two at a time): the token on stdin with the case's
+    /// nonce and the group's flags; the verdict from its first line (`VERIFIED` or `REJECTED:
+    /// reason`). Only tokens inspect's extractor finds whole (three base64url segments) are
+    /// compared; `jwks` nil gives no `--jwks` (the profile's own keys: App Store data).
+    static func inspectCLI(_ group: Group, jwksFile: String?, time: Bool = true) -> [String: String] {
+        let comparable = group.cases.filter { item in
+            let segments = item.token.split(separator: ".", omittingEmptySubsequences: false)
+            return segments.count == 3 && segments.allSatisfy { !$0.isEmpty && $0.utf8.allSatisfy(Base64URL.isAlphabet) }
+        }
+        let verdicts = Mutex<[String: String]>([:])
+        DispatchQueue.concurrentPerform(iterations: 2) { worker in
+            for item in comparable.enumerated().filter({ $0.offset % 2 == worker }).map(\.element) {
+                let arguments = ["inspect", "-"] + (jwksFile.map { ["--jwks", $0] } ?? []) + (time ? ["--now", "\(group.now)"] : [])
+                    + (item.nonce.map { ["--nonce", $0] } ?? []) + group.arguments
+                guard let run = try? CLIRunner.run(arguments, input: Data(item.token.utf8)) else { continue }
+                let first = run.stdoutText.prefix { $0 != "\n" }
+                let verdict: String? =
+                    first.hasPrefix("VERIFIED") ? "" : first.hasPrefix("REJECTED: ") ? String(first.dropFirst(10).prefix { $0 != ":" }) : nil
+                verdicts.withLock { $0[item.id] = verdict ?? "(inspect exited \(run.status): \(run.stderr.prefix(120)))" }
+            }
+        }
+        return verdicts.withLock { $0 }
+    }
+
     /// `jwtverify serve`'s `/verify`, given the same JSON request lines as `verify`; empty when
     /// serve refuses the key set.
     static func serveVerify(_ group: Group, jwksFile: String) throws -> [String: String] {
@@ -241,6 +266,7 @@ struct FaceAgreementTests {
                 ("audit", try auditCLI(group, jwksFile: jwksFile)),
                 ("serve", try serveVerify(group, jwksFile: jwksFile)),
                 ("auth", try auth(group)),
+                ("inspect", inspectCLI(group, jwksFile: jwksFile)),
             ]
             for item in group.cases {
                 let reference = library[item.id] ?? "?"
@@ -305,6 +331,7 @@ struct FaceAgreementTests {
         #expect(counts["serve"] == counts["verify"])
         #expect(counts["audit", default: 0] >= 120)
         #expect(counts["auth", default: 0] >= 120)
+        #expect(counts["inspect", default: 0] >= 120)
     }
 
     @Test("App Store signed data: Apple's real tokens and each with a payload byte changed, through every face that takes it", .enabled(if: SharedVectors.available))
@@ -361,7 +388,11 @@ struct FaceAgreementTests {
             auth[item.id] = gated.status == 200 ? "" : gated.header("X-JWT-Reason") ?? "(\(gated.status))"
         }
         var disagreements: [String] = []
-        for (face, verdicts) in [("batch", batched), ("verify", verified), ("audit", audited), ("serve", served), ("appstore", webhook), ("auth", auth)] {
+        let inspected = Self.inspectCLI(group, jwksFile: nil, time: false)
+        #expect(inspected.count == cases.count)
+        for (face, verdicts) in [
+            ("batch", batched), ("verify", verified), ("audit", audited), ("serve", served), ("appstore", webhook), ("auth", auth), ("inspect", inspected),
+        ] {
             #expect(verdicts.count == cases.count, "\(face) gave \(verdicts.count) verdicts")
             for item in cases where verdicts[item.id] != library[item.id] {
                 disagreements.append("\(item.id): \(face) \(verdicts[item.id] ?? "none"), library \(library[item.id] ?? "none")")

@@ -20,6 +20,9 @@ public enum KeySetSource: Sendable, Equatable, CustomStringConvertible {
     /// Firebase phone-number verification keys (JWKS).
     public static let firebasePhoneNumber = KeySetSource.url("https://fpnv.googleapis.com/v1beta/jwks")
 
+    /// The preset names, in the order help texts list them.
+    public static let presetNames = ["apple", "google", "firebase", "firebase-session", "firebase-app-check", "firebase-phone"]
+
     /// The preset names accepted by ``init(parsing:)``.
     public static let presets: [String: KeySetSource] = [
         "apple": .apple, "google": .google, "firebase": .firebase, "firebase-session": .firebaseSessionCookie,

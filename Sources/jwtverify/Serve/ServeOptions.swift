@@ -40,16 +40,14 @@ struct RouteOptions: Sendable {
     /// Builds the policy and fills in the profile's key set; checks the key sources' shape.
     mutating func finish(route: String) throws(CommandFailure) {
         do {
-            policy = try flags.policy(strict: true)
+            policy = try flags.policy(.service)
         } catch {
             throw CommandFailure(status: error.status, message: route == ServeRoute.defaultName ? error.message : "route \"\(route)\": \(error.message)")
         }
-        if flags.keysFromTokens {
-            if !keySets.sources.isEmpty { throw .usage("route \"\(route)\": --profile app-store takes each token's keys from its x5c chain; drop --jwks") }
-            return
+        guard try keySets.resolve(for: flags, policy: policy, context: "route \"\(route)\": ") else {
+            throw .usage("route \"\(route)\": --jwks is required (or --profile)")
         }
-        if keySets.sources.isEmpty, let source = policy.keySource { keySets.sources = [source.description] }
-        if keySets.sources.isEmpty { throw .usage("route \"\(route)\": --jwks is required (or --profile)") }
+        if flags.keysFromTokens { return }
         let remote = keySets.sources.filter { if case .url = KeySetSource(parsing: $0) { true } else { false } }
         if !remote.isEmpty && keySets.sources.count > 1 {
             throw .usage("route \"\(route)\": serve takes key files, or one remote key set, per route (got \(keySets.sources.joined(separator: ", ")))")
@@ -108,7 +106,7 @@ struct ServeOptions {
 
     static let help = """
         USAGE: jwtverify serve --jwks SRC --issuer ISS --audience AUD [options]
-               jwtverify serve --profile apple|google|firebase ... [options]
+               jwtverify serve --profile \(VerificationPolicy.profileNames.joined(separator: "|")) ... [options]
                jwtverify serve --config ROUTES.json [options]
 
         Answers token checks over HTTP, for gateways (nginx auth_request, Caddy forward_auth,
