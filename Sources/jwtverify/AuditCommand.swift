@@ -130,10 +130,12 @@ struct AuditCommand {
             output.write(header.finish())
         }
         var report = AuditReport()
-        report.evaluatedAt = atIssueTime ? nil : (flags.now ?? VerificationPolicy.systemClock().rounded(.down))
-        report.nonceChecked = flags.nonce != nil
-        report.issuerChecked = policy.issuers != nil
-        report.audienceChecked = policy.audiences != nil
+        report.conditions.evaluation =
+            atIssueTime ? .issuedAt : flags.keysFromTokens && flags.now == nil ? .signedDate : .at(flags.now ?? VerificationPolicy.systemClock().rounded(.down))
+        report.conditions.nonceChecked = flags.nonce != nil
+        report.conditions.issuerChecked = policy.issuers != nil
+        report.conditions.audienceChecked = policy.audiences != nil
+        report.conditions.keysFromTokens = flags.keysFromTokens
         report.keepsPlaces = !format.writesRecords
         report.keepsDistinctTokens = format == .partial
         // --partials: the same report, one per input file, beside the records.

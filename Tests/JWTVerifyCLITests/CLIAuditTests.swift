@@ -304,6 +304,56 @@ struct CLIAuditTests {
         #expect(try CLIRunner.run(["inspect"]).status == 64)
     }
 
+    @Test("every format leads with the findings and their evidence: 31 distinct tokens replaying one nonce, a token seen twice")
+    func findingsLead() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("audit-findings-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let jwks = directory.appendingPathComponent("jwks.json")
+        try TokenFactory.jwksJSON.write(to: jwks, atomically: true, encoding: .utf8)
+        let replayed = (0..<31).map { TokenFactory.token(payload: Self.claims(iat: 1_700_000_000 + $0, exp: 1_700_003_600, nonce: "one-nonce", sub: "u\($0)")) }
+        let log = directory.appendingPathComponent("gateway.log")
+        try ((replayed + [replayed[0]]).map { "GET /api Authorization: Bearer \($0)" }.joined(separator: "\n") + "\n").write(to: log, atomically: true, encoding: .utf8)
+        func run(_ format: String) throws -> String {
+            let outcome = try CLIRunner.run(["audit", "--format", format, "--jwks", jwks.path, "--now", "1700001000", log.path])
+            #expect(outcome.status == 0, "\(format): \(outcome.stderr)")
+            return outcome.stdoutText
+        }
+        // The report names a nonce by the SHA-256 of the claim (here the claim is "one-nonce" itself).
+        let nonceHash = Nonce.expectedClaim(forRawNonce: "one-nonce")
+        let title = "Nonces shared by distinct tokens (possible replay): 1 nonce, 31 tokens"
+        let table = try run("table")
+        let findings = try #require(table.range(of: "FINDINGS\n  1. \(title)\n"), "\(table.prefix(600))")
+        #expect(findings.lowerBound < table.range(of: "STATISTICS")!.lowerBound)
+        // Last seen where the repeated token carried it again, on line 32.
+        #expect(table.contains("nonce sha256 \(nonceHash)  31  first \(log.path):1:") && table.contains("last \(log.path):32:"))
+        #expect(table.contains("  2. Tokens seen more than once: 1 token, 1 extra occurrence"))
+        #expect(table.contains("Evaluated at 2023-11-14T22:30:00Z."))
+        let markdown = try run("markdown")
+        #expect(markdown.contains("## Findings\n\n1. **\(title)**\n") && markdown.range(of: "## Findings")!.lowerBound < markdown.range(of: "## Statistics")!.lowerBound)
+        let json = try #require(try JSONSerialization.jsonObject(with: Data(try run("json").utf8)) as? [String: Any])
+        let first = try #require((json["findings"] as? [[String: Any]])?.first)
+        #expect(first["kind"] as? String == "shared_nonce" && first["count"] as? Int == 1 && first["title"] as? String == title)
+        let evidence = try #require((first["evidence"] as? [[String: Any]])?.first)
+        #expect(evidence["count"] as? Int == 31 && (evidence["first"] as? [String: Any])?["line"] as? Int == 1 && (evidence["last"] as? [String: Any])?["line"] as? Int == 32)
+        #expect(evidence["value"] as? String == "nonce sha256 \(nonceHash)")
+        let html = try run("html")
+        let card = try #require(html.range(of: "<h2 id=\"findings\">Findings</h2>"))
+        #expect(card.lowerBound < html.range(of: "id=\"verdicts\"")!.lowerBound)
+        #expect(html.contains("<strong>\(title)</strong>"))
+        // The anomalies panel can never say "none" while something calls for action.
+        let anomalies = try #require(html.range(of: "<h2 id=\"anomalies\">"))
+        #expect(!html[anomalies.upperBound...].prefix(200).contains("<p class=\"empty\">none</p>"))
+        #expect(html[anomalies.upperBound...].prefix(4000).contains("nonces shared by distinct tokens (possible replay)"))
+        // Nothing to act on: every format says so.
+        let clean = directory.appendingPathComponent("clean.log")
+        try (replayed[0] + "\n").write(to: clean, atomically: true, encoding: .utf8)
+        let quiet = try CLIRunner.run(["audit", "--format", "table", "--jwks", jwks.path, "--now", "1700001000", clean.path])
+        #expect(quiet.stdoutText.contains("FINDINGS\n  none: nothing calls for action\n"))
+        let quietHTML = try CLIRunner.run(["audit", "--format", "html", "--jwks", jwks.path, "--now", "1700001000", clean.path])
+        #expect(quietHTML.stdoutText.contains("<h2 id=\"findings\">Findings</h2>\n<p class=\"empty\">none: nothing calls for action</p>"))
+    }
+
     @Test("the printed report on the bundled samples (Vectors/README.md) is what its command prints")
     func readmeReport() throws {
         let readme = try String(contentsOf: CLIRunner.repositoryRoot.appendingPathComponent("Vectors/README.md"), encoding: .utf8)

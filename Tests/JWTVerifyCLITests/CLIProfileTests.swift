@@ -199,6 +199,21 @@ struct CLIProfileTests {
         #expect(verified.status == 0)
     }
 
+    @Test("an App Store audit says only what applies: no kid, issuer, audience, nonce or lifetime notes; judged at signedDate",
+          .enabled(if: SharedVectors.available, Comment(rawValue: SharedVectors.missingMessage)))
+    func appStoreReportFacets() throws {
+        let path = SharedVectors.directory.appendingPathComponent("appstore/tokens.jsonl").path
+        for format in ["table", "markdown", "html"] {
+            let text = try CLIRunner.run(["audit", "--profile", "app-store", "--format", format, path]).stdoutText
+            for absent in ["By kid", "By issuer", "By audience", "Nonces were not checked", "Issuers and audiences were not checked", "Lifetime", "not checked: no raw nonces"] {
+                #expect(!text.contains(absent), "\(format) says \(absent)")
+            }
+            #expect(text.contains("each token at its own signedDate"), "\(format)")
+        }
+        let json = try #require(try JSONSerialization.jsonObject(with: CLIRunner.run(["audit", "--profile", "app-store", "--format", "json", path]).stdout) as? [String: Any])
+        #expect((json["evaluation"] as? [String: Any])?["mode"] as? String == "signed_date" && json["keys_from_tokens"] as? Bool == true)
+    }
+
     @Test("--profile app-store on Apple's real tokens: audit finds all 43 in the captured lines, 42 verify at their signedDate",
           .enabled(if: SharedVectors.available, Comment(rawValue: SharedVectors.missingMessage)))
     func appStoreRealTokens() throws {

@@ -37,6 +37,7 @@ extension AuditReport {
             #tokens th { cursor: pointer; user-select: none; } #tokens td { font-size: .9em; } #tokens code { font-size: .95em; }
             .controls { margin: 0 0 8px; } tr.rejected td.verdict { color: var(--rejected); } tr.valid td.verdict { color: var(--valid); }
             .scroll { overflow-x: auto; max-width: 100%; } .card { min-width: 0; }
+            .findings ol { margin: 0; padding-left: 1.4em; } .findings li { margin: 2px 0; } .findings code { word-break: break-all; }
             @media (max-width: 600px) { .grid { grid-template-columns: 1fr; } body { padding: 8px; } td code, #tokens td { word-break: break-all; } }
             @media print { body { max-width: none; } section.card { border-color: #999; } }
             </style>
@@ -47,45 +48,46 @@ extension AuditReport {
 
             """)
         page.raw("<p class=\"note\">From <code>jwtverify audit</code>. \(tokens) occurrence\(tokens == 1 ? "" : "s") of compact JWS found and evaluated.</p>\n</header>\n")
-        let evaluation: String
-        if let evaluatedAt { evaluation = "at " + Timestamp.format(evaluatedAt) } else { evaluation = "each token at its own iat" }
         page.raw("<dl class=\"summary\" aria-label=\"Summary\">\n")
-        for (name, value, style) in [
+        var summary = [
             ("Occurrences", "\(tokens)", ""), ("Distinct tokens", "\(tokens - repeatedOccurrences)", ""), ("Valid", "\(valid)", "valid"),
-            ("Rejected", "\(tokens - valid)", "rejected"), ("Evaluated", evaluation, "evaluation"),
-            ("Nonces", nonceChecked ? "checked against --nonce" : "not checked: no raw nonces in captures", "evaluation"),
-            ("Issuer and audience", issuerChecked && audienceChecked ? "checked" : "not checked: "
-                + [issuerChecked ? nil : "issuer", audienceChecked ? nil : "audience"].compactMap { $0 }.joined(separator: ", ") + " counted", "evaluation"),
-        ] {
+            ("Rejected", "\(tokens - valid)", "rejected"), ("Evaluated", conditions.evaluationText, "evaluation"),
+        ]
+        if !conditions.keysFromTokens {
+            summary.append(("Nonces", conditions.nonceChecked ? "checked against --nonce" : "not checked: no raw nonces in captures", "evaluation"))
+            summary.append(
+                ("Issuer and audience", conditions.issuerChecked && conditions.audienceChecked ? "checked" : "not checked: "
+                    + [conditions.issuerChecked ? nil : "issuer", conditions.audienceChecked ? nil : "audience"].compactMap { $0 }.joined(separator: ", ")
+                    + " counted", "evaluation"))
+        }
+        for (name, value, style) in summary {
             page.raw("<div class=\"\(style)\"><dt>\(name)</dt><dd>")
             page.text(value)
             page.raw("</dd></div>\n")
         }
         page.raw("</dl>\n")
+        page.findings(findings)
         page.raw("<section class=\"card\" aria-labelledby=\"verdicts\"><h2 id=\"verdicts\">Verdicts</h2>\n")
         page.stackedBar(valid: valid, rejected: tokens - valid)
         page.raw("</section>\n")
         page.timeline(timeline, withoutIssuedAt: withoutIssuedAt)
         page.raw("<div class=\"grid\">\n")
         page.chart("reasons", "Rejections by reason", Self.rankedRows(byReason))
-        page.chart("kids", "By kid", Self.rankedRows(byKeyID))
-        page.chart("audiences", "By audience", Self.rankedRows(byAudience))
-        page.chart("issuers", "By issuer", Self.rankedRows(byIssuer))
-        page.chart("lifetimes", "Lifetimes (exp − iat)", Self.lifetimeBuckets.compactMap { bucket in lifetimes[bucket].map { (bucket, $0) } })
+        if !conditions.keysFromTokens {
+            page.chart("kids", "By kid", Self.rankedRows(byKeyID))
+            page.chart("audiences", "By audience", Self.rankedRows(byAudience))
+            page.chart("issuers", "By issuer", Self.rankedRows(byIssuer))
+            page.chart("lifetimes", "Lifetimes (exp − iat)", Self.lifetimeBuckets.compactMap { bucket in lifetimes[bucket].map { (bucket, $0) } })
+        }
         for (name, title) in Self.appStoreFacets {
             if let counts = appStore[name] { page.chart("app-store-" + String(name.map { $0 == "_" ? "-" : $0 }), title, Self.rankedRows(counts)) }
         }
-        page.chart("anomalies", "Anomalies worth a look", Self.rankedRows(anomalies))
-        page.table(
-            "repeats", "Repeats",
-            [
-                ("tokens seen more than once", repeatedTokens), ("extra occurrences", repeatedOccurrences),
-                ("nonces shared by distinct tokens (possible replay)", sharedNonces), ("distinct tokens sharing a nonce", tokensSharingNonces),
-            ], header: "")
+        page.chart("anomalies", "Anomalies worth a look", Self.rankedRows(anomalies.merging(findingRows) { a, _ in a }))
+        page.table("repeats", "Repeats", repeatRows, header: "")
         page.table("discarded", "Discarded fragments by cause", Self.rankedRows(discarded), header: "cause")
         page.raw("</div>\n")
         page.sightings("repeated", "Repeated tokens", "occurrences", repeats)
-        page.sightings("shared", "Nonces shared by distinct tokens (possible replay)", "tokens", sharedNonceList)
+        if !conditions.keysFromTokens { page.sightings("shared", "Nonces shared by distinct tokens (possible replay)", "tokens", sharedNonceList) }
         page.tokensTable(tableRows, omitted: tableOmitted, reasons: Self.rankedRows(byReason).map(\.0))
         if trackingCapped {
             page.raw("<p class=\"note\">Repeat tracking stopped at \(Self.trackingLimit) distinct values.</p>\n")
@@ -155,6 +157,35 @@ private struct HTMLText {
     }
 
     static func place(_ sighting: AuditReport.Sighting) -> String { sighting.text }
+
+    /// The findings, first on the page: each with its evidence; "none" only when there are none.
+    mutating func findings(_ findings: [AuditFinding]) {
+        raw("<section class=\"card findings\" aria-labelledby=\"findings\"><h2 id=\"findings\">Findings</h2>\n")
+        guard !findings.isEmpty else { return raw("<p class=\"empty\">none: nothing calls for action</p></section>\n") }
+        raw("<ol>\n")
+        for finding in findings {
+            raw("<li data-kind=\"\(finding.kind.rawValue)\"><strong>")
+            text(finding.title)
+            raw("</strong><ul>\n")
+            for item in finding.evidence {
+                raw("<li><code>")
+                text(item.value.count > 80 ? String(item.value.prefix(79)) + "…" : item.value)
+                raw("</code> \(item.count)")
+                if let first = item.first {
+                    raw(", first ")
+                    text(first.text)
+                }
+                if let last = item.last, last.text != item.first?.text {
+                    raw(", last ")
+                    text(last.text)
+                }
+                raw("</li>\n")
+            }
+            if finding.more > 0 { raw("<li>… and \(finding.more) more</li>\n") }
+            raw("</ul></li>\n")
+        }
+        raw("</ol>\n</section>\n")
+    }
 
     /// The per-token table, filterable by reason and sortable by column (inline script), with the
     /// initial filter also taken from `#reason=CODE` in the address.

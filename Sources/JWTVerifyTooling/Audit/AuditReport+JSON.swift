@@ -18,8 +18,7 @@ extension AuditReport {
         tokens = try integer("tokens")
         valid = try integer("valid")
         guard try integer("rejected") == tokens - valid else { throw ParseFailure(message: "\"rejected\" is not tokens - valid") }
-        evaluatedAt = try Self.evaluation(members)
-        (nonceChecked, issuerChecked, audienceChecked) = try Self.checks(members)
+        conditions = try AuditConditions(json: members)
         guard case .object(let timeline)? = members["timeline"], case .string(let unit)? = timeline["unit"],
             case .array(let buckets)? = timeline["buckets"], case .integer(let without)? = timeline["without_iat"],
             let hours: Int64 = ["hour": 1, "day": 24, "week": 168][unit]
@@ -73,14 +72,18 @@ extension AuditReport {
         var text = OutputText()
         text.beginObject()
         func counts(_ name: String, _ values: [String: Int]) { Self.appendCounts(name, values, to: &text) }
+        // The findings first: what an auditor acts on (recomputed from the rest when read back).
+        text.key("findings")
+        text.beginArray()
+        for finding in findings { finding.appendJSON(to: &text) }
+        text.endArray()
         text.key("tokens")
         text.integer(tokens)
         text.key("valid")
         text.integer(valid)
         text.key("rejected")
         text.integer(tokens - valid)
-        appendEvaluation(to: &text)
-        appendChecks(to: &text)
+        conditions.appendJSON(to: &text)
         let timeline = self.timeline
         text.key("timeline")
         text.beginObject()
@@ -175,17 +178,6 @@ extension AuditReport {
         return result
     }
 
-    /// `"evaluation"`: the fixed time, or `nil` for each token at its own `iat`.
-    static func evaluation(_ members: [String: JSONValue]) throws(ParseFailure) -> Double? {
-        guard case .object(let evaluation)? = members["evaluation"] else { throw ParseFailure(message: "\"evaluation\" is not an object") }
-        switch (evaluation["mode"], evaluation["time"]) {
-        case (.string("iat")?, nil): return nil
-        case (.string("now")?, .integer(let time)?): return Double(time)
-        case (.string("now")?, .number(let time)?): return time
-        default: throw ParseFailure(message: "\"evaluation\" is neither {\"mode\":\"iat\"} nor {\"mode\":\"now\",\"time\":T}")
-        }
-    }
-
     /// A sighting as ``Sighting/appendJSON(to:)`` writes it.
     static func sighting(_ value: JSONValue?) throws(ParseFailure) -> Sighting {
         guard case .object(let fields)? = value, case .integer(let column)? = fields["column"] else {
@@ -214,43 +206,6 @@ extension AuditReport {
             fingerprint: fingerprint, origin: origin, column: Int(column), foundIn: fields["found_in"]?.stringValue ?? "text",
             valid: valid, reason: fields["reason"]?.stringValue, keyID: fields["kid"]?.stringValue, audience: audience,
             issuedAt: fields["iat"]?.doubleValue)
-    }
-
-    /// `"nonce_checked"`, `"issuer_checked"`, `"audience_checked"` (a report saved before one was
-    /// written: the nonce unchecked, issuer and audience checked).
-    static func checks(_ members: [String: JSONValue]) throws(ParseFailure) -> (nonce: Bool, issuer: Bool, audience: Bool) {
-        func flag(_ name: String, absent: Bool) throws(ParseFailure) -> Bool {
-            switch members[name] {
-            case .bool(let checked)?: return checked
-            case nil: return absent
-            default: throw ParseFailure(message: "\"\(name)\" is not a boolean")
-            }
-        }
-        return (try flag("nonce_checked", absent: false), try flag("issuer_checked", absent: true), try flag("audience_checked", absent: true))
-    }
-
-    /// Writes what was checked: `"nonce_checked"`, `"issuer_checked"`, `"audience_checked"`.
-    func appendChecks(to text: inout OutputText) {
-        text.key("nonce_checked")
-        text.bool(nonceChecked)
-        text.key("issuer_checked")
-        text.bool(issuerChecked)
-        text.key("audience_checked")
-        text.bool(audienceChecked)
-    }
-
-    /// Writes `"evaluation"`: the fixed time, or each token at its own `iat`.
-    func appendEvaluation(to text: inout OutputText) {
-        text.key("evaluation")
-        text.beginObject()
-        if let evaluatedAt {
-            text.member("mode", "now")
-            text.key("time")
-            text.number(evaluatedAt)
-        } else {
-            text.member("mode", "iat")
-        }
-        text.endObject()
     }
 
     /// Writes `"name": {key: count, ...}`, most first, then by name.

@@ -20,8 +20,7 @@ extension AuditReport {
         text.beginObject()
         text.key("audit_partial")
         text.integer(Self.partialVersion)
-        appendEvaluation(to: &text)
-        appendChecks(to: &text)
+        conditions.appendJSON(to: &text)
         text.key("tokens")
         text.integer(tokens)
         text.key("valid")
@@ -108,15 +107,13 @@ extension AuditReport {
                 guard case .integer(let number)? = members[name] else { throw ParseFailure(message: "part \(part + 1): \"\(name)\" is not an integer") }
                 return Int(number)
             }
-            let evaluatedAt = try evaluation(members)
             guard case .bool(let capped)? = members["tracking_capped"] else {
                 throw ParseFailure(message: "part \(part + 1): \"tracking_capped\" is not a Boolean")
             }
-            let checks = try Self.checks(members)
+            let conditions = try AuditConditions(json: members)
             if part == 0 {
-                report.evaluatedAt = evaluatedAt
-                (report.nonceChecked, report.issuerChecked, report.audienceChecked) = checks
-            } else if evaluatedAt != report.evaluatedAt || checks != (report.nonceChecked, report.issuerChecked, report.audienceChecked) {
+                report.conditions = conditions
+            } else if conditions != report.conditions {
                 throw ParseFailure(message: "part \(part + 1) was evaluated otherwise than part 1 (time, or nonce): give every part the same --now or --at")
             }
             report.trackingCapped = report.trackingCapped || capped

@@ -10,18 +10,31 @@ extension AuditReport {
         out += markdown
             ? "**\(found)**: **\(valid)** valid, **\(tokens - valid)** rejected.\n\n"
             : "\(found): \(valid) valid, \(tokens - valid) rejected\n\n"
-        let unchecked = [issuerChecked ? nil : "Issuers", audienceChecked ? nil : "Audiences"].compactMap { $0 }
-        if !unchecked.isEmpty {
-            let what = unchecked.joined(separator: " and ")
-            out += markdown
-                ? "\(what) were not checked (no --issuer or --audience): they are counted below.\n\n"
-                : "\(what) were not checked (no --issuer or --audience): they are counted below.\n\n"
+        out += markdown ? "Evaluated \(conditions.evaluationText).\n\n" : "Evaluated \(conditions.evaluationText).\n\n"
+        if !conditions.keysFromTokens {
+            let unchecked = [conditions.issuerChecked ? nil : "Issuers", conditions.audienceChecked ? nil : "Audiences"].compactMap { $0 }
+            if !unchecked.isEmpty {
+                out += "\(unchecked.joined(separator: " and ")) were not checked (no --issuer or --audience): they are counted below.\n\n"
+            }
+            if !conditions.nonceChecked {
+                out += markdown
+                    ? "Nonces were not checked: captured tokens come without their raw nonces. Nonce anomalies are listed below.\n\n"
+                    : "Nonces were not checked: captured tokens come without their raw nonces.\nNonce anomalies are listed below.\n\n"
+            }
         }
-        if !nonceChecked {
-            out += markdown
-                ? "Nonces were not checked: captured tokens come without their raw nonces. Nonce anomalies are listed below.\n\n"
-                : "Nonces were not checked: captured tokens come without their raw nonces.\nNonce anomalies are listed below.\n\n"
+        let findings = self.findings
+        out += markdown ? "## Findings\n\n" : "FINDINGS\n"
+        if findings.isEmpty { out += markdown ? "None: nothing calls for action.\n\n" : "  none: nothing calls for action\n\n" }
+        for (index, finding) in findings.enumerated() {
+            out += markdown ? "\(index + 1). **\(finding.title)**\n" : "  \(index + 1). \(finding.title)\n"
+            for item in finding.evidence {
+                let line = AuditFinding.line(item)
+                out += markdown ? "    - `\(line.replacingOccurrences("`", "'"))`\n" : "       \(line)\n"
+            }
+            if finding.more > 0 { out += markdown ? "    - … and \(finding.more) more\n" : "       … and \(finding.more) more\n" }
         }
+        if !findings.isEmpty { out += "\n" }
+        out += markdown ? "## Statistics\n\n" : "STATISTICS\n\n"
         func section(_ title: String, _ rows: [(String, Int)]) {
             guard !rows.isEmpty else { return }
             if markdown {
@@ -34,19 +47,14 @@ extension AuditReport {
             out += "\n"
         }
         section("By reason", Self.ranked(byReason))
-        section("By kid", Self.ranked(byKeyID))
-        section("By issuer", Self.ranked(byIssuer))
-        section("By audience", Self.ranked(byAudience))
-        section("Lifetime (exp - iat)", Self.lifetimeBuckets.compactMap { bucket in lifetimes[bucket].map { (bucket, $0) } })
+        if !conditions.keysFromTokens {
+            section("By kid", Self.ranked(byKeyID))
+            section("By issuer", Self.ranked(byIssuer))
+            section("By audience", Self.ranked(byAudience))
+            section("Lifetime (exp - iat)", Self.lifetimeBuckets.compactMap { bucket in lifetimes[bucket].map { (bucket, $0) } })
+        }
         for (name, title) in Self.appStoreFacets { if let counts = appStore[name] { section(title, Self.ranked(counts)) } }
-        section(
-            "Repeats",
-            [
-                ("tokens seen more than once", repeatedTokens), ("extra occurrences", repeatedOccurrences),
-                ("nonces shared by distinct tokens (possible replay)", sharedNonces),
-                ("distinct tokens sharing a nonce", tokensSharingNonces),
-            ])
-        section("Anomalies worth a look", Self.ranked(anomalies))
+        section("Repeats", repeatRows)
         section("Discarded candidates", Self.ranked(discarded))
         let rejectedRows = tableRows.filter { !$0.valid }
         if !rejectedRows.isEmpty {

@@ -28,17 +28,8 @@ package struct AuditReport {
     var sharedNonces = 0
     var tokensSharingNonces = 0
     var trackingCapped = false
-    /// When tokens were evaluated: a fixed time (`--now`, or the start of the run), or each at its
-    /// own `iat` (`nil`).
-    package var evaluatedAt: Double? = nil
-    /// Whether a raw nonce was checked (`--nonce`). Captured tokens come without the raw nonces
-    /// their sign-ins started with, so an audit checks none unless told one; nonce anomalies
-    /// (no nonce claim, nonces shared by distinct tokens) are reported either way.
-    package var nonceChecked = false
-    /// Whether `iss` and `aud` were checked against accepted values: an audit may leave them
-    /// unchecked (no `--issuer`, no `--audience`), and then counts them instead; the report says so.
-    package var issuerChecked = true
-    package var audienceChecked = true
+    /// When the tokens were evaluated and what was checked.
+    package var conditions = AuditConditions()
     /// Occurrences by the hour their `iat` falls in (`floor(iat / 3600)`): valid and rejected.
     var issuedByHour: [Int64: (valid: Int, rejected: Int)] = [:]
     /// Occurrences without a usable `iat` (missing, or outside 0…10¹¹ s).
@@ -347,6 +338,23 @@ package struct AuditReport {
             merged[start] = (sum.valid + counts.valid, sum.rejected + counts.rejected)
         }
         return (unit, merged.keys.sorted().map { TimelineBucket(start: $0, valid: merged[$0]!.valid, rejected: merged[$0]!.rejected) })
+    }
+
+    /// The repeat counts, as the reports list them (nonces only where tokens carry them).
+    var repeatRows: [(String, Int)] {
+        [("tokens seen more than once", repeatedTokens), ("extra occurrences", repeatedOccurrences)]
+            + (conditions.keysFromTokens
+                ? [] : [("nonces shared by distinct tokens (possible replay)", sharedNonces), ("distinct tokens sharing a nonce", tokensSharingNonces)])
+    }
+
+    /// What the anomalies panel adds from the findings, so it never says "none" while something
+    /// calls for action: shared nonces, replayed tokens, rejections.
+    var findingRows: [String: Int] {
+        var rows: [String: Int] = [:]
+        if sharedNonces > 0 { rows["nonces shared by distinct tokens (possible replay)"] = sharedNonces }
+        if repeatedTokens > 0 { rows["tokens seen more than once"] = repeatedTokens }
+        if tokens > valid { rows["rejected occurrences"] = tokens - valid }
+        return rows
     }
 
     /// An empty report.
