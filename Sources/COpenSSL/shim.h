@@ -309,13 +309,13 @@ static inline int copenssl_has_extension(X509 *cert, const char *oid) {
 }
 
 /** Validates `leaf` <- `intermediate` <- a trust anchor of `store` with OpenSSL's X.509
- *  verification at `at` (seconds since the epoch; negative: every check but the certificates'
- *  validity periods, which the caller judges from `valid_from`/`valid_until`), the intermediate the only untrusted
+ *  verification, every check but the certificates' validity periods (the caller judges them from
+ *  `valid_from`/`valid_until` at its evaluation time), the intermediate the only untrusted
  *  certificate offered; then requires the path to be exactly those three, the leaf to carry
  *  `leaf_oid` and the intermediate `ca_oid` (dotted OIDs), and the leaf key to be P-256. Every
  *  object made here is freed here; `result->leaf_key` is the caller's on OK. */
 static inline int copenssl_verify_chain(X509_STORE *store, const unsigned char *leaf_der, size_t leaf_len,
-                                        const unsigned char *ca_der, size_t ca_len, int64_t at, const char *leaf_oid,
+                                        const unsigned char *ca_der, size_t ca_len, const char *leaf_oid,
                                         const char *ca_oid, struct copenssl_chain_result *result) {
     memset(result, 0, sizeof *result);
     X509 *leaf = copenssl_x509_from_der(leaf_der, leaf_len);
@@ -330,11 +330,8 @@ static inline int copenssl_verify_chain(X509_STORE *store, const unsigned char *
     }
     if (untrusted == NULL || ctx == NULL || !sk_X509_push(untrusted, ca)) goto done;
     if (X509_STORE_CTX_init(ctx, store, leaf, untrusted) != 1) goto done;
-    if (at < 0) {
-        X509_VERIFY_PARAM_set_flags(X509_STORE_CTX_get0_param(ctx), X509_V_FLAG_NO_CHECK_TIME);
-    } else {
-        X509_STORE_CTX_set_time(ctx, 0, (time_t)at);
-    }
+    /* The validity periods are judged by the caller, at the evaluation time. */
+    X509_VERIFY_PARAM_set_flags(X509_STORE_CTX_get0_param(ctx), X509_V_FLAG_NO_CHECK_TIME);
     if (X509_verify_cert(ctx) != 1) {
         status = COPENSSL_CHAIN_UNTRUSTED;
         result->x509_error = X509_STORE_CTX_get_error(ctx);

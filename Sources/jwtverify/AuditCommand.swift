@@ -305,7 +305,7 @@ struct AuditCommand {
         // Through the verifier's batch pipeline, a chunk of tokens at a time.
         var tokenBatch = TokenBatch()
         batch.storage.withUnsafeBytes { storage in
-            for group in pending.indices.chunks(of: FixedBaseP256Key.batchLimit) {
+            for group in pending.indices.chunks(of: Verifier.stageSize) {
                 tokenBatch.removeAll()
                 for (_, found, line, _) in pending[group] {
                     found.token.withBytes(in: UnsafeRawBufferPointer(rebasing: storage[line...])) { token in

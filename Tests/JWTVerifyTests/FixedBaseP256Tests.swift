@@ -12,6 +12,11 @@ struct FixedBaseP256Tests {
     static let n = [UInt8](hex: "ffffffff00000000ffffffffffffffffbce6faada7179e84f3b9cac2fc632551")
     static let p = [UInt8](hex: "ffffffff00000001000000000000000000000000ffffffffffffffffffffffff")
 
+    @Test("the pipeline's chunks fit the fixed-base batch")
+    func stageFitsTheBatch() {
+        #expect(Verifier.stageSize <= FixedBaseP256Key.batchLimit)
+    }
+
     @Test("the build has the fast path")
     func available() {
         #expect(FixedBaseP256Key.isAvailable)
@@ -75,7 +80,7 @@ struct FixedBaseP256Tests {
         var wrong: [String] = []
         var start = 0
         while start < cases.count {
-            let chunk = Array(cases[start..<min(cases.count, start + FixedBaseP256Key.batchLimit)])
+            let chunk = Array(cases[start..<min(cases.count, start + Verifier.stageSize)])
             let verdicts = batchVerdicts(chunk.map { ($0.table, $0.digest, $0.signature) })
             for (c, verdict) in zip(chunk, verdicts) where verdict != c.expected {
                 wrong.append("tcId \(c.id) in a batch of \(chunk.count): \(verdict), expected \(c.expected)")

@@ -100,7 +100,7 @@ public final class AppStoreTrust: Sendable, Hashable, CustomStringConvertible {
         }
         let entry: ChainEntry
         switch store.verify(
-            leaf: leafDER, intermediate: intermediateDER, at: nil, leafExtension: Self.leafExtension,
+            leaf: leafDER, intermediate: intermediateDER, leafExtension: Self.leafExtension,
             intermediateExtension: Self.intermediateExtension)
         {
         case .trusted(let publicKey, let from, let until, let root):
@@ -111,7 +111,7 @@ public final class AppStoreTrust: Sendable, Hashable, CustomStringConvertible {
             entry = .refused(VerificationError(.x5cInvalid, detail: "x5c[\(position)] is not a DER certificate"))
         case .leafKeyNotP256:
             entry = .refused(VerificationError(.keyAlgorithmMismatch, detail: "the x5c leaf's key is not a P-256 key (ES256 needs one)"))
-        case .untrusted(let why, _):
+        case .untrusted(let why):
             entry = .refused(VerificationError(.untrustedChain, detail: "x5c does not chain to \(name): \(why)"))
         }
         chains.withLock { $0.insert(entry, for: key) }

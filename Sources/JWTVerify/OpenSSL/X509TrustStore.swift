@@ -73,24 +73,24 @@ final class X509TrustStore: @unchecked Sendable {
         /// A certificate is not one DER certificate.
         case notDER(position: Int)
         /// Not a path to an anchor, or an extension missing, or not valid at the time: why.
-        case untrusted(String, dependsOnTime: Bool)
+        case untrusted(String)
         /// The leaf's key is not a P-256 key.
         case leafKeyNotP256
     }
 
-    /// Validates `leaf` ← `intermediate` ← an anchor at `time` (seconds since the epoch; `nil`:
-    /// every check but the validity periods, which ``ChainVerdict/trusted(_:validFrom:validUntil:root:)``
-    /// returns for the caller to judge) with
-    /// OpenSSL's X.509 verification (the intermediate the only other certificate offered: a root
-    /// sent along is never used), then requires exactly that path, `leafExtension` on the leaf,
-    /// `intermediateExtension` on the intermediate (dotted OIDs) and a P-256 leaf key.
-    func verify(leaf: [UInt8], intermediate: [UInt8], at time: Double?, leafExtension: String, intermediateExtension: String) -> ChainVerdict {
+    /// Validates `leaf` ← `intermediate` ← an anchor by every X.509 rule but the validity periods
+    /// (``ChainVerdict/trusted(_:validFrom:validUntil:root:)`` returns them for the walk to judge
+    /// at the evaluation time) with OpenSSL's X.509 verification (the intermediate the only other
+    /// certificate offered: a root sent along is never used), then requires exactly that path,
+    /// `leafExtension` on the leaf, `intermediateExtension` on the intermediate (dotted OIDs) and a
+    /// P-256 leaf key.
+    func verify(leaf: [UInt8], intermediate: [UInt8], leafExtension: String, intermediateExtension: String) -> ChainVerdict {
         var result = copenssl_chain_result()
         let status = leaf.withUnsafeBytes { leafBytes in
             intermediate.withUnsafeBytes { caBytes in
                 copenssl_verify_chain(
                     store, leafBytes.bindMemory(to: UInt8.self).baseAddress, leafBytes.count, caBytes.bindMemory(to: UInt8.self).baseAddress,
-                    caBytes.count, time.map { Int64($0.rounded(.down)) } ?? -1, leafExtension, intermediateExtension, &result)
+                    caBytes.count, leafExtension, intermediateExtension, &result)
             }
         }
         let which = ["the leaf", "the intermediate", "the root"][min(max(Int(result.depth), 0), 2)]
@@ -104,19 +104,17 @@ final class X509TrustStore: @unchecked Sendable {
         case Int32(COPENSSL_CHAIN_NOT_DER.rawValue):
             return .notDER(position: Int(result.depth))
         case Int32(COPENSSL_CHAIN_UNTRUSTED.rawValue):
-            let code = result.x509_error
-            let timed = code == X509_V_ERR_CERT_HAS_EXPIRED || code == X509_V_ERR_CERT_NOT_YET_VALID
-            return .untrusted("\(which): \(String(cString: copenssl_x509_error_string(code)))", dependsOnTime: timed)
+            return .untrusted("\(which): \(String(cString: copenssl_x509_error_string(result.x509_error)))")
         case Int32(COPENSSL_CHAIN_LEAF_EXTENSION.rawValue):
-            return .untrusted("the leaf lacks extension \(leafExtension)", dependsOnTime: false)
+            return .untrusted("the leaf lacks extension \(leafExtension)")
         case Int32(COPENSSL_CHAIN_CA_EXTENSION.rawValue):
-            return .untrusted("the intermediate lacks extension \(intermediateExtension)", dependsOnTime: false)
+            return .untrusted("the intermediate lacks extension \(intermediateExtension)")
         case Int32(COPENSSL_CHAIN_SHAPE.rawValue):
-            return .untrusted("the validated path is not leaf, intermediate, pinned root", dependsOnTime: false)
+            return .untrusted("the validated path is not leaf, intermediate, pinned root")
         case Int32(COPENSSL_CHAIN_LEAF_KEY.rawValue):
             return .leafKeyNotP256
         default:
-            return .untrusted("OpenSSL could not check the chain", dependsOnTime: true)
+            return .untrusted("OpenSSL could not check the chain")
         }
     }
 }

@@ -4,9 +4,9 @@
 final class BatchWorkspace {
     /// An arena larger than this is freed after the batch that needed it.
     static let keptArenaBytes = 1 << 20
-    /// Room for a chunk's tokens after stage A (``FixedBaseP256Key/batchLimit``), initialized
+    /// Room for a chunk's tokens after stage A (``Verifier/stageSize``), initialized
     /// and deinitialized chunk by chunk: the stages work on the tokens in place, never copying one.
-    let prepared = UnsafeMutablePointer<PreparedToken>.allocate(capacity: FixedBaseP256Key.batchLimit)
+    let prepared = UnsafeMutablePointer<PreparedToken>.allocate(capacity: Verifier.stageSize)
     private var buffer = UnsafeMutableRawBufferPointer(start: nil, count: 0)
     /// Whether a batch holds it.
     var isLent = false

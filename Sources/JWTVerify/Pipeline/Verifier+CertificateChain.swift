@@ -30,45 +30,28 @@ extension Verifier {
 }
 
 extension Verifier {
-    /// A notification's `data.signedTransactionInfo` and `data.signedRenewalInfo`, each verified
-    /// as a token of its own under this policy (its own chain, signature, kind and rules) and
-    /// attached to the notification's claims. A nested token that fails fails the notification,
-    /// with its reason.
-    func verifyNestedSignedData(_ notification: AppStoreClaims, payload: UnsafeRawBufferPointer, time: EvaluationTime) -> Result<AppStoreClaims, VerificationError> {
-        guard case .success(let nested) = JSONObjectParser.parse(payload, NestedSignedDataReading()) else { return .success(notification) }
+    /// A notification's `data.signedTransactionInfo` and `data.signedRenewalInfo` (as the
+    /// payload's one parse read them), each verified as a token of its own under this policy (its
+    /// own chain, signature, kind and rules) and attached to the notification's claims. A nested
+    /// token that fails fails the notification, with its reason.
+    func verifyNestedSignedData(_ notification: AppStoreClaims, time: EvaluationTime) -> Result<AppStoreClaims, VerificationError> {
         var verified: [AppStoreClaims?] = [nil, nil]
-        for (position, (field, expected)) in [("data.signedTransactionInfo", AppStoreClaims.Kind.transaction), ("data.signedRenewalInfo", .renewalInfo)].enumerated() {
-            switch nested[position] {
-            case nil: continue
-            case .failure(let error): return .failure(error)
-            case .success(var token)?:
-                let result = token.withUTF8 { evaluateOne(UnsafeRawBufferPointer($0), rawNonce: nil, time: time) }
-                switch result {
-                case .failure(let error): return .failure(VerificationError(error.reason, detail: "\(field): \(error.detail)"))
-                case .success(let inner):
-                    guard let claims = inner.provider.appStore, claims.kind == expected else {
-                        return .failure(VerificationError(.claimType, detail: "\(field) is not a signed \(expected.rawValue)"))
-                    }
-                    verified[position] = claims
+        let nested = [
+            (notification.signedTransactionInfo, "data.signedTransactionInfo", AppStoreClaims.Kind.transaction),
+            (notification.signedRenewalInfo, "data.signedRenewalInfo", .renewalInfo),
+        ]
+        for (position, (signed, field, expected)) in nested.enumerated() {
+            guard var token = signed else { continue }
+            let result = token.withUTF8 { evaluateOne(UnsafeRawBufferPointer($0), rawNonce: nil, time: time) }
+            switch result {
+            case .failure(let error): return .failure(VerificationError(error.reason, detail: "\(field): \(error.detail)"))
+            case .success(let inner):
+                guard let claims = inner.provider.appStore, claims.kind == expected else {
+                    return .failure(VerificationError(.claimType, detail: "\(field) is not a signed \(expected.rawValue)"))
                 }
+                verified[position] = claims
             }
         }
         return .success(notification.with(transaction: verified[0], renewalInfo: verified[1]))
-    }
-
-    /// `data.signedTransactionInfo` and `data.signedRenewalInfo` of a notification payload, when
-    /// present: each must be a string.
-    private struct NestedSignedDataReading: JSONObjectConsumer {
-        func consume<Object: JSONObjectReading>(_ object: Object) -> [Result<String, VerificationError>?] {
-            guard let data = object.member("data"), data.kind == .object else { return [nil, nil] }
-            return [data.member("signedTransactionInfo"), data.member("signedRenewalInfo")].enumerated().map { position, node in
-                guard let node else { return nil }
-                guard let text = node.string else {
-                    let name = position == 0 ? "data.signedTransactionInfo" : "data.signedRenewalInfo"
-                    return .failure(VerificationError(.claimType, detail: "\(name) is not a string"))
-                }
-                return .success(text)
-            }
-        }
     }
 }

@@ -1,4 +1,9 @@
 extension Verifier {
+    /// How many tokens the signature stage takes at once: every face hands the pipeline batches
+    /// of any size, and the pipeline cuts them into chunks of this many (ES256's fixed-base
+    /// tables share one inversion per chunk, and take up to this many).
+    package static let stageSize = 128
+
     /// One token through the pipeline's three stages — prepare, signature, walk — with nothing
     /// traced: the library's own path. The segments are decoded into this thread's scratch (a
     /// temporary buffer for a token over ``TokenScratch/limit`` or while it is lent).
@@ -32,7 +37,7 @@ extension Verifier {
         return walk(&prepared, rawNonce: rawNonce, time: time, tracing: false)
     }
 
-    /// The tokens of `batch` through the pipeline, ``FixedBaseP256Key/batchLimit`` at a time:
+    /// The tokens of `batch` through the pipeline, ``Verifier/stageSize`` at a time:
     /// each is prepared, then the signature stage sees them all at once, then each is walked and
     /// handed to `body` with its position, its bytes, its verdict and (with `tracing`) its trace,
     /// in order; with `fingerprints`, the trace carries each SHA-256 signature's fingerprint. The
@@ -50,7 +55,7 @@ extension Verifier {
         batch.withUnsafeBytes { bytes in
             var start = 0
             while start < batch.count {
-                let end = min(start + FixedBaseP256Key.batchLimit, batch.count)
+                let end = min(start + Verifier.stageSize, batch.count)
                 evaluateChunk(
                     batch, start..<end, bytes: bytes, workspace: workspace, contexts: contexts, time: time, tracing: tracing,
                     fingerprints: fingerprints, body)

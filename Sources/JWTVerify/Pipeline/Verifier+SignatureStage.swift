@@ -32,7 +32,7 @@ extension Verifier {
         prepared.trace.fingerprint = fingerprint
     }
 
-    /// Stage B for a batch (at most ``FixedBaseP256Key/batchLimit`` tokens): ES256 signatures
+    /// Stage B for a batch (at most ``Verifier/stageSize`` tokens): ES256 signatures
     /// whose key has its fixed-base table are checked together, with one modular inversion for
     /// all (``FixedBaseP256Key/verify(count:keys:digests:signatures:valid:)``); RS256, RS384 and
     /// RS512 signatures the multi-buffer engine takes go eight to a call, grouped by modulus size
@@ -40,7 +40,7 @@ extension Verifier {
     /// Each verdict depends on its own token alone. With `fingerprints`, as
     /// ``checkSignature(_:fingerprint:)``.
     func checkSignatures(_ batch: UnsafeMutableBufferPointer<PreparedToken>, contexts: ThreadContexts, fingerprints: Bool) {
-        precondition(batch.count <= FixedBaseP256Key.batchLimit, "a signature batch of \(batch.count)")
+        precondition(batch.count <= Verifier.stageSize, "a signature batch of \(batch.count)")
         withUnsafeTemporaryAllocation(byteCount: 32 * max(batch.count, 1), alignment: 8) { digests in
             withUnsafeTemporaryAllocation(of: OpaquePointer?.self, capacity: max(batch.count, 1)) { tables in
                 withUnsafeTemporaryAllocation(of: UnsafeRawPointer?.self, capacity: 2 * max(batch.count, 1)) { pointers in

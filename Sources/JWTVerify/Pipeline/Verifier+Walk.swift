@@ -131,7 +131,7 @@ extension Verifier {
             }
             if let failure = policy.rules.check(value, now: now, leeway: policy.leeway) { return .failure(failure) }
             if isAppStore, let appStore = value.appStore, appStore.kind == .notification {
-                switch verifyNestedSignedData(appStore, payload: payload, time: time) {
+                switch verifyNestedSignedData(appStore, time: time) {
                 case .success(let withNested): value.appStore = withNested
                 case .failure(let error): return .failure(error)
                 }

@@ -50,6 +50,11 @@ public struct AppStoreClaims: ProviderClaimSet, Hashable {
     public let subtype: String?
     public let notificationUUID: String?
     private let nested: Nested?
+    /// A notification's `data.signedTransactionInfo` and `data.signedRenewalInfo` as read, before
+    /// they are verified (``Verifier`` verifies them and attaches the results as ``transaction``
+    /// and ``renewalInfo``): read in the payload's one parse.
+    let signedTransactionInfo: String?
+    let signedRenewalInfo: String?
 
     /// A notification's `data.signedTransactionInfo`, verified.
     public var transaction: AppStoreClaims? { nested?.transaction }
@@ -138,6 +143,8 @@ public struct AppStoreClaims: ProviderClaimSet, Hashable {
         subtype = other.subtype
         notificationUUID = other.notificationUUID
         self.nested = nested
+        signedTransactionInfo = nil
+        signedRenewalInfo = nil
     }
 
     /// Reads and types a payload; a payload that is none of the four kinds, or a member of the
@@ -159,6 +166,7 @@ public struct AppStoreClaims: ProviderClaimSet, Hashable {
             var bundleID: String? = nil
             var appAppleID: Int64? = nil
             var productID: String? = nil
+            var signed: [String?] = [nil, nil]
             var found = false
             let parts = [
                 ("data", payload.member("data")), ("summary", payload.member("summary")),
@@ -178,7 +186,16 @@ public struct AppStoreClaims: ProviderClaimSet, Hashable {
                     environment = try inner.string("environment")
                 }
                 if name == "summary" { productID = try inner.string("productId") }
+                if name == "data" {
+                    for (position, field) in [("signedTransactionInfo", "data.signedTransactionInfo"), ("signedRenewalInfo", "data.signedRenewalInfo")].enumerated() {
+                        guard let node = part.member(position == 0 ? "signedTransactionInfo" : "signedRenewalInfo") else { continue }
+                        guard let text = node.string else { throw VerificationError(.claimType, detail: "\(field.1) is not a string") }
+                        signed[position] = text
+                    }
+                }
             }
+            signedTransactionInfo = signed[0]
+            signedRenewalInfo = signed[1]
             self.environment = environment
             self.bundleID = bundleID
             self.appAppleID = appAppleID
@@ -196,6 +213,8 @@ public struct AppStoreClaims: ProviderClaimSet, Hashable {
             notificationType = nil
             subtype = nil
             notificationUUID = nil
+            signedTransactionInfo = nil
+            signedRenewalInfo = nil
             if payload.member("receiptType") != nil {
                 kind = .appTransaction
                 environment = try reader.string("receiptType")

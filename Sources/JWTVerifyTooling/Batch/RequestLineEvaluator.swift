@@ -43,10 +43,10 @@ package struct RequestLineEvaluator: Sendable {
         var tally = Tally()
         var batch = TokenBatch()
         var entries: [Entry] = []
-        entries.reserveCapacity(min(count, FixedBaseP256Key.batchLimit))
+        entries.reserveCapacity(min(count, Verifier.stageSize))
         var start = 0
         while start < count {
-            let end = min(start + FixedBaseP256Key.batchLimit, count)
+            let end = min(start + Verifier.stageSize, count)
             batch.removeAll()
             entries.removeAll(keepingCapacity: true)
             for index in start..<end {

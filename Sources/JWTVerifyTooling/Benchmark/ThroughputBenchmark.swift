@@ -138,8 +138,8 @@ package enum ThroughputBenchmark {
             // Each thread starts at its own offset: concurrent requests carry different tokens,
             // not the same one at the same instant.
             let offset = thread * count / threads
-            var batch = TokenBatch(minimumCapacity: FixedBaseP256Key.batchLimit, bytes: FixedBaseP256Key.batchLimit * 1536)
-            for group in presentations.chunks(of: FixedBaseP256Key.batchLimit) {
+            var batch = TokenBatch(minimumCapacity: Verifier.stageSize, bytes: Verifier.stageSize * 1536)
+            for group in presentations.chunks(of: Verifier.stageSize) {
                 batch.removeAll()
                 for presentation in group { own.add((presentation + offset) % count, to: &batch) }
                 verifier.verify(batch) { _, result in if case .success = result { valid += 1 } }
