@@ -1,3 +1,4 @@
+import JWTVerify
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -43,21 +44,14 @@ struct InputFile {
         return path
     }
 
-    /// The whole of a small file (a config), at most `limit` octets.
+    /// The whole of a small file (a config, a report, a key), at most `limit` octets
+    /// (``LocalFile/read(_:limit:)``): 66 when it cannot be opened, 65 over the limit, 74 else.
     static func readAll(_ path: String, limit: Int = 16 << 20) throws(CommandFailure) -> [UInt8] {
-        let file = try openAll([path])[0]
-        defer { file.close() }
-        var bytes: [UInt8] = []
-        var chunk = [UInt8](repeating: 0, count: 65536)
-        while true {
-            let n = chunk.withUnsafeMutableBytes { read(file.fd, $0.baseAddress, $0.count) }
-            if n < 0 {
-                if errno == EINTR { continue }
-                throw CommandFailure(status: .ioError, message: "cannot read \(path): \(String(cString: strerror(errno)))")
-            }
-            if n == 0 { return bytes }
-            bytes += chunk[..<n]
-            if bytes.count > limit { throw CommandFailure(status: .dataError, message: "\(path) is larger than \(limit) octets") }
+        switch LocalFile.read(localPath(path), limit: limit) {
+        case .success(let bytes): return bytes
+        case .failure(let failure) where !failure.isUnreadable: throw CommandFailure(status: .dataError, message: failure.description)
+        case .failure(let failure):
+            throw CommandFailure(status: failure.description.hasPrefix("cannot read") ? .ioError : .noInput, message: failure.description)
         }
     }
 

@@ -122,18 +122,7 @@ struct InspectCommand {
             }
             return text
         }
-        let input = try InputFile.openAll([subject])[0]
-        defer { input.close() }
-        var bytes: [UInt8] = []
-        var chunk = [UInt8](repeating: 0, count: 65536)
-        while bytes.count < 16 << 20 {
-            let n = chunk.withUnsafeMutableBytes { read(input.fd, $0.baseAddress, $0.count) }
-            if n < 0 && errno == EINTR { continue }
-            if n < 0 { throw CommandFailure(status: .ioError, message: "cannot read \(input.name): \(String(cString: strerror(errno)))") }
-            if n == 0 { break }
-            bytes += chunk[..<n]
-        }
-        return bytes
+        return try InputFile.readAll(subject == "-" ? "/dev/stdin" : subject)
     }
 
     static func duration(_ seconds: Double) -> String {

@@ -77,14 +77,7 @@ struct JWKSCommand {
             throw CommandFailure(status: .dataError, message: "\(url): no usable key")
         }
         if let output {
-            let temporary = output + ".tmp.\(getpid())"
-            guard let file = fopen(temporary, "wb") else { throw CommandFailure(status: .ioError, message: "cannot write \(output)") }
-            let written = body.withUnsafeBytes { fwrite($0.baseAddress, 1, $0.count, file) }
-            let closed = fclose(file) == 0
-            guard written == body.count, closed, rename(temporary, output) == 0 else {
-                unlink(temporary)
-                throw CommandFailure(status: .ioError, message: "cannot write \(output)")
-            }
+            guard LocalFile.writeAtomically(body, to: output) else { throw CommandFailure(status: .ioError, message: "cannot write \(output)") }
             StandardError.write("jwtverify: wrote \(keys.keys.count) key(s) from \(url) to \(output)\n")
         } else {
             let sink = OutputSink()

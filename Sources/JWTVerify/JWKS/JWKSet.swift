@@ -138,22 +138,10 @@ public struct JWKSet: Sendable {
 
     /// Reads a whole file, refusing anything over the document size limit.
     package static func readFile(_ path: String) throws(JWKSetError) -> [UInt8] {
-        guard let file = fopen(path, "rb") else {
-            throw JWKSetError("cannot open \(path): \(String(cString: strerror(errno)))", isMissingFile: true)
+        switch LocalFile.read(path, limit: maximumDocumentBytes) {
+        case .success(let bytes): return bytes
+        case .failure(let failure): throw JWKSetError(failure.description, isMissingFile: failure.isUnreadable)
         }
-        defer { fclose(file) }
-        var bytes: [UInt8] = []
-        var chunk = [UInt8](repeating: 0, count: 65536)
-        while true {
-            let n = chunk.withUnsafeMutableBytes { fread($0.baseAddress, 1, $0.count, file) }
-            if n == 0 { break }
-            bytes.append(contentsOf: chunk[..<n])
-            if bytes.count > maximumDocumentBytes {
-                throw JWKSetError("\(path) is larger than \(maximumDocumentBytes) octets")
-            }
-        }
-        if ferror(file) != 0 { throw JWKSetError("cannot read \(path): \(String(cString: strerror(errno)))", isMissingFile: true) }
-        return bytes
     }
 }
 

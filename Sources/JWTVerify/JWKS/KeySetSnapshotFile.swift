@@ -7,8 +7,8 @@ import Darwin
 /// A fetched key-set document on disk, so a restarted service or an offline audit has keys at once.
 ///
 /// One JSON file per source URL: `{"url", "fetched_at", "expires_at", "etag", "last_modified",
-/// "document"}`, where `document` is the body exactly as served. Written atomically (a temporary
-/// file in the same directory, then `rename`).
+/// "document"}`, where `document` is the body exactly as served. Written atomically
+/// (``LocalFile/writeAtomically(_:to:)``).
 struct KeySetSnapshotFile {
     let url: String
     let fetchedAt: Double
@@ -43,16 +43,7 @@ struct KeySetSnapshotFile {
         text.string(document)
         text.endObject()
         text.newline()
-        let temporary = path + ".tmp.\(getpid())"
-        guard let file = fopen(temporary, "wb") else { return false }
-        let written = text.bytes.withUnsafeBytes { fwrite($0.baseAddress, 1, $0.count, file) }
-        let flushed = fflush(file) == 0 && fsync(fileno(file)) == 0
-        fclose(file)
-        guard written == text.bytes.count, flushed, rename(temporary, path) == 0 else {
-            unlink(temporary)
-            return false
-        }
-        return true
+        return LocalFile.writeAtomically(text.bytes, to: path)
     }
 
     /// Reads a snapshot for `url` (`nil` when absent, unreadable, or for another URL).

@@ -38,7 +38,7 @@ extension EVPPublicKey {
             return false
         case .rsaPKCS1, .rsaPSS:
             guard signature.count == (bits + 7) / 8 else { return false }
-            if algorithm.family == .rsaPKCS1, let chain = rsaChainKey {
+            if algorithm.family == .rsaPKCS1, let chain = montgomeryChain {
                 return RSAMontgomeryKey.isValidSignature(signature, digest: digest, algorithm: algorithm, key: chain, contexts: contexts)
             }
             return verifyDigest(signature, digest, algorithm: algorithm, contexts: contexts)

@@ -37,7 +37,7 @@ package final class EVPPublicKey: @unchecked Sendable {
     package var rsaChain: RSAMontgomeryKey? { rsaChainSlot.chain(for: self) }
 
     /// The chain's C key for verification, built by the first call (``RSAChainSlot``).
-    var rsaChainKey: OpaquePointer? { rsaChainSlot.chainKey(for: self) }
+    var montgomeryChain: OpaquePointer? { rsaChainSlot.montgomeryChain(for: self) }
 
     /// A chain for this key's modulus and exponent, read back from OpenSSL.
     func makeRSAChain() -> RSAMontgomeryKey? {

@@ -32,7 +32,7 @@ struct RSAChainSlot: ~Copyable, Sendable {
 
     /// The chain's C key (`jwtv_rsa_key *`) once built; `nil` while it is being built (the first
     /// call starts that, in the background), or when the key cannot have one.
-    func chainKey(for key: EVPPublicKey) -> OpaquePointer? {
+    func montgomeryChain(for key: EVPPublicKey) -> OpaquePointer? {
         let value = word.load(ordering: .acquiring)
         if value > Self.refused { return OpaquePointer(bitPattern: value) }
         guard value == Self.untried, word.compareExchange(expected: Self.untried, desired: Self.building, ordering: .relaxed).exchanged

@@ -35,9 +35,9 @@ struct PreparedToken {
     var keyIndex = 0
     /// App Store signed data: the key of the `x5c` leaf, once its chain is trusted (instead of
     /// ``keyIndex``).
-    var chainKey: EVPPublicKey?
+    var certificateKey: EVPPublicKey?
     /// ...and the interval in which its chain's certificates are all valid, judged in the walk.
-    var chainValidity: ClosedRange<Double>?
+    var certificateValidity: ClosedRange<Double>?
     /// Room for the decoded segments (at least the token's length).
     var scratch = UnsafeMutableRawBufferPointer(start: nil, count: 0)
     /// The decoded payload, within ``scratch``, once decoded.

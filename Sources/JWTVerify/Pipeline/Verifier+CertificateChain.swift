@@ -1,20 +1,20 @@
 extension Verifier {
     /// Steps 7 and 8 for App Store signed data: the key is the `x5c` leaf's, once leaf ←
     /// intermediate validates to a pinned root (``AppStoreTrust``) by every rule but the validity
-    /// periods, which ``judgeChain(_:at:signedDate:)`` applies in the walk, once the signature has
+    /// periods, which ``judgeCertificates(_:at:signedDate:)`` applies in the walk, once the signature has
     /// held and the payload (its `signedDate`) can be read. No payload byte is read before then.
-    func chooseChainKey(_ prepared: inout PreparedToken, certificates: [String], settings: ProviderRules.AppStoreSettings) {
+    func chooseCertificateKey(_ prepared: inout PreparedToken, certificates: [String], settings: ProviderRules.AppStoreSettings) {
         switch settings.trust.chain(leaf: certificates[0], intermediate: certificates[1], onlineChecks: settings.onlineChecks) {
         case .success(let chain):
-            prepared.chainKey = chain.key
-            prepared.chainValidity = chain.validity
+            prepared.certificateKey = chain.key
+            prepared.certificateValidity = chain.validity
         case .failure(let error): prepared.stage = .rejected(error)
         }
     }
 
     /// Whether a verified chain was valid when the token is judged: at the call's fixed time,
     /// else at its `signedDate` (then required); with online checks, now.
-    func judgeChain(_ validity: ClosedRange<Double>, at time: EvaluationTime, signedDate: Double?) -> VerificationError? {
+    func judgeCertificates(_ validity: ClosedRange<Double>, at time: EvaluationTime, signedDate: Double?) -> VerificationError? {
         let instant: Double
         if policy.rules.appStoreSettings?.onlineChecks == true {
             instant = policy.clock()

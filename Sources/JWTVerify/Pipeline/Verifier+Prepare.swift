@@ -133,7 +133,7 @@ extension Verifier {
         prepared.signatureRange = signatureStart..<(signatureStart + signatureLength)
 
         if let appStore {
-            chooseChainKey(&prepared, certificates: certificates, settings: appStore)
+            chooseCertificateKey(&prepared, certificates: certificates, settings: appStore)
         } else if let remembered {
             prepared.keyIndex = remembered.keyIndex
         } else {

@@ -7,7 +7,7 @@ extension Verifier {
     /// multi-buffer engine takes and whose signature has the modulus's length.
     func multiBufferLanes(for prepared: UnsafePointer<PreparedToken>) -> Int? {
         guard MultiBufferEngine.digestKind(prepared.pointee.header.algorithm) != nil, let key = signingKey(of: prepared.pointee),
-            let chain = key._withUnsafeGuaranteedRef({ $0.rsaChainKey }), let bits = MultiBufferEngine.lanes(for: chain),
+            let montgomery = key._withUnsafeGuaranteedRef({ $0.montgomeryChain }), let bits = MultiBufferEngine.lanes(for: montgomery),
             prepared.pointee.signatureRange.count == bits / 8
         else { return nil }
         return bits
@@ -46,13 +46,13 @@ extension Verifier {
         _ tokens: UnsafeMutablePointer<PreparedToken>, _ lanes: UnsafeBufferPointer<Int>, bits: Int, contexts: ThreadContexts, fingerprints: Bool
     ) {
         withUnsafeTemporaryAllocation(byteCount: 8 * 64, alignment: 8) { digests in
-            withUnsafeTemporaryAllocation(of: OpaquePointer?.self, capacity: 8) { chains in
+            withUnsafeTemporaryAllocation(of: OpaquePointer?.self, capacity: 8) { montgomeryChains in
                 withUnsafeTemporaryAllocation(of: UnsafeRawPointer?.self, capacity: 16) { pointers in
                     withUnsafeTemporaryAllocation(of: jwtv_rsa_digest.self, capacity: 8) { kinds in
                         withUnsafeTemporaryAllocation(of: Int.self, capacity: 8) { lengths in
                             withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 8) { valid in
                                 for lane in 0..<8 {
-                                    chains[lane] = nil
+                                    montgomeryChains[lane] = nil
                                     pointers[lane] = nil
                                     pointers[8 + lane] = nil
                                     kinds[lane] = JWTV_RSA_SHA256
@@ -69,13 +69,13 @@ extension Verifier {
                                             contexts.hash(token.pointee.signingInput, with: $0, into: digest)
                                         }
                                     }
-                                    chains[lane] = signingKey(of: token.pointee)!._withUnsafeGuaranteedRef { $0.rsaChainKey }
+                                    montgomeryChains[lane] = signingKey(of: token.pointee)!._withUnsafeGuaranteedRef { $0.montgomeryChain }
                                     pointers[lane] = token.pointee.signature.baseAddress
                                     pointers[8 + lane] = UnsafeRawPointer(digest.baseAddress!)
                                     kinds[lane] = MultiBufferEngine.digestKind(algorithm)!
                                 }
                                 MultiBufferEngine.verify8(
-                                    keys: chains.baseAddress!, signatures: pointers.baseAddress!, kinds: kinds.baseAddress!,
+                                    keys: montgomeryChains.baseAddress!, signatures: pointers.baseAddress!, kinds: kinds.baseAddress!,
                                     digests: pointers.baseAddress! + 8, digestLengths: lengths.baseAddress!, bits: bits, valid: valid.baseAddress!)
                                 for lane in 0..<lanes.count { settle(&tokens[lanes[lane]], valid: valid[lane] == 1) }
                             }

@@ -112,7 +112,7 @@ extension Verifier {
     /// key set's entry it chose. Unretained: the key set, or the token's own reference to its
     /// chain key, keeps it alive through the stage.
     func signingKey(of prepared: borrowing PreparedToken) -> Unmanaged<EVPPublicKey>? {
-        if let chainKey = prepared.chainKey { return Unmanaged.passUnretained(chainKey) }
+        if let certificateKey = prepared.certificateKey { return Unmanaged.passUnretained(certificateKey) }
         return keys.slots[prepared.keyIndex].key
     }
 
@@ -125,7 +125,7 @@ extension Verifier {
         prepared.stage = .rejected(
             VerificationError(
                 .badSignature,
-                detail: prepared.chainKey != nil
+                detail: prepared.certificateKey != nil
                     ? "\(prepared.header.algorithm.name) signature does not verify with the x5c leaf's key"
                     : "\(prepared.header.algorithm.name) signature does not verify with kid \(Self.quoted(keys.keys[prepared.keyIndex].keyID ?? ""))"
             ))

@@ -95,7 +95,7 @@ extension Verifier {
             return .failure(error)
         }
         let result = checkClaims(
-            &read, header: prepared.header, payload: payload, chainValidity: prepared.chainValidity, rawNonce: rawNonce, time: time,
+            &read, header: prepared.header, payload: payload, certificateValidity: prepared.certificateValidity, rawNonce: rawNonce, time: time,
             trace: &prepared.trace, tracing: tracing)
         // A trace shows a rejected token's claims from here; a verified one's come with the token.
         if tracing, case .failure = result { prepared.trace.claims = read.takeClaims() }
@@ -105,7 +105,7 @@ extension Verifier {
     /// Steps 10–17 over claims already read (and type-checked): the evaluation time, the generic
     /// checks, the provider's rules, and the verified token, which takes the claims out of `read`.
     private func checkClaims(
-        _ read: inout PayloadRead, header: JOSEHeader, payload: UnsafeRawBufferPointer, chainValidity: ClosedRange<Double>?,
+        _ read: inout PayloadRead, header: JOSEHeader, payload: UnsafeRawBufferPointer, certificateValidity: ClosedRange<Double>?,
         rawNonce: UnsafeRawBufferPointer?, time: EvaluationTime, trace: inout WalkTrace, tracing: Bool
     ) -> Result<VerifiedToken, VerificationError> {
         var now: Double
@@ -126,7 +126,7 @@ extension Verifier {
         switch read.provider {
         case nil: break
         case .success(var value)?:
-            if let chainValidity, let failure = judgeChain(chainValidity, at: time, signedDate: value.appStore?.signedDate) {
+            if let certificateValidity, let failure = judgeCertificates(certificateValidity, at: time, signedDate: value.appStore?.signedDate) {
                 return .failure(failure)
             }
             if let failure = policy.rules.check(value, now: now, leeway: policy.leeway) { return .failure(failure) }
