@@ -44,8 +44,8 @@ package final class AuthGathering {
     /// Whether no request is held.
     package var isEmpty: Bool { entries.isEmpty }
 
-    /// Whether the gathering holds ``limit`` requests and must be flushed before taking another.
-    package var isFull: Bool { entries.count >= Self.limit }
+    /// How many requests are held.
+    package var count: Int { entries.count }
 
     /// Holds a request whose token is `token`.
     func hold(_ token: UnsafeRawBufferPointer, route: ServeRoute, ticket: UnsafeMutableRawPointer, log: AccessRecord) {

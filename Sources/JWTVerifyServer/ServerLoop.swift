@@ -42,11 +42,8 @@ final class ServerLoop: @unchecked Sendable {
     /// Whether a flush resumed connections the daemon has not run since (the daemon's timeout
     /// does not count them, so the loop must not wait before running it).
     private var resumed = false
-    /// Passes the gathering has waited through while something else was ready: after
-    /// ``maximumWaitingPasses`` it is flushed anyway, so that connections kept busy (a client
-    /// trickling bytes, say) cannot hold other requests back.
-    private var waitingPasses = 0
-    private static let maximumWaitingPasses = 4
+    /// When the held requests are flushed.
+    private var policy = FlushPolicy()
 
     /// Why a loop could not be made: the `errno` left by the call that failed.
     struct Failure: Error { let code: Int32 }
@@ -139,19 +136,16 @@ final class ServerLoop: @unchecked Sendable {
                 if gathering.isEmpty && (cmhd_connections(daemon) == 0 || ThroughputClock.now() >= deadline) { return finish() }
                 draining = true
             }
-            let due = resumed ? 0 : cmhd_timeout_ms(daemon)
-            var timeout = gathering.isEmpty ? due : 0
-            if draining && (timeout < 0 || timeout > 20) { timeout = 20 }
-            let count = cmhd_loop_wait(events, wake, timeout)
+            let daemonTimeout = Int(cmhd_timeout_ms(daemon))
+            let due = resumed ? 0 : daemonTimeout
+            let timeout = FlushPolicy.waitMilliseconds(daemonTimeout: daemonTimeout, holding: !gathering.isEmpty, resumed: resumed, draining: draining)
+            let count = cmhd_loop_wait(events, wake, Int32(timeout))
             if count < 0 { return finish() }
-            if !gathering.isEmpty {
-                waitingPasses += 1
-                if (count == 0 && due != 0) || waitingPasses > Self.maximumWaitingPasses {
-                    // Nothing more is ready (or the held requests waited long enough): verify what
-                    // the loop holds, resume those requests, and let the daemon send their answers
-                    // (it takes a resume at its next run).
-                    flush()
-                }
+            if policy.shouldFlush(holding: !gathering.isEmpty, ready: Int(count), daemonDue: due) {
+                // Nothing more is ready (or the held requests waited long enough): verify what
+                // the loop holds, resume those requests, and let the daemon send their answers
+                // (it takes a resume at its next run).
+                flush()
             }
             resumed = false
             _ = MHD_run(daemon)
@@ -168,7 +162,7 @@ final class ServerLoop: @unchecked Sendable {
     private func flush() {
         guard !gathering.isEmpty else { return }
         resumed = true
-        waitingPasses = 0
+        policy.flushed()
         service.flush(gathering) { ticket, response in
             let state = Unmanaged<RequestState>.fromOpaque(ticket).takeUnretainedValue()
             state.response = response
@@ -222,7 +216,7 @@ final class ServerLoop: @unchecked Sendable {
                 body: Array(#"{"error":"body_too_large","limit":\#(bodyLimit)}"#.utf8) + [10])
             return Self.queue(response, on: connection) ? 1 : 0
         }
-        if gathering.isFull { flush() }
+        if FlushPolicy.mustFlushBeforeHolding(held: gathering.count, capacity: AuthGathering.limit) { flush() }
         let incoming = MicroHTTPDRequest(connection: connection, method: String(cString: method), path: String(cString: url), body: request.body)
         if let response = service.respond(to: incoming, gathering: gathering, ticket: pointer) {
             return Self.queue(response, on: connection) ? 1 : 0

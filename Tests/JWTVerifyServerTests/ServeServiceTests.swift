@@ -226,3 +226,37 @@ struct ServeServiceTests {
 struct RefusingFetcher: KeySetFetcher {
     func fetch(_ url: String, etag: String?, lastModified: String?) async -> KeySetFetchResult { .failed("refused") }
 }
+
+/// The event loops' flush rules, without a socket.
+@Suite("when held /auth requests are verified")
+struct FlushPolicyTests {
+    @Test("a lone request is verified as soon as nothing more is ready; busy passes hold it at most four times")
+    func passes() {
+        var policy = FlushPolicy()
+        func flushes(holding: Bool, ready: Int, daemonDue: Int) -> Bool { policy.shouldFlush(holding: holding, ready: ready, daemonDue: daemonDue) }
+        #expect(!flushes(holding: false, ready: 0, daemonDue: -1))  // nothing held: nothing to flush
+        #expect(flushes(holding: true, ready: 0, daemonDue: -1))  // nothing more ready
+        policy.flushed()
+        #expect(!flushes(holding: true, ready: 0, daemonDue: 0))  // the daemon has work due: run it first
+        policy.flushed()
+        var held: [Bool] = []
+        for _ in 1...FlushPolicy.maximumWaitingPasses { held.append(flushes(holding: true, ready: 3, daemonDue: -1)) }
+        #expect(held == Array(repeating: false, count: FlushPolicy.maximumWaitingPasses))
+        #expect(flushes(holding: true, ready: 3, daemonDue: -1))  // busy connections cannot hold it longer
+        #expect(policy.waitingPasses == FlushPolicy.maximumWaitingPasses + 1)
+        policy.flushed()
+        #expect(policy.waitingPasses == 0)
+    }
+
+    @Test("waits: the daemon's own timeout when nothing is held, a poll while holding or after a resume, at most 20 ms while draining")
+    func waits() {
+        #expect(FlushPolicy.waitMilliseconds(daemonTimeout: -1, holding: false, resumed: false, draining: false) == -1)
+        #expect(FlushPolicy.waitMilliseconds(daemonTimeout: 5000, holding: false, resumed: false, draining: false) == 5000)
+        #expect(FlushPolicy.waitMilliseconds(daemonTimeout: 5000, holding: true, resumed: false, draining: false) == 0)
+        #expect(FlushPolicy.waitMilliseconds(daemonTimeout: 5000, holding: false, resumed: true, draining: false) == 0)
+        #expect(FlushPolicy.waitMilliseconds(daemonTimeout: -1, holding: false, resumed: false, draining: true) == 20)
+        #expect(FlushPolicy.waitMilliseconds(daemonTimeout: 7, holding: false, resumed: false, draining: true) == 7)
+        #expect(!FlushPolicy.mustFlushBeforeHolding(held: AuthGathering.limit - 1, capacity: AuthGathering.limit))
+        #expect(FlushPolicy.mustFlushBeforeHolding(held: AuthGathering.limit, capacity: AuthGathering.limit))
+    }
+}
