@@ -146,12 +146,7 @@ struct AuditCommand {
         var partialRun: AuditRun? = nil
         func finishPartial() {
             guard let run = partialRun else { return }
-            var line = OutputText()
-            line.appendRaw(Array("#partial\t".utf8))
-            run.start.appendJSON(to: &line)
-            line.appendRaw(Array("\t".utf8))
-            line.appendRaw(Array(filePartial.partialJSON().utf8))
-            output.write(line.finish())
+            output.write(run.partialLine(filePartial))
             filePartial = emptyPartial
             partialRun = nil
         }
