@@ -66,11 +66,18 @@ let package = Package(
             dependencies: ["COpenSSL", "CJansson", "CFixedBaseP256", "CRSAMontgomery", "CCryptoMB", "CByteKernels"],
             swiftSettings: strictSettings
         ),
+        // Key generation and certificate minting, for tests, benchmarks and sample data: the
+        // JWTVerify product makes no keys. Not a product.
+        .target(
+            name: "JWTVerifyKeyMaking",
+            dependencies: ["COpenSSL", "JWTVerify"],
+            swiftSettings: strictSettings
+        ),
         // What the executables and the tests share, and no service needs: batch I/O, report
         // records, audit extraction, the benchmark and the differential oracle. Not a product.
         .target(
             name: "JWTVerifyTooling",
-            dependencies: ["JWTVerify", "CByteKernels", "CMallocTuning"],
+            dependencies: ["JWTVerify", "JWTVerifyKeyMaking", "CByteKernels", "CMallocTuning"],
             swiftSettings: strictSettings
         ),
         // serve's HTTP side: a transport protocol with GNU libmicrohttpd as its implementation,
@@ -92,20 +99,20 @@ let package = Package(
         ),
         .executableTarget(
             name: "jwtfuzz",
-            dependencies: ["JWTVerify", "JWTVerifyTooling", "JWTVerifyServer", "JWTVerifyTestSupport"],
+            dependencies: ["JWTVerify", "JWTVerifyKeyMaking", "JWTVerifyTooling", "JWTVerifyServer", "JWTVerifyTestSupport"],
             path: "Tests/Fuzz/FuzzTargets",
             swiftSettings: strictSettings
         ),
         .target(
             name: "JWTVerifyTestSupport",
-            dependencies: ["JWTVerify"],
+            dependencies: ["JWTVerify", "JWTVerifyKeyMaking"],
             path: "Tests/Support",
             exclude: ["jwks_origin.py", "ocsp_responder.py", "apple_standin.py"],
             swiftSettings: strictSettings
         ),
         .testTarget(
             name: "JWTVerifyTests",
-            dependencies: ["JWTVerify", "JWTVerifyTestSupport"],
+            dependencies: ["JWTVerify", "JWTVerifyKeyMaking", "JWTVerifyTestSupport"],
             swiftSettings: strictSettings
         ),
         // JWTVerifyTooling's own tests: batch reading, audit extraction, serve's parsing, the
@@ -127,7 +134,9 @@ let package = Package(
         ),
         .testTarget(
             name: "JWTVerifyCLITests",
-            dependencies: ["jwtverify", "JWTVerify", "JWTVerifyRemote", "JWTVerifyTooling", "JWTVerifyServer", "JWTVerifyTestSupport"],
+            dependencies: [
+                "jwtverify", "JWTVerify", "JWTVerifyKeyMaking", "JWTVerifyRemote", "JWTVerifyTooling", "JWTVerifyServer", "JWTVerifyTestSupport",
+            ],
             swiftSettings: strictSettings
         ),
     ],

@@ -1,5 +1,6 @@
 import Foundation
 import JWTVerify
+import JWTVerifyKeyMaking
 import JWTVerifyTestSupport
 import Testing
 #if canImport(Glibc)

@@ -1,5 +1,6 @@
 import Foundation
 @testable import JWTVerify
+import JWTVerifyKeyMaking
 import Synchronization
 import JWTVerifyTestSupport
 import Testing

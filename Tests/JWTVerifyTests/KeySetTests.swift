@@ -1,5 +1,6 @@
 import Foundation
 @testable import JWTVerify
+import JWTVerifyKeyMaking
 import JWTVerifyTestSupport
 import Testing
 

@@ -1,4 +1,5 @@
 import JWTVerify
+import JWTVerifyKeyMaking
 import JWTVerifyTestSupport
 import Testing
 

@@ -1,4 +1,5 @@
 @testable import JWTVerify
+import JWTVerifyKeyMaking
 import JWTVerifyTestSupport
 import Testing
 

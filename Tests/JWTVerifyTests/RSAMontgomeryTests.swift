@@ -1,5 +1,6 @@
 import Dispatch
 @testable import JWTVerify
+import JWTVerifyKeyMaking
 import JWTVerifyTestSupport
 import Synchronization
 import Testing

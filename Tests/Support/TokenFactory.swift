@@ -1,4 +1,5 @@
 package import JWTVerify
+import JWTVerifyKeyMaking
 
 /// Keys generated once per test process, and tokens signed with them from literal JSON text, so
 /// every byte of a test token is visible in the test.

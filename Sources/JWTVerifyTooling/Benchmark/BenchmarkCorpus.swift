@@ -1,4 +1,5 @@
 package import JWTVerify
+import JWTVerifyKeyMaking
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)

@@ -1,5 +1,6 @@
 import CMallocTuning
 import JWTVerify
+import JWTVerifyKeyMaking
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)

@@ -13,6 +13,7 @@
 //             with keys of several sizes and exponents
 // A plain build replays files given as arguments through the chosen target.
 import JWTVerify
+import JWTVerifyKeyMaking
 import JWTVerifyServer
 import JWTVerifyTooling
 import JWTVerifyTestSupport

@@ -1,4 +1,5 @@
-import COpenSSL
+internal import COpenSSL
+package import JWTVerify
 
 extension EVPPrivateKey {
     /// A certificate (DER) for this key's public half, named CN=`commonName`, issued by `issuer`
