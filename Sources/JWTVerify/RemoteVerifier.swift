@@ -47,8 +47,13 @@ public final class RemoteVerifier: Sendable {
         return try verifyWithoutWaiting(token, nonce: nonce, at: time)
     }
 
-    /// The one rule for a key the set lacks: a rejection as `unknown_kid` is worth one refresh.
-    package static func namesUnknownKey(_ error: VerificationError) -> Bool { error.reason == .unknownKeyID }
+    /// The one rule for a key the set lacks, for every face that waits for a refresh (this
+    /// verifier, its batches, `serve`'s `/auth`, `/verify` and `/notifications`): a rejection as
+    /// `unknown_kid` is worth one rate-limited refresh.
+    package static func namesUnknownKey(_ reason: VerificationError.Reason) -> Bool { reason == .unknownKeyID }
+
+    /// ``namesUnknownKey(_:)-(VerificationError.Reason)`` for an error.
+    package static func namesUnknownKey(_ error: VerificationError) -> Bool { namesUnknownKey(error.reason) }
 
     /// For callers on a thread of their own (a server's handler, which may block): `attempt` over
     /// the current verifier; when `namesUnknownKey` says its outcome names a `kid` the keys lack,

@@ -302,7 +302,7 @@ package final class ServeService: Sendable {
 
     private static func namesUnknownKey(_ outcome: Result<VerifyBody.Records, VerifyBody.Problem>) -> Bool {
         guard case .success(let records) = outcome else { return false }
-        return records.tally.byReason[VerificationError.Reason.unknownKeyID.rawValue] != nil
+        return records.tally.byReason.keys.contains { RemoteVerifier.namesUnknownKey(VerificationError.Reason(rawValue: $0)) }
     }
 
     private static func notFound(_ message: String) -> HTTPResponse {
