@@ -134,32 +134,15 @@ struct PolicyFlags {
     func policy(_ use: Use) throws(CommandFailure) -> VerificationPolicy {
         let strict = use == .service
         var policy: VerificationPolicy
+        let given = givenSettings
         if let profile {
-            if profile != "oidc" && issuer != nil { throw .usage("--profile \(profile) sets the issuer; drop --issuer") }
-            let firebaseProfiles = ["firebase", "firebase-session", "firebase-app-check", "firebase-phone"]
-            if !firebaseProfiles.contains(profile) && project != nil { throw .usage("--project goes with the firebase profiles") }
-            if profile != "firebase-app-check" && projectNumber != nil { throw .usage("--project-number goes with --profile firebase-app-check") }
-            if profile != "google" && (hostedDomain != nil || authorizedParty != nil) {
-                throw .usage("--hosted-domain and --authorized-party go with --profile google")
+            guard let provider = ProviderRegistry.profile(named: profile) else { throw .usage("--profile takes " + Self.profileNames.joined(separator: ", ")) }
+            // The provider's own settings, and only those (``ProviderProfile/settings``).
+            for setting in ProfileSetting.allCases where given.contains(setting) && !provider.settings.contains(setting) {
+                throw .usage("\(Self.flag(setting)) does not go with --profile \(profile)" + Self.takers(setting))
             }
-            if profile != "apple" && acceptMissingNonceWhenUnsupported {
-                throw .usage("--accept-missing-nonce-when-unsupported goes with --profile apple")
-            }
-            if ["firebase", "firebase-session", "firebase-phone"].contains(profile) && project == nil {
-                throw .usage("--profile \(profile) needs --project")
-            }
-            if profile == "firebase-app-check" && projectNumber == nil { throw .usage("--profile firebase-app-check needs --project-number") }
-            if firebaseProfiles.contains(profile) && !audiences.isEmpty {
-                throw .usage("--profile \(profile) takes --project\(profile == "firebase-app-check" ? "-number and --project" : ""), not --audience")
-            }
-            if profile == "oidc" && issuer == nil { throw .usage("--profile oidc needs --issuer") }
-            let appStoreFlags = !bundleIDs.isEmpty || environment != nil || appAppleID != nil || !appleRoots.isEmpty || onlineChecks
-            if profile != "app-store" && appStoreFlags {
-                throw .usage("--bundle-id, --environment, --app-apple-id, --apple-root and --online-checks go with --profile app-store")
-            }
-            if profile == "app-store" {
-                if !audiences.isEmpty { throw .usage("--profile app-store takes --bundle-id, not --audience") }
-                if strict && bundleIDs.isEmpty { throw .usage("--profile app-store needs --bundle-id (repeat it to accept several)") }
+            for setting in ProfileSetting.allCases where provider.requiredSettings(forService: strict).contains(setting) && !given.contains(setting) {
+                throw .usage("--profile \(profile) needs \(Self.flag(setting))" + (setting == .bundleIDs ? " (repeat it to accept several)" : ""))
             }
             let trust = try appStoreTrust()
             do {
@@ -174,17 +157,13 @@ struct PolicyFlags {
                 throw .usage("--profile: \(error.description)")
             }
         } else {
-            if !bundleIDs.isEmpty || environment != nil || appAppleID != nil || !appleRoots.isEmpty || onlineChecks {
-                throw .usage("--bundle-id, --environment, --app-apple-id, --apple-root and --online-checks need --profile app-store")
-            }
-            if project != nil || projectNumber != nil || hostedDomain != nil || authorizedParty != nil || acceptMissingNonceWhenUnsupported {
-                throw .usage(
-                    "--project, --project-number, --hosted-domain, --authorized-party and --accept-missing-nonce-when-unsupported need --profile")
+            for setting in ProfileSetting.allCases where given.contains(setting) && setting != .audiences && setting != .issuer {
+                throw .usage("\(Self.flag(setting)) needs --profile" + Self.takers(setting))
             }
             if strict && issuer == nil { throw .usage("--issuer is required (or --profile)") }
             policy = VerificationPolicy(issuers: issuer.map { [$0] }, audiences: audiences)
         }
-        if (policy.audiences?.isEmpty ?? true) && policy.rules.kind != .appStore {
+        if (policy.audiences?.isEmpty ?? true) && !keysFromTokens {
             if strict { throw .usage("--audience is required (repeat it to accept several)") }
             policy.audiences = nil
         }
@@ -212,7 +191,49 @@ struct PolicyFlags {
 
     /// Whether the policy takes each token's key from the token's own certificate chain (App
     /// Store signed data) rather than from `--jwks`.
-    var keysFromTokens: Bool { profile == "app-store" }
+    var keysFromTokens: Bool { profile.flatMap(ProviderRegistry.profile(named:))?.keyOrigin == .certificateChain }
+
+    /// The profile settings these flags give.
+    private var givenSettings: Set<ProfileSetting> {
+        var given: Set<ProfileSetting> = []
+        if !audiences.isEmpty { given.insert(.audiences) }
+        if issuer != nil { given.insert(.issuer) }
+        if project != nil { given.insert(.project) }
+        if projectNumber != nil { given.insert(.projectNumber) }
+        if hostedDomain != nil { given.insert(.hostedDomain) }
+        if authorizedParty != nil { given.insert(.authorizedParty) }
+        if acceptMissingNonceWhenUnsupported { given.insert(.acceptMissingNonceWhenUnsupported) }
+        if !bundleIDs.isEmpty { given.insert(.bundleIDs) }
+        if environment != nil { given.insert(.environment) }
+        if appAppleID != nil { given.insert(.appAppleID) }
+        if !appleRoots.isEmpty { given.insert(.appStoreTrust) }
+        if onlineChecks { given.insert(.onlineChecks) }
+        return given
+    }
+
+    /// The flag that gives a profile setting.
+    static func flag(_ setting: ProfileSetting) -> String {
+        switch setting {
+        case .audiences: "--audience"
+        case .issuer: "--issuer"
+        case .project: "--project"
+        case .projectNumber: "--project-number"
+        case .hostedDomain: "--hosted-domain"
+        case .authorizedParty: "--authorized-party"
+        case .acceptMissingNonceWhenUnsupported: "--accept-missing-nonce-when-unsupported"
+        case .bundleIDs: "--bundle-id"
+        case .environment: "--environment"
+        case .appAppleID: "--app-apple-id"
+        case .appStoreTrust: "--apple-root"
+        case .onlineChecks: "--online-checks"
+        }
+    }
+
+    /// " (it goes with --profile A, B)": the profiles that take `setting`.
+    private static func takers(_ setting: ProfileSetting) -> String {
+        let names = ProviderRegistry.profiles.filter { $0.settings.contains(setting) }.map { $0.name }
+        return names.isEmpty ? "" : " (it goes with --profile " + names.joined(separator: ", ") + ")"
+    }
 
     /// When tokens are evaluated: `--now`, or the clock.
     var evaluationTime: EvaluationTime { now.map(EvaluationTime.fixed) ?? .clock }

@@ -20,14 +20,13 @@ public enum KeySetSource: Sendable, Equatable, CustomStringConvertible {
     /// Firebase phone-number verification keys (JWKS).
     public static let firebasePhoneNumber = KeySetSource.url("https://fpnv.googleapis.com/v1beta/jwks")
 
-    /// The preset names, in the order help texts list them.
-    public static let presetNames = ["apple", "google", "firebase", "firebase-session", "firebase-app-check", "firebase-phone"]
+    /// The preset names, in the order help texts list them: each provider's own key set
+    /// (``ProviderRegistry``).
+    public static let presetNames = ProviderRegistry.keySetPresets.map(\.name)
 
     /// The preset names accepted by ``init(parsing:)``.
-    public static let presets: [String: KeySetSource] = [
-        "apple": .apple, "google": .google, "firebase": .firebase, "firebase-session": .firebaseSessionCookie,
-        "firebase-app-check": .firebaseAppCheck, "firebase-phone": .firebasePhoneNumber,
-    ]
+    public static let presets: [String: KeySetSource] = Dictionary(
+        ProviderRegistry.keySetPresets.map { ($0.name, $0.source) }, uniquingKeysWith: { first, _ in first })
 
     /// A preset name (`apple`, `google`, `firebase`, `firebase-session`, `firebase-app-check`,
     /// `firebase-phone`), an `http(s)://` URL, or a file path.

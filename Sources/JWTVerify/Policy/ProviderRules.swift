@@ -93,20 +93,7 @@ public struct ProviderRules: Sendable, Hashable {
     }
 
     /// The name `--profile` spells these rules with (`nil` for ``none``).
-    public var profileName: String? {
-        switch kind {
-        case .none: nil
-        case .appleIdentityToken: "apple"
-        case .appleNotification: "apple-notification"
-        case .firebase: "firebase"
-        case .firebaseSession: "firebase-session"
-        case .firebaseAppCheck: "firebase-app-check"
-        case .firebasePhoneNumber: "firebase-phone"
-        case .google: "google"
-        case .oidc: "oidc"
-        case .appStore: "app-store"
-        }
-    }
+    public var profileName: String? { ProviderRegistry.profile(for: kind)?.name }
 
     /// Header parameters the provider always sends, so a token without them is not its own:
     /// App Check tokens carry `typ`; phone-number tokens carry `typ` and `kid`.

@@ -1,8 +1,6 @@
 extension VerificationPolicy {
     /// The provider profiles by name, as `--profile` spells them: each one's ``ProviderRules/profileName``.
-    public static let profileNames = [
-        "apple", "apple-notification", "app-store", "firebase", "firebase-session", "firebase-app-check", "firebase-phone", "google", "oidc",
-    ]
+    public static let profileNames = ProviderRegistry.profiles.map { $0.name }
 
     /// What a named profile takes besides its name; each profile reads the settings it needs.
     public struct ProfileSettings: Sendable {
@@ -64,39 +62,12 @@ extension VerificationPolicy {
     /// - Throws: ``ProfileError`` for an unknown name, or a profile without what it needs (a
     ///   Firebase project or project number, an OpenID Connect issuer).
     public static func profile(named name: String, _ settings: ProfileSettings) throws(ProfileError) -> VerificationPolicy {
-        switch name {
-        case "apple":
-            return .appleIdentityToken(
-                audiences: settings.audiences, acceptMissingNonceWhenUnsupported: settings.acceptMissingNonceWhenUnsupported)
-        case "apple-notification":
-            return .appleNotification(audiences: settings.audiences)
-        case "firebase":
-            guard let project = settings.project else { throw ProfileError(description: "the firebase profile needs a project") }
-            return .firebase(project: project)
-        case "firebase-session":
-            guard let project = settings.project else { throw ProfileError(description: "the firebase-session profile needs a project") }
-            return .firebaseSessionCookie(project: project)
-        case "firebase-app-check":
-            guard let number = settings.projectNumber else {
-                throw ProfileError(description: "the firebase-app-check profile needs a project number")
-            }
-            return .firebaseAppCheck(projectNumber: number, project: settings.project)
-        case "firebase-phone":
-            guard let project = settings.project else { throw ProfileError(description: "the firebase-phone profile needs a project") }
-            return .firebasePhoneNumber(project: project)
-        case "google":
-            return .google(audiences: settings.audiences, hostedDomain: settings.hostedDomain, authorizedParty: settings.authorizedParty)
-        case "oidc":
-            guard let issuer = settings.issuer else { throw ProfileError(description: "the oidc profile needs an issuer") }
-            return .oidc(issuer: issuer, audiences: settings.audiences)
-        case "app-store":
-            return VerificationPolicy(
-                issuers: nil, audiences: nil, algorithms: [.es256],
-                rules: .appStore(
-                    bundleIDs: settings.bundleIDs, environment: settings.environment, appAppleID: settings.appAppleID, trust: settings.appStoreTrust,
-                    onlineChecks: settings.onlineChecks))
-        default:
+        guard let profile = ProviderRegistry.profile(named: name) else {
             throw ProfileError(description: "no profile is named \(name) (" + profileNames.joined(separator: ", ") + ")")
         }
+        for setting in ProfileSetting.allCases where profile.requiredSettings(forService: false).contains(setting) && !setting.isGiven(in: settings) {
+            throw ProfileError(description: "the \(name) profile needs \(setting.described)")
+        }
+        return profile.policy(settings)
     }
 }

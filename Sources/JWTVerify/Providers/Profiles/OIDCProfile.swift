@@ -1,0 +1,11 @@
+/// Any OpenID Connect issuer (`--profile oidc`): keys from the caller.
+package enum OIDCProfile: ProviderProfile {
+    package static let kind = ProviderRules.Kind.oidc
+    package static let name = "oidc"
+    package static let keySet: (preset: String, source: KeySetSource)? = nil
+    package static let settings: Set<ProfileSetting> = [.issuer, .audiences]
+    package static func requiredSettings(forService: Bool) -> Set<ProfileSetting> { [.issuer] }
+    package static func policy(_ settings: VerificationPolicy.ProfileSettings) -> VerificationPolicy {
+        .oidc(issuer: settings.issuer ?? "", audiences: settings.audiences)
+    }
+}

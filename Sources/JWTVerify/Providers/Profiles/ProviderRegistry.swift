@@ -1,0 +1,28 @@
+/// The providers, in the order help texts and docs list them: adding a provider is its file and
+/// one line here.
+package enum ProviderRegistry {
+    /// Every provider's profile.
+    package static let profiles: [any ProviderProfile.Type] = [
+        AppleIdentityProfile.self,
+        AppleNotificationProfile.self,
+        AppStoreProfile.self,
+        FirebaseProfile.self,
+        FirebaseSessionProfile.self,
+        FirebaseAppCheckProfile.self,
+        FirebasePhoneNumberProfile.self,
+        GoogleProfile.self,
+        OIDCProfile.self,
+    ]
+
+    /// The profile named `name`.
+    package static func profile(named name: String) -> (any ProviderProfile.Type)? { profiles.first { $0.name == name } }
+
+    /// The profile of rules of `kind`.
+    package static func profile(for kind: ProviderRules.Kind) -> (any ProviderProfile.Type)? { profiles.first { $0.kind == kind } }
+
+    /// The key-set presets, in order, each once (providers may share one).
+    package static var keySetPresets: [(name: String, source: KeySetSource)] {
+        var seen: Set<String> = []
+        return profiles.compactMap { $0.keySet }.filter { seen.insert($0.preset).inserted }.map { ($0.preset, $0.source) }
+    }
+}
