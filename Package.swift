@@ -107,7 +107,7 @@ let package = Package(
             name: "JWTVerifyTestSupport",
             dependencies: ["JWTVerify", "JWTVerifyKeyMaking"],
             path: "Tests/Support",
-            exclude: ["jwks_origin.py", "ocsp_responder.py", "apple_standin.py"],
+            exclude: ["jwks_origin.py", "ocsp_responder.py", "apple_standin.py", "loopback_http.py"],
             swiftSettings: strictSettings
         ),
         .testTarget(

@@ -23,12 +23,14 @@ and last 300 s; a redirect_uri must equal the authorization request's. Errors ar
 {"error": ...} with Apple's codes.
 """
 import base64, hashlib, json, secrets, sys, threading, time, urllib.parse
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import ThreadingHTTPServer
 
 from cryptography.exceptions import InvalidSignature
 from cryptography.hazmat.primitives import hashes, serialization
 from cryptography.hazmat.primitives.asymmetric import ec, padding, rsa
 from cryptography.hazmat.primitives.asymmetric.utils import encode_dss_signature
+
+from loopback_http import QuietHandler
 
 APPLE = "https://appleid.apple.com"
 MAX_SECRET_LIFETIME = 15777000
@@ -111,24 +113,12 @@ def client_team(form):
     return team
 
 
-class Handler(BaseHTTPRequestHandler):
-    protocol_version = "HTTP/1.1"
-
-    def log_message(self, *args):
-        pass
-
+class Handler(QuietHandler):
     def send(self, status, body=b"", content_type="application/json;charset=UTF-8", headers=()):
+        """Answers as Apple does: JSON (a dict or list is serialised), never cached."""
         if isinstance(body, (dict, list)):
             body = json.dumps(body).encode()
-        self.send_response(status)
-        self.send_header("Content-Type", content_type)
-        self.send_header("Cache-Control", "no-store")
-        for name, value in headers:
-            self.send_header(name, value)
-        self.send_header("Content-Length", str(len(body)))
-        self.end_headers()
-        if body:
-            self.wfile.write(body)
+        super().send(status, body, [("Content-Type", content_type), ("Cache-Control", "no-store")] + list(headers))
 
     def error(self, code, description=None):
         body = {"error": code}

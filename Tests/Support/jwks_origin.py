@@ -11,27 +11,16 @@ hang (answers after 30 s), close (drops the connection), error (500), garbage, e
 huge (10 MB), no_cache (200 without Cache-Control).
 """
 import json, sys, threading, time
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import ThreadingHTTPServer
+
+from loopback_http import QuietHandler
 
 state = {"mode": "ok", "document": '{"keys":[]}', "max_age": 600, "etag": '"v1"', "requests": 0, "conditional": 0,
          "not_modified": 0, "if_modified_since": 0}
 lock = threading.Lock()
 
 
-class Handler(BaseHTTPRequestHandler):
-    protocol_version = "HTTP/1.1"
-
-    def log_message(self, *args):
-        pass
-
-    def send(self, status, body=b"", headers=()):
-        self.send_response(status)
-        for name, value in headers:
-            self.send_header(name, value)
-        self.send_header("Content-Length", str(len(body)))
-        self.end_headers()
-        if body:
-            self.wfile.write(body)
+class Handler(QuietHandler):
 
     def do_GET(self):
         if self.path == "/stats":

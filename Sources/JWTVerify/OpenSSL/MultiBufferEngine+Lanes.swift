@@ -1,10 +1,5 @@
 internal import CCryptoMB
 internal import CRSAMontgomery
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 
 extension MultiBufferEngine {
     /// Up to eight RS256/RS384/RS512 keys of one modulus size, prepared once for repeated engine

@@ -1,10 +1,5 @@
 internal import CCryptoMB
 internal import CRSAMontgomery
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 
 extension MultiBufferEngine {
     /// The modulus size, when the engine is loaded and takes `key` (RSA, e = 65537, 1024–4096 bits).
