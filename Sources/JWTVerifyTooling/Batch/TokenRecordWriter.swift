@@ -104,52 +104,77 @@ package enum TokenRecordWriter {
         out.boolCell(verified)
     }
 
-    /// Appends `claims` (the provider's typed claims, with `sub`; `uid` for Firebase ID tokens and
-    /// session cookies, `app_id` for App Check, `phone_number` for phone-number tokens) and, for
-    /// a notification, `event`, when the policy has provider rules and the token verified. Members
-    /// are written in name order, straight from the typed values.
+    /// Appends `claims` (the provider's typed claims, with `sub`, and `sub` again under the name
+    /// the provider's profile gives it: `uid`, `app_id`, `phone_number`) and, for a notification,
+    /// `event`, when the policy has provider rules and the token verified. Members are written in
+    /// name order, straight from the typed values.
     package static func appendProviderClaims(_ outcome: VerificationOutcome, rules: ProviderRules, to out: inout OutputText) {
-        guard rules.kind != .none, case .success(let token) = outcome.result else { return }
+        guard let profile = ProviderRegistry.profile(for: rules.kind), case .success(let token) = outcome.result else { return }
         if let appStore = token.provider.appStore {
             out.key("claims")
             out.append(.object(appStore.members))
             return
         }
-        token.withClaims { claims, provider in appendProviderClaims(provider, claims, rules: rules, to: &out) }
+        let alias = profile.subjectAlias
+        let nonce = profile.recordsNonce
+        token.withClaims { claims, provider in appendProviderClaims(provider, claims, subjectAlias: alias, recordsNonce: nonce, to: &out) }
     }
 
     /// The members of ``appendProviderClaims(_:rules:to:)``, from the claims as lent by the token.
     private static func appendProviderClaims(
-        _ provider: borrowing ProviderClaims, _ claims: borrowing RegisteredClaims, rules: ProviderRules, to out: inout OutputText
+        _ provider: borrowing ProviderClaims, _ claims: borrowing RegisteredClaims, subjectAlias: String?, recordsNonce: Bool,
+        to out: inout OutputText
     ) {
-        let isFirebase = rules.kind == .firebase || rules.kind == .firebaseSession
-        let isApple = rules.kind == .appleIdentityToken
         out.key("claims")
         out.beginObject()
-        out.optionalMember("app_id", rules.kind == .firebaseAppCheck ? claims.subject : nil)
+        // `sub` again under the provider's own name, in its place in name order.
+        var alias = subjectAlias.flatMap { name in claims.subject.map { (name, $0) } }
+        func next(_ name: String) {
+            guard let pending = alias, pending.0 < name else { return }
+            out.key(pending.0)
+            out.string(pending.1)
+            alias = nil
+        }
+        next("at_hash")
         out.optionalMember("at_hash", provider.accessTokenHash)
+        next("auth_time")
         out.optionalMember("auth_time", provider.authTime)
+        next("azp")
         out.optionalMember("azp", provider.authorizedParty)
+        next("c_hash")
         out.optionalMember("c_hash", provider.codeHash)
+        next("email")
         out.optionalMember("email", provider.email)
+        next("email_verified")
         out.optionalMember("email_verified", provider.emailVerified)
+        next("firebase.identities")
         if let identities = provider.identities {
             out.key("firebase.identities")
             out.append(identities)
         }
+        next("firebase.sign_in_provider")
         out.optionalMember("firebase.sign_in_provider", provider.signInProvider)
+        next("hd")
         out.optionalMember("hd", provider.hostedDomain)
+        next("is_private_email")
         out.optionalMember("is_private_email", provider.isPrivateEmail)
+        next("name")
         out.optionalMember("name", provider.name)
-        out.optionalMember("nonce", isApple ? claims.nonce : nil)
+        next("nonce")
+        out.optionalMember("nonce", recordsNonce ? claims.nonce : nil)
+        next("nonce_supported")
         out.optionalMember("nonce_supported", provider.nonceSupported)
+        next("org_id")
         out.optionalMember("org_id", provider.organizationID)
-        out.optionalMember("phone_number", rules.kind == .firebasePhoneNumber ? claims.subject : nil)
+        next("picture")
         out.optionalMember("picture", provider.picture)
+        next("real_user_status")
         out.optionalMember("real_user_status", provider.realUserStatus.map(Double.init))
+        next("sub")
         out.optionalMember("sub", claims.subject)
+        next("transfer_sub")
         out.optionalMember("transfer_sub", provider.transferSubject)
-        out.optionalMember("uid", isFirebase ? claims.subject : nil)
+        next("\u{10FFFF}")
         out.endObject()
         if let event = provider.event {
             out.key("event")

@@ -18,6 +18,11 @@ package protocol ProviderProfile: Sendable {
     static func requiredSettings(forService: Bool) -> Set<ProfileSetting>
     /// The preset, made from settings that hold every required one.
     static func policy(_ settings: VerificationPolicy.ProfileSettings) -> VerificationPolicy
+    /// The name records give `sub` besides its own, where the provider calls it otherwise
+    /// (`uid`, `app_id`, `phone_number`).
+    static var subjectAlias: String? { get }
+    /// Whether records show the `nonce` claim among the provider's typed claims.
+    static var recordsNonce: Bool { get }
 }
 
 extension ProviderProfile {
@@ -25,6 +30,10 @@ extension ProviderProfile {
     package static func requiredSettings(forService: Bool) -> Set<ProfileSetting> { [] }
     /// Keys from a key set, unless a profile says otherwise.
     package static var keyOrigin: ProviderKeyOrigin { .keySet }
+    /// `sub` under its own name only, unless a profile says otherwise.
+    package static var subjectAlias: String? { nil }
+    /// No `nonce` among the typed claims, unless a profile says otherwise.
+    package static var recordsNonce: Bool { false }
 }
 
 /// Where a provider's token keys come from.
