@@ -21,7 +21,7 @@ public enum KeySetSource: Sendable, Equatable, CustomStringConvertible {
     public static let firebasePhoneNumber = KeySetSource.url("https://fpnv.googleapis.com/v1beta/jwks")
 
     /// The preset names, in the order help texts list them: each provider's own key set
-    /// (``ProviderRegistry``).
+    /// (the provider registry).
     public static let presetNames = ProviderRegistry.keySetPresets.map(\.name)
 
     /// The preset names accepted by ``init(parsing:)``.
