@@ -21,19 +21,22 @@ package struct FlushPolicy: Sendable {
     /// just resumed connections (the daemon must run them at once) or requests are held; at most
     /// 20 while draining.
     package static func waitMilliseconds(daemonTimeout: Int, holding: Bool, resumed: Bool, draining: Bool) -> Int {
-        let due = resumed ? 0 : daemonTimeout
-        var timeout = holding ? 0 : due
+        var timeout = holding ? 0 : daemonDue(daemonTimeout: daemonTimeout, resumed: resumed)
         if draining && (timeout < 0 || timeout > 20) { timeout = 20 }
         return timeout
     }
 
-    /// After a wait that found `ready` descriptors, with the daemon's timeout `daemonDue` (0: it
-    /// has work due now): whether to flush the held requests now.
-    package mutating func shouldFlush(holding: Bool, ready: Int, daemonDue: Int) -> Bool {
+    /// After a wait that found `ready` descriptors: whether to flush the held requests now. Not
+    /// while the daemon has work due at once (its timeout 0, or connections just resumed).
+    package mutating func shouldFlush(holding: Bool, ready: Int, daemonTimeout: Int, resumed: Bool) -> Bool {
         guard holding else { return false }
         waitingPasses += 1
-        return (ready == 0 && daemonDue != 0) || waitingPasses > Self.maximumWaitingPasses
+        return (ready == 0 && Self.daemonDue(daemonTimeout: daemonTimeout, resumed: resumed) != 0) || waitingPasses > Self.maximumWaitingPasses
     }
+
+    /// When the daemon next has work: 0 (now) after a flush resumed connections, which its own
+    /// timeout does not count; else its timeout in milliseconds (-1: none).
+    private static func daemonDue(daemonTimeout: Int, resumed: Bool) -> Int { resumed ? 0 : daemonTimeout }
 
     /// A flush happened: the count of waiting passes starts again.
     package mutating func flushed() { waitingPasses = 0 }

@@ -137,11 +137,10 @@ final class ServerLoop: @unchecked Sendable {
                 draining = true
             }
             let daemonTimeout = Int(cmhd_timeout_ms(daemon))
-            let due = resumed ? 0 : daemonTimeout
             let timeout = FlushPolicy.waitMilliseconds(daemonTimeout: daemonTimeout, holding: !gathering.isEmpty, resumed: resumed, draining: draining)
             let count = cmhd_loop_wait(events, wake, Int32(timeout))
             if count < 0 { return finish() }
-            if policy.shouldFlush(holding: !gathering.isEmpty, ready: Int(count), daemonDue: due) {
+            if policy.shouldFlush(holding: !gathering.isEmpty, ready: Int(count), daemonTimeout: daemonTimeout, resumed: resumed) {
                 // Nothing more is ready (or the held requests waited long enough): verify what
                 // the loop holds, resume those requests, and let the daemon send their answers
                 // (it takes a resume at its next run).

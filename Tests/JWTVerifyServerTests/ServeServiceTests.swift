@@ -233,11 +233,15 @@ struct FlushPolicyTests {
     @Test("a lone request is verified as soon as nothing more is ready; busy passes hold it at most four times")
     func passes() {
         var policy = FlushPolicy()
-        func flushes(holding: Bool, ready: Int, daemonDue: Int) -> Bool { policy.shouldFlush(holding: holding, ready: ready, daemonDue: daemonDue) }
+        func flushes(holding: Bool, ready: Int, daemonDue: Int, resumed: Bool = false) -> Bool {
+            policy.shouldFlush(holding: holding, ready: ready, daemonTimeout: daemonDue, resumed: resumed)
+        }
         #expect(!flushes(holding: false, ready: 0, daemonDue: -1))  // nothing held: nothing to flush
         #expect(flushes(holding: true, ready: 0, daemonDue: -1))  // nothing more ready
         policy.flushed()
         #expect(!flushes(holding: true, ready: 0, daemonDue: 0))  // the daemon has work due: run it first
+        policy.flushed()
+        #expect(!flushes(holding: true, ready: 0, daemonDue: -1, resumed: true))  // connections just resumed: run them first
         policy.flushed()
         var held: [Bool] = []
         for _ in 1...FlushPolicy.maximumWaitingPasses { held.append(flushes(holding: true, ready: 3, daemonDue: -1)) }

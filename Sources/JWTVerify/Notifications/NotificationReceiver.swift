@@ -88,7 +88,7 @@ public struct NotificationReceiver: Sendable {
         case .failure(let error):
             return .failure(NotificationRejection(error))
         case .success(let token):
-            let id = token.provider.appStore?.notificationUUID ?? token.claim("jti")?.stringValue
+            let id = token.provider.notificationID
             let duplicate = id.map { window.recordSighting(of: $0, at: time) } ?? false
             return .success(ReceivedNotification(token: token, id: id, isDuplicate: duplicate))
         }

@@ -25,6 +25,8 @@ public struct ProviderClaims: Sendable, Hashable {
         var signInProvider: String?
         var identities: JSONValue?
         var event: AppleNotificationEvent?
+        /// A Sign in with Apple notification's `jti`.
+        var notificationID: String?
         var appStore: AppStoreClaims?
     }
 
@@ -149,6 +151,10 @@ public struct ProviderClaims: Sendable, Hashable {
         get { storage?.fields.event }
         set { change { $0.event = newValue } }
     }
+
+    /// A notification's unique ID, read in the verifier's own pass: `jti` for Sign in with Apple,
+    /// `notificationUUID` for the App Store.
+    package var notificationID: String? { storage?.fields.appStore?.notificationUUID ?? storage?.fields.notificationID }
 
     /// App Store signed data, typed (``AppStoreClaims``).
     public var appStore: AppStoreClaims? {

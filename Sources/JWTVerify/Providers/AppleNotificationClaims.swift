@@ -18,5 +18,6 @@ public struct AppleNotificationClaims: ProviderClaimSet, Hashable {
             throw VerificationError(.claimType, detail: "events is missing or not a string: not a server-to-server notification")
         }
         claims.event = try AppleNotificationEvent.parse(events)
+        claims.notificationID = reader.payload.member("jti")?.string  // the ID, when a string; never a rejection
     }
 }

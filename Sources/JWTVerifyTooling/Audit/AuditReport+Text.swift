@@ -10,7 +10,7 @@ extension AuditReport {
         out += markdown
             ? "**\(found)**: **\(valid)** valid, **\(tokens - valid)** rejected.\n\n"
             : "\(found): \(valid) valid, \(tokens - valid) rejected\n\n"
-        out += markdown ? "Evaluated \(conditions.evaluationText).\n\n" : "Evaluated \(conditions.evaluationText).\n\n"
+        out += "Evaluated \(conditions.evaluationText).\n\n"
         if !conditions.keysFromTokens {
             let unchecked = [conditions.issuerChecked ? nil : "Issuers", conditions.audienceChecked ? nil : "Audiences"].compactMap { $0 }
             if !unchecked.isEmpty {
