@@ -104,7 +104,7 @@ package final class ServeRoute: Sendable {
 
     /// Whether `/notifications` takes this route's bodies: Sign in with Apple's notifications or
     /// App Store signed data.
-    package var receivesNotifications: Bool { policy.rules.kind == .appleNotification || policy.rules.kind == .appStore }
+    package var receivesNotifications: Bool { policy.rules.receivesNotifications }
 
     /// Whether the route's policy requires a raw nonce with every token.
     package var requiresNonce: Bool { policy.nonceRequirement == .required }

@@ -67,8 +67,12 @@ struct InspectCommand {
                 out += "VERIFIED: signature by \(flags.keysFromTokens ? "the x5c chain's leaf" : "kid \(verified.keyID ?? "(none)")") (\(verified.algorithm))"
                 out += ", claims checked" + (policy.issuers == nil && !flags.keysFromTokens ? " (issuer not checked)" : "")
                     + (policy.audiences == nil && !flags.keysFromTokens ? " (audience not checked)" : "")
-                let signedDate = verified.provider.appStore?.signedDate.map { $0 / 1000 }
-                out += flags.now == nil && signedDate != nil ? " at its signedDate \(Timestamp.format(signedDate!)).\n\n" : " at \(Timestamp.format(at)).\n\n"
+                // At the instant the provider judges its tokens at (App Store data: signedDate), unless --now.
+                if flags.now == nil, let instant = policy.rules.evaluationInstant(verified.provider), let claim = policy.rules.profileType?.evaluationClaim {
+                    out += " at its \(claim) \(Timestamp.format(instant)).\n\n"
+                } else {
+                    out += " at \(Timestamp.format(at)).\n\n"
+                }
             case .failure(let error):
                 out += "REJECTED: \(error.reason.rawValue): \(error.detail)\n(everything below is UNVERIFIED)\n\n"
                 status = .rejected

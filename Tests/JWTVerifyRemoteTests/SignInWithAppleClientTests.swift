@@ -39,7 +39,7 @@ struct SignInWithAppleClientTests {
         let grant = try await apple.exchange(code: code, nonce: .raw("raw-nonce-1"))
         #expect(grant.identity.claims.subject == "001234.aa.0001")
         #expect(grant.identity.claims.nonce == Nonce.expectedClaim(forRawNonce: "raw-nonce-1"))
-        #expect(grant.identity.provider.isPrivateEmail == true)
+        #expect(grant.identity.provider(as: AppleIdentityClaims.self)?.isPrivateEmail == true)
         #expect(grant.expiresIn == 3600 && !grant.accessToken.isEmpty)
         let refreshToken = try #require(grant.refreshToken)
         guard case .active(let refreshed) = try await apple.checkRefreshToken(refreshToken) else {

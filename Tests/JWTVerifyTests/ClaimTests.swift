@@ -121,31 +121,34 @@ struct ClaimTests {
     }
 }
 
-/// `ProviderClaims` keeps its members in one shared box: it must still behave as a plain value.
+/// `ProviderClaims` is one case per provider, each with its own typed claims.
 @Suite("provider claims as a value")
 struct ProviderClaimsValueTests {
-    @Test("set one by one or boxed at once, the same claims: equal, same hash, same members; copies are independent")
+    @Test("claims built by hand: equal when their members are, members under JWT names, a provider's case not another's")
     func valueSemantics() {
-        var byHand = ProviderClaims()
-        #expect(byHand == ProviderClaims())
-        #expect(byHand.email == nil && byHand.members.isEmpty)
-        byHand.email = "a@example.com"
-        byHand.emailVerified = true
-        byHand.realUserStatus = 2
-        var fields = ProviderClaims.Fields()
-        fields.email = "a@example.com"
-        fields.emailVerified = true
-        fields.realUserStatus = 2
-        let boxed = ProviderClaims(fields: fields)
-        #expect(byHand == boxed)
-        #expect(byHand.hashValue == boxed.hashValue)
-        #expect(byHand.members == ["email": .string("a@example.com"), "email_verified": .bool(true), "real_user_status": .integer(2)])
-        var copy = boxed
-        copy.email = "b@example.com"
-        #expect(boxed.email == "a@example.com")
-        #expect(copy.email == "b@example.com" && copy.emailVerified == true)
-        #expect(copy != boxed)
-        copy.email = "a@example.com"
-        #expect(copy == boxed)
+        #expect(ProviderClaims() == .none)
+        #expect(ProviderClaims().email == nil && ProviderClaims().members.isEmpty)
+        var apple = AppleIdentityClaims()
+        apple.email = "a@example.com"
+        apple.emailVerified = true
+        apple.realUserStatus = 2
+        apple.authTime = 1_700_000_000.5
+        let claims = ProviderClaims.appleIdentityToken(apple)
+        #expect(claims.email == "a@example.com" && claims.emailVerified == true)
+        #expect(
+            claims.members == [
+                "email": .string("a@example.com"), "email_verified": .bool(true), "real_user_status": .integer(2), "auth_time": .number(1_700_000_000.5),
+            ])
+        var other = apple
+        other.email = "b@example.com"
+        #expect(ProviderClaims.appleIdentityToken(other) != claims)
+        #expect(ProviderClaims.appleIdentityToken(other).hashValue != claims.hashValue)
+        other.email = "a@example.com"
+        #expect(ProviderClaims.appleIdentityToken(other) == claims)
+        var oidc = OIDCClaims()
+        oidc.email = "a@example.com"
+        oidc.emailVerified = true
+        // The same members under another provider are other claims.
+        #expect(ProviderClaims.oidc(oidc) != claims && ProviderClaims.oidc(oidc).members == ["email": .string("a@example.com"), "email_verified": .bool(true)])
     }
 }

@@ -121,7 +121,7 @@ struct ProfileTests {
             let jws = TokenFactory.token(payload: payload)
             let verifier = Verifier(keys: TokenFactory.keys, policy: VerificationPolicy.appleNotification(audiences: ["com.example.app"]).clock { Self.now })
             for input in [jws, #"{"payload": "\#(jws)"}"#] {
-                let event = try #require(try verifier.verify(input).provider.event)
+                let event = try #require(try verifier.verify(input).provider(as: AppleNotificationClaims.self)?.event)
                 #expect(event.type == type)
                 #expect(event.subject == "001234.abc.1234")
                 #expect(event.isPrivateEmail == true)

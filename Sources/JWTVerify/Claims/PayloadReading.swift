@@ -17,6 +17,9 @@ struct PayloadRead {
     /// Moves the claims out, leaving none: the verified token takes them without a copy (a copy
     /// costs a reference count per string).
     mutating func takeClaims() -> RegisteredClaims { exchange(&claims, with: RegisteredClaims()) }
+
+    /// Moves the provider's claims out, leaving none.
+    mutating func takeProvider() -> Result<ProviderClaims, VerificationError>? { exchange(&provider, with: nil) }
 }
 
 /// The payload step as a ``JSONObjectConsumer``: registered claims and provider claims in one
@@ -28,7 +31,7 @@ struct PayloadReading: JSONObjectConsumer {
     var captured: [[UInt8]] = []
 
     func consume<Object: JSONObjectReading>(_ object: Object) -> PayloadRead {
-        var read = PayloadRead(provider: rules.kind == .none ? nil : rules.read(object))
+        var read = PayloadRead(provider: rules.read(object))
         if !captured.isEmpty {
             read.captured = captured.map { name in name.withUnsafeBytes { object.member(named: $0)?.value } }
         }

@@ -8,13 +8,8 @@ struct JOSEHeader {
     /// `kid`, when present.
     let keyID: String?
 
-    /// Header parameters a provider requires to be present (both are optional in RFC 7515/7519).
-    struct Requirements: Sendable, Hashable {
-        /// `typ` must be there (and, as always when present, be `JWT` or `application/jwt`).
-        var type = false
-        /// `kid` must be there, even with a single key.
-        var keyID = false
-    }
+    /// Header parameters a provider requires to be present.
+    typealias Requirements = HeaderRequirements
 
     /// Validates a parsed header object against `allowList` and `requirements`.
     static func validate<Object: JSONObjectReading>(

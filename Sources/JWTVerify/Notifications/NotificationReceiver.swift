@@ -32,7 +32,7 @@ public struct NotificationReceiver: Sendable {
 
     private static func checkRules(_ policy: VerificationPolicy) {
         precondition(
-            policy.rules.kind == .appleNotification || policy.rules.kind == .appStore,
+            policy.rules.receivesNotifications,
             "a NotificationReceiver verifies under .appleNotification or .appStore")
     }
 

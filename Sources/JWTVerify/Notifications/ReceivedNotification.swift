@@ -12,9 +12,9 @@ public struct ReceivedNotification: Sendable {
 
     /// Sign in with Apple: the event (`email-disabled`, `email-enabled`, `consent-revoked`,
     /// `account-delete`, or a newer type as sent).
-    public var event: AppleNotificationEvent? { token.provider.event }
+    public var event: AppleNotificationEvent? { token.provider(as: AppleNotificationClaims.self)?.event }
     /// The App Store: the typed notification, its nested transaction and renewal info verified.
-    public var appStore: AppStoreClaims? { token.provider.appStore }
+    public var appStore: AppStoreClaims? { token.provider(as: AppStoreClaims.self) }
 }
 
 /// Why a notification body was not accepted: not Apple's envelope, or a JWS that failed.

@@ -1,10 +1,10 @@
 extension Verifier {
     /// Steps 7 and 8 for App Store signed data: the key is the `x5c` leaf's, once leaf ←
     /// intermediate validates to a pinned root (``AppStoreTrust``) by every rule but the validity
-    /// periods, which ``judgeCertificates(_:at:signedDate:)`` applies in the walk, once the signature has
+    /// periods, which ``judgeCertificates(_:at:tokenInstant:)`` applies in the walk, once the signature has
     /// held and the payload (its `signedDate`) can be read. No payload byte is read before then.
-    func chooseCertificateKey(_ prepared: inout PreparedToken, certificates: [String], settings: ProviderRules.AppStoreSettings) {
-        switch settings.trust.chain(leaf: certificates[0], intermediate: certificates[1], onlineChecks: settings.onlineChecks) {
+    func chooseCertificateKey(_ prepared: inout PreparedToken, certificates: [String], trust: (roots: AppStoreTrust, onlineChecks: Bool)) {
+        switch trust.roots.chain(leaf: certificates[0], intermediate: certificates[1], onlineChecks: trust.onlineChecks) {
         case .success(let chain):
             prepared.certificateKey = chain.key
             prepared.certificateValidity = chain.validity
@@ -13,15 +13,16 @@ extension Verifier {
     }
 
     /// Whether a verified chain was valid when the token is judged: at the call's fixed time,
-    /// else at its `signedDate` (then required); with online checks, now.
-    func judgeCertificates(_ validity: ClosedRange<Double>, at time: EvaluationTime, signedDate: Double?) -> VerificationError? {
+    /// else at the instant its provider judges it at (`signedDate`, then required); with online
+    /// checks, now.
+    func judgeCertificates(_ validity: ClosedRange<Double>, at time: EvaluationTime, tokenInstant: Double?) -> VerificationError? {
         let instant: Double
-        if policy.rules.appStoreSettings?.onlineChecks == true {
+        if policy.rules.certificateTrust?.onlineChecks == true {
             instant = policy.clock()
         } else if case .fixed(let fixed) = time {
             instant = fixed
-        } else if let signedDate {
-            instant = signedDate / 1000
+        } else if let tokenInstant {
+            instant = tokenInstant
         } else {
             return VerificationError(.claimType, detail: "signedDate is missing: the chain is judged at signedDate unless a time is given")
         }
@@ -46,7 +47,7 @@ extension Verifier {
             switch result {
             case .failure(let error): return .failure(VerificationError(error.reason, detail: "\(field): \(error.detail)"))
             case .success(let inner):
-                guard let claims = inner.provider.appStore, claims.kind == expected else {
+                guard case .appStore(let claims) = inner.provider, claims.kind == expected else {
                     return .failure(VerificationError(.claimType, detail: "\(field) is not a signed \(expected.rawValue)"))
                 }
                 verified[position] = claims

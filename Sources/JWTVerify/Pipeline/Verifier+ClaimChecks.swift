@@ -6,10 +6,9 @@ import Darwin
 
 extension Verifier {
     /// The generic claim checks: issuer, audience, exp, nbf, iat, nonce — in that order.
-    /// `nonceSupported`: the token's `nonce_supported`, for the Apple rule that may excuse a
-    /// missing nonce.
-    func check(_ claims: RegisteredClaims, rawNonce: UnsafeRawBufferPointer?, now: Double, nonceSupported: Bool?) -> VerificationError? {
-        checkIssuerAndAudience(claims) ?? checkTimeAndNonce(claims, rawNonce: rawNonce, now: now, nonceSupported: nonceSupported)
+    /// `provider`: the provider's claims, whose rules may excuse a missing nonce.
+    func check(_ claims: RegisteredClaims, rawNonce: UnsafeRawBufferPointer?, now: Double, provider: ProviderClaims?) -> VerificationError? {
+        checkIssuerAndAudience(claims) ?? checkTimeAndNonce(claims, rawNonce: rawNonce, now: now, provider: provider)
     }
 
     /// `iss` and `aud` against the policy: decided by the token's bytes and the policy alone.
@@ -34,7 +33,7 @@ extension Verifier {
 
     /// `exp`, `nbf`, `iat` against `now` with the leeway, then this call's nonce: what a cache hit
     /// must check again.
-    func checkTimeAndNonce(_ claims: RegisteredClaims, rawNonce: UnsafeRawBufferPointer?, now: Double, nonceSupported: Bool?) -> VerificationError? {
+    func checkTimeAndNonce(_ claims: RegisteredClaims, rawNonce: UnsafeRawBufferPointer?, now: Double, provider: ProviderClaims?) -> VerificationError? {
         let leeway = policy.leeway
         if let exp = claims.expiresAt, now >= exp + leeway {
             return VerificationError(.expired, detail: "expired at \(Self.number(exp)), \(Self.seconds(now - exp)) before now (leeway \(Self.seconds(leeway)))")
@@ -50,7 +49,7 @@ extension Verifier {
             return VerificationError(.nonceMissing, detail: "this policy requires the raw nonce of the sign-in, and none was given")
         }
         guard var nonce = claims.nonce else {
-            if policy.rules.acceptsMissingNonceWhenUnsupported && nonceSupported == false { return nil }
+            if policy.rules.excusesMissingNonce(provider) { return nil }
             return VerificationError(.nonceMissing, detail: "a nonce was expected but the token has none")
         }
         let matches = nonce.withUTF8 { Nonce.matches(claim: UnsafeRawBufferPointer($0), rawNonce: rawNonce) }

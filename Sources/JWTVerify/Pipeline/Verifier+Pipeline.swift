@@ -8,7 +8,7 @@ extension Verifier {
     /// traced: the library's own path. The segments are decoded into this thread's scratch (a
     /// temporary buffer for a token over ``TokenScratch/limit`` or while it is lent).
     func evaluateOne(_ token: UnsafeRawBufferPointer, rawNonce: UnsafeRawBufferPointer?, time: EvaluationTime) -> Result<VerifiedToken, VerificationError> {
-        if policy.rules.kind == .appleNotification, token.first == UInt8(ascii: "{"),
+        if policy.rules.readsNotificationEnvelope, token.first == UInt8(ascii: "{"),
             case .success(let unwrapped) = NotificationEnvelope.withSignedPayload(token, { evaluateOne($0, rawNonce: rawNonce, time: time) })
         {
             return unwrapped
@@ -82,7 +82,7 @@ extension Verifier {
         for index in range {
             let token = UnsafeRawBufferPointer(rebasing: bytes[batch.tokenRange(at: index)])
             let slot = prepared + count
-            if policy.rules.kind == .appleNotification, token.first == UInt8(ascii: "{") {
+            if policy.rules.readsNotificationEnvelope, token.first == UInt8(ascii: "{") {
                 let rawNonce = batch.nonceRange(at: index).map { UnsafeRawBufferPointer(rebasing: bytes[$0]) }
                 slot.initialize(to: PreparedToken(token, stage: .decided(evaluateOne(token, rawNonce: rawNonce, time: time))))
                 count += 1

@@ -67,8 +67,8 @@ extension Verifier {
         // verified under this verifier, what that gave (the same header and key).
         let headerSegment = UnsafeRawBufferPointer(rebasing: token[jws.header])
         // App Store headers carry their chain, which the memo does not keep: they are read each time.
-        let appStore = policy.rules.appStoreSettings
-        let remembered = appStore == nil ? contexts.headers.lookup(headerSegment, verifier: identity) : nil
+        let certificateTrust = policy.rules.certificateTrust
+        let remembered = certificateTrust == nil ? contexts.headers.lookup(headerSegment, verifier: identity) : nil
         var certificates: [String] = []
         var headerLength = 0
         if let remembered {
@@ -84,7 +84,7 @@ extension Verifier {
             }
             headerLength = length
             switch JSONObjectParser.parse(UnsafeRawBufferPointer(rebasing: scratch[..<length]), HeaderReading(
-                    allowList: allowList, requirements: policy.rules.headerRequirements, readsCertificates: appStore != nil, report: tracing)) {
+                    allowList: allowList, requirements: policy.rules.headerRequirements, readsCertificates: certificateTrust != nil, report: tracing)) {
             case .success(let read):
                 if tracing {
                     prepared.trace.algorithm = read.algorithm
@@ -93,7 +93,7 @@ extension Verifier {
                 switch read.header {
                 case .success(let value):
                     prepared.header = value
-                    if appStore != nil {
+                    if certificateTrust != nil {
                         switch read.certificates {
                         case .success(let chain)?: certificates = chain
                         case .failure(let error)?:
@@ -132,8 +132,8 @@ extension Verifier {
         }
         prepared.signatureRange = signatureStart..<(signatureStart + signatureLength)
 
-        if let appStore {
-            chooseCertificateKey(&prepared, certificates: certificates, settings: appStore)
+        if let certificateTrust {
+            chooseCertificateKey(&prepared, certificates: certificates, trust: certificateTrust)
         } else if let remembered {
             prepared.keyIndex = remembered.keyIndex
         } else {

@@ -55,8 +55,8 @@ extension Verifier {
         }
         if tracing { trace.evaluatedAt = now }
         let provider = verified.provider
-        var failure = checkTimeAndNonce(verified.claims, rawNonce: rawNonce, now: now, nonceSupported: provider.nonceSupported)
-        if failure == nil, policy.rules.kind != .none { failure = policy.rules.check(provider, now: now, leeway: policy.leeway) }
+        var failure = checkTimeAndNonce(verified.claims, rawNonce: rawNonce, now: now, provider: provider)
+        if failure == nil { failure = policy.rules.check(provider, now: now, leeway: policy.leeway) }
         guard let failure else { return .success(verified) }
         if tracing {
             // A rejected repeat is reported like any rejected token: with its claims, alg and kid.
@@ -113,36 +113,37 @@ extension Verifier {
         case .success(let instant): now = instant
         case .failure(let error): return .failure(error)
         }
-        // App Store signed data is judged at its signedDate unless the call fixed a time.
-        let isAppStore = policy.rules.kind == .appStore
-        if isAppStore, !time.isFixed, case .success(let provider)? = read.provider, let signed = provider.appStore?.signedDate {
-            now = signed / 1000
-        }
-        if tracing { trace.evaluatedAt = now }
-        var nonceSupported: Bool? = nil
-        if case .success(let provider)? = read.provider { nonceSupported = provider.nonceSupported }
-        if let failure = check(read.claims, rawNonce: rawNonce, now: now, nonceSupported: nonceSupported) { return .failure(failure) }
-        var providerClaims: ProviderClaims? = nil
-        switch read.provider {
+        // The provider's claims, moved out of `read` (or the type rule they broke, which counts
+        // after the generic checks).
+        var provider: ProviderClaims? = nil
+        var providerFailure: VerificationError? = nil
+        switch read.takeProvider() {
         case nil: break
-        case .success(var value)?:
-            if let certificateValidity, let failure = judgeCertificates(certificateValidity, at: time, signedDate: value.appStore?.signedDate) {
+        case .success(let value)?: provider = value
+        case .failure(let error)?: providerFailure = error
+        }
+        // A provider may judge its tokens at an instant of their own (the App Store's signedDate)
+        // unless the call fixed a time.
+        let tokenInstant = provider.flatMap { policy.rules.evaluationInstant($0) }
+        if !time.isFixed, let tokenInstant { now = tokenInstant }
+        if tracing { trace.evaluatedAt = now }
+        if let failure = check(read.claims, rawNonce: rawNonce, now: now, provider: provider) { return .failure(failure) }
+        if let providerFailure { return .failure(providerFailure) }
+        if let claims = provider {
+            if let certificateValidity, let failure = judgeCertificates(certificateValidity, at: time, tokenInstant: tokenInstant) {
                 return .failure(failure)
             }
-            if let failure = policy.rules.check(value, now: now, leeway: policy.leeway) { return .failure(failure) }
-            if isAppStore, let appStore = value.appStore, appStore.kind == .notification {
-                switch verifyNestedSignedData(appStore, time: time) {
-                case .success(let withNested): value.appStore = withNested
+            if let failure = policy.rules.check(claims, now: now, leeway: policy.leeway) { return .failure(failure) }
+            if let profile = policy.rules.profile {
+                switch profile.complete(claims, verifier: self, time: time) {
+                case .success(let completed): provider = completed
                 case .failure(let error): return .failure(error)
                 }
             }
-            providerClaims = value
-        case .failure(let error)?:
-            return .failure(error)
         }
         return .success(
             VerifiedToken(
-                algorithm: header.algorithm, keyID: header.keyID, claims: read.takeClaims(), provider: providerClaims,
+                algorithm: header.algorithm, keyID: header.keyID, claims: read.takeClaims(), provider: provider,
                 payload: Array(payload), captured: read.captured))
     }
 

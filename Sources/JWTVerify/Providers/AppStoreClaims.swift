@@ -61,39 +61,9 @@ public struct AppStoreClaims: ProviderClaimSet, Hashable {
     /// A notification's `data.signedRenewalInfo`, verified.
     public var renewalInfo: AppStoreClaims? { nested?.renewalInfo }
 
-    /// The typed members under Apple's names (`kind` added; a notification's nested data as
-    /// `transaction` and `renewalInfo` objects): the CLI's `claims` object.
-    public var members: [String: JSONValue] {
-        var members: [String: JSONValue] = ["kind": .string(kind.rawValue)]
-        func put(_ name: String, _ value: String?) { if let value { members[name] = .string(value) } }
-        func put(_ name: String, _ value: Double?) {
-            if let value { members[name] = value == value.rounded() && abs(value) < 9e15 ? .integer(Int64(value)) : .number(value) }
-        }
-        put("environment", environment)
-        put("bundleId", bundleID)
-        if let appAppleID { members["appAppleId"] = .integer(appAppleID) }
-        put("signedDate", signedDate)
-        put("productId", productID)
-        put("transactionId", transactionID)
-        put("originalTransactionId", originalTransactionID)
-        put("purchaseDate", purchaseDate)
-        put("expiresDate", expiresDate)
-        put("revocationDate", revocationDate)
-        put("type", type)
-        put("appAccountToken", appAccountToken)
-        put("autoRenewProductId", autoRenewProductID)
-        if let autoRenewStatus { members["autoRenewStatus"] = .integer(Int64(autoRenewStatus)) }
-        put("notificationType", notificationType)
-        put("subtype", subtype)
-        put("notificationUUID", notificationUUID)
-        if let transaction { members["transaction"] = .object(transaction.members) }
-        if let renewalInfo { members["renewalInfo"] = .object(renewalInfo.members) }
-        return members
-    }
-
     /// The claims of a token verified under the App Store policy.
     public init?(_ token: VerifiedToken) {
-        guard let claims = token.provider.appStore else { return nil }
+        guard case .appStore(let claims) = token.provider else { return nil }
         self = claims
     }
 
@@ -273,6 +243,37 @@ public struct AppStoreClaims: ProviderClaimSet, Hashable {
         }
         return nil
     }
+}
+
+extension AppStoreClaims: ProviderClaimMembers {
+    /// The typed members under Apple's names, in name order (`kind` added; a notification's
+    /// nested data as `transaction` and `renewalInfo` objects).
+    package func forEachMember(_ body: (StaticString, JSONValue) -> Void) {
+        func integer(_ value: Int64?) -> Double? { value.map(Double.init) }
+        member("appAccountToken", appAccountToken, body)
+        member("appAppleId", integer(appAppleID), body)
+        member("autoRenewProductId", autoRenewProductID, body)
+        member("autoRenewStatus", integer(autoRenewStatus.map(Int64.init)), body)
+        member("bundleId", bundleID, body)
+        member("environment", environment, body)
+        member("expiresDate", expiresDate, body)
+        body("kind", .string(kind.rawValue))
+        member("notificationType", notificationType, body)
+        member("notificationUUID", notificationUUID, body)
+        member("originalTransactionId", originalTransactionID, body)
+        member("productId", productID, body)
+        member("purchaseDate", purchaseDate, body)
+        if let renewalInfo { body("renewalInfo", .object(ProviderClaims.appStore(renewalInfo).members)) }
+        member("revocationDate", revocationDate, body)
+        member("signedDate", signedDate, body)
+        member("subtype", subtype, body)
+        if let transaction { body("transaction", .object(ProviderClaims.appStore(transaction).members)) }
+        member("transactionId", transactionID, body)
+        member("type", type, body)
+    }
+
+    /// `notificationUUID`.
+    package var notificationID: String? { notificationUUID }
 }
 
 /// An object nested in a payload, read through the same object interface.

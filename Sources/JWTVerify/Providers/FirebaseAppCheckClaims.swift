@@ -5,12 +5,19 @@ public struct FirebaseAppCheckClaims: ProviderClaimSet, Hashable {
 
     /// The claims of a token verified under this provider's rules.
     public init?(_ token: VerifiedToken) {
-        guard token.provider.kind == .firebaseAppCheck, let appID = token.claims.subject else { return nil }
-        self.appID = appID
+        guard case .firebaseAppCheck(let claims) = token.provider else { return nil }
+        self = claims
     }
 
+    private init(appID: String) { self.appID = appID }
+
     /// `sub` must be a non-empty string: App Check's app ID.
-    static func read<Object>(_ reader: ProviderClaimReader<Object>, into claims: inout ProviderClaims.Fields) throws(VerificationError) {
-        try reader.requireSubject("the app ID")
+    static func read<Object>(_ reader: ProviderClaimReader<Object>) throws(VerificationError) -> FirebaseAppCheckClaims {
+        FirebaseAppCheckClaims(appID: try reader.requireSubject("the app ID"))
     }
+}
+
+extension FirebaseAppCheckClaims: ProviderClaimMembers {
+    /// No members besides `sub` (which records repeat as `app_id`).
+    package func forEachMember(_ body: (StaticString, JSONValue) -> Void) {}
 }

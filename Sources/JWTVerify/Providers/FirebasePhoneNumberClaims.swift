@@ -5,12 +5,19 @@ public struct FirebasePhoneNumberClaims: ProviderClaimSet, Hashable {
 
     /// The claims of a token verified under this provider's rules.
     public init?(_ token: VerifiedToken) {
-        guard token.provider.kind == .firebasePhoneNumber, let phoneNumber = token.claims.subject else { return nil }
-        self.phoneNumber = phoneNumber
+        guard case .firebasePhoneNumber(let claims) = token.provider else { return nil }
+        self = claims
     }
 
+    private init(phoneNumber: String) { self.phoneNumber = phoneNumber }
+
     /// `sub` must be a non-empty string: the phone number.
-    static func read<Object>(_ reader: ProviderClaimReader<Object>, into claims: inout ProviderClaims.Fields) throws(VerificationError) {
-        try reader.requireSubject("the phone number")
+    static func read<Object>(_ reader: ProviderClaimReader<Object>) throws(VerificationError) -> FirebasePhoneNumberClaims {
+        FirebasePhoneNumberClaims(phoneNumber: try reader.requireSubject("the phone number"))
     }
+}
+
+extension FirebasePhoneNumberClaims: ProviderClaimMembers {
+    /// No members besides `sub` (which records repeat as `phone_number`).
+    package func forEachMember(_ body: (StaticString, JSONValue) -> Void) {}
 }

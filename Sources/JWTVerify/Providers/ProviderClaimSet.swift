@@ -1,6 +1,7 @@
 /// A provider's claims, typed: one type per provider (``AppleIdentityClaims``,
-/// ``AppleNotificationClaims``, ``FirebaseClaims``, ``GoogleClaims``, ``OIDCClaims``), reached from
-/// a verified token with ``VerifiedToken/provider(as:)``.
+/// ``AppleNotificationClaims``, ``AppStoreClaims``, ``FirebaseClaims``, ``FirebaseAppCheckClaims``,
+/// ``FirebasePhoneNumberClaims``, ``GoogleClaims``, ``OIDCClaims``), each the payload of one case
+/// of ``ProviderClaims``, reached from a verified token with ``VerifiedToken/provider(as:)``.
 public protocol ProviderClaimSet: Sendable {
     /// The claims of a token verified under this provider's rules; `nil` for a token verified under
     /// another provider's (or none).
@@ -16,13 +17,44 @@ extension VerifiedToken {
 /// The claims every OpenID Connect provider may send about the user's address, read the same
 /// way for each (`email_verified` sent as `"true"` is `true`).
 public protocol ProviderEmailClaims: ProviderClaimSet {
-    /// The claims as the verifier read them.
-    var base: ProviderClaims { get }
+    /// `email`: the user's address (for Apple, possibly a private relay address).
+    var email: String? { get }
+    /// `email_verified`.
+    var emailVerified: Bool? { get }
 }
 
-extension ProviderEmailClaims {
-    /// `email`: the user's address (for Apple, possibly a private relay address).
-    public var email: String? { base.email }
-    /// `email_verified`.
-    public var emailVerified: Bool? { base.emailVerified }
+/// What records and reports take from a provider's claims, without naming the provider.
+package protocol ProviderClaimMembers {
+    /// Calls `body` with each typed member present, under its JWT name, in name order (`sub` and
+    /// its alias are the writer's: it has the registered claims).
+    func forEachMember(_ body: (StaticString, JSONValue) -> Void)
+    /// Objects a record carries beside `claims` (a notification's `event`), in name order.
+    func forEachAttachment(_ body: (StaticString, JSONValue) -> Void)
+    /// A notification's unique ID; `nil` for other tokens.
+    var notificationID: String? { get }
+}
+
+extension ProviderClaimMembers {
+    /// No attachments, unless the claims say otherwise.
+    package func forEachAttachment(_ body: (StaticString, JSONValue) -> Void) {}
+    /// No notification ID, unless the claims say otherwise.
+    package var notificationID: String? { nil }
+}
+
+/// One optional member for ``ProviderClaimMembers/forEachMember(_:)``.
+@inline(__always)
+func member(_ name: StaticString, _ value: String?, _ body: (StaticString, JSONValue) -> Void) {
+    if let value { body(name, .string(value)) }
+}
+
+/// One optional member for ``ProviderClaimMembers/forEachMember(_:)``.
+@inline(__always)
+func member(_ name: StaticString, _ value: Bool?, _ body: (StaticString, JSONValue) -> Void) {
+    if let value { body(name, .bool(value)) }
+}
+
+/// One optional member for ``ProviderClaimMembers/forEachMember(_:)``.
+@inline(__always)
+func member(_ name: StaticString, _ value: Double?, _ body: (StaticString, JSONValue) -> Void) {
+    if let value { body(name, .number(value)) }
 }

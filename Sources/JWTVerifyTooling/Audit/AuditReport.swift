@@ -188,7 +188,7 @@ package struct AuditReport {
         } else {
             withoutIssuedAt += 1
         }
-        if case .success(let token) = record.outcome.result, let claims = token.provider.appStore { countAppStore(claims) }
+        if case .success(let token) = record.outcome.result, let claims = token.provider(as: AppStoreClaims.self) { countAppStore(claims) }
         byKeyID[record.outcome.keyID ?? "(none)", default: 0] += 1
         byIssuer[issuer ?? "(none)", default: 0] += 1
         for audience in audience ?? ["(none)"] { byAudience[audience, default: 0] += 1 }

@@ -104,81 +104,19 @@ package enum TokenRecordWriter {
         out.boolCell(verified)
     }
 
-    /// Appends `claims` (the provider's typed claims, with `sub`, and `sub` again under the name
-    /// the provider's profile gives it: `uid`, `app_id`, `phone_number`) and, for a notification,
-    /// `event`, when the policy has provider rules and the token verified. Members are written in
-    /// name order, straight from the typed values.
+    /// Appends `claims` (the provider's typed claims, with `sub`, `sub` again under the name the
+    /// provider's profile gives it — `uid`, `app_id`, `phone_number` — and `nonce` where the
+    /// profile shows it) and what the claims attach (a notification's `event`), when the policy
+    /// has provider rules and the token verified. Members are written in name order, straight
+    /// from the typed values.
     package static func appendProviderClaims(_ outcome: VerificationOutcome, rules: ProviderRules, to out: inout OutputText) {
-        guard let profile = ProviderRegistry.profile(for: rules.kind), case .success(let token) = outcome.result else { return }
-        if let appStore = token.provider.appStore {
-            out.key("claims")
-            out.append(.object(appStore.members))
-            return
-        }
-        let alias = profile.subjectAlias
-        let nonce = profile.recordsNonce
-        token.withClaims { claims, provider in appendProviderClaims(provider, claims, subjectAlias: alias, recordsNonce: nonce, to: &out) }
-    }
-
-    /// The members of ``appendProviderClaims(_:rules:to:)``, from the claims as lent by the token.
-    private static func appendProviderClaims(
-        _ provider: borrowing ProviderClaims, _ claims: borrowing RegisteredClaims, subjectAlias: String?, recordsNonce: Bool,
-        to out: inout OutputText
-    ) {
-        out.key("claims")
-        out.beginObject()
-        // `sub` again under the provider's own name, in its place in name order.
-        var alias = subjectAlias.flatMap { name in claims.subject.map { (name, $0) } }
-        func next(_ name: String) {
-            guard let pending = alias, pending.0 < name else { return }
-            out.key(pending.0)
-            out.string(pending.1)
-            alias = nil
-        }
-        next("at_hash")
-        out.optionalMember("at_hash", provider.accessTokenHash)
-        next("auth_time")
-        out.optionalMember("auth_time", provider.authTime)
-        next("azp")
-        out.optionalMember("azp", provider.authorizedParty)
-        next("c_hash")
-        out.optionalMember("c_hash", provider.codeHash)
-        next("email")
-        out.optionalMember("email", provider.email)
-        next("email_verified")
-        out.optionalMember("email_verified", provider.emailVerified)
-        next("firebase.identities")
-        if let identities = provider.identities {
-            out.key("firebase.identities")
-            out.append(identities)
-        }
-        next("firebase.sign_in_provider")
-        out.optionalMember("firebase.sign_in_provider", provider.signInProvider)
-        next("hd")
-        out.optionalMember("hd", provider.hostedDomain)
-        next("is_private_email")
-        out.optionalMember("is_private_email", provider.isPrivateEmail)
-        next("name")
-        out.optionalMember("name", provider.name)
-        next("nonce")
-        out.optionalMember("nonce", recordsNonce ? claims.nonce : nil)
-        next("nonce_supported")
-        out.optionalMember("nonce_supported", provider.nonceSupported)
-        next("org_id")
-        out.optionalMember("org_id", provider.organizationID)
-        next("picture")
-        out.optionalMember("picture", provider.picture)
-        next("real_user_status")
-        out.optionalMember("real_user_status", provider.realUserStatus.map(Double.init))
-        next("sub")
-        out.optionalMember("sub", claims.subject)
-        next("transfer_sub")
-        out.optionalMember("transfer_sub", provider.transferSubject)
-        next("\u{10FFFF}")
-        out.endObject()
-        if let event = provider.event {
-            out.key("event")
-            out.append(.object(event.members))
+        guard let profile = rules.profileType, case .success(let token) = outcome.result else { return }
+        token.withClaims { claims, provider in
+            withUnsafeMutablePointer(to: &out) { out in
+                var writer = ProviderClaimsRecord(
+                    out: out, subject: claims.subject, aliasName: profile.subjectAlias, nonce: profile.recordsNonce ? claims.nonce : nil)
+                provider.visit(&writer)
+            }
         }
     }
 
@@ -202,5 +140,68 @@ package enum TokenRecordWriter {
         appendProviderClaims(outcome, rules: rules, to: &out)
         out.endObject()
         out.newline()
+    }
+}
+
+/// Writes one token's `claims` object (and its attachments) from the provider's typed claims, with
+/// the registered members records add to them (`sub`, its alias, `nonce`), all in name order.
+private struct ProviderClaimsRecord: ProviderClaimsVisitor {
+    /// The record being written, lent for the visit.
+    let out: UnsafeMutablePointer<OutputText>
+    /// The added members not yet written.
+    private var subject: String?
+    private var alias: String?
+    private var nonce: String?
+    private let aliasName: StaticString?
+
+    init(out: UnsafeMutablePointer<OutputText>, subject: String?, aliasName: StaticString?, nonce: String?) {
+        self.out = out
+        self.subject = subject
+        self.alias = aliasName == nil ? nil : subject
+        self.aliasName = aliasName
+        self.nonce = nonce
+    }
+
+    mutating func visit<Claims: ProviderClaimSet & ProviderClaimMembers>(_ claims: Claims) {
+        out.pointee.key("claims")
+        out.pointee.beginObject()
+        claims.forEachMember { name, value in
+            writeAdded(before: name)
+            out.pointee.key(name)
+            out.pointee.append(value)
+        }
+        writeAdded(before: nil)
+        out.pointee.endObject()
+        claims.forEachAttachment { name, value in
+            out.pointee.key(name)
+            out.pointee.append(value)
+        }
+    }
+
+    /// Writes the added members whose names sort before `name` (all of them for `nil`), in order.
+    private mutating func writeAdded(before name: StaticString?) {
+        while true {
+            var next: (name: StaticString, slot: Int)? = nil
+            func consider(_ candidate: StaticString?, _ value: String?, _ slot: Int) {
+                guard let candidate, value != nil, name.map({ Self.precedes(candidate, $0) }) ?? true else { return }
+                if let current = next, Self.precedes(current.name, candidate) { return }
+                next = (candidate, slot)
+            }
+            consider("sub", subject, 0)
+            consider(aliasName, alias, 1)
+            consider("nonce", nonce, 2)
+            guard let next else { return }
+            out.pointee.key(next.name)
+            switch next.slot {
+            case 0: out.pointee.string(exchange(&subject, with: nil)!)
+            case 1: out.pointee.string(exchange(&alias, with: nil)!)
+            default: out.pointee.string(exchange(&nonce, with: nil)!)
+            }
+        }
+    }
+
+    /// Whether `a` sorts before `b` by their UTF-8 bytes (as names sort in records).
+    private static func precedes(_ a: StaticString, _ b: StaticString) -> Bool {
+        a.withUTF8Buffer { a in b.withUTF8Buffer { b in a.lexicographicallyPrecedes(b) } }
     }
 }

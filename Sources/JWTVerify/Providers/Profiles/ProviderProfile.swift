@@ -1,10 +1,10 @@
-/// One provider as the faces name it: its profile name, its preset policy, where its keys live,
-/// the settings it takes and needs, and how its tokens are judged. Each provider declares one in
-/// a file of its own, and ``ProviderRegistry`` lists them: profiles by name, key-set presets, the
-/// command line's flags and help, and audit reports look providers up here instead of naming them.
-package protocol ProviderProfile: Sendable {
-    /// The provider's rules, without their settings.
-    static var kind: ProviderRules.Kind { get }
+/// One provider as one unit: as the faces name it (its profile name, preset policy, key source,
+/// settings, what records show) and, as a value with its settings, its rules (header
+/// requirements, typed claims, checks, evaluation time). Each provider declares one in a file of
+/// its own, and ``ProviderRegistry`` lists them; a ``ProviderRules`` holds one value. The
+/// pipeline, profiles by name, key-set presets, the command line's flags and help, records and
+/// audit reports look providers up here instead of naming them.
+package protocol ProviderProfile: Sendable, Hashable {
     /// The name `--profile` and configuration files spell it with.
     static var name: String { get }
     /// Where the provider publishes its keys, as a key-set preset (`--jwks NAME`); `nil` when the
@@ -20,9 +20,43 @@ package protocol ProviderProfile: Sendable {
     static func policy(_ settings: VerificationPolicy.ProfileSettings) -> VerificationPolicy
     /// The name records give `sub` besides its own, where the provider calls it otherwise
     /// (`uid`, `app_id`, `phone_number`).
-    static var subjectAlias: String? { get }
+    static var subjectAlias: StaticString? { get }
     /// Whether records show the `nonce` claim among the provider's typed claims.
     static var recordsNonce: Bool { get }
+    /// The claim whose instant the provider's tokens are judged at unless a time is given
+    /// (``evaluationInstant(_:)``), for people: `signedDate`; `nil` when judged by the clock.
+    static var evaluationClaim: String? { get }
+
+    /// Header parameters the provider always sends, so a token without them is not its own.
+    var headerRequirements: HeaderRequirements { get }
+    /// Whether `exp` is required (App Store signed data has none: its certificates expire).
+    var requiresExpiration: Bool { get }
+    /// Where a key comes from each token's `x5c` chain: the roots it must reach, and whether
+    /// revocation is checked online (and the chain judged now).
+    var certificateTrust: (roots: AppStoreTrust, onlineChecks: Bool)? { get }
+    /// Whether a service receives these tokens as notifications (`POST /notifications`).
+    var receivesNotifications: Bool { get }
+    /// Whether the verifier also takes the token inside Apple's `{"payload"}` or
+    /// `{"signedPayload"}` envelope.
+    var readsNotificationEnvelope: Bool { get }
+    /// The provider's claims of a payload, typed, or the type rule they break. Time rules wait for
+    /// ``check(_:now:leeway:)``, which runs after the generic checks.
+    func read<Object: JSONObjectReading>(_ reader: ProviderClaimReader<Object>) throws(VerificationError) -> ProviderClaims
+    /// ``read(_:)`` of an object of the fast scanner, and of jansson: requirements of their own, so
+    /// that each provider's reading is compiled for the two object types (a generic requirement
+    /// called through the protocol would run unspecialized, on every token).
+    func read(scanned payload: FlatJSONObject) -> Result<ProviderClaims, VerificationError>
+    func read(parsed payload: JSONNode) -> Result<ProviderClaims, VerificationError>
+    /// Whether a token without a `nonce` passes although the call gave a raw nonce.
+    func excusesMissingNonce(_ claims: ProviderClaims) -> Bool
+    /// The rules that compare claims with the settings or with the time, in a fixed order.
+    func check(_ claims: ProviderClaims, now: Double, leeway: Double) -> VerificationError?
+    /// The instant (seconds since the epoch) the token is judged at unless the call fixes one;
+    /// `nil` for the clock's.
+    func evaluationInstant(_ claims: ProviderClaims) -> Double?
+    /// The claims once what they carry is verified too (an App Store notification's nested
+    /// signed data), or that verification's failure.
+    func complete(_ claims: ProviderClaims, verifier: Verifier, time: EvaluationTime) -> Result<ProviderClaims, VerificationError>
 }
 
 extension ProviderProfile {
@@ -31,9 +65,39 @@ extension ProviderProfile {
     /// Keys from a key set, unless a profile says otherwise.
     package static var keyOrigin: ProviderKeyOrigin { .keySet }
     /// `sub` under its own name only, unless a profile says otherwise.
-    package static var subjectAlias: String? { nil }
+    package static var subjectAlias: StaticString? { nil }
     /// No `nonce` among the typed claims, unless a profile says otherwise.
     package static var recordsNonce: Bool { false }
+    /// Judged by the clock, unless a profile says otherwise.
+    package static var evaluationClaim: String? { nil }
+    /// No header parameter required beyond `alg`, unless a profile says otherwise.
+    package var headerRequirements: HeaderRequirements { HeaderRequirements() }
+    /// `exp` required, unless a profile says otherwise.
+    package var requiresExpiration: Bool { true }
+    /// Keys from a key set, unless a profile says otherwise.
+    package var certificateTrust: (roots: AppStoreTrust, onlineChecks: Bool)? { nil }
+    /// Not notifications, unless a profile says otherwise.
+    package var receivesNotifications: Bool { false }
+    /// No envelope, unless a profile says otherwise.
+    package var readsNotificationEnvelope: Bool { false }
+    /// The generic reading, compiled for the fast scanner's objects.
+    package func read(scanned payload: FlatJSONObject) -> Result<ProviderClaims, VerificationError> {
+        do throws(VerificationError) { return .success(try read(ProviderClaimReader(payload: payload))) } catch { return .failure(error) }
+    }
+    /// The generic reading, compiled for jansson's objects.
+    package func read(parsed payload: JSONNode) -> Result<ProviderClaims, VerificationError> {
+        do throws(VerificationError) { return .success(try read(ProviderClaimReader(payload: payload))) } catch { return .failure(error) }
+    }
+    /// A missing nonce is never excused, unless a profile says otherwise.
+    package func excusesMissingNonce(_ claims: ProviderClaims) -> Bool { false }
+    /// No rules beyond the generic checks, unless a profile says otherwise.
+    package func check(_ claims: ProviderClaims, now: Double, leeway: Double) -> VerificationError? { nil }
+    /// The clock's time, unless a profile says otherwise.
+    package func evaluationInstant(_ claims: ProviderClaims) -> Double? { nil }
+    /// Nothing further to verify, unless a profile says otherwise.
+    package func complete(_ claims: ProviderClaims, verifier: Verifier, time: EvaluationTime) -> Result<ProviderClaims, VerificationError> {
+        .success(claims)
+    }
 }
 
 /// Where a provider's token keys come from.

@@ -17,9 +17,6 @@ package enum ProviderRegistry {
     /// The profile named `name`.
     package static func profile(named name: String) -> (any ProviderProfile.Type)? { profiles.first { $0.name == name } }
 
-    /// The profile of rules of `kind`.
-    package static func profile(for kind: ProviderRules.Kind) -> (any ProviderProfile.Type)? { profiles.first { $0.kind == kind } }
-
     /// The key-set presets, in order, each once (providers may share one).
     package static var keySetPresets: [(name: String, source: KeySetSource)] {
         var seen: Set<String> = []
