@@ -12,7 +12,7 @@ JWTVERIFY := .build/release/jwtverify
 
 .PHONY: gateway-deps bench-serve bench-appstore report-screenshot
 .PHONY: docs test-docs
-.PHONY: all deps build release demo test test-swift test-spark spark-deps spark-binary bench bench-es256 bench-peer-deps bench-instructions bench-spark fuzz fuzz-json asan tsan vectors clean
+.PHONY: all deps build release demo test test-swift test-spark package test-package spark-deps spark-binary bench bench-es256 bench-peer-deps bench-instructions bench-spark fuzz fuzz-json asan tsan vectors clean
 
 all: build
 
@@ -41,7 +41,7 @@ demo: release
 	echo "== exit status $$status (1: some tokens were rejected, as the sample intends)"; \
 	[ $$status -le 1 ]
 
-test: test-swift test-spark test-docs
+test: test-swift test-spark test-docs test-package
 
 # The library's documentation (DocC catalog and doc comments) as a static site in .build/docs,
 # built with the toolchain's docc; fails on an unresolved symbol link or an undocumented parameter.
@@ -61,6 +61,14 @@ test-swift: deps gateway-deps
 gateway-deps:
 	@{ command -v nginx >/dev/null || [ -x /usr/sbin/nginx ]; } && command -v caddy >/dev/null && command -v promtool >/dev/null \
 	  && command -v chromium >/dev/null || $(INSTALL) --why "for the serve and report tests" $(GATEWAY_PACKAGES)
+
+# The Debian package (.build/package/jwtverify_VERSION_ARCH.deb, lintian-checked), and the package
+# installed with apt on a clean Debian 12 root made by mmdebstrap (cached under .build/package).
+package: deps
+	scripts/package
+
+test-package: deps
+	scripts/test-package
 
 # The Spark job (Sources/SparkAudit): PySpark and the tests' signing library in a virtual environment,
 # and a Java runtime (installed with apt-get when missing). The tests run the debug build of jwtverify.
@@ -141,10 +149,13 @@ tsan: deps
 	    --filter "ConcurrencyTests|KeyCacheStateTests|FixedBaseP256Tests|RSAMontgomeryTests|BatchVerificationTests|MultiBufferEngineTests|JWTVerifyTests.RemoteKeySetTests|HTTPKeySetTests|CLIRemoteKeySetTests" \
 	    --skip "RemoteKeySetTests/concurrentRotation"
 
-# The Spark job on local[2] against one jwtverify audit process over the same generated logs.
+# The Spark job on local[2] against one jwtverify audit process over the same generated logs; then
+# on local-cluster[2,1,1024] over 750,000 and 3,000,000 distinct tokens (peak memory, bytes collected).
 bench-spark: spark-deps release
 	PATH="$(CURDIR)/$(SPARK_VENV)/bin:$$PATH" PYSPARK_PYTHON="$(CURDIR)/$(SPARK_VENV)/bin/python" \
 	$(SPARK_VENV)/bin/python Benchmarks/spark_throughput.py --jwtverify $(JWTVERIFY)
+	PATH="$(CURDIR)/$(SPARK_VENV)/bin:$$PATH" PYSPARK_PYTHON="$(CURDIR)/$(SPARK_VENV)/bin/python" \
+	$(SPARK_VENV)/bin/python Benchmarks/spark_scale.py --jwtverify $(JWTVERIFY)
 
 # libFuzzer + AddressSanitizer: make fuzz TARGET=json|token|jwks|input|mutation|cache|es256|http FUZZ_SECONDS=600.
 # Seeds: the project's sample tokens and the shared attack corpus; crashes land in .fuzz/TARGET/.

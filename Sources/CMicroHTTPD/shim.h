@@ -11,6 +11,7 @@
 #include <errno.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/un.h>
 #include <netinet/in.h>
 #include <arpa/inet.h>
 #include <unistd.h>
@@ -23,9 +24,21 @@ typedef int (*cmhd_handler)(void *cls, struct MHD_Connection *connection, const 
                             const char *upload_data, size_t *upload_data_size, void **request_state);
 
 /** Called once per request when MHD is done with it, to free the handler's request state. */
-typedef void (*cmhd_completed)(void *cls, void **request_state);
+typedef void (*cmhd_completed)(void *cls, struct MHD_Connection *connection, void **request_state);
 
-struct cmhd_trampoline { cmhd_handler handler; cmhd_completed completed; void *cls; };
+/** Called when a request's first line has arrived on `connection` (before its headers). */
+typedef void (*cmhd_begun)(void *cls, struct MHD_Connection *connection);
+
+/** Called when a connection opens (1) and when it closes (0). */
+typedef void (*cmhd_connection_event)(void *cls, struct MHD_Connection *connection, int opened);
+
+struct cmhd_trampoline {
+    cmhd_handler handler;
+    cmhd_completed completed;
+    cmhd_connection_event connection;
+    cmhd_begun begun;
+    void *cls;
+};
 
 static inline enum MHD_Result cmhd_access(void *cls, struct MHD_Connection *connection, const char *url, const char *method,
                                           const char *version, const char *upload_data, size_t *upload_data_size,
@@ -37,25 +50,58 @@ static inline enum MHD_Result cmhd_access(void *cls, struct MHD_Connection *conn
 
 static inline void cmhd_done(void *cls, struct MHD_Connection *connection, void **request_state,
                              enum MHD_RequestTerminationCode code) {
-    (void)connection;
     (void)code;
     struct cmhd_trampoline *t = cls;
-    t->completed(t->cls, request_state);
+    t->completed(t->cls, connection, request_state);
 }
 
-/** A listening TCP socket on `host` (IPv4 dotted quad) and `port` (0: any free port), non-blocking,
+static inline void cmhd_connection_notify(void *cls, struct MHD_Connection *connection, void **socket_context,
+                                          enum MHD_ConnectionNotificationCode code) {
+    (void)socket_context;
+    struct cmhd_trampoline *t = cls;
+    t->connection(t->cls, connection, code == MHD_CONNECTION_NOTIFY_STARTED);
+}
+
+/** MHD's URI log callback: a request has begun (its state stays NULL until the handler sets it). */
+static inline void *cmhd_uri_seen(void *cls, const char *uri, struct MHD_Connection *connection) {
+    (void)uri;
+    struct cmhd_trampoline *t = cls;
+    t->begun(t->cls, connection);
+    return NULL;
+}
+
+/** Closes an idle connection now: both directions of its socket shut, which the daemon's next
+ *  run sees as the peer gone and cleans up. */
+static inline void cmhd_connection_close(struct MHD_Connection *connection) {
+    const union MHD_ConnectionInfo *info = MHD_get_connection_info(connection, MHD_CONNECTION_INFO_CONNECTION_FD);
+    if (info != NULL) shutdown(info->connect_fd, SHUT_RDWR);
+}
+
+/** A listening TCP socket on `host` (an IPv4 or IPv6 address) and `port` (0: any free port), non-blocking,
  *  with a backlog of `backlog`; every event loop's daemon accepts from it. -1 on failure (errno set). */
 static inline int cmhd_listen(const char *host, uint16_t port, int backlog) {
-    struct sockaddr_in address;
+    struct sockaddr_storage address;
+    socklen_t length;
     memset(&address, 0, sizeof address);
-    address.sin_family = AF_INET;
-    address.sin_port = htons(port);
-    if (inet_pton(AF_INET, host, &address.sin_addr) != 1) { errno = EINVAL; return -1; }
-    int fd = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+    struct sockaddr_in *v4 = (struct sockaddr_in *)&address;
+    struct sockaddr_in6 *v6 = (struct sockaddr_in6 *)&address;
+    if (inet_pton(AF_INET, host, &v4->sin_addr) == 1) {
+        v4->sin_family = AF_INET;
+        v4->sin_port = htons(port);
+        length = sizeof *v4;
+    } else if (inet_pton(AF_INET6, host, &v6->sin6_addr) == 1) {
+        v6->sin6_family = AF_INET6;
+        v6->sin6_port = htons(port);
+        length = sizeof *v6;
+    } else {
+        errno = EINVAL;
+        return -1;
+    }
+    int fd = socket(address.ss_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
     if (fd < 0) return -1;
     int on = 1;
     if (setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &on, sizeof on) != 0 ||
-        bind(fd, (struct sockaddr *)&address, sizeof address) != 0 || listen(fd, backlog) != 0) {
+        bind(fd, (struct sockaddr *)&address, length) != 0 || listen(fd, backlog) != 0) {
         int saved = errno;
         close(fd);
         errno = saved;
@@ -64,12 +110,31 @@ static inline int cmhd_listen(const char *host, uint16_t port, int backlog) {
     return fd;
 }
 
-/** The port a listening socket is bound to (0 when unknown). */
+/** Sends `message` as one datagram to the Unix socket `path` (a leading '@' names the abstract
+ *  namespace), as systemd's sd_notify does: 1 when sent whole, 0 otherwise. */
+static inline int cmhd_notify(const char *path, const char *message) {
+    size_t path_length = strlen(path), message_length = strlen(message);
+    struct sockaddr_un address;
+    if (path_length == 0 || path_length >= sizeof address.sun_path) return 0;
+    memset(&address, 0, sizeof address);
+    address.sun_family = AF_UNIX;
+    memcpy(address.sun_path, path, path_length);
+    if (path[0] == '@') address.sun_path[0] = 0;
+    int fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+    if (fd < 0) return 0;
+    socklen_t length = (socklen_t)(offsetof(struct sockaddr_un, sun_path) + path_length);
+    ssize_t sent = sendto(fd, message, message_length, MSG_NOSIGNAL, (struct sockaddr *)&address, length);
+    close(fd);
+    return sent == (ssize_t)message_length;
+}
+
+/** The port a listening socket is bound to, IPv4 or IPv6 (0 when unknown). */
 static inline uint16_t cmhd_socket_port(int fd) {
-    struct sockaddr_in address;
+    struct sockaddr_storage address;
     socklen_t length = sizeof address;
     if (getsockname(fd, (struct sockaddr *)&address, &length) != 0) return 0;
-    return ntohs(address.sin_port);
+    if (address.ss_family == AF_INET6) return ntohs(((struct sockaddr_in6 *)&address)->sin6_port);
+    return ntohs(((struct sockaddr_in *)&address)->sin_port);
 }
 
 /** Starts a daemon that accepts from `listen_fd` and is driven by its caller's event loop (external
@@ -84,6 +149,8 @@ static inline struct MHD_Daemon *cmhd_start_external(int listen_fd, unsigned int
                             MHD_OPTION_CONNECTION_TIMEOUT, timeout_seconds,
                             MHD_OPTION_CONNECTION_MEMORY_LIMIT, memory_limit,
                             MHD_OPTION_NOTIFY_COMPLETED, cmhd_done, trampoline,
+                            MHD_OPTION_NOTIFY_CONNECTION, cmhd_connection_notify, trampoline,
+                            MHD_OPTION_URI_LOG_CALLBACK, cmhd_uri_seen, trampoline,
                             MHD_OPTION_END);
 }
 

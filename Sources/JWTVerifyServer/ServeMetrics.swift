@@ -13,7 +13,8 @@ package final class ServeMetrics: Sendable {
         var latencyCount = 0
         var latencySum = 0.0
         var responses: [Int: Int] = [:]
-        var reloads: [String: Int] = [:]
+        /// Both outcomes from the start, so that an alert on failed reloads has a series to read.
+        var reloads: [String: Int] = ["ok": 0, "failed": 0]
         /// `/auth` batches by size (index 0: one request).
         var batchSizes = [Int](repeating: 0, count: AuthGathering.limit)
     }
@@ -100,8 +101,11 @@ package final class ServeMetrics: Sendable {
         }
 
         family("jwtverify_verifications_total", "counter", "Gateway checks and tokens verified, by route, result (valid, rejected, no_token) and reason.")
-        for route in snapshot.verdicts.keys.sorted() {
-            for (reason, count) in snapshot.verdicts[route]!.sorted(by: { $0.key < $1.key }) {
+        // Every route has its valid series from the start (0 until a token verifies).
+        var verdicts = snapshot.verdicts
+        for route in routes where verdicts[route.route]?[""] == nil { verdicts[route.route, default: [:]][""] = 0 }
+        for route in verdicts.keys.sorted() {
+            for (reason, count) in verdicts[route]!.sorted(by: { $0.key < $1.key }) {
                 let result = reason.isEmpty ? "valid" : reason == Self.noToken ? "no_token" : "rejected"
                 sample("jwtverify_verifications_total", [("route", route), ("result", result), ("reason", result == "rejected" ? reason : "none")], "\(count)")
             }

@@ -56,6 +56,15 @@ package final class ServeRoute: Sendable {
 
     package var name: String { configuration.name }
 
+    /// Whether the route can verify: key files are loaded when the route is; a remote set once it
+    /// holds keys (fetched, or from its snapshot).
+    package var hasKeys: Bool {
+        switch keys {
+        case .files: true
+        case .remote(let remote): remote.keySet.currentKeys() != nil
+        }
+    }
+
     package init(configuration: RouteConfiguration, keys: Keys) {
         self.configuration = configuration
         self.keys = keys

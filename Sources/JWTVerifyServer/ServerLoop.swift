@@ -39,6 +39,18 @@ final class ServerLoop: @unchecked Sendable {
     private var thread = pthread_t()
     private var started = false
     private var quiesced = false
+    /// The daemon's open connections with no request under way (none begun, or the last one
+    /// answered): a gateway's kept-alive connections, between requests. A drain closes these at
+    /// once, and each other one as soon as its request is answered (the loop's thread only).
+    private var idle: Set<OpaquePointer> = []
+
+    /// A request on `connection` is done: the connection is idle again, closed now when draining.
+    private func requestEnded(on connection: OpaquePointer) {
+        if quiesced { cmhd_connection_close(connection) } else { idle.insert(connection) }
+    }
+
+    /// `connection` is closed.
+    private func forget(_ connection: OpaquePointer) { idle.remove(connection) }
     /// Whether a flush resumed connections the daemon has not run since (the daemon's timeout
     /// does not count them, so the loop must not wait before running it).
     private var resumed = false
@@ -56,10 +68,17 @@ final class ServerLoop: @unchecked Sendable {
         trampoline = .allocate(capacity: 1)
         trampoline.initialize(to: cmhd_trampoline(handler: { cls, connection, url, method, upload, uploadSize, state in
             Unmanaged<ServerLoop>.fromOpaque(cls!).takeUnretainedValue().access(connection!, url!, method!, upload, uploadSize!, state!)
-        }, completed: { _, state in
+        }, completed: { cls, connection, state in
+            let loop = Unmanaged<ServerLoop>.fromOpaque(cls!).takeUnretainedValue()
+            if let connection { loop.requestEnded(on: connection) }
             guard let state, let pointer = state.pointee else { return }
             Unmanaged<RequestState>.fromOpaque(pointer).release()
             state.pointee = nil
+        }, connection: { cls, connection, opened in
+            let loop = Unmanaged<ServerLoop>.fromOpaque(cls!).takeUnretainedValue()
+            if opened != 0 { loop.idle.insert(connection!) } else { loop.forget(connection!) }
+        }, begun: { cls, connection in
+            Unmanaged<ServerLoop>.fromOpaque(cls!).takeUnretainedValue().idle.remove(connection!)
         }, cls: nil))
         trampoline.pointee.cls = Unmanaged.passUnretained(self).toOpaque()
         let perLoop = max(1, limits.connections / max(1, limits.threads))
@@ -132,6 +151,8 @@ final class ServerLoop: @unchecked Sendable {
                 if !quiesced {
                     _ = MHD_quiesce_daemon(daemon)
                     quiesced = true
+                    for connection in idle { cmhd_connection_close(connection) }
+                    idle.removeAll()
                 }
                 if gathering.isEmpty && (cmhd_connections(daemon) == 0 || ThroughputClock.now() >= deadline) { return finish() }
                 draining = true
@@ -207,22 +228,31 @@ final class ServerLoop: @unchecked Sendable {
         }
         if let response = request.response {
             request.response = nil
-            return Self.queue(response, on: connection) ? 1 : 0
+            return queue(response, on: connection) ? 1 : 0
         }
         if request.tooLarge {
             let response = HTTPResponse(
                 status: 413, headers: [("Content-Type", "application/json")],
                 body: Array(#"{"error":"body_too_large","limit":\#(bodyLimit)}"#.utf8) + [10])
-            return Self.queue(response, on: connection) ? 1 : 0
+            return queue(response, on: connection) ? 1 : 0
         }
         if FlushPolicy.mustFlushBeforeHolding(held: gathering.count, capacity: AuthGathering.limit) { flush() }
         let incoming = MicroHTTPDRequest(connection: connection, method: String(cString: method), path: String(cString: url), body: request.body)
         if let response = service.respond(to: incoming, gathering: gathering, ticket: pointer) {
-            return Self.queue(response, on: connection) ? 1 : 0
+            return queue(response, on: connection) ? 1 : 0
         }
         request.suspended = connection
         MHD_suspend_connection(connection)
         return 1
+    }
+
+    /// Queues `response` (with `Connection: close` once draining, so that no client sends another
+    /// request on the connection).
+    private func queue(_ response: HTTPResponse, on connection: OpaquePointer) -> Bool {
+        guard quiesced else { return Self.queue(response, on: connection) }
+        var closing = response
+        closing.headers.append(("Connection", "close"))
+        return Self.queue(closing, on: connection)
     }
 
     /// Queues `response`: header names and values are laid out as C strings in one buffer on the

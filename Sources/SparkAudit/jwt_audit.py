@@ -17,11 +17,15 @@ Either way the stage is Spark's own `RDD.pipe`, all in the JVM: no line or recor
 Python. The default, auto, takes jwtverify when every input is an uncompressed `file:` path and no
 --split-size is given. The per-token records become a DataFrame written to DIR/tokens (Parquet or
 JSON Lines). Beside its records, each task's jwtverify writes partial reports (`--partials`: one
-per file it read, or per run of consecutive lines it was handed); the driver puts them in input
-order and `jwtverify audit merge` merges them, so repeated tokens and nonces shared by distinct
-tokens are found across partitions. The job aggregates nothing itself: the report is the one
-`jwtverify audit` prints over the same files, written to DIR/report.json, DIR/report.txt and
-DIR/report.html and printed on stdout.
+per file it read, or per run of consecutive lines it was handed; counts only) and a summary of
+each token it saw (`--reduced-repeats`). Spark's shuffle brings every summary of a token, then
+every token of a nonce, to one task, whose `jwtverify audit reduce` finds the repeats and the
+shared nonces there; the driver collects only the partials and one reduction per task, puts
+them in input order, and `jwtverify audit merge` merges them once. The job aggregates nothing
+itself, and neither the driver's memory nor what it collects grows with the number of distinct
+tokens: the report is the one `jwtverify audit` prints over the same files, without its tracking
+limit, written to DIR/report.json (and rendered from it by `jwtverify audit render` to
+DIR/report.txt and DIR/report.html) and printed on stdout.
 
 Every partition is evaluated with the same keys and at the same time: key sets given as URLs or
 presets are fetched once on the driver into snapshots, and without --now or --at iat the job's
@@ -54,6 +58,10 @@ FILES_PER_TASK = 256
 BYTES_PER_TASK = 128 << 20
 # How the stage's jwtverify starts a line holding a partial report (`audit --partials`).
 PARTIAL_MARK = "#partial\t"
+# How `jwtverify audit reduce` starts its line holding the reduction.
+REDUCED_MARK = "#reduced\t"
+# How the stage's jwtverify starts a line holding a token's summary for the reduction.
+SIGHTED_MARK = "#sighted\t"
 
 
 class Failure(Exception):
@@ -310,31 +318,66 @@ def numbered_lines(spark, files, split_size):
     return getattr(tagged._jdf, "as")(spark._jvm.org.apache.spark.sql.Encoders.STRING()).rdd()
 
 
-def piped_records(spark, tagged, command, executor_path, schema):
-    """The stage: each partition of `tagged` (an `RDD[String]`: tagged lines, or lists of files)
-    streamed through `command` (Spark's own `RDD.pipe`, in the JVM). Returns the rows of its
-    `--format tsv`, read there by Spark's CSV parser with `schema` (see ``stage_schema``), and
-    its partial-report lines. Its output is kept (memory, then disk) for both: the stage runs once."""
+def piped_lines(spark, jrdd, command, executor_path, keep=True):
+    """Each partition of the JVM `RDD[String]` `jrdd` streamed through `command` (Spark's own
+    `RDD.pipe`, in the JVM: no line passes through Python), as a DataFrame of its output lines
+    (`value`); with `keep`, kept on the executors' disks so that the pipe runs once however often
+    it is read. On disk only: a task's output streams there in batches, where a copy kept in
+    memory first is unrolled whole and took executors of 1 GB out of heap on big partitions."""
+    from pyspark import StorageLevel
     from pyspark.sql import DataFrame
-    from pyspark.sql import functions as F
-    from pyspark.sql.types import StringType
     jvm = spark._jvm
     argv = jvm.java.util.ArrayList()
     for word in ["/usr/bin/env", "PATH=" + executor_path] + command:
         argv.add(word)
     no_env = jvm.scala.collection.immutable.HashMap()
     # pipe(command, env, printPipeContext, printRDDElement, separateWorkingDir, bufferSize, encoding)
-    piped = tagged.pipe(jvm.scala.collection.JavaConverters.asScalaBuffer(argv).toSeq(), no_env, None, None,
-                              False, 1 << 16, "UTF-8")
+    piped = jrdd.pipe(jvm.scala.collection.JavaConverters.asScalaBuffer(argv).toSeq(), no_env, None, None, False, 1 << 16, "UTF-8")
     lines = DataFrame(spark._jsparkSession.createDataset(piped, jvm.org.apache.spark.sql.Encoders.STRING()).toDF(), spark)
-    from pyspark import StorageLevel
-    lines = lines.persist(StorageLevel.MEMORY_AND_DISK)
-    # Each task's jwtverify writes the header first and its partial reports after their records.
-    # No row starts like either: a token's row starts with its empty `discarded` cell, a
-    # discard's with its reason.
+    return lines.persist(StorageLevel.DISK_ONLY) if keep else lines
+
+
+def string_rdd(frame):
+    """The one string column of `frame` as a JVM `RDD[String]`, for ``piped_lines``."""
+    return getattr(frame._jdf, "as")(frame.sparkSession._jvm.org.apache.spark.sql.Encoders.STRING()).rdd()
+
+
+def reduced_repeats(spark, lines, partitions, reducer, executor_path):
+    """Repeats and nonces shared by distinct tokens, reduced where the records are. Each task's
+    jwtverify hands on, among its records, a summary per token it saw (`#sighted` lines: count,
+    earliest and latest sighting, combined in bounded memory); Spark's shuffle brings every summary
+    of a token to one task, sorted, whose `jwtverify audit reduce tokens` streams through them one
+    token at a time; each token with a nonce then goes, the same way, to the task that holds its
+    nonce (`audit reduce nonces`, which passes the token reductions on). Only the `#reduced` lines
+    come back (counts and at most 100 list candidates each): what the driver collects does not
+    grow with the number of distinct tokens. Returns their JSON."""
+    from pyspark.sql import functions as F
+    def grouped(frame):
+        keyed = frame.select(F.split("value", "\t", 2)[0].alias("key"), "value")
+        return string_rdd(keyed.repartition(partitions, "key").sortWithinPartitions("key").select("value"))
+    summaries = lines.where(F.col("value").startswith(SIGHTED_MARK)).select(F.expr("substring(value, %d)" % (len(SIGHTED_MARK) + 1)).alias("value"))
+    by_token = piped_lines(spark, grouped(summaries), reducer + ["tokens"], executor_path, keep=False)
+    reduced = piped_lines(spark, grouped(by_token), reducer + ["nonces"], executor_path, keep=False).collect()
+    return [row["value"][len(REDUCED_MARK):] for row in reduced]
+
+
+def piped_records(spark, tagged, command, executor_path, schema):
+    """The stage: each partition of `tagged` (an `RDD[String]`: tagged lines, or lists of files)
+    streamed through `command` (Spark's own `RDD.pipe`, in the JVM). Returns the rows of its
+    `--format tsv`, read there by Spark's CSV parser with `schema` (see ``stage_schema``), and
+    its partial-report lines. Its output is kept (on disk) for both: the stage runs once."""
+    from pyspark.sql import DataFrame
+    from pyspark.sql import functions as F
+    from pyspark.sql.types import StringType
+    jvm = spark._jvm
+    lines = piped_lines(spark, tagged, command, executor_path)
+    # Each task's jwtverify writes the header first, its partial reports after their records and
+    # its token summaries among them. No row starts like any: a token's row starts with its empty
+    # `discarded` cell, a discard's with its reason.
     first_column = schema.fields[0].name
     partials = lines.where(F.col("value").startswith(PARTIAL_MARK))
-    rows = lines.where(~F.col("value").startswith(first_column + "\t") & ~F.col("value").startswith(PARTIAL_MARK))
+    rows = lines.where(~F.col("value").startswith(first_column + "\t") & ~F.col("value").startswith(PARTIAL_MARK)
+                       & ~F.col("value").startswith(SIGHTED_MARK))
     rows = getattr(rows._jdf, "as")(jvm.org.apache.spark.sql.Encoders.STRING())
     reader = spark._jsparkSession.read().schema(spark._jsparkSession.parseDataType(schema.json()))
     # One row per line, cells as they are: an empty cell is null, and a cell that starts with a
@@ -417,52 +460,40 @@ def input_order(start, positions):
     return (-1, 0)
 
 
-def named_places(value, names):
-    """The partial `value` with every tag sighting (`{"tag": "FILE:LINE", ...}`) named as one
-    `jwtverify audit` over the files names it: `{"file": NAME, "line": LINE, ...}`."""
-    if isinstance(value, list):
-        return [named_places(item, names) for item in value]
-    if not isinstance(value, dict):
-        return value
-    named = {}
-    for key, item in value.items():
-        if key == "tag" and isinstance(item, str) and ":" in item:
-            file_index, line = item.split(":", 1)
-            named["file"] = names[int(file_index)]
-            named["line"] = int(line)
-        else:
-            named[key] = named_places(item, names)
-    return named
-
-
 def ordered_partials(lines, names):
     """The stage's partial-report lines (`#partial<TAB>START<TAB>PARTIAL`) as JSON Lines in input
-    order, their places named by file: what `jwtverify audit merge` takes."""
+    order: what `jwtverify audit merge` takes. The partials pass as jwtverify wrote them (it named
+    their places by the listing); only their order is the job's."""
     positions = {name: position for position, name in enumerate(names)}
     entries = []
     for line in lines:
         _, start, text = line.split("\t", 2)
-        start = json.loads(start)
-        partial = json.loads(text)
-        if isinstance(start, list):
-            partial = named_places(partial, names)
-        entries.append((input_order(start, positions), len(entries), partial))
+        entries.append((input_order(json.loads(start), positions), len(entries), text))
     entries.sort(key=lambda entry: entry[:2])
-    return "".join(json.dumps(partial, separators=(",", ":"), ensure_ascii=False) + "\n" for _, _, partial in entries)
+    return "".join(text + "\n" for _, _, text in entries)
 
 
-def merged_report(sc, plan, command, partials, form):
-    """The partials merged and rendered by `jwtverify audit merge` itself: on the driver when it
-    can run the binary, else on one executor."""
-    arguments = ["audit", "merge", "--format", form, "-"]
+def run_jwtverify(sc, plan, command, arguments, text):
+    """`jwtverify ARGUMENTS` over `text` on standard input, its output: on the driver when it can
+    run the binary, else on one executor. Status 1 (some token rejected) is a finding, not a failure."""
     if plan.binary is not None:
-        done = run_driver_binary(plan.binary, arguments, stdin=partials)
-        if done.returncode > EXIT_REJECTED:  # 1: some token was rejected, a finding
-            raise Failure(EXIT_SOFTWARE, "jwtverify audit merge: %s" % done.stderr.strip())
+        done = run_driver_binary(plan.binary, arguments, stdin=text)
+        if done.returncode > EXIT_REJECTED:
+            raise Failure(EXIT_SOFTWARE, "jwtverify %s: %s" % (" ".join(arguments[:2]), done.stderr.strip()))
         return done.stdout
     merge = shlex.join(["/bin/sh", "-c", '"$@"; status=$?; [ "$status" -le 1 ] || exit "$status"', "jwtverify", command] + arguments)
-    lines = sc.parallelize(partials.splitlines(), 1).pipe(merge, checkCode=True).collect()
+    lines = sc.parallelize(text.splitlines(), 1).pipe(merge, checkCode=True).collect()
     return "".join(line + "\n" for line in lines)
+
+
+def merged_report(sc, plan, command, partials):
+    """The partials and the reductions merged once by `jwtverify audit merge`, as a JSON report."""
+    return run_jwtverify(sc, plan, command, ["audit", "merge", "--format", "json", "-"], partials)
+
+
+def rendered_report(sc, plan, command, report_json, form):
+    """The merged report in another format, by `jwtverify audit render` (not merged again)."""
+    return run_jwtverify(sc, plan, command, ["audit", "render", "--format", form, "-"], report_json)
 
 
 def write_text(sc, directory, name, text):
@@ -492,16 +523,20 @@ class Plan:
         self.snapshots = snapshot_key_sets(options.jwks, binary, staging)
         if os.sep in options.jwtverify and not os.path.isfile(options.jwtverify):
             raise Failure(EXIT_NO_INPUT, "--jwtverify %s: no such file" % options.jwtverify)
+        self.staging = staging
         if binary is not None:
-            check_on_driver(binary, self.audit_arguments([local for _, local in self.snapshots]), self.snapshots,
+            empty_listing = os.path.join(staging, "listing-check.txt")
+            open(empty_listing, "w").close()
+            check_on_driver(binary, self.audit_arguments([local for _, local in self.snapshots], empty_listing), self.snapshots,
                             [name for name, _ in stage_columns(options.show_tokens, tagged=True)])
 
-    def audit_arguments(self, key_paths, reader="spark"):
+    def audit_arguments(self, key_paths, listing, reader="spark"):
         """The stage's `jwtverify audit`: over tagged lines (the spark reader) or over the files
-        each task is handed on standard input (the jwtverify reader)."""
+        each task is handed on standard input (the jwtverify reader), with the input's listing."""
         options = self.options
         source = ["--tagged-input"] if reader == "spark" else ["--files-from", "-"]
-        arguments = ["audit"] + source + ["--format", "tsv", "--discards", "--partials", "--quiet", "--threads", str(options.threads_per_task)]
+        arguments = ["audit"] + source + ["--format", "tsv", "--discards", "--partials", "--reduced-repeats", "--listing", listing,
+                                          "--quiet", "--threads", str(options.threads_per_task)]
         for path in key_paths:
             arguments += ["--jwks", path]
         return arguments + evaluation_arguments(options, self.start_time)
@@ -535,7 +570,16 @@ def run(plan, spark):
             sc.addFile(command)
             command = "./" + os.path.basename(command)
     reader = choose_reader(options, files)
-    audit = [command] + plan.audit_arguments([path for _, path in key_files], reader)
+    if any("\n" in name for name, _ in files):
+        raise Failure(EXIT_USAGE, "an input's name holds a line break, which the job's listing cannot hold")
+    # The listing travels like the key sets: every task places its sightings by it.
+    listing = os.path.join(plan.staging, "listing.txt")
+    with open(listing, "w", encoding="utf-8") as f:
+        f.write("".join(name + "\n" for name, _ in files))
+    if not single_process:
+        sc.addFile(listing)
+        listing = os.path.basename(listing)
+    audit = [command] + plan.audit_arguments([path for _, path in key_files], listing, reader)
     # `audit` exits 1 when it found a rejected token: a finding, not a failure of the stage.
     stage = ["/bin/sh", "-c", '"$@"; status=$?; [ "$status" -le 1 ] || exit "$status"', "jwtverify"] + audit
 
@@ -548,19 +592,26 @@ def run(plan, spark):
     tokens = results(spark, records, names, {p: o for o, p in key_files}, options.show_tokens, tagged)
     writer = tokens.write
     (writer.parquet if options.results_format == "parquet" else writer.json)(destination)
-    # The partials, from the stage's output as kept: a few lines per task, merged on the driver.
-    partials = ordered_partials([row["value"] for row in partial_lines.collect()], names)
+    # The partials, from the stage's output as kept: counts, a line per file or run of lines.
+    partial_texts = [row["value"] for row in partial_lines.collect()]
+    partials = ordered_partials(partial_texts, names)
+    # Repeats and shared nonces, reduced where the records are (two shuffles, one line per task back).
+    reducer = [command, "audit", "reduce"]
+    reduced = reduced_repeats(spark, piped, partitions, reducer, options.executor_path)
     piped.unpersist()
 
-    report_json = merged_report(sc, plan, command, partials, "json")
+    report_json = merged_report(sc, plan, command, partials + "".join(line + "\n" for line in reduced))
     report = json.loads(report_json)
     write_text(sc, options.output, "report.json", report_json)
-    write_text(sc, options.output, "report.txt", merged_report(sc, plan, command, partials, "table"))
-    write_text(sc, options.output, "report.html", merged_report(sc, plan, command, partials, "html"))
-    sys.stdout.write(report_json if options.report_format == "json" else merged_report(sc, plan, command, partials, options.report_format))
+    write_text(sc, options.output, "report.txt", rendered_report(sc, plan, command, report_json, "table"))
+    write_text(sc, options.output, "report.html", rendered_report(sc, plan, command, report_json, "html"))
+    sys.stdout.write(report_json if options.report_format == "json" else rendered_report(sc, plan, command, report_json, options.report_format))
     sys.stdout.flush()
-    sys.stderr.write("jwt_audit: %d files in %d partitions (read by %s), %d tokens found, %d valid, %d rejected\n" % (
-        len(files), partitions, reader, report["tokens"], report["valid"], report["rejected"]))
+    collected = sum(len(text.encode()) for text in partial_texts) + sum(len(text.encode()) for text in reduced)
+    sys.stderr.write("jwt_audit: %d files in %d partitions (read by %s), %d tokens found, %d valid, %d rejected; "
+                     "the driver collected %d bytes (%d partial reports, %d reductions)\n" % (
+                         len(files), partitions, reader, report["tokens"], report["valid"], report["rejected"],
+                         collected, len(partial_texts), len(reduced)))
     return EXIT_OK if report["tokens"] == report["valid"] else EXIT_REJECTED
 
 

@@ -26,6 +26,10 @@ struct AuditCommand {
     var taggedInput = false
     /// `--partials`: beside the records, a partial report per input file.
     var partials = false
+    /// `--reduced-repeats`: the partials track no repeats (the Spark job reduces them from the records).
+    var reducedRepeats = false
+    /// `--listing`: the whole input's files in order (the Spark job's listing).
+    var listingFile: String? = nil
     var quiet = false
     var threads = Processors.online
     var cacheFlags = CacheFlags()
@@ -52,6 +56,8 @@ struct AuditCommand {
             .flag("--show-tokens", help: "Include the raw token in jsonl and tsv records (default: fingerprints\nonly).") { $0.showTokens = true },
             .flag("--discards", help: "jsonl, tsv: also write a record per discarded fragment\n({\"discarded\": REASON, \"file\": ..., \"line\": ...}).") { $0.showDiscards = true },
             .flag("--partials", help: "jsonl, tsv: also a partial report per input file (standard input: one),\non a line of its own after that file's records: #partial, a tab, the\npartial as 'audit --format partial' writes it. How the Spark job's\ntasks hand the driver what it merges.") { $0.partials = true },
+            .flag("--reduced-repeats", help: "With --partials: the partials hold counts only, no distinct token, in\nbounded memory; repeats and shared nonces are reduced from the records\nby 'audit reduce' (the Spark job).") { $0.reducedRepeats = true },
+            .value("--listing", placeholder: "LIST", help: "The whole input's files in order, one per line, when this run is one\ntask of a job over them (the Spark job): partials name a tag FILE:LINE\nby the FILE-th file of LIST, and --reduced-repeats orders sightings by\nit.") { options, value, _ in options.listingFile = value },
             .flag("--tagged-input", help: "Each input line is TAG<TAB>TEXT, as a stage of a pipeline (the Spark job):\nrecords carry \"tag\" instead of \"file\" and \"line\", and columns and\nthe line limit count from TEXT.") { $0.taggedInput = true },
             .value("--files-from", placeholder: "LIST", help: "Also read the files LIST names, one path per line (- for standard\ninput), after the FILE operands; an empty LIST adds none. How each\ntask of the Spark job is handed its files.") {
                 options, value, _ in options.filesFrom = value
@@ -66,6 +72,7 @@ struct AuditCommand {
         USAGE: jwtverify audit --jwks SRC [options] [FILE...]
                jwtverify audit render [--format table|markdown|json|html] REPORT.json|-
                jwtverify audit merge [--format table|markdown|json|html] PARTIAL...
+               jwtverify audit reduce tokens|nonces
 
         Finds every compact JWS in arbitrary text (logs, HAR files, JSON dumps, URLs, form bodies,
         cookies, Authorization headers; URL-encoding and JSON escapes are undone), evaluates each
@@ -91,6 +98,7 @@ struct AuditCommand {
         policy = try flags.policy(.audit)
         guard try keySets.resolve(for: flags, policy: policy) else { throw .usage("--jwks is required (a file, URL, preset or snapshot)") }
         if flags.now != nil && atIssueTime { throw .usage("--now and --at iat exclude each other") }
+        if reducedRepeats && (!partials || listingFile == nil) { throw .usage("--reduced-repeats goes with --partials and --listing") }
         if partials && !format.writesRecords { throw .usage("--partials goes with --format jsonl or tsv (records); --format partial is the report alone") }
         if filesFrom == "-" && (inputs.contains("-") || taggedInput) {
             throw .usage("--files-from - reads the list from standard input, which then holds no tokens")
@@ -141,8 +149,13 @@ struct AuditCommand {
         // --partials: the same report, one per input file, beside the records.
         var filePartial = report
         filePartial.keepsPlaces = true
-        filePartial.keepsDistinctTokens = true
+        filePartial.keepsDistinctTokens = !reducedRepeats
+        filePartial.tracksRepeats = !reducedRepeats
         let emptyPartial = filePartial
+        let listing = try listingFile.map { name throws(CommandFailure) in
+            AuditListing(names: try InputFile.readAll(name, limit: 1 << 30).split(separator: UInt8(ascii: "\n")).map { String(decoding: $0, as: UTF8.self) })
+        }
+        var combiner = reducedRepeats ? listing.map(AuditRepeatCombiner.init) : nil
         var partialRun: AuditRun? = nil
         func finishPartial() {
             guard let run = partialRun else { return }
@@ -172,7 +185,10 @@ struct AuditCommand {
                             partialRun?.end = run.end
                         }
                         for discard in run.discarded { filePartial.discard(discard.reason) }
-                        for record in run.records { filePartial.add(record) }
+                        for record in run.records {
+                            filePartial.add(listing.map { record.named(by: $0) } ?? record)
+                            if let handed = combiner?.add(record) { output.write(handed) }
+                        }
                     }
                 case .evaluated(let records, let discarded):
                     for discard in discarded { report.discard(discard.reason) }
@@ -185,6 +201,7 @@ struct AuditCommand {
             throw CommandFailure(status: .ioError, message: "cannot read \(error.input): \(String(cString: strerror(error.code)))")
         }
         if partials { finishPartial() }
+        if var combiner { output.write(combiner.flush()) }
         switch format {
         case .jsonl, .tsv:
             if !quiet {

@@ -49,7 +49,9 @@ struct JWKSCommand {
         switch words.first {
         case "show"?: action = .show
         case "fetch"?: action = .fetch
-        default: throw .usage("jwks needs a subcommand: show or fetch")
+        default:
+            let what = words.first.map { "unknown jwks subcommand \"\($0)\"" } ?? "jwks needs a subcommand"
+            throw .usage(what + ": show, fetch")
         }
         _ = try Self.table.parse(words.dropFirst(), into: &self) { options, source throws(CommandFailure) in options.keySets.sources.append(source) }
         guard !keySets.sources.isEmpty else { throw .usage("jwks \(action == .show ? "show" : "fetch") needs a key set source") }

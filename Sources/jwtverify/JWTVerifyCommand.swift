@@ -24,15 +24,18 @@ enum JWTVerifyCommand {
           serve     Answer token checks over HTTP: /auth for gateways, /verify,
                     /notifications for Apple's webhooks, /metrics.
           bench     Measure verification throughput against the raw OpenSSL limit.
-          apple     Make a Sign in with Apple client secret: 'apple client-secret ...'.
+          apple     Sign in with Apple's server side: 'apple client-secret', and Apple's
+                    REST endpoints: 'apple exchange|refresh|revoke|transfer'.
           jwks      Describe key sets ('jwks show SRC...') or save one ('jwks fetch URL -o FILE').
+          completion  Print a bash or zsh completion script ('completion bash').
+          manual    Print a manual page in roff ('manual verify | man -l -').
 
         Run 'jwtverify <command> --help' for a command's options.
         Options: -h, --help (this text), --version.
         """
 
     /// The commands, for `--help` pointers and suggestions.
-    static let commands = ["verify", "audit", "inspect", "serve", "bench", "apple", "jwks"]
+    static var commands: [String] { CommandCatalog.entries.map(\.name) }
 
     static func main() {
         signal(SIGPIPE, SIG_IGN)
@@ -130,6 +133,14 @@ enum JWTVerifyCommand {
                 }
                 return try merge.run()
             }
+            if words.dropFirst().first == "reduce" {
+                let reduce = try AuditReduceCommand(parsing: words.dropFirst(2))
+                if reduce.helpRequested {
+                    print(AuditReduceCommand.help)
+                    return .ok
+                }
+                return try reduce.run()
+            }
             if words.dropFirst().first == "render" {
                 let render = try AuditRenderCommand(parsing: words.dropFirst(2))
                 if render.helpRequested {
@@ -143,6 +154,8 @@ enum JWTVerifyCommand {
         case "inspect":
             if let status = help(InspectCommand.help, words, neededArguments: false) { return status }
             return try InspectCommand(parsing: words.dropFirst()).run()
+        case "manual", "completion":
+            return try DocumentationCommand.run(command, words.dropFirst())
         case "options":
             // For the tests: every spelling a subcommand accepts, one per line.
             guard let names = words.dropFirst().first.flatMap(acceptedOptions) else { throw .usage("options needs a command name") }
@@ -169,7 +182,9 @@ enum JWTVerifyCommand {
             }
             return try BenchCommand(options: options).run()
         default:
-            throw .usage("unknown command \"\(command)\"" + (suggestion(for: command).map { "; did you mean \"\($0)\"?" } ?? ""))
+            throw .usage(
+                "unknown command \"\(command)\" (commands: " + commands.joined(separator: ", ") + ")"
+                    + (suggestion(for: command).map { "; did you mean \"\($0)\"?" } ?? ""))
         }
     }
 }

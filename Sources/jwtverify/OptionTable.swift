@@ -47,6 +47,12 @@ struct OptionTable<Options>: Sendable {
 
     init(_ groups: [Option<Options>]...) { options = groups.flatMap { $0 } }
 
+    /// Each option's spellings, value placeholder and help, for manual pages and completions.
+    var descriptions: [OptionDescription] {
+        options.map { OptionDescription(names: $0.names, placeholder: $0.placeholder, help: $0.help) }
+            + [OptionDescription(names: ["-h", "--help"], placeholder: nil, help: "Show this help.")]
+    }
+
     /// Every accepted spelling, `-h` and `--help` included.
     var acceptedNames: [String] { options.flatMap(\.names) + ["-h", "--help"] }
 
@@ -129,4 +135,11 @@ extension String {
         while text.last == " " { text.removeLast() }
         return text
     }
+}
+
+/// An option as documentation shows it, whatever command it belongs to.
+struct OptionDescription: Sendable {
+    let names: [String]
+    let placeholder: String?
+    let help: String
 }

@@ -118,6 +118,12 @@ final class OutputSink {
                 let n = Glibc.write(fd, raw.baseAddress! + offset, raw.count - offset)
                 if n < 0 {
                     if errno == EINTR { continue }
+                    // The reader went away (`| head`): end at once, as Unix tools do, by the signal
+                    // the write would have raised had it not been ignored (for sockets).
+                    if errno == EPIPE {
+                        signal(SIGPIPE, SIG_DFL)
+                        raise(SIGPIPE)
+                    }
                     let code = errno
                     firstFailure.withLock { $0 = $0 ?? code }
                     return

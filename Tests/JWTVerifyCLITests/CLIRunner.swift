@@ -34,10 +34,11 @@ enum CLIRunner {
     /// inputs cannot deadlock against a full stdout pipe).
     /// `environment`: variables set (or, with `nil`, removed) for this run only.
     static func run(
-        _ arguments: [String], input: Data = Data(), currentDirectory: URL = repositoryRoot, environment: [String: String?] = [:]
+        _ arguments: [String], input: Data = Data(), currentDirectory: URL = repositoryRoot, environment: [String: String?] = [:],
+        executable: URL = binary
     ) throws -> Outcome {
         let process = Process()
-        process.executableURL = binary
+        process.executableURL = executable
         process.arguments = arguments
         process.currentDirectoryURL = currentDirectory
         if !environment.isEmpty {
@@ -64,6 +65,11 @@ enum CLIRunner {
         group.wait()
         let errorData = errorBox.data
         return Outcome(status: process.terminationStatus, stdout: out, stderr: String(decoding: errorData, as: UTF8.self))
+    }
+
+    /// Runs another program (a shell around jwtverify, man) as ``run(_:input:currentDirectory:environment:executable:)`` does.
+    static func runProgram(_ path: String, _ arguments: [String]) throws -> Outcome {
+        try run(arguments, executable: URL(fileURLWithPath: path))
     }
 
     /// Runs `jwtverify arguments…` with its stdout opened on `stdout` (a path, such as

@@ -222,7 +222,7 @@ struct ServeTests {
         try #"{"routes": {"bad": {"jwks": ["\#(workspace.jwks.path)"], "audience": "x"}}}"#.write(to: config, atomically: true, encoding: .utf8)
         let refused = try CLIRunner.run(["serve", "--config", config.path, "--listen", "127.0.0.1:0"])
         #expect(refused.status == 65)
-        #expect(refused.stderr.contains(#"route "bad": --issuer is required"#), "\(refused.stderr)")
+        #expect(refused.stderr.contains(#"--config \#(config.path): route "bad": "issuer" is required"#), "\(refused.stderr)")
     }
 
     @Test("--max-connections is enforced; SIGTERM lets a request in flight finish")

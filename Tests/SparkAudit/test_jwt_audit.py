@@ -57,7 +57,11 @@ def read_json_lines(directory):
     return records
 
 
-class SparkAuditTests(unittest.TestCase):
+class EqualToOneRun:
+    """The job's report and records against one `jwtverify audit` run, on the master `MASTER`."""
+
+    MASTER = "local[2]"
+
     @classmethod
     def setUpClass(cls):
         if not os.access(JWTVERIFY, os.X_OK):
@@ -77,7 +81,8 @@ class SparkAuditTests(unittest.TestCase):
     def test_report_and_results_equal_one_jwtverify_run(self):
         out = self.output("now")
         job = spark_submit(self.flags + ["--now", NOW, "--jwtverify", JWTVERIFY, "--split-size", str(SPLIT_SIZE),
-                                         "--results-format", "json", "--report-format", "json", "--output", out, self.logs])
+                                         "--results-format", "json", "--report-format", "json", "--output", out, self.logs],
+                           master=self.MASTER)
         self.assertEqual(job.returncode, 1, job.output[-3000:])  # some tokens are rejected
         self.assertGreaterEqual(partitions_used(job.output), 4 * len(self.fixture.paths) - 1)
         with open(os.path.join(out, "report.json")) as f:
@@ -142,7 +147,8 @@ class SparkAuditTests(unittest.TestCase):
         # Spark's reader without --split-size: Spark packs the small files into fewer partitions
         # than files, and the lines of each file are still numbered from 1 (the per-token sightings
         # below compare them).
-        job = spark_submit(self.flags + ["--at", "iat", "--reader", "spark", "--jwtverify", JWTVERIFY, "--output", out, pattern])
+        job = spark_submit(self.flags + ["--at", "iat", "--reader", "spark", "--jwtverify", JWTVERIFY, "--output", out, pattern],
+                           master=self.MASTER)
         self.assertEqual(job.returncode, 1, job.output[-3000:])
         self.assertLess(partitions_used(job.output), len(self.fixture.paths))
         uris = sorted("file:" + os.path.join(self.logs, name) for name in os.listdir(self.logs))
@@ -168,7 +174,8 @@ class SparkAuditTests(unittest.TestCase):
         with open(os.path.join(logs, "binary.log"), "wb") as f:
             f.write(b"plain line\n\xff\xfe\xc3 junk " + self.fixture.repeated_in_file.encode() + b" tail\n")
         out = self.output("direct")
-        job = spark_submit(self.flags + ["--now", NOW, "--jwtverify", JWTVERIFY, "--results-format", "json", "--output", out, logs])
+        job = spark_submit(self.flags + ["--now", NOW, "--jwtverify", JWTVERIFY, "--results-format", "json", "--output", out, logs],
+                           master=self.MASTER)
         self.assertEqual(job.returncode, 1, job.output[-3000:])
         self.assertIn("(read by jwtverify)", job.output)
         self.assertEqual(partitions_used(job.output), 2)  # local[2]: the small files dealt into two tasks
@@ -196,6 +203,11 @@ class SparkAuditTests(unittest.TestCase):
                                              "--output", self.output("refused"), compressed])
         self.assertEqual(refused.returncode, 64, refused.output[-2000:])
         self.assertIn("--reader jwtverify", refused.output)
+
+
+
+class SparkAuditTests(EqualToOneRun, unittest.TestCase):
+    """The equality tests on local[2], and the job's other behaviour."""
 
     def test_on_a_cluster_keys_are_fetched_once_and_shipped_with_the_binary(self):
         # local-cluster: two executor JVMs with their own working directories, as on a real cluster.
@@ -305,3 +317,14 @@ def fixtures_fingerprint(token):
 
 if __name__ == "__main__":
     unittest.main(verbosity=2)
+
+
+class SparkAuditClusterTests(EqualToOneRun, unittest.TestCase):
+    """The same equality tests on local-cluster[2,1,1024]: two executor JVMs, each in its own
+    working directory, the binary and the key set shipped with the job."""
+
+    MASTER = "local-cluster[2,1,1024]"
+
+
+if __name__ == "__main__":
+    unittest.main()

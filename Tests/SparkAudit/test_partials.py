@@ -1,6 +1,7 @@
-"""How the Spark job orders and names the tasks' partial reports before `jwtverify audit merge`
+"""How the Spark job orders the tasks' partial reports before `jwtverify audit merge`
 (jwt_audit.ordered_partials): runs that start at the input's places, handed back in any order,
-come out in input order with tags named as files. Pure Python; no Spark, no binary."""
+come out in input order, each as jwtverify wrote it (jwtverify names their places by the job's
+listing; the job only moves them). Pure Python; no Spark, no binary."""
 
 import json
 import os
@@ -37,11 +38,9 @@ class OrderedPartialsTests(unittest.TestCase):
             merged = [json.loads(text) for text in jwt_audit.ordered_partials(lines, NAMES).splitlines()]
             self.assertEqual([p["label"] for p in merged], ["%d:%d" % tuple(start) for start in starts])
 
-    def test_tags_are_named_as_one_jwtverify_run_names_them(self):
-        merged = json.loads(jwt_audit.ordered_partials([line([2, 40], partial("x", tag="2:41"))], NAMES))
-        self.assertEqual(merged["table_rows"][0], {"fingerprint": "x", "file": "file:/logs/c.log", "line": 41, "column": 5})
-        self.assertEqual(merged["distinct"][0]["first"], {"file": "file:/logs/c.log", "line": 41, "column": 5})
-        self.assertNotIn("tag", json.dumps(merged))
+    def test_partials_pass_as_jwtverify_wrote_them(self):
+        text = json.dumps(partial("x", tag="2:41"), separators=(",", ":"))
+        self.assertEqual(jwt_audit.ordered_partials([jwt_audit.PARTIAL_MARK + "[2,40]\t" + text], NAMES), text + "\n")
 
     def test_files_sort_by_the_listing_and_keep_their_names(self):
         lines = [line(NAMES[2], partial(NAMES[2])), line(NAMES[0], partial(NAMES[0])), line(None, {"audit_partial": 1, "label": "counts"}),

@@ -42,6 +42,26 @@ package struct AuditRecord: Sendable {
         self.outcome = outcome
     }
 
+    /// The record with its tag named by `listing` (``AuditListing/named(_:)``), as one run over
+    /// the listed files would have placed it.
+    package func named(by listing: AuditListing) -> AuditRecord {
+        guard case .tag = origin else { return self }
+        return AuditRecord(copying: self, origin: listing.named(origin))
+    }
+
+    private init(copying other: AuditRecord, origin: AuditOrigin) {
+        self.origin = origin
+        column = other.column
+        place = other.place
+        token = other.token
+        fingerprint = other.fingerprint
+        outcome = other.outcome
+        keySource = other.keySource
+        nonceDigest = other.nonceDigest
+        anomalies = other.anomalies
+        lifetime = other.lifetime
+    }
+
     /// The things worth a look about a token, each counted in the report and listed in its record.
     static func anomalies(
         _ outcome: VerificationOutcome, _ claims: borrowing RegisteredClaims, allowList: Set<SignatureAlgorithm>

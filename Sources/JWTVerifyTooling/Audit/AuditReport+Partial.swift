@@ -52,6 +52,8 @@ extension AuditReport {
         text.integer(withoutIssuedAt)
         text.key("tracking_capped")
         text.bool(trackingCapped)
+        text.key("repeats_tracked")
+        text.bool(tracksRepeats)
         text.key("table_rows")
         text.beginArray()
         for row in tableRows { row.appendJSON(to: &text) }
@@ -99,7 +101,16 @@ extension AuditReport {
         report.keepsPlaces = true
         var merged: [DigestKey: MergedToken] = [:]
         var order: [DigestKey] = []
+        var untracked = false
+        var reductions: [AuditReduction.Key: [JSONValue]] = [:]
         for (part, value) in partials.enumerated() {
+            if case .object(let members) = value, members["audit_reduced"] != nil {
+                guard case .string(let by)? = members["by"], let key = AuditReduction.Key(rawValue: by) else {
+                    throw ParseFailure(message: "part \(part + 1): a reduction by neither tokens nor nonces")
+                }
+                reductions[key, default: []].append(value)
+                continue
+            }
             guard case .object(let members) = value, case .integer(let version)? = members["audit_partial"], version == partialVersion else {
                 throw ParseFailure(message: "part \(part + 1) is not a partial report (version \(partialVersion))")
             }
@@ -117,6 +128,7 @@ extension AuditReport {
                 throw ParseFailure(message: "part \(part + 1) was evaluated otherwise than part 1 (time, or nonce): give every part the same --now or --at")
             }
             report.trackingCapped = report.trackingCapped || capped
+            if case .bool(false)? = members["repeats_tracked"] { untracked = true }
             report.tokens += try integer("tokens")
             report.valid += try integer("valid")
             report.withoutIssuedAt += try integer("without_iat")
@@ -181,6 +193,14 @@ extension AuditReport {
             }
         }
         report.tableOmitted = report.tokens - report.tableRows.count
+        if untracked || !reductions.isEmpty {
+            guard untracked, order.isEmpty, reductions.count == 2 else {
+                throw ParseFailure(
+                    message: "partials that track no repeats go with both reductions ('audit reduce tokens' and 'nonces'), and only with them")
+            }
+            try report.addReductions(tokens: reductions[.tokens]!, nonces: reductions[.nonces]!)
+            return report
+        }
         // Repeats: every occurrence of a tracked token after its first.
         for key in order {
             guard let count = report.seen[key], let token = merged[key] else { continue }
@@ -220,5 +240,38 @@ extension AuditReport {
             if let last = nonceLast[nonce] { report.lastNoncePlaces[nonce] = last.place }
         }
         return report
+    }
+
+    /// Repeats and shared nonces from the reductions of the records (``AuditReduction``): their
+    /// counts added, their lists' candidates ranked and cut to ``listLimit``, as one run ranks them.
+    private mutating func addReductions(tokens: [JSONValue], nonces: [JSONValue]) throws(ParseFailure) {
+        func reduce(_ parts: [JSONValue]) throws(ParseFailure) -> (repeated: Int, extra: Int, lines: Int, list: [Repeat]) {
+            var sums = (repeated: 0, extra: 0, lines: 0)
+            var list: [Repeat] = []
+            for part in parts {
+                guard case .object(let members) = part, case .integer(let repeated)? = members["repeated_groups"],
+                    case .integer(let extra)? = members["extra_lines"], case .integer(let lines)? = members["lines_in_repeated_groups"],
+                    case .array(let items)? = members["list"]
+                else { throw ParseFailure(message: "a reduction lacks its counts or its list") }
+                sums.repeated += Int(repeated)
+                sums.extra += Int(extra)
+                sums.lines += Int(lines)
+                for item in items {
+                    guard case .object(let fields) = item, case .string(let fingerprint)? = fields["fingerprint"], case .integer(let count)? = fields["count"]
+                    else { throw ParseFailure(message: "an entry of a reduction lacks its fingerprint or count") }
+                    list.append(Repeat(fingerprint: fingerprint, count: Int(count), first: try Self.sighting(fields["first"]), last: try Self.sighting(fields["last"])))
+                }
+            }
+            let ranked = list.sorted { ($1.count, $0.fingerprint) < ($0.count, $1.fingerprint) }.prefix(Self.listLimit)
+            return (sums.repeated, sums.extra, sums.lines, Array(ranked))
+        }
+        let repeats = try reduce(tokens)
+        repeatedTokens = repeats.repeated
+        repeatedOccurrences = repeats.extra
+        savedRepeats = repeats.list
+        let shared = try reduce(nonces)
+        sharedNonces = shared.repeated
+        tokensSharingNonces = shared.lines
+        savedSharedNonces = shared.list
     }
 }

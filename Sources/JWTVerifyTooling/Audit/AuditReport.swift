@@ -66,6 +66,10 @@ package struct AuditReport {
     /// For a partial report (``keepsDistinctTokens``): every tracked token's full fingerprint,
     /// its nonce's, and the ordinals of its first and last occurrence.
     package var keepsDistinctTokens = false
+    /// Whether this report finds repeats and shared nonces itself; `false` for the partials of a
+    /// job that reduces them from the records where they are (``AuditReduction``): no distinct
+    /// token is held, whatever the input.
+    package var tracksRepeats = true
     var distinctOrder: [DigestKey] = []
     var distinct: [DigestKey: DistinctToken] = [:]
 
@@ -148,8 +152,10 @@ package struct AuditReport {
         tokens += 1
         var firstSighting = true
         let tokenKey = DigestKey(record.fingerprint)
-        let here: Place? = keepsPlaces ? place(Sighting(origin: record.origin, column: record.column)) : nil
-        if let count = seen[tokenKey] {
+        let here: Place? = keepsPlaces && tracksRepeats ? place(Sighting(origin: record.origin, column: record.column)) : nil
+        if !tracksRepeats {
+            // Counted where the records are reduced.
+        } else if let count = seen[tokenKey] {
             firstSighting = false
             repeatedOccurrences += 1
             if count == 1 {
@@ -201,7 +207,7 @@ package struct AuditReport {
         default: bucket = "> 24 h"
         }
         lifetimes[bucket, default: 0] += 1
-        if let nonceDigest = record.nonceDigest {
+        if tracksRepeats, let nonceDigest = record.nonceDigest {
             let nonceKey = DigestKey(nonceDigest)
             if let count = nonceOwners[nonceKey] {
                 if let here { lastNoncePlaces[nonceKey] = here }

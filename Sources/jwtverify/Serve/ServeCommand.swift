@@ -25,7 +25,8 @@ struct ServeCommand {
         do throws(MicroHTTPDServer.ListenFailure) {
             server = try MicroHTTPDServer(host: options.host, port: options.port, limits: limits, service: service)
         } catch {
-            throw CommandFailure(status: .osError, message: "cannot listen on \(options.host):\(options.port): \(error.description)")
+            throw CommandFailure(
+                status: .osError, message: "cannot listen on \(ListenAddress.display(host: options.host, port: Int(options.port))): \(error.description)")
         }
         for route in routes.routes.values.sorted(by: { $0.name < $1.name })
         where route.requiresNonce && route.configuration.nonce == nil {
@@ -34,14 +35,21 @@ struct ServeCommand {
                     + "its /auth answers are nonce_missing (give --skip-nonce if this service uses no nonces)\n")
         }
         StandardError.write(
-            "jwtverify serve: listening on http://\(options.host):\(server.port) (\(routes.routes.count) route\(routes.routes.count == 1 ? "" : "s"): "
+            "jwtverify serve: listening on http://\(ListenAddress.display(host: options.host, port: Int(server.port))) (\(routes.routes.count) route\(routes.routes.count == 1 ? "" : "s"): "
                 + routes.routes.keys.sorted().joined(separator: ", ") + ")\n")
 
+        // A service manager (systemd, Type=notify) hears READY=1 once every route has keys.
+        let notifier = ServiceManagerNotifier()
         let control = DispatchQueue(label: "jwtverify.serve.control")
+        if notifier.isActive { Self.notifyWhenReady(service, notifier, on: control) }
         let stop = DispatchSemaphore(value: 0)
         var sources: [any DispatchSourceProtocol] = []
         let hangUp = DispatchSource.makeSignalSource(signal: SIGHUP, queue: control)
-        hangUp.setEventHandler { reload(service) }
+        hangUp.setEventHandler {
+            notifier.send("RELOADING=1\nMONOTONIC_USEC=\(Self.monotonicMicroseconds())")
+            reload(service)
+            notifier.send("READY=1")
+        }
         for number in [SIGTERM, SIGINT] {
             let source = DispatchSource.makeSignalSource(signal: number, queue: control)
             source.setEventHandler { stop.signal() }
@@ -59,11 +67,31 @@ struct ServeCommand {
         for source in sources { source.resume() }
 
         stop.wait()
+        notifier.send("STOPPING=1")
         StandardError.write("jwtverify serve: stopping; letting open requests finish\n")
         for source in sources { source.cancel() }
         server.drain(seconds: options.drainSeconds)
         StandardError.write("jwtverify serve: stopped\n")
         return .ok
+    }
+
+    /// Sends READY=1 once every route can verify (remote key sets fetched), checking every 0.2 s;
+    /// until then the status says which routes wait.
+    private static func notifyWhenReady(_ service: ServeService, _ notifier: ServiceManagerNotifier, on queue: DispatchQueue) {
+        let waiting = service.routes.routes.values.filter { !$0.hasKeys }.map(\.name).sorted()
+        guard waiting.isEmpty else {
+            notifier.send("STATUS=waiting for keys: " + waiting.joined(separator: ", "))
+            queue.asyncAfter(deadline: .now() + 0.2) { notifyWhenReady(service, notifier, on: queue) }
+            return
+        }
+        notifier.send("READY=1\nSTATUS=serving \(service.routes.routes.count) route\(service.routes.routes.count == 1 ? "" : "s")")
+    }
+
+    /// CLOCK_MONOTONIC in microseconds, as systemd's RELOADING=1 asks.
+    private static func monotonicMicroseconds() -> UInt64 {
+        var now = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &now)
+        return UInt64(now.tv_sec) * 1_000_000 + UInt64(now.tv_nsec) / 1000
     }
 
     /// SIGHUP: the config file and the key files again; a failure keeps what was serving.

@@ -72,14 +72,8 @@ struct ServeOptions {
 
     static let table = OptionTable<ServeOptions>(
         [
-            .value("--listen", placeholder: "HOST:PORT", help: "Address to listen on (default 127.0.0.1:8080; port 0: any free one).") {
-                options, value, name throws(CommandFailure) in
-                guard let colon = value.lastIndex(of: ":"), let port = UInt16(value[value.index(after: colon)...]) else {
-                    throw .usage("\(name) takes HOST:PORT, e.g. 127.0.0.1:8080")
-                }
-                options.host = String(value[..<colon])
-                if options.host == "localhost" { options.host = "127.0.0.1" }
-                options.port = port
+            .value("--listen", placeholder: "HOST:PORT", help: "Address to listen on: an IPv4 address, [IPv6] or localhost, and a port\n(default 127.0.0.1:8080; port 0: any free one; [::]:PORT every address).") {
+                options, value, name throws(CommandFailure) in (options.host, options.port) = try ListenAddress.parse(value, option: name)
             },
             .value("--threads", placeholder: "N", help: "Event loops, one thread each (default: the number of CPUs).") { options, value, name throws(CommandFailure) in
                 options.threads = try OptionValue.count(name, value, in: 1...256)
@@ -138,7 +132,9 @@ struct ServeOptions {
         \(table.help)
 
         SIGNALS: SIGHUP reloads --config and the key files (a failure keeps the old ones);
-        SIGTERM and SIGINT stop accepting, let open requests finish, and exit 0.
+        SIGTERM and SIGINT stop accepting, let open requests finish, close idle kept-alive
+        connections at once, and exit 0. Under systemd (Type=notify, NOTIFY_SOCKET) serve sends
+        READY=1 once every route has keys, RELOADING=1 and READY=1 around a reload, STOPPING=1.
 
         EXIT STATUS:
           0 stopped by a signal, 64 usage error, 65 unusable key set or config, 66 file missing,

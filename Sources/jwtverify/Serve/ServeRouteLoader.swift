@@ -56,7 +56,16 @@ extension ServeRoutes {
         }
         guard !options.isEmpty else { throw CommandFailure(status: .dataError, message: "\(configFile ?? "serve"): no routes") }
         var routes: [String: ServeRoute] = [:]
-        for (name, route) in options { routes[name] = try route.loadRoute(name: name, requireKeys: requireKeys) }
+        for (name, route) in options {
+            do {
+                routes[name] = try route.loadRoute(name: name, requireKeys: requireKeys)
+            } catch {
+                // A config route's keys: the file, the route and the key in the config's words.
+                guard let configFile, name != ServeRoute.defaultName || commandLine == nil else { throw error }
+                let message = error.message.hasPrefix("route \"\(name)\": ") ? String(error.message.dropFirst("route \"\(name)\": ".count)) : error.message
+                throw CommandFailure(status: error.status, message: "--config \(configFile): route \"\(name)\": " + ServeConfig.keyNames(message))
+            }
+        }
         return ServeRoutes(routes: routes)
     }
 }

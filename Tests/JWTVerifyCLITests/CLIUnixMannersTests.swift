@@ -1,0 +1,64 @@
+import Foundation
+import Testing
+
+/// What Unix users expect of a command-line tool: a reader that goes away ends the command
+/// quietly; a mistyped subcommand is answered with the ones there are; the manual pages and shell
+/// completions say exactly what the binary accepts.
+@Suite("Unix manners, manual pages and completions")
+struct CLIUnixMannersTests {
+    @Test("verify | head -1: the command ends at once, by SIGPIPE as Unix tools do, with nothing on stderr")
+    func closedOutput() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("jwtverify-pipe-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        // 200,000 lines: far more records than a pipe holds, so the writer meets the closed pipe.
+        let input = directory.appendingPathComponent("tokens.txt")
+        try Data(String(repeating: "not-a-token\n", count: 200_000).utf8).write(to: input)
+        let script = #""$1" verify --jwks "$2" --issuer i --audience a "$3" 2>"$4" | head -1 >/dev/null; echo "${PIPESTATUS[0]}""#
+        let stderr = directory.appendingPathComponent("stderr.txt")
+        let run = try CLIRunner.runProgram(
+            "/bin/bash", ["-c", script, "bash", CLIRunner.binary.path, CLIRunner.repositoryRoot.appendingPathComponent("Vectors/jwks.json").path, input.path, stderr.path])
+        #expect(run.stdoutText.trimmingCharacters(in: .whitespacesAndNewlines) == "141", "exit status \(run.stdoutText)")
+        #expect(try String(contentsOf: stderr, encoding: .utf8) == "")
+    }
+
+    @Test("an unknown command or subcommand lists the ones there are")
+    func unknownSubcommands() throws {
+        let command = try CLIRunner.run(["verfy"])
+        #expect(command.status == 64 && command.stderr.contains(#"unknown command "verfy" (commands: verify, audit, inspect, serve, bench, apple, jwks, completion, manual); did you mean "verify"?"#), "\(command.stderr)")
+        let jwks = try CLIRunner.run(["jwks", "list"])
+        #expect(jwks.status == 64 && jwks.stderr.contains(#"unknown jwks subcommand "list": show, fetch"#), "\(jwks.stderr)")
+        let apple = try CLIRunner.run(["apple", "renew"])
+        #expect(apple.status == 64 && apple.stderr.contains("client-secret, exchange, refresh, revoke, transfer"), "\(apple.stderr)")
+        let completion = try CLIRunner.run(["completion", "fish"])
+        #expect(completion.status == 64 && completion.stderr.contains("bash, zsh"))
+        let manual = try CLIRunner.run(["manual", "verfy"])
+        #expect(manual.status == 64 && manual.stderr.contains("verify, audit"))
+    }
+
+    @Test("every command's manual page and both completion scripts name every option its --help names; man renders each page without a warning")
+    func manualAndCompletionsFollowTheTables() throws {
+        let commands = try CLIRunner.run(["manual", "--commands"]).stdoutText.split(separator: "\n").map(String.init)
+        #expect(commands == ["verify", "audit", "inspect", "serve", "bench", "apple", "jwks", "completion", "manual"])
+        let bash = try CLIRunner.run(["completion", "bash"]).stdoutText
+        let zsh = try CLIRunner.run(["completion", "zsh"]).stdoutText
+        #expect(zsh.hasPrefix("#compdef jwtverify"))
+        for command in ["verify", "audit", "inspect", "serve", "bench", "apple", "jwks"] {
+            let options = try CLIRunner.run(["options", command]).stdoutText.split(separator: "\n").map(String.init)
+            #expect(options.count > 2, "\(command)")
+            let page = try CLIRunner.run(["manual", command]).stdoutText
+            #expect(page.hasPrefix(".TH JWTVERIFY\\-\(command.uppercased()) 1"))
+            let line = bash.split(separator: "\n").first { $0.hasPrefix("        \(command)) options=") } ?? ""
+            for option in options {
+                let escaped = option.replacingOccurrences(of: "-", with: "\\-")
+                #expect(page.contains("\\fB\(escaped)\\fR"), "jwtverify-\(command)(1) lacks \(option)")
+                #expect(line.contains(" \(option) ") || line.contains("\"\(option) ") || line.contains(" \(option)\""), "bash completion of \(command) lacks \(option)")
+                #expect(zsh.contains("'\(option)["), "zsh completion lacks \(option)")
+            }
+            if let man = ExternalProgram.path("man") {
+                let rendered = try CLIRunner.runProgram("/bin/sh", ["-c", #""$1" manual "$2" | MANWIDTH=80 "$3" -l -Tutf8 --warnings -E UTF-8 - 2>&1 >/dev/null"#, "sh", CLIRunner.binary.path, command, man])
+                #expect(rendered.stdoutText == "", "man warns about jwtverify-\(command)(1): \(rendered.stdoutText)")
+            }
+        }
+    }
+}
