@@ -321,10 +321,10 @@ def numbered_lines(spark, files, split_size):
 def piped_lines(spark, jrdd, command, executor_path, keep=True):
     """Each partition of the JVM `RDD[String]` `jrdd` streamed through `command` (Spark's own
     `RDD.pipe`, in the JVM: no line passes through Python), as a DataFrame of its output lines
-    (`value`); with `keep`, kept on the executors' disks so that the pipe runs once however often
-    it is read. On disk only: a task's output streams there in batches, where a copy kept in
-    memory first is unrolled whole and took executors of 1 GB out of heap on big partitions."""
-    from pyspark import StorageLevel
+    (`value`); with `keep`, kept so that the pipe runs once however often it is read. The lines are
+    kept serialized, in memory while they fit and on disk beyond (an RDD's serialized blocks are
+    measured as they are unrolled; a DataFrame's in-memory columns are not, and big partitions took
+    executors of 1 GB out of heap)."""
     from pyspark.sql import DataFrame
     jvm = spark._jvm
     argv = jvm.java.util.ArrayList()
@@ -333,8 +333,9 @@ def piped_lines(spark, jrdd, command, executor_path, keep=True):
     no_env = jvm.scala.collection.immutable.HashMap()
     # pipe(command, env, printPipeContext, printRDDElement, separateWorkingDir, bufferSize, encoding)
     piped = jrdd.pipe(jvm.scala.collection.JavaConverters.asScalaBuffer(argv).toSeq(), no_env, None, None, False, 1 << 16, "UTF-8")
-    lines = DataFrame(spark._jsparkSession.createDataset(piped, jvm.org.apache.spark.sql.Encoders.STRING()).toDF(), spark)
-    return lines.persist(StorageLevel.DISK_ONLY) if keep else lines
+    if keep:
+        piped = piped.persist(jvm.org.apache.spark.storage.StorageLevel.MEMORY_AND_DISK_SER())
+    return DataFrame(spark._jsparkSession.createDataset(piped, jvm.org.apache.spark.sql.Encoders.STRING()).toDF(), spark), piped
 
 
 def string_rdd(frame):
@@ -356,8 +357,8 @@ def reduced_repeats(spark, lines, partitions, reducer, executor_path):
         keyed = frame.select(F.split("value", "\t", 2)[0].alias("key"), "value")
         return string_rdd(keyed.repartition(partitions, "key").sortWithinPartitions("key").select("value"))
     summaries = lines.where(F.col("value").startswith(SIGHTED_MARK)).select(F.expr("substring(value, %d)" % (len(SIGHTED_MARK) + 1)).alias("value"))
-    by_token = piped_lines(spark, grouped(summaries), reducer + ["tokens"], executor_path, keep=False)
-    reduced = piped_lines(spark, grouped(by_token), reducer + ["nonces"], executor_path, keep=False).collect()
+    by_token, _ = piped_lines(spark, grouped(summaries), reducer + ["tokens"], executor_path, keep=False)
+    reduced = piped_lines(spark, grouped(by_token), reducer + ["nonces"], executor_path, keep=False)[0].collect()
     return [row["value"][len(REDUCED_MARK):] for row in reduced]
 
 
@@ -365,12 +366,12 @@ def piped_records(spark, tagged, command, executor_path, schema):
     """The stage: each partition of `tagged` (an `RDD[String]`: tagged lines, or lists of files)
     streamed through `command` (Spark's own `RDD.pipe`, in the JVM). Returns the rows of its
     `--format tsv`, read there by Spark's CSV parser with `schema` (see ``stage_schema``), and
-    its partial-report lines. Its output is kept (on disk) for both: the stage runs once."""
+    its partial-report lines. Its output is kept for both (see ``piped_lines``): the stage runs once."""
     from pyspark.sql import DataFrame
     from pyspark.sql import functions as F
     from pyspark.sql.types import StringType
     jvm = spark._jvm
-    lines = piped_lines(spark, tagged, command, executor_path)
+    lines, kept = piped_lines(spark, tagged, command, executor_path)
     # Each task's jwtverify writes the header first, its partial reports after their records and
     # its token summaries among them. No row starts like any: a token's row starts with its empty
     # `discarded` cell, a discard's with its reason.
@@ -386,7 +387,7 @@ def piped_records(spark, tagged, command, executor_path, schema):
         reader = reader.option(option, value)
     cells = DataFrame(reader.csv(rows), spark)
     records = cells.select(*[json_text(field.name) if field.dataType == StringType() else field.name for field in schema.fields])
-    return records, partials, lines
+    return records, partials, lines, kept
 
 
 def json_text(name):
@@ -586,7 +587,7 @@ def run(plan, spark):
     tagged = reader == "spark"
     stage_input = numbered_lines(spark, files, options.split_size) if tagged else listed_files(spark, files)
     partitions = stage_input.getNumPartitions()
-    records, partial_lines, piped = piped_records(spark, stage_input, stage, options.executor_path, stage_schema(options.show_tokens, tagged))
+    records, partial_lines, piped, kept = piped_records(spark, stage_input, stage, options.executor_path, stage_schema(options.show_tokens, tagged))
     destination = options.output.rstrip("/") + "/tokens"
     names = [name for name, _ in files]
     tokens = results(spark, records, names, {p: o for o, p in key_files}, options.show_tokens, tagged)
@@ -598,7 +599,7 @@ def run(plan, spark):
     # Repeats and shared nonces, reduced where the records are (two shuffles, one line per task back).
     reducer = [command, "audit", "reduce"]
     reduced = reduced_repeats(spark, piped, partitions, reducer, options.executor_path)
-    piped.unpersist()
+    kept.unpersist(False)
 
     report_json = merged_report(sc, plan, command, partials + "".join(line + "\n" for line in reduced))
     report = json.loads(report_json)
