@@ -90,6 +90,17 @@ enum JWTVerifyCommand {
         return bare ? .usage : .ok
     }
 
+    /// Runs a parsed subcommand, or prints its help when it was asked for.
+    private static func subcommand<Command>(
+        _ command: Command, help: String, _ run: (Command) throws(CommandFailure) -> ExitStatus
+    ) throws(CommandFailure) -> ExitStatus where Command: HelpRequesting {
+        if command.helpRequested {
+            print(help)
+            return .ok
+        }
+        return try run(command)
+    }
+
     /// The options a subcommand accepts, from the same tables its parser and help use.
     static func acceptedOptions(_ command: String) -> [String]? {
         switch command {
@@ -125,29 +136,12 @@ enum JWTVerifyCommand {
             }
             return try VerifyCommand(options: options).run()
         case "audit":
-            if words.dropFirst().first == "merge" {
-                let merge = try AuditMergeCommand(parsing: words.dropFirst(2))
-                if merge.helpRequested {
-                    print(AuditMergeCommand.help)
-                    return .ok
-                }
-                return try merge.run()
-            }
-            if words.dropFirst().first == "reduce" {
-                let reduce = try AuditReduceCommand(parsing: words.dropFirst(2))
-                if reduce.helpRequested {
-                    print(AuditReduceCommand.help)
-                    return .ok
-                }
-                return try reduce.run()
-            }
-            if words.dropFirst().first == "render" {
-                let render = try AuditRenderCommand(parsing: words.dropFirst(2))
-                if render.helpRequested {
-                    print(AuditRenderCommand.help)
-                    return .ok
-                }
-                return try render.run()
+            // The report's own subcommands: merge, reduce, render.
+            switch words.dropFirst().first {
+            case "merge"?: return try subcommand(AuditMergeCommand(parsing: words.dropFirst(2)), help: AuditMergeCommand.help) { command throws(CommandFailure) in try command.run() }
+            case "reduce"?: return try subcommand(AuditReduceCommand(parsing: words.dropFirst(2)), help: AuditReduceCommand.help) { command throws(CommandFailure) in try command.run() }
+            case "render"?: return try subcommand(AuditRenderCommand(parsing: words.dropFirst(2)), help: AuditRenderCommand.help) { command throws(CommandFailure) in try command.run() }
+            default: break
             }
             if let status = help(AuditCommand.help, words, neededArguments: false) { return status }
             return try AuditCommand(parsing: words.dropFirst()).run()
@@ -188,3 +182,9 @@ enum JWTVerifyCommand {
         }
     }
 }
+
+/// A parsed command that may only have been asked for its help.
+protocol HelpRequesting { var helpRequested: Bool { get } }
+extension AuditMergeCommand: HelpRequesting {}
+extension AuditReduceCommand: HelpRequesting {}
+extension AuditRenderCommand: HelpRequesting {}

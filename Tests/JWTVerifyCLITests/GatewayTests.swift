@@ -53,6 +53,17 @@ struct GatewayTests {
         try text.write(to: workspace.file(file), atomically: true, encoding: .utf8)
     }
 
+    /// nginx on a free port with the README's drop-in files in front of `serve`, and its backend.
+    static func nginx(in workspace: ServeTests.Workspace, before serve: ServeProcess) throws -> (port: Int, nginx: Running) {
+        let port = ExternalProgram.freePort(), backend = ExternalProgram.freePort()
+        let config = try Self.render("nginx.conf", ["DIR": workspace.directory.path, "PORT": "\(port)", "BACKEND_PORT": "\(backend)"])
+        try Self.dropIn("jwtverify-upstream.conf", into: workspace, servePort: serve.port)
+        try Self.dropIn("jwtverify-locations.conf", into: workspace, servePort: serve.port, backendPort: backend)
+        try config.write(to: workspace.file("nginx.conf"), atomically: true, encoding: .utf8)
+        let nginx = try Running(ExternalProgram.path("nginx")!, ["-p", workspace.directory.path, "-c", workspace.file("nginx.conf").path], directory: workspace.directory)
+        return (port, nginx)
+    }
+
     static func serve() throws -> (ServeTests.Workspace, ServeProcess) {
         let workspace = try ServeTests.Workspace()
         return (workspace, try ServeProcess(ServeTests.flags(workspace)))
@@ -62,12 +73,7 @@ struct GatewayTests {
           .enabled(if: ExternalProgram.path("nginx") != nil, ExternalProgram.missing("nginx")))
     func nginx() throws {
         let (workspace, serve) = try Self.serve()
-        let port = ExternalProgram.freePort(), backend = ExternalProgram.freePort()
-        let config = try Self.render("nginx.conf", ["DIR": workspace.directory.path, "PORT": "\(port)", "BACKEND_PORT": "\(backend)"])
-        try Self.dropIn("jwtverify-upstream.conf", into: workspace, servePort: serve.port)
-        try Self.dropIn("jwtverify-locations.conf", into: workspace, servePort: serve.port, backendPort: backend)
-        try config.write(to: workspace.file("nginx.conf"), atomically: true, encoding: .utf8)
-        let nginx = try Running(ExternalProgram.path("nginx")!, ["-p", workspace.directory.path, "-c", workspace.file("nginx.conf").path], directory: workspace.directory)
+        let (port, nginx) = try Self.nginx(in: workspace, before: serve)
         #expect(ExternalProgram.waitForPort(port), "nginx did not start: \((try? String(contentsOf: workspace.file("error.log"), encoding: .utf8)) ?? "")")
 
         let ok = try RawHTTP.request(port, path: "/app", headers: ServeTests.bearer(ServeTests.valid))
@@ -93,12 +99,7 @@ struct GatewayTests {
           .enabled(if: ExternalProgram.path("nginx") != nil, ExternalProgram.missing("nginx")))
     func stopsWithKeptAliveConnections() throws {
         let (workspace, serve) = try Self.serve()
-        let port = ExternalProgram.freePort(), backend = ExternalProgram.freePort()
-        let config = try Self.render("nginx.conf", ["DIR": workspace.directory.path, "PORT": "\(port)", "BACKEND_PORT": "\(backend)"])
-        try Self.dropIn("jwtverify-upstream.conf", into: workspace, servePort: serve.port)
-        try Self.dropIn("jwtverify-locations.conf", into: workspace, servePort: serve.port, backendPort: backend)
-        try config.write(to: workspace.file("nginx.conf"), atomically: true, encoding: .utf8)
-        let nginx = try Running(ExternalProgram.path("nginx")!, ["-p", workspace.directory.path, "-c", workspace.file("nginx.conf").path], directory: workspace.directory)
+        let (port, nginx) = try Self.nginx(in: workspace, before: serve)
         #expect(ExternalProgram.waitForPort(port))
         // Several requests at once, so that nginx keeps several upstream connections to serve alive.
         DispatchQueue.concurrentPerform(iterations: 8) { _ in

@@ -274,6 +274,15 @@ extension AppStoreClaims: ProviderClaimMembers {
 
     /// `notificationUUID`.
     package var notificationID: String? { notificationUUID }
+
+    /// Kind, environment, product (its own, or its nested transaction's) and notification type
+    /// (with its subtype): ``AppStoreProfile/reportFacets``.
+    package func forEachFacet(_ body: (String, String) -> Void) {
+        body("by_kind", kind.rawValue)
+        body("by_environment", environment ?? "(none)")
+        if let product = productID ?? transaction?.productID ?? renewalInfo?.productID { body("by_product", product) }
+        if let notificationType { body("by_notification_type", notificationType + (subtype.map { " / " + $0 } ?? "")) }
+    }
 }
 
 /// An object nested in a payload, read through the same object interface.

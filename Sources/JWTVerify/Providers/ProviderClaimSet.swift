@@ -32,6 +32,9 @@ package protocol ProviderClaimMembers {
     func forEachAttachment(_ body: (StaticString, JSONValue) -> Void)
     /// A notification's unique ID; `nil` for other tokens.
     var notificationID: String? { get }
+    /// The report facets (``ProviderProfile/reportFacets``) these claims count under, with the
+    /// value they count as (`by_kind`: `transaction`).
+    func forEachFacet(_ body: (String, String) -> Void)
 }
 
 extension ProviderClaimMembers {
@@ -39,6 +42,8 @@ extension ProviderClaimMembers {
     package func forEachAttachment(_ body: (StaticString, JSONValue) -> Void) {}
     /// No notification ID, unless the claims say otherwise.
     package var notificationID: String? { nil }
+    /// No report facets, unless the claims say otherwise.
+    package func forEachFacet(_ body: (String, String) -> Void) {}
 }
 
 /// One optional member for ``ProviderClaimMembers/forEachMember(_:)``.

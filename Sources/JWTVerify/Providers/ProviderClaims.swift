@@ -43,34 +43,29 @@ public enum ProviderClaims: Sendable, Hashable {
     }
 
     /// `email`, for the providers that send one (``ProviderEmailClaims``).
-    public var email: String? {
-        var visitor = EmailVisitor()
-        visit(&visitor)
-        return visitor.email
-    }
+    public var email: String? { visited(EmailVisitor()).email }
 
     /// `email_verified` (sent as `true` or `"true"`), for the providers that send one.
-    public var emailVerified: Bool? {
-        var visitor = EmailVisitor()
-        visit(&visitor)
-        return visitor.verified
-    }
+    public var emailVerified: Bool? { visited(EmailVisitor()).verified }
 
     /// The provider's typed claims under their JWT names (Firebase's nested members spelled
     /// `firebase.sign_in_provider` and `firebase.identities`; App Store data under Apple's names,
     /// with `kind`): the members of the CLI's `claims` object other than `sub` and its alias.
-    public var members: [String: JSONValue] {
-        var visitor = MembersVisitor()
-        visit(&visitor)
-        return visitor.members
-    }
+    public var members: [String: JSONValue] { visited(MembersVisitor()).members }
 
     /// A notification's unique ID, read in the verifier's own pass: `jti` for Sign in with Apple,
     /// `notificationUUID` for the App Store.
-    package var notificationID: String? {
-        var visitor = NotificationIDVisitor()
+    package var notificationID: String? { visited(NotificationIDVisitor()).id }
+
+    /// The report facets these claims count under, with their values (App Store data: kind,
+    /// environment, product, notification type).
+    package var facets: [(name: String, value: String)] { visited(FacetsVisitor()).facets }
+
+    /// `visitor` after it has visited the case's claims.
+    private func visited<Visitor: ProviderClaimsVisitor>(_ visitor: Visitor) -> Visitor {
+        var visitor = visitor
         visit(&visitor)
-        return visitor.id
+        return visitor
     }
 }
 
@@ -94,6 +89,13 @@ private struct MembersVisitor: ProviderClaimsVisitor {
     var members: [String: JSONValue] = [:]
     mutating func visit<Claims: ProviderClaimSet & ProviderClaimMembers>(_ claims: Claims) {
         claims.forEachMember { name, value in members[name.description] = value.canonicalNumber }
+    }
+}
+
+private struct FacetsVisitor: ProviderClaimsVisitor {
+    var facets: [(name: String, value: String)] = []
+    mutating func visit<Claims: ProviderClaimSet & ProviderClaimMembers>(_ claims: Claims) {
+        claims.forEachFacet { name, value in facets.append((name, value)) }
     }
 }
 

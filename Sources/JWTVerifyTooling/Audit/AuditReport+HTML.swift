@@ -79,8 +79,8 @@ extension AuditReport {
             page.chart("issuers", "By issuer", Self.rankedRows(byIssuer))
             page.chart("lifetimes", "Lifetimes (exp − iat)", Self.lifetimeBuckets.compactMap { bucket in lifetimes[bucket].map { (bucket, $0) } })
         }
-        for (name, title) in Self.appStoreFacets {
-            if let counts = appStore[name] { page.chart("app-store-" + String(name.map { $0 == "_" ? "-" : $0 }), title, Self.rankedRows(counts)) }
+        for (name, title) in ProviderRegistry.reportFacets {
+            if let counts = facets[name] { page.chart("app-store-" + String(name.map { $0 == "_" ? "-" : $0 }), title, Self.rankedRows(counts)) }
         }
         page.chart("anomalies", "Anomalies worth a look", Self.rankedRows(anomalies.merging(findingRows) { a, _ in a }))
         page.table("repeats", "Repeats", repeatRows, header: "")

@@ -37,7 +37,7 @@ extension AuditReport {
         byIssuer = try counts("by_issuer")
         byAudience = try counts("by_audience")
         lifetimes = try counts("lifetimes")
-        appStore = try Self.appStoreCounts(members)
+        facets = try Self.facetCounts(members)
         repeatedTokens = try integer("repeated_tokens")
         repeatedOccurrences = try integer("repeated_occurrences")
         sharedNonces = try integer("shared_nonces")
@@ -106,10 +106,10 @@ extension AuditReport {
         counts("by_issuer", byIssuer)
         counts("by_audience", byAudience)
         counts("lifetimes", lifetimes)
-        if !appStore.isEmpty {
+        if !facets.isEmpty {
             text.key("app_store")
             text.beginObject()
-            for (name, _) in Self.appStoreFacets { counts(name, appStore[name] ?? [:]) }
+            for (name, _) in ProviderRegistry.reportFacets { counts(name, facets[name] ?? [:]) }
             text.endObject()
         }
         text.key("repeated_tokens")
@@ -166,12 +166,12 @@ extension AuditReport {
         return result
     }
 
-    /// `"app_store"`: the App Store facets' counts; absent when no App Store token was verified.
-    static func appStoreCounts(_ members: [String: JSONValue]) throws(ParseFailure) -> [String: [String: Int]] {
+    /// `"app_store"`: the providers' facet counts (App Store data's); absent when no such token was verified.
+    static func facetCounts(_ members: [String: JSONValue]) throws(ParseFailure) -> [String: [String: Int]] {
         guard let value = members["app_store"] else { return [:] }
         guard case .object(let facets) = value else { throw ParseFailure(message: "\"app_store\" is not an object") }
         var result: [String: [String: Int]] = [:]
-        for (name, _) in appStoreFacets where facets[name] != nil {
+        for (name, _) in ProviderRegistry.reportFacets where facets[name] != nil {
             let counts = try counts(facets, name)
             if !counts.isEmpty { result[name] = counts }
         }

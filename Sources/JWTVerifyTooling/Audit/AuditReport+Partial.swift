@@ -30,10 +30,10 @@ extension AuditReport {
         Self.appendCounts("by_issuer", byIssuer, to: &text)
         Self.appendCounts("by_audience", byAudience, to: &text)
         Self.appendCounts("lifetimes", lifetimes, to: &text)
-        if !appStore.isEmpty {
+        if !facets.isEmpty {
             text.key("app_store")
             text.beginObject()
-            for (name, _) in Self.appStoreFacets { Self.appendCounts(name, appStore[name] ?? [:], to: &text) }
+            for (name, _) in ProviderRegistry.reportFacets { Self.appendCounts(name, facets[name] ?? [:], to: &text) }
             text.endObject()
         }
         Self.appendCounts("anomalies", anomalies, to: &text)
@@ -140,8 +140,8 @@ extension AuditReport {
             try add("by_issuer", into: &report.byIssuer)
             try add("by_audience", into: &report.byAudience)
             try add("lifetimes", into: &report.lifetimes)
-            for (name, counts) in try Self.appStoreCounts(members) {
-                for (key, value) in counts { report.appStore[name, default: [:]][key, default: 0] += value }
+            for (name, counts) in try Self.facetCounts(members) {
+                for (key, value) in counts { report.facets[name, default: [:]][key, default: 0] += value }
             }
             try add("anomalies", into: &report.anomalies)
             try add("discarded", into: &report.discarded)

@@ -53,7 +53,7 @@ extension AuditReport {
             section("By audience", Self.ranked(byAudience))
             section("Lifetime (exp - iat)", Self.lifetimeBuckets.compactMap { bucket in lifetimes[bucket].map { (bucket, $0) } })
         }
-        for (name, title) in Self.appStoreFacets { if let counts = appStore[name] { section(title, Self.ranked(counts)) } }
+        for (name, title) in ProviderRegistry.reportFacets { if let counts = facets[name] { section(title, Self.ranked(counts)) } }
         section("Repeats", repeatRows)
         section("Discarded candidates", Self.ranked(discarded))
         let rejectedRows = tableRows.filter { !$0.valid }

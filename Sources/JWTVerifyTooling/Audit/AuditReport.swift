@@ -12,13 +12,9 @@ package struct AuditReport {
     var byIssuer: [String: Int] = [:]
     var byAudience: [String: Int] = [:]
     var lifetimes: [String: Int] = [:]
-    /// Verified App Store signed data by facet (``appStoreFacets``): counts per value.
-    var appStore: [String: [String: Int]] = [:]
-    /// The App Store facets, in report order, with their titles.
-    static let appStoreFacets = [
-        ("by_kind", "App Store: by kind"), ("by_environment", "App Store: by environment"), ("by_product", "App Store: by product"),
-        ("by_notification_type", "App Store: by notification type"),
-    ]
+    /// Verified tokens by their provider's facets (``ProviderRegistry/reportFacets``; App Store
+    /// data's today): counts per value. Reports keep them under `app_store`.
+    var facets: [String: [String: Int]] = [:]
     var anomalies: [String: Int] = [:]
     package var discarded: [String: Int] = [:]
     /// Occurrences of a token already seen, and how many distinct tokens were seen more than once.
@@ -194,7 +190,9 @@ package struct AuditReport {
         } else {
             withoutIssuedAt += 1
         }
-        if case .success(let token) = record.outcome.result, let claims = token.provider(as: AppStoreClaims.self) { countAppStore(claims) }
+        if case .success(let token) = record.outcome.result {
+            for (name, value) in token.provider.facets { facets[name, default: [:]][value, default: 0] += 1 }
+        }
         byKeyID[record.outcome.keyID ?? "(none)", default: 0] += 1
         byIssuer[issuer ?? "(none)", default: 0] += 1
         for audience in audience ?? ["(none)"] { byAudience[audience, default: 0] += 1 }
@@ -239,19 +237,6 @@ package struct AuditReport {
                     issuedAt: issuedAt))
         } else {
             tableOmitted += 1
-        }
-    }
-
-    /// Counts a verified App Store token by kind, environment, product (its own, or its nested
-    /// transaction's) and notification type (with its subtype).
-    private mutating func countAppStore(_ claims: AppStoreClaims) {
-        appStore["by_kind", default: [:]][claims.kind.rawValue, default: 0] += 1
-        appStore["by_environment", default: [:]][claims.environment ?? "(none)", default: 0] += 1
-        if let product = claims.productID ?? claims.transaction?.productID ?? claims.renewalInfo?.productID {
-            appStore["by_product", default: [:]][product, default: 0] += 1
-        }
-        if let type = claims.notificationType {
-            appStore["by_notification_type", default: [:]][type + (claims.subtype.map { " / " + $0 } ?? ""), default: 0] += 1
         }
     }
 

@@ -5,6 +5,10 @@ package struct AppStoreProfile: ProviderProfile {
     package static let keySet: (preset: String, source: KeySetSource)? = nil
     package static let keyOrigin = ProviderKeyOrigin.certificateChain
     package static let evaluationClaim: String? = "signedDate"
+    package static let reportFacets: [(name: String, title: String)] = [
+        ("by_kind", "App Store: by kind"), ("by_environment", "App Store: by environment"), ("by_product", "App Store: by product"),
+        ("by_notification_type", "App Store: by notification type"),
+    ]
     package static let settings: Set<ProfileSetting> = [.bundleIDs, .environment, .appAppleID, .appStoreTrust, .onlineChecks]
     package static func requiredSettings(forService: Bool) -> Set<ProfileSetting> { forService ? [.bundleIDs] : [] }
     package static func policy(_ settings: VerificationPolicy.ProfileSettings) -> VerificationPolicy {

@@ -23,6 +23,9 @@ package protocol ProviderProfile: Sendable, Hashable {
     static var subjectAlias: StaticString? { get }
     /// Whether records show the `nonce` claim among the provider's typed claims.
     static var recordsNonce: Bool { get }
+    /// The audit report's breakdowns of the provider's verified tokens, in report order, with their
+    /// titles (the claims say what each token counts as: ``ProviderClaimMembers/forEachFacet(_:)``).
+    static var reportFacets: [(name: String, title: String)] { get }
     /// The claim whose instant the provider's tokens are judged at unless a time is given
     /// (``evaluationInstant(_:)``), for people: `signedDate`; `nil` when judged by the clock.
     static var evaluationClaim: String? { get }
@@ -68,6 +71,8 @@ extension ProviderProfile {
     package static var subjectAlias: StaticString? { nil }
     /// No `nonce` among the typed claims, unless a profile says otherwise.
     package static var recordsNonce: Bool { false }
+    /// No breakdowns of its own, unless a profile says otherwise.
+    package static var reportFacets: [(name: String, title: String)] { [] }
     /// Judged by the clock, unless a profile says otherwise.
     package static var evaluationClaim: String? { nil }
     /// No header parameter required beyond `alg`, unless a profile says otherwise.

@@ -17,6 +17,9 @@ package enum ProviderRegistry {
     /// The profile named `name`.
     package static func profile(named name: String) -> (any ProviderProfile.Type)? { profiles.first { $0.name == name } }
 
+    /// Every provider's report facets, in order (``ProviderProfile/reportFacets``).
+    package static var reportFacets: [(name: String, title: String)] { profiles.flatMap { $0.reportFacets } }
+
     /// The key-set presets, in order, each once (providers may share one).
     package static var keySetPresets: [(name: String, source: KeySetSource)] {
         var seen: Set<String> = []
