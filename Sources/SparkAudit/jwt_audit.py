@@ -322,9 +322,9 @@ def piped_lines(spark, jrdd, command, executor_path, keep=True):
     """Each partition of the JVM `RDD[String]` `jrdd` streamed through `command` (Spark's own
     `RDD.pipe`, in the JVM: no line passes through Python), as a DataFrame of its output lines
     (`value`); with `keep`, kept so that the pipe runs once however often it is read. The lines are
-    kept serialized, in memory while they fit and on disk beyond (an RDD's serialized blocks are
-    measured as they are unrolled; a DataFrame's in-memory columns are not, and big partitions took
-    executors of 1 GB out of heap)."""
+    kept on the executors' disks, streamed there as the pipe writes them: a copy kept in memory
+    first (as a DataFrame's columns, or as serialized blocks) took executors of 1 GB out of heap
+    once partitions were large (a 588 MB file read by one task)."""
     from pyspark.sql import DataFrame
     jvm = spark._jvm
     argv = jvm.java.util.ArrayList()
@@ -334,7 +334,7 @@ def piped_lines(spark, jrdd, command, executor_path, keep=True):
     # pipe(command, env, printPipeContext, printRDDElement, separateWorkingDir, bufferSize, encoding)
     piped = jrdd.pipe(jvm.scala.collection.JavaConverters.asScalaBuffer(argv).toSeq(), no_env, None, None, False, 1 << 16, "UTF-8")
     if keep:
-        piped = piped.persist(jvm.org.apache.spark.storage.StorageLevel.MEMORY_AND_DISK_SER())
+        piped = piped.persist(jvm.org.apache.spark.storage.StorageLevel.DISK_ONLY())
     return DataFrame(spark._jsparkSession.createDataset(piped, jvm.org.apache.spark.sql.Encoders.STRING()).toDF(), spark), piped
 
 
