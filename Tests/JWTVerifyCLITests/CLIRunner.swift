@@ -1,4 +1,7 @@
 import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// Runs the built `jwtverify` binary and captures its stdout, stderr and exit status.
 enum CLIRunner {
@@ -37,6 +40,7 @@ enum CLIRunner {
         _ arguments: [String], input: Data = Data(), currentDirectory: URL = repositoryRoot, environment: [String: String?] = [:],
         executable: URL = binary
     ) throws -> Outcome {
+        ignoreBrokenPipes()
         let process = Process()
         process.executableURL = executable
         process.arguments = arguments
@@ -66,6 +70,10 @@ enum CLIRunner {
         let errorData = errorBox.data
         return Outcome(status: process.terminationStatus, stdout: out, stderr: String(decoding: errorData, as: UTF8.self))
     }
+
+    /// A write to a pipe or socket whose reader is gone (a command that exits before reading its
+    /// input, a server closing an idle connection) must fail the write, not kill the test process.
+    static func ignoreBrokenPipes() { signal(SIGPIPE, SIG_IGN) }
 
     /// Runs another program (a shell around jwtverify, man) as ``run(_:input:currentDirectory:environment:executable:)`` does.
     static func runProgram(_ path: String, _ arguments: [String]) throws -> Outcome {

@@ -25,6 +25,7 @@ final class ServeProcess: @unchecked Sendable {
 
     /// Starts `jwtverify serve --listen 127.0.0.1:0 arguments…` and waits for its "listening" line.
     init(_ arguments: [String]) throws {
+        CLIRunner.ignoreBrokenPipes()
         process = Process()
         process.executableURL = CLIRunner.binary
         process.arguments = ["serve", "--listen", "127.0.0.1:0"] + arguments

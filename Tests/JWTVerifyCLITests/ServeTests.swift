@@ -253,7 +253,9 @@ struct ServeTests {
         let fd = RawHTTP.connect(serve.port)
         defer { close(fd) }
         RawHTTP.send(fd, Array("GET /auth HTTP/1.1\r\nHost: x\r\n".utf8))
-        usleep(100_000)
+        // Time for the server to read the request line: from then on the connection is a request
+        // under way, which the drain waits for (an idle connection it closes at once).
+        usleep(500_000)
         serve.signal(SIGTERM)
         #expect(serve.waitForStderr("letting open requests finish"))
         RawHTTP.send(fd, Array("Authorization: Bearer \(Self.valid)\r\nConnection: close\r\n\r\n".utf8))
