@@ -2,7 +2,7 @@ package import JWTVerify
 
 /// One token found by `audit`, evaluated.
 package struct AuditRecord: Sendable {
-    let origin: AuditOrigin
+    private(set) var origin: AuditOrigin
     let column: Int
     /// What the text before the token says it was (`found_in`: `bearer`, `json:KEY`, …).
     let place: TokenExtractor.Place
@@ -46,20 +46,9 @@ package struct AuditRecord: Sendable {
     /// the listed files would have placed it.
     package func named(by listing: AuditListing) -> AuditRecord {
         guard case .tag = origin else { return self }
-        return AuditRecord(copying: self, origin: listing.named(origin))
-    }
-
-    private init(copying other: AuditRecord, origin: AuditOrigin) {
-        self.origin = origin
-        column = other.column
-        place = other.place
-        token = other.token
-        fingerprint = other.fingerprint
-        outcome = other.outcome
-        keySource = other.keySource
-        nonceDigest = other.nonceDigest
-        anomalies = other.anomalies
-        lifetime = other.lifetime
+        var named = self
+        named.origin = listing.named(origin)
+        return named
     }
 
     /// The things worth a look about a token, each counted in the report and listed in its record.
