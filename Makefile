@@ -4,7 +4,7 @@
 #               and the Spark job's tests (make test-spark: PySpark from PyPI into .build/spark-venv)
 SHELL := /bin/bash
 SWIFT ?= swift
-SYSTEM_PACKAGES := pkg-config libssl-dev libjansson-dev libmicrohttpd-dev
+SYSTEM_PACKAGES := pkg-config libssl-dev libjansson-dev libmicrohttpd-dev libcurl4-openssl-dev
 # The real programs the serve tests put in front of it (nginx, Caddy) and read its metrics with (promtool).
 GATEWAY_PACKAGES := nginx-light caddy prometheus chromium
 JWTVERIFY := .build/release/jwtverify
@@ -20,10 +20,10 @@ all: build
 # through sudo). Where pkg-config already finds the libraries (macOS, other systems), nothing runs.
 INSTALL := scripts/install-packages
 deps:
-	@if pkg-config --exists 'libcrypto >= 3.0' jansson libmicrohttpd 2>/dev/null && \
+	@if pkg-config --exists 'libcrypto >= 3.0' jansson libmicrohttpd libcurl 2>/dev/null && \
 	    [ -f "$$(pkg-config --variable=includedir jansson)/jansson.h" ] && \
 	    [ -f "$$(pkg-config --variable=includedir libmicrohttpd)/microhttpd.h" ]; then exit 0; fi; \
-	$(INSTALL) --why "OpenSSL >= 3, jansson and libmicrohttpd with their pkg-config files" $(SYSTEM_PACKAGES)
+	$(INSTALL) --why "OpenSSL >= 3, jansson, libmicrohttpd and libcurl with their pkg-config files" $(SYSTEM_PACKAGES)
 	@scripts/install-crypto-mb
 
 build: deps

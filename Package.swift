@@ -33,6 +33,13 @@ let package = Package(
             pkgConfig: "libmicrohttpd",
             providers: [.apt(["libmicrohttpd-dev"]), .brew(["libmicrohttpd"])]
         ),
+        // libcurl for JWTVerifyRemote's requests: its easy interface decodes gzip into a callback,
+        // so every answer is counted in decoded octets and stopped at its cap.
+        .systemLibrary(
+            name: "CCurl",
+            pkgConfig: "libcurl",
+            providers: [.apt(["libcurl4-openssl-dev"]), .brew(["curl"])]
+        ),
         // glibc allocator tuning for the CLI's batch work (a header only; libc is always linked).
         .systemLibrary(name: "CMallocTuning"),
         // ES256 with a fixed-base table per P-256 key: the one C file that uses OpenSSL calls
@@ -89,7 +96,7 @@ let package = Package(
         ),
         .target(
             name: "JWTVerifyRemote",
-            dependencies: ["JWTVerify"],
+            dependencies: ["JWTVerify", "CCurl"],
             swiftSettings: strictSettings
         ),
         .executableTarget(

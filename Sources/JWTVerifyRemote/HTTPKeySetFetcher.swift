@@ -1,15 +1,13 @@
 import Foundation
-#if canImport(FoundationNetworking)
-import FoundationNetworking
-#endif
 public import JWTVerify
 
-/// Fetches key-set documents over HTTPS with `URLSession` (FoundationNetworking on Linux).
+/// Fetches key-set documents over HTTPS with libcurl.
 ///
 /// Only `https://` URLs are fetched, plus `http://` to loopback addresses (for tests). Connect and
-/// total timeouts are enforced, the body is capped while it streams in, only 200 and 304 are
-/// accepted, redirects are bounded and never go from https to http, and URLSession's own cache is
-/// off so that validators and 304s are seen as the origin sent them.
+/// total timeouts are enforced; the body is capped in decoded octets while it streams in (gzip is
+/// asked for and undone on the way, so a compressed bomb stops at the cap) and the response head at
+/// 64 KiB; only 200 and 304 are accepted; redirects are bounded and never go from https to http; and
+/// no cache sits in between, so validators and 304s are seen as the origin sent them.
 public struct HTTPKeySetFetcher: KeySetFetcher {
     /// Longest wait for the connection and for each read.
     public var connectTimeout: Double
@@ -33,10 +31,10 @@ public struct HTTPKeySetFetcher: KeySetFetcher {
         guard let target = URL(string: url), HTTPTransfer.isAllowed(target) else {
             return .failed(HTTPTransferFailure.refusedURL(url).description)
         }
-        var request = URLRequest(url: target)
-        request.setValue("application/json", forHTTPHeaderField: "Accept")
-        if let etag { request.setValue(etag, forHTTPHeaderField: "If-None-Match") }
-        if let lastModified { request.setValue(lastModified, forHTTPHeaderField: "If-Modified-Since") }
+        var request = HTTPOutgoing(url: url)
+        request.setHeader("Accept", "application/json")
+        if let etag { request.setHeader("If-None-Match", etag) }
+        if let lastModified { request.setHeader("If-Modified-Since", lastModified) }
         let limits = HTTPTransferLimits(
             connectTimeout: connectTimeout, totalTimeout: totalTimeout + 0.5, maximumBytes: maximumBytes, maximumRedirects: maximumRedirects)
         switch await HTTPTransfer.perform(request, limits: limits) {

@@ -1,36 +1,52 @@
+import CCurl
 import Foundation
-#if canImport(FoundationNetworking)
-import FoundationNetworking
-#endif
 
 /// The limits every request of this module runs under.
 struct HTTPTransferLimits: Sendable {
-    /// Longest wait for the connection and for each read.
+    /// Longest wait for the connection, and longest stall (under one octet a second) after it.
     var connectTimeout: Double
     /// Longest time for the whole exchange: past it the call ends, answered or not.
     var totalTimeout: Double
-    /// Largest body accepted, in octets (checked against `Content-Length` and while it streams in).
+    /// Largest body accepted, in octets after any content coding is undone: counted as libcurl
+    /// decodes it, and the transfer is stopped at the first octet past it.
     var maximumBytes: Int
     /// Most redirects followed (never https to http, never off loopback for http).
     var maximumRedirects: Int
+    /// Largest response head accepted (status line and every header line), in octets.
+    var maximumHeaderBytes: Int = 64 * 1024
+}
+
+/// One request to send: its method, URL, header fields and body.
+struct HTTPOutgoing: Sendable {
+    var method = "GET"
+    var url: String
+    /// Header fields in order; a name given twice is sent twice.
+    var headers: [(name: String, value: String)] = []
+    /// Sent when not `nil` (POST).
+    var body: [UInt8]? = nil
+
+    /// A GET of `url`.
+    init(url: String) { self.url = url }
+
+    /// Adds a header field.
+    mutating func setHeader(_ name: String, _ value: String) { headers.append((name, value)) }
 }
 
 /// What came back: the status, the headers and the whole body (within the cap).
 struct HTTPReply: Sendable {
     let status: Int
     let body: [UInt8]
+    /// Header fields by lowercased name; a repeated one keeps the last value.
     private let headers: [String: String]
 
-    init(_ response: HTTPURLResponse, body: [UInt8]) {
-        status = response.statusCode
+    init(status: Int, headers: [String: String], body: [UInt8]) {
+        self.status = status
         self.body = body
-        var headers: [String: String] = [:]
-        for case (let name as String, let value as String) in response.allHeaderFields { headers[name.lowercased()] = value }
         self.headers = headers
     }
 
     /// A header's value, by case-insensitive name.
-    func header(_ name: String) -> String? { headers[name.lowercased()] }
+    func header(_ name: String) -> String? { headers[HTTPHead.lowercased(name)] }
 }
 
 /// Why no reply came. The descriptions name what happened, never what was sent.
@@ -41,8 +57,10 @@ enum HTTPTransferFailure: Error, Sendable, CustomStringConvertible {
     case timedOut(Double)
     /// The connection could not be made or broke.
     case connection(String)
-    /// The body is over the cap.
+    /// The decoded body is over the cap.
     case tooLarge(Int)
+    /// The response head is over its cap.
+    case headersTooLarge(Int)
     /// A redirect that may not be followed.
     case redirectRefused(String)
 
@@ -52,25 +70,111 @@ enum HTTPTransferFailure: Error, Sendable, CustomStringConvertible {
         case .timedOut(let seconds): "timed out after \(seconds) s"
         case .connection(let why): why
         case .tooLarge(let limit): "body is over the \(limit)-octet limit"
+        case .headersTooLarge(let limit): "response head is over the \(limit)-octet limit"
         case .redirectRefused(let why): why
         }
     }
 }
 
-/// One HTTP request and its whole reply over the process's one `URLSession`, within
-/// ``HTTPTransferLimits``. URLSession's own cache is off, so validators and 304s are seen as the
-/// origin sent them.
+/// One HTTP request and its whole reply, through libcurl, within ``HTTPTransferLimits``.
+///
+/// The body is counted as it is decoded and the transfer stops at the first octet past the cap,
+/// so a compressed bomb costs at most the cap plus libcurl's own buffers (a few tens of
+/// kilobytes); so does an endless head. Redirects are followed here, one hop at a time, each
+/// target checked by ``mayRedirect(from:to:)``. No cache of any kind sits in between.
 enum HTTPTransfer {
-    /// Sends `request` (its URL must be https, or http to loopback) and waits for the reply.
-    static func perform(_ request: URLRequest, limits: HTTPTransferLimits) async -> Result<HTTPReply, HTTPTransferFailure> {
-        guard let url = request.url, isAllowed(url) else { return .failure(.refusedURL(request.url?.absoluteString ?? "?")) }
-        var request = request
-        request.cachePolicy = .reloadIgnoringLocalAndRemoteCacheData
-        request.timeoutInterval = limits.connectTimeout
-        let transfer = TransferDelegate(limits: limits)
+    /// Sends `request` (its URL must be https, or http to loopback) and waits for the reply, on a
+    /// thread of its own (libcurl's easy interface blocks it), never on the caller's.
+    static func perform(_ request: HTTPOutgoing, limits: HTTPTransferLimits) async -> Result<HTTPReply, HTTPTransferFailure> {
+        guard let url = URL(string: request.url), isAllowed(url) else { return .failure(.refusedURL(request.url)) }
+        _ = globalInitialization
         return await withCheckedContinuation { continuation in
-            SharedSession.shared.start(request, transfer: transfer, continuation: continuation)
+            let thread = Thread { continuation.resume(returning: following(request, limits: limits)) }
+            thread.name = "jwtverify-http"
+            thread.start()
         }
+    }
+
+    /// libcurl's process-wide set-up, done once before the first request.
+    private static let globalInitialization: Int32 = ccurl_global_init()
+
+    /// `request` and the redirects it leads to, one exchange at a time (blocking).
+    private static func following(_ first: HTTPOutgoing, limits: HTTPTransferLimits) -> Result<HTTPReply, HTTPTransferFailure> {
+        var request = first
+        let deadline = Date().timeIntervalSince1970 + limits.totalTimeout
+        var hops = 0
+        while true {
+            var hopLimits = limits
+            hopLimits.totalTimeout = max(0.001, deadline - Date().timeIntervalSince1970)
+            let exchange = once(request, limits: hopLimits)
+            guard case .success(let (reply, location)) = exchange else { return exchange.map(\.reply) }
+            guard let location else { return .success(reply) }
+            hops += 1
+            if hops > limits.maximumRedirects {
+                return .failure(
+                    .redirectRefused(
+                        limits.maximumRedirects == 0
+                            ? "redirect refused (this endpoint is never redirected)"
+                            : "more than \(limits.maximumRedirects) redirects"))
+            }
+            guard mayRedirect(from: URL(string: request.url), to: URL(string: location)) else {
+                return .failure(.redirectRefused("redirect to \(location) refused (never https to http, never off loopback for http)"))
+            }
+            request.url = location
+            // RFC 9110 §15.4: 303 always, and 301/302 after a POST (as every client does), go on as GET.
+            if reply.status == 303 || (request.method == "POST" && (reply.status == 301 || reply.status == 302)) {
+                request.method = "GET"
+                request.body = nil
+                request.headers.removeAll { HTTPHead.lowercased($0.name) == "content-type" }
+            }
+        }
+    }
+
+    /// One exchange: the reply, and the redirect target a 3xx names.
+    private static func once(
+        _ request: HTTPOutgoing, limits: HTTPTransferLimits
+    ) -> Result<(reply: HTTPReply, location: String?), HTTPTransferFailure> {
+        let sink = ReplySink(limits: limits)
+        let context = Unmanaged.passRetained(sink)
+        defer { context.release() }
+        var outcome = ccurl_outcome()
+        var curlLimits = ccurl_limits(
+            connect_timeout_ms: milliseconds(limits.connectTimeout), total_timeout_ms: milliseconds(limits.totalTimeout),
+            stall_seconds: max(1, Int(limits.connectTimeout.rounded(.up))))
+        let lines = request.headers.map { "\($0.name): \($0.value)" }
+        let code = withCStrings(lines) { headers in
+            let perform = { (body: UnsafeRawPointer?, length: Int) -> Int32 in
+                ccurl_perform(
+                    request.method, request.url, headers, lines.count, body, length, &curlLimits,
+                    { context, data, length in ReplySink.from(context).header(data, length) },
+                    { context, data, length in ReplySink.from(context).body(data, length) },
+                    context.toOpaque(), &outcome)
+            }
+            guard let body = request.body else { return perform(nil, 0) }
+            // A non-NULL pointer even for an empty body: NULL means "send none".
+            return body.withUnsafeBytes { perform($0.baseAddress ?? UnsafeRawPointer(bitPattern: 1), $0.count) }
+        }
+        if let problem = sink.problem { return .failure(problem) }
+        guard code == 0 else {
+            if code == 28 { return .failure(.timedOut(limits.totalTimeout)) }  // CURLE_OPERATION_TIMEDOUT
+            let detail = withUnsafeBytes(of: outcome.error) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+            return .failure(.connection(detail.isEmpty ? String(cString: ccurl_describe(code)) : detail))
+        }
+        let reply = HTTPReply(status: outcome.status, headers: sink.headers, body: sink.bytes)
+        guard (300..<400).contains(outcome.status) else { return .success((reply, nil)) }
+        if outcome.redirect_too_long != 0 { return .failure(.redirectRefused("redirect target over 2,047 octets")) }
+        let location = withUnsafeBytes(of: outcome.redirect) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+        return .success((reply, location.isEmpty ? nil : location))
+    }
+
+    private static func milliseconds(_ seconds: Double) -> Int { max(1, Int((seconds * 1000).rounded(.up))) }
+
+    /// `strings` as NUL-terminated C strings for the duration of `body`.
+    private static func withCStrings<R>(_ strings: [String], _ body: (UnsafePointer<UnsafePointer<CChar>?>?) -> R) -> R {
+        let copies = strings.map { strdup($0) }
+        defer { copies.forEach { free($0) } }
+        let pointers = copies.map { UnsafePointer($0) }
+        return pointers.withUnsafeBufferPointer { body($0.baseAddress) }
     }
 
     /// https anywhere; http only to loopback.
@@ -89,149 +193,59 @@ enum HTTPTransfer {
     }
 }
 
-/// The one `URLSession` of the process. A session costs a few hundred bytes that
-/// FoundationNetworking never returns, and `serve` fetches keys for months, so every request shares
-/// this one. Its delegate hands each task's events to that request's ``TransferDelegate``.
-private final class SharedSession: NSObject, URLSessionDataDelegate, @unchecked Sendable {
-    static let shared = SharedSession()
-
-    // Safety: `transfers` is guarded by `lock`; `session` is set once, in init.
-    private let lock = NSLock()
-    private var transfers: [Int: TransferDelegate] = [:]
-    private var session: URLSession!
-
-    private override init() {
-        super.init()
-        let configuration = URLSessionConfiguration.ephemeral
-        configuration.urlCache = nil
-        configuration.requestCachePolicy = .reloadIgnoringLocalAndRemoteCacheData
-        // Per-request limits: the request's own timeout (connect and reads) and the transfer's watchdog.
-        configuration.timeoutIntervalForResource = 300
-        session = URLSession(configuration: configuration, delegate: self, delegateQueue: nil)
-    }
-
-    func start(
-        _ request: URLRequest, transfer: TransferDelegate, continuation: CheckedContinuation<Result<HTTPReply, HTTPTransferFailure>, Never>
-    ) {
-        let task = session.dataTask(with: request)
-        lock.withLock { transfers[task.taskIdentifier] = transfer }
-        transfer.start(task, continuation: continuation)
-    }
-
-    private func transfer(for task: URLSessionTask) -> TransferDelegate? { lock.withLock { transfers[task.taskIdentifier] } }
-
-    func urlSession(
-        _ session: URLSession, dataTask: URLSessionDataTask, didReceive response: URLResponse,
-        completionHandler: @escaping (URLSession.ResponseDisposition) -> Void
-    ) {
-        guard let transfer = transfer(for: dataTask) else { return completionHandler(.cancel) }
-        transfer.received(response, completionHandler: completionHandler)
-    }
-
-    func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive data: Data) {
-        transfer(for: dataTask)?.received(data, task: dataTask)
-    }
-
-    func urlSession(
-        _ session: URLSession, task: URLSessionTask, willPerformHTTPRedirection response: HTTPURLResponse,
-        newRequest request: URLRequest, completionHandler: @escaping (URLRequest?) -> Void
-    ) {
-        guard let transfer = transfer(for: task) else { return completionHandler(nil) }
-        transfer.redirect(to: request, task: task, completionHandler: completionHandler)
-    }
-
-    func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: (any Error)?) {
-        let transfer = lock.withLock { transfers.removeValue(forKey: task.taskIdentifier) }
-        transfer?.completed(error: error)
+/// Header-field names as the origin sends them: ASCII, compared without regard to ASCII case.
+enum HTTPHead {
+    /// `name` with ASCII capitals lowered (nothing else changes).
+    static func lowercased(_ name: String) -> String {
+        String(decoding: name.utf8.map { $0 >= 0x41 && $0 <= 0x5A ? $0 | 0x20 : $0 }, as: UTF8.self)
     }
 }
 
-/// Collects one reply, enforcing the size cap and the redirect rules, and resumes the caller once.
-private final class TransferDelegate: @unchecked Sendable {
-    // Safety: all mutable state is guarded by `lock`.
-    private let lock = NSLock()
-    private let limits: HTTPTransferLimits
-    private var body: [UInt8] = []
-    private var response: HTTPURLResponse?
-    private var problem: HTTPTransferFailure?
-    private var redirects = 0
-    private var continuation: CheckedContinuation<Result<HTTPReply, HTTPTransferFailure>, Never>?
+/// Collects one exchange's head and decoded body as libcurl hands them over, stopping it at
+/// either cap. Touched by the transfer's own thread only.
+private final class ReplySink {
+    let limits: HTTPTransferLimits
+    private(set) var bytes: [UInt8] = []
+    private(set) var headers: [String: String] = [:]
+    private(set) var problem: HTTPTransferFailure?
+    private var headBytes = 0
 
     init(limits: HTTPTransferLimits) { self.limits = limits }
 
-    func start(_ task: URLSessionDataTask, continuation: CheckedContinuation<Result<HTTPReply, HTTPTransferFailure>, Never>) {
-        lock.withLock { self.continuation = continuation }
-        task.resume()
-        // The total time-out: the transport enforces only the idle one.
-        let seconds = limits.totalTimeout
-        DispatchQueue.global().asyncAfter(deadline: .now() + seconds) { [weak self] in
-            self?.finish(.failure(.timedOut(seconds)))
-            task.cancel()
-        }
+    static func from(_ context: UnsafeMutableRawPointer?) -> ReplySink {
+        Unmanaged<ReplySink>.fromOpaque(context!).takeUnretainedValue()
     }
 
-    private func finish(_ result: Result<HTTPReply, HTTPTransferFailure>) {
-        let waiting = lock.withLock { () -> CheckedContinuation<Result<HTTPReply, HTTPTransferFailure>, Never>? in
-            defer { continuation = nil }
-            return continuation
+    /// One header line (the status line included); a new status line (after a 1xx) starts over.
+    func header(_ data: UnsafePointer<CChar>?, _ length: Int) -> Int32 {
+        headBytes += length
+        guard headBytes <= limits.maximumHeaderBytes else {
+            problem = .headersTooLarge(limits.maximumHeaderBytes)
+            return 0
         }
-        waiting?.resume(returning: result)
+        guard let data, length > 0 else { return 1 }
+        let line = UnsafeRawBufferPointer(start: data, count: length)
+        if line.starts(with: "HTTP/".utf8) {
+            headers = [:]
+            return 1
+        }
+        guard let colon = line.firstIndex(of: UInt8(ascii: ":")) else { return 1 }
+        let name = HTTPHead.lowercased(String(decoding: line[..<colon], as: UTF8.self))
+        var value = line[(colon + 1)...]
+        while let first = value.first, first == 0x20 || first == 0x09 { value = value.dropFirst() }
+        while let last = value.last, last == 0x0D || last == 0x0A || last == 0x20 || last == 0x09 { value = value.dropLast() }
+        headers[name] = String(decoding: value, as: UTF8.self)
+        return 1
     }
 
-    func received(_ response: URLResponse, completionHandler: @escaping (URLSession.ResponseDisposition) -> Void) {
-        guard let http = response as? HTTPURLResponse else {
-            lock.withLock { problem = problem ?? .connection("not an HTTP response") }
-            return completionHandler(.cancel)
-        }
-        if http.expectedContentLength > Int64(limits.maximumBytes) {
-            lock.withLock { problem = .tooLarge(limits.maximumBytes) }
-            return completionHandler(.cancel)
-        }
-        lock.withLock { self.response = http }
-        completionHandler(.allow)
-    }
-
-    func received(_ data: Data, task dataTask: URLSessionDataTask) {
-        let over = lock.withLock { () -> Bool in
-            body.append(contentsOf: data)
-            guard body.count > limits.maximumBytes else { return false }
+    /// One chunk of decoded body.
+    func body(_ data: UnsafePointer<CChar>?, _ length: Int) -> Int32 {
+        guard bytes.count + length <= limits.maximumBytes else {
             problem = .tooLarge(limits.maximumBytes)
-            body = []
-            return true
+            bytes = []
+            return 0
         }
-        if over { dataTask.cancel() }
-    }
-
-    func redirect(to request: URLRequest, task: URLSessionTask, completionHandler: @escaping (URLRequest?) -> Void) {
-        let allowed = lock.withLock { () -> Bool in
-            redirects += 1
-            if redirects > limits.maximumRedirects {
-                problem = .redirectRefused(
-                    limits.maximumRedirects == 0 ? "redirect refused (this endpoint is never redirected)" : "more than \(limits.maximumRedirects) redirects")
-                return false
-            }
-            if !HTTPTransfer.mayRedirect(from: task.currentRequest?.url ?? task.originalRequest?.url, to: request.url) {
-                problem = .redirectRefused(
-                    "redirect to \(request.url?.absoluteString ?? "?") refused (never https to http, never off loopback for http)")
-                return false
-            }
-            return true
-        }
-        completionHandler(allowed ? request : nil)
-        if !allowed { task.cancel() }
-    }
-
-    func completed(error: (any Error)?) {
-        let (response, body, problem) = lock.withLock { (self.response, self.body, self.problem) }
-        if let problem {
-            finish(.failure(problem))
-        } else if let error {
-            let code = (error as? URLError)?.code
-            finish(.failure(code == .timedOut ? .timedOut(limits.connectTimeout) : .connection(error.localizedDescription)))
-        } else if let response {
-            finish(.success(HTTPReply(response, body: body)))
-        } else {
-            finish(.failure(.connection("no response")))
-        }
+        if let data { bytes.append(contentsOf: UnsafeRawBufferPointer(start: data, count: length)) }
+        return 1
     }
 }

@@ -8,9 +8,11 @@ Prints the port it listens on, then serves:
   GET  /stats    {"requests": n, "conditional": n, "not_modified": n, "if_modified_since": n}
 Modes: ok (200, Cache-Control max-age, ETag, Last-Modified; 304 when If-None-Match matches),
 hang (answers after 30 s), close (drops the connection), error (500), garbage, empty ({"keys":[]}),
-huge (10 MB), no_cache (200 without Cache-Control).
+huge (10 MB), no_cache (200 without Cache-Control), gzip (the document gzip-encoded), bomb (a 1 MiB
+gzip answer that decodes to 1 GiB), plain50 (a 50 MB answer), endless_head (header lines without
+end), drip (the head, then one body octet a second).
 """
-import json, sys, threading, time
+import gzip, json, sys, threading, time, zlib
 from http.server import ThreadingHTTPServer
 
 from loopback_http import QuietHandler
@@ -18,6 +20,20 @@ from loopback_http import QuietHandler
 state = {"mode": "ok", "document": '{"keys":[]}', "max_age": 600, "etag": '"v1"', "requests": 0, "conditional": 0,
          "not_modified": 0, "if_modified_since": 0}
 lock = threading.Lock()
+bomb = []
+
+
+def gzip_bomb():
+    """1 GiB of spaces inside a JSON array, gzip-encoded (about 1 MiB), made once."""
+    with lock:
+        if not bomb:
+            packer = zlib.compressobj(9, zlib.DEFLATED, 31)
+            parts = [packer.compress(b'{"keys":[')]
+            block = b" " * (1 << 20)
+            parts += [packer.compress(block) for _ in range(1024)]
+            parts.append(packer.compress(b"]}") + packer.flush())
+            bomb.append(b"".join(parts))
+        return bomb[0]
 
 
 class Handler(QuietHandler):
@@ -51,6 +67,35 @@ class Handler(QuietHandler):
             return self.send(200, b"<html>not a key set</html>", [("Content-Type", "text/html")])
         if mode == "empty":
             return self.send(200, b'{"keys":[]}', [("Cache-Control", "max-age=600")])
+        if mode == "bomb":
+            return self.send(200, gzip_bomb(), [("Content-Type", "application/json"), ("Content-Encoding", "gzip")])
+        if mode == "gzip":
+            return self.send(200, gzip.compress(document.encode()),
+                             [("Content-Type", "application/json"), ("Content-Encoding", "gzip"),
+                              ("Cache-Control", f"max-age={max_age}")])
+        if mode == "plain50":
+            return self.send(200, b'{"keys":[' + b" " * (50 * 1000 * 1000) + b"]}")
+        if mode == "endless_head":
+            try:
+                self.send_response(200)
+                self.flush_headers()
+                for index in range(10_000_000):
+                    self.wfile.write(b"X-Filler-%d: %s\r\n" % (index, b"a" * 100))
+            except OSError:
+                pass
+            return
+        if mode == "drip":
+            try:
+                self.send_response(200)
+                self.send_header("Content-Length", "100000")
+                self.end_headers()
+                for _ in range(60):
+                    self.wfile.write(b" ")
+                    self.wfile.flush()
+                    time.sleep(1)
+            except OSError:
+                pass
+            return
         if mode == "huge":
             return self.send(200, b'{"keys":[' + b" " * (10 * 1024 * 1024) + b"]}")
         headers = [("Content-Type", "application/json"), ("ETag", etag), ("Last-Modified", "Sat, 28 Nov 2026 10:00:00 GMT")]

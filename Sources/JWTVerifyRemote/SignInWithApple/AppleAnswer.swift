@@ -19,6 +19,8 @@ struct AppleAnswer {
             throw SignInWithAppleError(.unavailable, .timeout, detail: "no answer from Apple within \(seconds) s")
         case .failure(.tooLarge(let limit)):
             throw SignInWithAppleError(.response, .responseTooLarge, detail: "Apple's answer is over the \(limit)-octet limit")
+        case .failure(.headersTooLarge(let limit)):
+            throw SignInWithAppleError(.response, .responseTooLarge, detail: "Apple's answer's head is over the \(limit)-octet limit")
         case .failure(.redirectRefused(let why)):
             throw SignInWithAppleError(.response, .unexpectedStatus, detail: why)
         case .failure(let failure):

@@ -1,7 +1,4 @@
 import Foundation
-#if canImport(FoundationNetworking)
-import FoundationNetworking
-#endif
 public import JWTVerify
 import Synchronization
 
@@ -177,12 +174,12 @@ public final class SignInWithAppleClient: Sendable {
         _ path: String, _ form: [(String, String)], bearer: String? = nil, secrets extra: [String], expectsObject: Bool = true
     ) async throws(SignInWithAppleError) -> AppleAnswer {
         let secret = try secrets.secret()
-        var request = URLRequest(url: URL(string: baseURL + path)!)
-        request.httpMethod = "POST"
-        request.setValue("application/x-www-form-urlencoded", forHTTPHeaderField: "Content-Type")
-        request.setValue("application/json", forHTTPHeaderField: "Accept")
-        if let bearer { request.setValue("Bearer " + bearer, forHTTPHeaderField: "Authorization") }
-        request.httpBody = Data(FormEncoding.encode([("client_id", credentials.clientID), ("client_secret", secret)] + form))
+        var request = HTTPOutgoing(url: baseURL + path)
+        request.method = "POST"
+        request.setHeader("Content-Type", "application/x-www-form-urlencoded")
+        request.setHeader("Accept", "application/json")
+        if let bearer { request.setHeader("Authorization", "Bearer " + bearer) }
+        request.body = FormEncoding.encode([("client_id", credentials.clientID), ("client_secret", secret)] + form)
         let limits = HTTPTransferLimits(connectTimeout: timeout, totalTimeout: timeout, maximumBytes: maximumResponseBytes, maximumRedirects: 0)
         let result = await HTTPTransfer.perform(request, limits: limits)
         return try AppleAnswer.judge(result, expectsObject: expectsObject, redacting: [secret] + extra + (bearer.map { [$0] } ?? []))
