@@ -55,6 +55,8 @@ enum HTTPTransferFailure: Error, Sendable, CustomStringConvertible {
     case refusedURL(String)
     /// No answer within the total time-out (or the connection's).
     case timedOut(Double)
+    /// The answer stalled: under one octet a second for this many seconds.
+    case stalled(Double)
     /// The connection could not be made or broke.
     case connection(String)
     /// The decoded body is over the cap.
@@ -68,6 +70,7 @@ enum HTTPTransferFailure: Error, Sendable, CustomStringConvertible {
         switch self {
         case .refusedURL(let url): "refused URL \(url): only https, or http to a loopback address"
         case .timedOut(let seconds): "timed out after \(seconds) s"
+        case .stalled(let seconds): "stalled: under one octet a second for \(seconds) s"
         case .connection(let why): why
         case .tooLarge(let limit): "body is over the \(limit)-octet limit"
         case .headersTooLarge(let limit): "response head is over the \(limit)-octet limit"
@@ -138,9 +141,11 @@ enum HTTPTransfer {
         let context = Unmanaged.passRetained(sink)
         defer { context.release() }
         var outcome = ccurl_outcome()
+        let stallSeconds = max(1, Int(limits.connectTimeout.rounded(.up)))
         var curlLimits = ccurl_limits(
             connect_timeout_ms: milliseconds(limits.connectTimeout), total_timeout_ms: milliseconds(limits.totalTimeout),
-            stall_seconds: max(1, Int(limits.connectTimeout.rounded(.up))))
+            stall_seconds: stallSeconds)
+        let started = Date().timeIntervalSince1970
         let lines = request.headers.map { "\($0.name): \($0.value)" }
         let code = withCStrings(lines) { headers in
             let perform = { (body: UnsafeRawPointer?, length: Int) -> Int32 in
@@ -156,7 +161,10 @@ enum HTTPTransfer {
         }
         if let problem = sink.problem { return .failure(problem) }
         guard code == 0 else {
-            if code == 28 { return .failure(.timedOut(limits.totalTimeout)) }  // CURLE_OPERATION_TIMEDOUT
+            if code == 28 {  // CURLE_OPERATION_TIMEDOUT: the total time-out, or the stall limit before it
+                let elapsed = Date().timeIntervalSince1970 - started
+                return .failure(elapsed < limits.totalTimeout - 0.05 ? .stalled(Double(stallSeconds)) : .timedOut(limits.totalTimeout))
+            }
             let detail = withUnsafeBytes(of: outcome.error) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
             return .failure(.connection(detail.isEmpty ? String(cString: ccurl_describe(code)) : detail))
         }

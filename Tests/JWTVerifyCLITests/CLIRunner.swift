@@ -80,6 +80,22 @@ enum CLIRunner {
         try run(arguments, executable: URL(fileURLWithPath: path))
     }
 
+    /// Runs `jwtverify arguments…` under a Python parent that reports the child's peak resident set
+    /// (`getrusage(RUSAGE_CHILDREN)`, the kernel's high-water mark, so no sampling can miss a peak).
+    static func runMeasured(_ arguments: [String], input: Data = Data()) throws -> (outcome: Outcome, peakKiB: Int) {
+        let parent = """
+            import resource, subprocess, sys
+            status = subprocess.run(sys.argv[1:]).returncode
+            print("peak-rss-kib", resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss, file=sys.stderr)
+            sys.exit(status)
+            """
+        let outcome = try run(["-c", parent, binary.path] + arguments, input: input, executable: URL(fileURLWithPath: "/usr/bin/python3"))
+        let lines = outcome.stderr.split(separator: "\n")
+        let peak = lines.last.flatMap { $0.hasPrefix("peak-rss-kib ") ? Int($0.dropFirst(13)) : nil } ?? -1
+        let stderr = lines.filter { !$0.hasPrefix("peak-rss-kib ") }.joined(separator: "\n")
+        return (Outcome(status: outcome.status, stdout: outcome.stdout, stderr: stderr), peak)
+    }
+
     /// Runs `jwtverify arguments…` with its stdout opened on `stdout` (a path, such as
     /// `/dev/full`); the outcome's stdout is empty.
     static func runToFile(_ arguments: [String], input: Data = Data(), stdout path: String) throws -> Outcome {

@@ -94,9 +94,14 @@ final class ServeProcess: @unchecked Sendable {
     }
 
     /// The process's resident set, in KiB (from /proc).
-    var residentKiB: Int {
+    var residentKiB: Int { statusField("VmRSS:") }
+
+    /// The process's peak resident set so far, in KiB (the kernel's high-water mark, from /proc).
+    var peakResidentKiB: Int { statusField("VmHWM:") }
+
+    private func statusField(_ name: String) -> Int {
         let status = (try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8)) ?? ""
-        let line = status.split(separator: "\n").first { $0.hasPrefix("VmRSS:") } ?? ""
+        let line = status.split(separator: "\n").first { $0.hasPrefix(name) } ?? ""
         return Int(line.split(separator: " ", omittingEmptySubsequences: true).dropFirst().first ?? "") ?? 0
     }
 

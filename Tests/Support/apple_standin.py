@@ -12,7 +12,7 @@ Prints the port it listens on, then serves:
 and, for the tests only:
   POST /test/authorize  {"sub", "raw_nonce"? (the id token's nonce is its SHA-256 hex), "redirect_uri"?, "email"?, "team"?} -> {"code"}: what a user's sign-in leaves
   POST /test/age        {"code", "seconds"}: makes a code older
-  POST /test/mode       {"mode": ok|error500|unavailable503|hang|html|cut|huge|bad_signature|other_audience|redirect}
+  POST /test/mode       {"mode": ok|error500|unavailable503|hang|html|cut|huge|bomb|bad_signature|other_audience|redirect}
   GET  /test/stats      {"secrets": distinct client secrets seen, "requests": n, "refused_secrets": n}
 
 Every endpoint takes POST with Content-Type application/x-www-form-urlencoded, client_id and a
@@ -30,7 +30,7 @@ from cryptography.hazmat.primitives import hashes, serialization
 from cryptography.hazmat.primitives.asymmetric import ec, padding, rsa
 from cryptography.hazmat.primitives.asymmetric.utils import encode_dss_signature
 
-from loopback_http import QuietHandler
+from loopback_http import QuietHandler, gzip_bomb
 
 APPLE = "https://appleid.apple.com"
 MAX_SECRET_LIFETIME = 15777000
@@ -161,6 +161,8 @@ class Handler(QuietHandler):
             return self.send(200, b'{"access_token":"a1","token_type":"Bearer","expires_in":3600,"refresh_tok')
         if mode == "huge":
             return self.send(200, b'{"padding":"' + b"x" * (2 << 20) + b'"}')
+        if mode == "bomb":
+            return self.send(200, gzip_bomb(), "application/json", [("Content-Encoding", "gzip")])
         if self.headers.get("Content-Type", "").split(";")[0].strip() != "application/x-www-form-urlencoded":
             return self.error("invalid_request", "Content-Type must be application/x-www-form-urlencoded")
         try:
@@ -280,6 +282,8 @@ class Handler(QuietHandler):
         if self.path == "/test/mode":
             with lock:
                 state["mode"] = request["mode"]
+            if request["mode"] == "bomb":
+                gzip_bomb()  # made now, so that the next answer is not slow to start
             return self.send(200, {})
         self.send(404, b"not found", "text/plain")
 

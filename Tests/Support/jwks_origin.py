@@ -12,28 +12,14 @@ huge (10 MB), no_cache (200 without Cache-Control), gzip (the document gzip-enco
 gzip answer that decodes to 1 GiB), plain50 (a 50 MB answer), endless_head (header lines without
 end), drip (the head, then one body octet a second).
 """
-import gzip, json, sys, threading, time, zlib
+import gzip, json, sys, threading, time
 from http.server import ThreadingHTTPServer
 
-from loopback_http import QuietHandler
+from loopback_http import QuietHandler, gzip_bomb
 
 state = {"mode": "ok", "document": '{"keys":[]}', "max_age": 600, "etag": '"v1"', "requests": 0, "conditional": 0,
          "not_modified": 0, "if_modified_since": 0}
 lock = threading.Lock()
-bomb = []
-
-
-def gzip_bomb():
-    """1 GiB of spaces inside a JSON array, gzip-encoded (about 1 MiB), made once."""
-    with lock:
-        if not bomb:
-            packer = zlib.compressobj(9, zlib.DEFLATED, 31)
-            parts = [packer.compress(b'{"keys":[')]
-            block = b" " * (1 << 20)
-            parts += [packer.compress(block) for _ in range(1024)]
-            parts.append(packer.compress(b"]}") + packer.flush())
-            bomb.append(b"".join(parts))
-        return bomb[0]
 
 
 class Handler(QuietHandler):
@@ -112,6 +98,8 @@ class Handler(QuietHandler):
         update = json.loads(self.rfile.read(length) or b"{}")
         with lock:
             state.update(update)
+        if update.get("mode") == "bomb":
+            gzip_bomb()  # made before the next fetch, so that it is not slow to start
         self.send(200, b"{}")
 
 

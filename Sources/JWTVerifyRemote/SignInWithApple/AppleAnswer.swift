@@ -17,6 +17,8 @@ struct AppleAnswer {
         case .success(let answer): reply = answer
         case .failure(.timedOut(let seconds)):
             throw SignInWithAppleError(.unavailable, .timeout, detail: "no answer from Apple within \(seconds) s")
+        case .failure(.stalled(let seconds)):
+            throw SignInWithAppleError(.unavailable, .timeout, detail: "Apple's answer stalled for \(seconds) s")
         case .failure(.tooLarge(let limit)):
             throw SignInWithAppleError(.response, .responseTooLarge, detail: "Apple's answer is over the \(limit)-octet limit")
         case .failure(.headersTooLarge(let limit)):
