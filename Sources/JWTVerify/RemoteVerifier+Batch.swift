@@ -1,8 +1,9 @@
 extension RemoteVerifier {
     /// Verifies every token of `batch` with the current keys (``Verifier/verify(_:at:)``); when
-    /// some tokens name a `kid` the keys lack, waits for at most one rate-limited refresh (the
-    /// same one ``verify(_:nonce:at:)`` waits for) and verifies those tokens again with the new
-    /// keys. Every token is `jwks_unavailable` when no keys can be had at all.
+    /// some tokens name a `kid` the keys lack, waits up to ``refreshWait`` for at most one
+    /// rate-limited refresh (the same one ``verify(_:nonce:at:)`` waits for) and verifies those
+    /// tokens again with the new keys; those tokens are `jwks_unavailable` when the refresh is
+    /// still running then. Every token is `jwks_unavailable` when no keys can be had at all.
     ///
     /// - Parameters:
     ///   - batch: the tokens, each with its raw nonce or none.
@@ -14,7 +15,15 @@ extension RemoteVerifier {
         let unknown = results.indices.filter { index in
             if case .failure(let error) = results[index] { Self.namesUnknownKey(error) } else { false }
         }
-        guard !unknown.isEmpty, await keySet.refreshForUnknownKeyID() else { return results }
+        guard let first = unknown.first, case .failure(let error) = results[first] else { return results }
+        do {
+            try await waitForRefresh(after: error)
+        } catch where error.reason == .keySetUnavailable {
+            for index in unknown { results[index] = .failure(error) }
+            return results
+        } catch {
+            return results
+        }
         var again = TokenBatch()
         for index in unknown { again.append(batch.token(at: index), nonce: batch.nonce(at: index)) }
         for (position, result) in verifyWithoutWaiting(again, at: time).enumerated() { results[unknown[position]] = result }

@@ -1,4 +1,3 @@
-import Dispatch
 import Synchronization
 
 /// Verifies tokens against a ``RemoteKeySet`` that keeps itself current, under a
@@ -6,8 +5,11 @@ import Synchronization
 /// remote set's current snapshot.
 ///
 /// ``verify(_:nonce:at:)`` is async only for one reason: a token whose `kid` the cached keys lack
-/// may wait for the single, rate-limited refresh that could bring that key (key rotation). Routine
-/// refreshes happen in the background; ``verifyWithoutWaiting(_:nonce:at:)`` never waits at all.
+/// may wait for the single, rate-limited refresh that could bring that key (key rotation), and it
+/// waits at most ``refreshWait`` seconds (250 ms by default): the fetch goes on in the background,
+/// and a call that stopped waiting throws `jwks_unavailable`, so a slow key origin costs each
+/// caller a bounded delay and never more. Routine refreshes happen in the background;
+/// ``verifyWithoutWaiting(_:nonce:at:)`` never waits at all.
 ///
 /// ```swift
 /// let apple = RemoteVerifier(keySet: appleKeys, policy: .appleIdentityToken(audiences: ["com.example.app"]))
@@ -24,6 +26,10 @@ public final class RemoteVerifier: Sendable {
     /// The verified-token cache shared by the verifiers of every key-set generation, if any.
     public let cache: VerifiedTokenCache?
 
+    /// Longest wait, in seconds, for the refresh an unknown `kid` starts (the fetch itself may run
+    /// longer, in the background).
+    public let refreshWait: Double
+
     /// A verifier applying `policy` to tokens signed by the keys of `keySet`.
     ///
     /// - Parameters:
@@ -31,20 +37,44 @@ public final class RemoteVerifier: Sendable {
     ///   - policy: everything else that decides a verdict.
     ///   - cache: a verified-token cache (off by default). It lives across key refreshes; an
     ///     entry whose key rotated away or changed is no longer a hit.
-    public init(keySet: RemoteKeySet, policy: VerificationPolicy, cache: VerifiedTokenCache.Configuration? = nil) {
+    ///   - refreshWait: longest wait, in seconds, for the refresh an unknown `kid` starts (0.25 by
+    ///     default; 0 never waits).
+    public init(
+        keySet: RemoteKeySet, policy: VerificationPolicy, cache: VerifiedTokenCache.Configuration? = nil, refreshWait: Double = 0.25
+    ) {
         self.keySet = keySet
         self.policy = policy
         self.cache = cache.map(VerifiedTokenCache.init)
+        self.refreshWait = max(0, refreshWait)
     }
 
-    /// Verifies `token`; on an unknown `kid`, waits for at most one key refresh and tries again.
-    /// Throws `jwks_unavailable` when no keys can be had at all.
+    /// Verifies `token`; on an unknown `kid`, waits up to ``refreshWait`` for at most one key
+    /// refresh and tries again. Throws `jwks_unavailable` when no keys can be had at all (the first
+    /// call waits for the start-up fetch, within the fetcher's own time-outs), or when the refresh
+    /// is still running after ``refreshWait``; `unknown_kid` when it ended without that key.
     public func verify(_ token: String, nonce: String? = nil, at time: Double? = nil) async throws(VerificationError) -> VerifiedToken {
         if keySet.currentKeysAndGeneration().keys == nil { await keySet.load() }
         let first = Result { () throws(VerificationError) in try verifyWithoutWaiting(token, nonce: nonce, at: time) }
         guard case .failure(let error) = first, Self.namesUnknownKey(error) else { return try first.get() }
-        guard await keySet.refreshForUnknownKeyID() else { throw error }
+        try await waitForRefresh(after: error)
         return try verifyWithoutWaiting(token, nonce: nonce, at: time)
+    }
+
+    /// Starts the refresh an unknown `kid` is worth and waits for it up to ``refreshWait``:
+    /// returns when it brought other keys; rethrows `error` when none may start or it brought
+    /// nothing new; `jwks_unavailable` when it is still running.
+    func waitForRefresh(after error: VerificationError) async throws(VerificationError) {
+        guard let refresh = keySet.beginRefreshForUnknownKeyID() else { throw error }
+        switch await refresh.outcome(within: refreshWait) {
+        case true?: return
+        case false?: throw error
+        case nil: throw Self.refreshStillRunning(keySet, waited: refreshWait)
+        }
+    }
+
+    /// `jwks_unavailable` for a request that stopped waiting for a refresh still under way.
+    package static func refreshStillRunning(_ keySet: RemoteKeySet, waited seconds: Double) -> VerificationError {
+        VerificationError(.keySetUnavailable, detail: "the key refresh from \(keySet.url) is still running after \(seconds) s")
     }
 
     /// The one rule for a key the set lacks, for every face that waits for a refresh (this
@@ -55,26 +85,17 @@ public final class RemoteVerifier: Sendable {
     /// ``namesUnknownKey(_:)-(VerificationError.Reason)`` for an error.
     package static func namesUnknownKey(_ error: VerificationError) -> Bool { namesUnknownKey(error.reason) }
 
-    /// For callers on a thread of their own (a server's handler, which may block): `attempt` over
-    /// the current verifier; when `namesUnknownKey` says its outcome names a `kid` the keys lack,
-    /// this thread waits for at most one rate-limited refresh (the same one ``verify(_:nonce:at:)``
-    /// waits for) and `attempt` runs again over the new keys. `jwks_unavailable` without keys.
-    package func withCurrentVerifierBlocking<T>(
-        namesUnknownKey: (T) -> Bool, _ attempt: (Verifier) -> T
-    ) -> Result<T, VerificationError> {
+    /// For a server's handler, which must not wait: `attempt` over the current verifier; when
+    /// `mayRefresh` and `namesUnknownKey` says its outcome names a `kid` the keys lack, the one
+    /// rate-limited refresh is started (or joined) and returned beside the outcome, for the caller
+    /// to wait on as it can. `jwks_unavailable` without keys.
+    package func withCurrentVerifier<T>(
+        mayRefresh: Bool, namesUnknownKey: (T) -> Bool, _ attempt: (Verifier) -> T
+    ) -> Result<(T, KeyRefresh?), VerificationError> {
         let first: T
         do { first = attempt(try currentVerifier()) } catch { return .failure(error) }
-        guard namesUnknownKey(first) else { return .success(first) }
-        let refreshed = RefreshOutcome()
-        let done = DispatchSemaphore(value: 0)
-        let keySet = self.keySet
-        Task {
-            refreshed.set(await keySet.refreshForUnknownKeyID())
-            done.signal()
-        }
-        done.wait()
-        guard refreshed.value else { return .success(first) }
-        do { return .success(attempt(try currentVerifier())) } catch { return .failure(error) }
+        guard mayRefresh, namesUnknownKey(first) else { return .success((first, nil)) }
+        return .success((first, keySet.beginRefreshForUnknownKeyID()))
     }
 
     /// Verifies `token` with the keys at hand, never waiting on the network.
@@ -95,11 +116,4 @@ public final class RemoteVerifier: Sendable {
             return verifier
         }
     }
-}
-
-/// Whether a refresh brought new keys, handed from the refreshing task to the waiting thread.
-private final class RefreshOutcome: @unchecked Sendable {
-    // Safety: written by the task before it signals the semaphore, read after the wait.
-    private(set) var value = false
-    func set(_ value: Bool) { self.value = value }
 }

@@ -18,6 +18,9 @@ package final class AuthGathering {
         var log: AccessRecord
         /// Its verdict's reason once flushed (`nil`: valid).
         var reason: VerificationError.Reason? = nil
+        /// Once flushed, when its token named a `kid` the keys lack: the refresh it waits for,
+        /// and its token and nonce to verify again.
+        var wait: (refresh: KeyRefresh, token: [UInt8], nonce: [UInt8]?)? = nil
     }
 
     /// The held requests, in arrival order; the token of entry `i` is token `i` of ``tokens``.

@@ -18,6 +18,9 @@ package struct RouteConfiguration: Sendable {
     package var nonce: String?
     /// When tokens are evaluated (`--now`, or the clock).
     package var time: EvaluationTime
+    /// Longest wait, in seconds, of a request for the key refresh its unknown `kid` started
+    /// (`--refresh-wait`); the request is then answered `jwks_unavailable` while the fetch goes on.
+    package var refreshWait: Double = 0.25
 
     package init(
         name: String, claimHeaders: [GatewayAnswer.ClaimHeader] = [], tokenHeader: String? = nil, tokenCookie: String? = nil,
@@ -75,22 +78,35 @@ package final class ServeRoute: Sendable {
     }
 
     /// Runs `attempt` over the verifier of the keys at hand (`jwks_unavailable` while a remote set
-    /// has none). When `namesUnknownKey` says its outcome names a `kid` a remote set lacks, waits
-    /// for at most one rate-limited refresh and runs it again: ``RemoteVerifier``'s one wait.
-    package func withVerifier<T>(namesUnknownKey: (T) -> Bool, _ attempt: (Verifier) -> T) -> Result<T, VerificationError> {
+    /// has none), never waiting. When `namesUnknownKey` says its outcome names a `kid` a remote set
+    /// lacks and `probe` may wait, the one rate-limited refresh is started (or joined) and left in
+    /// `probe`, for the transport to hold the request on.
+    package func withVerifier<T>(
+        probe: KeyWaitProbe?, namesUnknownKey: (T) -> Bool, _ attempt: (Verifier) -> T
+    ) -> Result<T, VerificationError> {
         switch keys {
         case .files(let verifier, _, _): return .success(attempt(verifier))
-        case .remote(let remote): return remote.withCurrentVerifierBlocking(namesUnknownKey: namesUnknownKey, attempt)
+        case .remote(let remote):
+            let outcome = remote.withCurrentVerifier(mayRefresh: probe?.mayWait ?? false, namesUnknownKey: namesUnknownKey, attempt)
+            return outcome.map { value, refresh in
+                if let refresh {
+                    probe?.refresh = refresh
+                    probe?.route = self
+                }
+                return value
+            }
         }
     }
 
     /// Evaluates every token of `batch` (each with its nonce) at the route's time, through the
-    /// pipeline's batch stages, handing each result to `body` with its position. When a result
-    /// names a `kid` a remote key set lacks, the whole batch is evaluated again after at most one
-    /// refresh, and `body` hears every position again. `jwks_unavailable` while a remote set has no
-    /// keys, for every token.
-    package func evaluate(_ batch: TokenBatch, _ body: (Int, Result<VerifiedToken, VerificationError>) -> Void) {
-        let outcome = withVerifier(namesUnknownKey: { $0 }) { verifier -> Bool in
+    /// pipeline's batch stages, handing each result to `body` with its position; never waits.
+    /// When a result names a `kid` a remote key set lacks, the refresh it is worth is left in
+    /// `probe` (see ``withVerifier(probe:namesUnknownKey:_:)``). `jwks_unavailable` while a remote
+    /// set has no keys, for every token.
+    package func evaluate(
+        _ batch: TokenBatch, probe: KeyWaitProbe? = nil, _ body: (Int, Result<VerifiedToken, VerificationError>) -> Void
+    ) {
+        let outcome = withVerifier(probe: probe, namesUnknownKey: { $0 }) { verifier -> Bool in
             var namesUnknownKey = false
             verifier.evaluate(batch, at: configuration.time, tracing: false) { index, _, result, _ in
                 if !namesUnknownKey, case .failure(let error) = result, RemoteVerifier.namesUnknownKey(error) { namesUnknownKey = true }
@@ -101,6 +117,13 @@ package final class ServeRoute: Sendable {
         if case .failure(let error) = outcome {
             for index in 0..<batch.count { body(index, .failure(error)) }
         }
+    }
+
+    /// `jwks_unavailable` for a request that waited ``RouteConfiguration/refreshWait`` for a
+    /// refresh still under way.
+    package var refreshStillRunning: VerificationError {
+        guard case .remote(let remote) = keys else { return VerificationError(.keySetUnavailable) }
+        return RemoteVerifier.refreshStillRunning(remote.keySet, waited: configuration.refreshWait)
     }
 
     /// The route's policy.

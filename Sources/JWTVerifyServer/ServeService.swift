@@ -29,20 +29,35 @@ package final class ServeService: Sendable {
     package func replace(_ routes: ServeRoutes) { current.withLock { $0 = routes } }
 
     /// Answers one request at once: an `/auth` request is verified alone, through the same
-    /// gathering and flush as the server's (for tests and in-process callers).
+    /// gathering and flush as the server's, and a key wait is waited for on this thread (for tests
+    /// and in-process callers).
     package func handle(_ request: some HTTPRequest) -> HTTPResponse {
         let gathering = AuthGathering()
         let ticket = UnsafeMutableRawPointer(bitPattern: 1)!
-        if let response = respond(to: request, gathering: gathering, ticket: ticket) { return response }
         var answer = HTTPResponse(status: 500)
-        flush(gathering) { _, response in answer = response }
+        switch respond(to: request, gathering: gathering, ticket: ticket) {
+        case .answer(let response): return response
+        case .waiting(let wait): return wait.answerBlocking()
+        case .held: flush(gathering) { _, reply in answer = Self.blocking(reply) }
+        }
         return answer
     }
 
-    /// Answers `request` now, or holds it in `gathering` and returns `nil`: an `/auth` request
-    /// with a well-formed token is held, to be answered by ``flush(_:deliver:)`` under `ticket`.
-    /// A full gathering must be flushed before this is called again.
-    package func respond(to request: some HTTPRequest, gathering: AuthGathering, ticket: UnsafeMutableRawPointer) -> HTTPResponse? {
+    /// `reply` as an answer, waiting for a key refresh on this thread if it must.
+    private static func blocking(_ reply: ServeReply) -> HTTPResponse {
+        switch reply {
+        case .answer(let response): response
+        case .waiting(let wait): wait.answerBlocking()
+        case .held: HTTPResponse(status: 500)
+        }
+    }
+
+    /// Answers `request` now, holds it in `gathering` (``ServeReply/held``: an `/auth` request with
+    /// a well-formed token, answered by ``flush(_:deliver:)`` under `ticket`), or asks the transport
+    /// to hold it while the key refresh it started runs (``ServeReply/waiting(_:)``: `/verify` and
+    /// `/notifications` bodies naming a `kid` a remote key set lacks). A full gathering must be
+    /// flushed before this is called again. Never waits on key I/O.
+    package func respond(to request: some HTTPRequest, gathering: AuthGathering, ticket: UnsafeMutableRawPointer) -> ServeReply {
         var log = AccessRecord(started: ThroughputClock.now())
         if accessLog != nil {
             log.method = request.method
@@ -61,17 +76,42 @@ package final class ServeService: Sendable {
                 break
             }
             log.route = route.name
-            guard let answer = gather(request, route: route, gathering: gathering, ticket: ticket, log: &log) else { return nil }
+            guard let answer = gather(request, route: route, gathering: gathering, ticket: ticket, log: &log) else { return .held }
             response = HTTPResponse(status: answer.status, headers: answer.headers)
         default:
-            response = answer(request, log: &log)
+            let probe = KeyWaitProbe(mayWait: true)
+            response = answer(request, log: &log, probe: probe)
+            if let refresh = probe.refresh, let route = probe.route {
+                // Held while the refresh runs, then evaluated again (starting none of its own).
+                let again = InMemoryRequest(method: request.method, path: request.path, body: request.body)
+                let waited = log
+                return .waiting(
+                    KeyWait(
+                        refresh: refresh, deadline: ThroughputClock.now() + route.configuration.refreshWait,
+                        retry: { [self] in
+                            var log = waited
+                            return finish(answer(again, log: &log, probe: KeyWaitProbe(mayWait: false)), log: &log)
+                        },
+                        expired: { [self] in
+                            var log = waited
+                            log.reason = VerificationError.Reason.keySetUnavailable.rawValue
+                            return finish(Self.keysUnavailable, log: &log)
+                        }))
+            }
         }
-        return finish(response, log: &log)
+        return .answer(finish(response, log: &log))
     }
 
+    /// `/verify` and `/notifications` while no keys can be had: 503, retry later.
+    private static let keysUnavailable = HTTPResponse(
+        status: 503, headers: [("Content-Type", "application/json"), ("Retry-After", "5")],
+        body: Array(#"{"error":"jwks_unavailable"}"#.utf8) + [10])
+
     /// Verifies every request `gathering` holds, one batch per route, and hands each answer to
-    /// `deliver` with its ticket, in arrival order; the gathering is empty afterwards.
-    package func flush(_ gathering: AuthGathering, deliver: (UnsafeMutableRawPointer, HTTPResponse) -> Void) {
+    /// `deliver` with its ticket, in arrival order; the gathering is empty afterwards. A request
+    /// whose token names a `kid` a remote key set lacks is handed over as a ``KeyWait`` on the
+    /// refresh it started (none starts within the refresh cooldown: it is answered `unknown_kid`).
+    package func flush(_ gathering: AuthGathering, deliver: (UnsafeMutableRawPointer, ServeReply) -> Void) {
         guard !gathering.isEmpty else { return }
         defer { gathering.removeAll() }
         let count = gathering.entries.count
@@ -91,20 +131,61 @@ package final class ServeService: Sendable {
             let batch = sameRoute ? gathering.tokens : gathering.routeTokens
             let options = route.configuration
             let started = ThroughputClock.now()
-            route.evaluate(batch) { position, result in
+            let probe = KeyWaitProbe(mayWait: true)
+            route.evaluate(batch, probe: probe) { position, result in
                 let index = gathering.positions[position]
                 gathering.answers[index] = GatewayAnswer.verdict(result, claimHeaders: options.claimHeaders, realm: options.realm)
                 gathering.entries[index].reason = if case .failure(let error) = result { error.reason } else { nil }
+            }
+            if let refresh = probe.refresh {
+                for position in gathering.positions.indices where gathering.entries[gathering.positions[position]].reason == .unknownKeyID {
+                    let index = gathering.positions[position]
+                    gathering.entries[index].wait = (refresh, batch.token(at: position), batch.nonce(at: position))
+                }
             }
             let seconds = (ThroughputClock.now() - started) / Double(batch.count)
             metrics.batch(route: route.name, count: batch.count, secondsEach: seconds) { gathering.entries[gathering.positions[$0]].reason }
         }
         for index in 0..<count {
-            var log = gathering.entries[index].log
-            log.reason = gathering.entries[index].reason?.rawValue
+            let entry = gathering.entries[index]
+            if let (refresh, token, nonce) = entry.wait {
+                deliver(entry.ticket, .waiting(authWait(refresh, token: token, nonce: nonce, route: entry.route, log: entry.log)))
+                continue
+            }
+            var log = entry.log
+            log.reason = entry.reason?.rawValue
             let answer = gathering.answers[index]!
-            deliver(gathering.entries[index].ticket, finish(HTTPResponse(status: answer.status, headers: answer.headers), log: &log))
+            deliver(entry.ticket, .answer(finish(HTTPResponse(status: answer.status, headers: answer.headers), log: &log)))
         }
+    }
+
+    /// The wait of an `/auth` request for the refresh its token's unknown `kid` started: then its
+    /// token is verified again alone over the keys at hand, or at the deadline `jwks_unavailable`.
+    private func authWait(_ refresh: KeyRefresh, token: [UInt8], nonce: [UInt8]?, route: ServeRoute, log: AccessRecord) -> KeyWait {
+        let options = route.configuration
+        return KeyWait(
+            refresh: refresh, deadline: ThroughputClock.now() + options.refreshWait,
+            retry: { [self] in
+                var batch = TokenBatch()
+                batch.append(token, nonce: nonce)
+                var answer = GatewayAnswer.rejected(.keySetUnavailable, realm: options.realm)
+                var reason: VerificationError.Reason? = .keySetUnavailable
+                let started = ThroughputClock.now()
+                route.evaluate(batch, probe: KeyWaitProbe(mayWait: false)) { _, result in
+                    answer = GatewayAnswer.verdict(result, claimHeaders: options.claimHeaders, realm: options.realm)
+                    reason = if case .failure(let error) = result { error.reason } else { nil }
+                }
+                metrics.verification(route: route.name, reason: reason, seconds: ThroughputClock.now() - started)
+                var log = log
+                log.reason = reason?.rawValue
+                return finish(HTTPResponse(status: answer.status, headers: answer.headers), log: &log)
+            },
+            expired: { [self] in
+                let answer = GatewayAnswer.rejected(.keySetUnavailable, realm: options.realm)
+                var log = log
+                log.reason = VerificationError.Reason.keySetUnavailable.rawValue
+                return finish(HTTPResponse(status: answer.status, headers: answer.headers), log: &log)
+            })
     }
 
     /// Counts `response` and writes its access-log line.
@@ -118,15 +199,16 @@ package final class ServeService: Sendable {
         return response
     }
 
-    /// Every request but an `/auth` one.
-    private func answer(_ request: some HTTPRequest, log: inout AccessRecord) -> HTTPResponse {
+    /// Every request but an `/auth` one. A body naming a `kid` a remote key set lacks leaves the
+    /// refresh it started in `probe` (its answer is then discarded, and the request waits).
+    private func answer(_ request: some HTTPRequest, log: inout AccessRecord, probe: KeyWaitProbe) -> HTTPResponse {
         let path = request.path
         switch Self.endpoint(path) {
         case ("verify", let rest):
             guard request.method == "POST" else { return Self.methodNotAllowed("POST") }
             guard let route = routes.route(forSubpath: rest) else { return Self.notFound("no route for \(path)") }
             log.route = route.name
-            return verifyBody(request.body, route: route, log: &log)
+            return verifyBody(request.body, route: route, log: &log, probe: probe)
         case ("notifications", let rest), ("appstore", let rest):
             guard request.method == "POST" else { return Self.methodNotAllowed("POST") }
             guard let route = routes.route(forSubpath: rest) else { return Self.notFound("no route for \(path)") }
@@ -134,7 +216,7 @@ package final class ServeService: Sendable {
                 return Self.notFound("route \(route.name) receives no notifications (--profile apple-notification or app-store)")
             }
             log.route = route.name
-            return notification(request.body, route: route, log: &log)
+            return notification(request.body, route: route, log: &log, probe: probe)
         case ("metrics", ""):
             return HTTPResponse(
                 status: 200, headers: [("Content-Type", "text/plain; version=0.0.4; charset=utf-8")],
@@ -235,11 +317,11 @@ package final class ServeService: Sendable {
     }
 
     /// `/verify`: the body's requests through the route's verifier, answered with `verify`'s records.
-    /// A line naming a `kid` a remote key set lacks waits for at most one refresh, as `/auth` does,
-    /// and then the whole body is evaluated again.
-    private func verifyBody(_ body: [UInt8], route: ServeRoute, log: inout AccessRecord) -> HTTPResponse {
+    /// A line naming a `kid` a remote key set lacks makes the request wait for at most one
+    /// refresh, as `/auth` does (see `probe`), and then the whole body is evaluated again.
+    private func verifyBody(_ body: [UInt8], route: ServeRoute, log: inout AccessRecord, probe: KeyWaitProbe) -> HTTPResponse {
         let started = ThroughputClock.now()
-        let evaluated = route.withVerifier(namesUnknownKey: Self.namesUnknownKey) { verifier in
+        let evaluated = route.withVerifier(probe: probe, namesUnknownKey: Self.namesUnknownKey) { verifier in
             VerifyBody.evaluate(
                 body, with: RequestLineEvaluator(verifier: verifier, defaultNonce: route.configuration.nonce, time: route.configuration.time))
         }
@@ -256,6 +338,8 @@ package final class ServeService: Sendable {
         case .failure(let problem):
             log.reason = "body_not_json"
             return HTTPResponse(status: 400, headers: [("Content-Type", "application/json")], body: problem.json)
+        case .success where probe.refresh != nil:
+            return HTTPResponse(status: 503)  // discarded: the request waits for the refresh
         case .success(let records):
             let seconds = (ThroughputClock.now() - started) / Double(max(1, records.tally.total))
             let counts: [(String?, Int)] = [(nil, records.tally.valid)] + records.tally.byReason.map { ($0.key, $0.value) }
@@ -268,7 +352,7 @@ package final class ServeService: Sendable {
 
     /// `/notifications`: Apple's envelope read, its JWS through the route's pipeline as a batch of
     /// one, and its ID looked up in the route's replay window.
-    private func notification(_ body: [UInt8], route: ServeRoute, log: inout AccessRecord) -> HTTPResponse {
+    private func notification(_ body: [UInt8], route: ServeRoute, log: inout AccessRecord, probe: KeyWaitProbe) -> HTTPResponse {
         let time: Double = if case .fixed(let fixed) = route.configuration.time { fixed } else { VerificationPolicy.systemClock() }
         let started = ThroughputClock.now()
         var verified = false
@@ -278,7 +362,7 @@ package final class ServeService: Sendable {
                 var batch = TokenBatch()
                 batch.append(bytes: jws, nonce: nil)
                 var result: Result<VerifiedToken, VerificationError> = .failure(VerificationError(.keySetUnavailable))
-                route.evaluate(batch) { _, outcome in result = outcome }
+                route.evaluate(batch, probe: probe) { _, outcome in result = outcome }
                 return result
             }
         }

@@ -1,4 +1,5 @@
 import CMicroHTTPD
+import JWTVerify
 import Synchronization
 #if canImport(Glibc)
 import Glibc
@@ -36,6 +37,10 @@ final class ServerLoop: @unchecked Sendable {
     private var wake: Int32 = -1
     private let command = Mutex(Command.run)
     private let gathering = AuthGathering()
+    /// Requests held while the key refresh their unknown `kid` started runs, each with its
+    /// suspended connection: answered when the refresh ends or at their deadline, whichever comes
+    /// first, while the loop goes on serving everything else.
+    private var waiting: [(request: RequestState, connection: OpaquePointer, wait: KeyWait)] = []
     private var thread = pthread_t()
     private var started = false
     private var quiesced = false
@@ -154,13 +159,20 @@ final class ServerLoop: @unchecked Sendable {
                     for connection in idle { cmhd_connection_close(connection) }
                     idle.removeAll()
                 }
-                if gathering.isEmpty && (cmhd_connections(daemon) == 0 || ThroughputClock.now() >= deadline) { return finish() }
+                if gathering.isEmpty && waiting.isEmpty && (cmhd_connections(daemon) == 0 || ThroughputClock.now() >= deadline) {
+                    return finish()
+                }
                 draining = true
             }
             let daemonTimeout = Int(cmhd_timeout_ms(daemon))
-            let timeout = FlushPolicy.waitMilliseconds(daemonTimeout: daemonTimeout, holding: !gathering.isEmpty, resumed: resumed, draining: draining)
+            var timeout = FlushPolicy.waitMilliseconds(daemonTimeout: daemonTimeout, holding: !gathering.isEmpty, resumed: resumed, draining: draining)
+            if let due = waiting.map(\.wait.deadline).min() {
+                let untilDue = max(0, Int(((due - ThroughputClock.now()) * 1000).rounded(.up)))
+                timeout = timeout < 0 ? untilDue : min(timeout, untilDue)
+            }
             let count = cmhd_loop_wait(events, wake, Int32(timeout))
             if count < 0 { return finish() }
+            settleWaits(expiringAll: false)
             if policy.shouldFlush(holding: !gathering.isEmpty, ready: Int(count), daemonTimeout: daemonTimeout, resumed: resumed) {
                 // Nothing more is ready (or the held requests waited long enough): verify what
                 // the loop holds, resume those requests, and let the daemon send their answers
@@ -175,20 +187,64 @@ final class ServerLoop: @unchecked Sendable {
     /// Answers what the loop holds and lets the daemon send those answers.
     private func finish() {
         flush()
+        settleWaits(expiringAll: true)
         if let daemon, resumed { _ = MHD_run(daemon) }
     }
+
+    /// Answers the key waits whose refresh has ended (evaluated again) or whose deadline has come
+    /// (`jwks_unavailable`); with `expiringAll`, every one left.
+    private func settleWaits(expiringAll: Bool) {
+        guard !waiting.isEmpty else { return }
+        let now = ThroughputClock.now()
+        var kept = 0
+        for index in waiting.indices {
+            let held = waiting[index]
+            let response: HTTPResponse
+            if held.wait.refresh.outcome != nil {
+                response = held.wait.retry()
+            } else if expiringAll || now >= held.wait.deadline {
+                response = held.wait.expired()
+            } else {
+                waiting[kept] = held
+                kept += 1
+                continue
+            }
+            held.request.response = response
+            held.request.suspended = nil
+            MHD_resume_connection(held.connection)
+            resumed = true
+        }
+        waiting.removeSubrange(kept...)
+    }
+
+    /// Holds `request`'s suspended `connection` until `wait` is settled; the refresh's end wakes
+    /// the loop.
+    private func hold(_ request: RequestState, on connection: OpaquePointer, until wait: KeyWait) {
+        request.suspended = connection
+        waiting.append((request, connection, wait))
+        wait.refresh.whenDone { [weak self] _ in self?.wakeUp() }
+    }
+
+    /// Wakes the loop from any thread.
+    private func wakeUp() { cmhd_loop_wake(wake) }
 
     /// Verifies the held requests together and resumes each with its answer.
     private func flush() {
         guard !gathering.isEmpty else { return }
         resumed = true
         policy.flushed()
-        service.flush(gathering) { ticket, response in
+        service.flush(gathering) { ticket, reply in
             let state = Unmanaged<RequestState>.fromOpaque(ticket).takeUnretainedValue()
-            state.response = response
-            if let connection = state.suspended {
+            guard let connection = state.suspended else { return }
+            switch reply {
+            case .answer(let response):
+                state.response = response
                 state.suspended = nil
                 MHD_resume_connection(connection)
+            case .waiting(let wait):
+                hold(state, on: connection, until: wait)
+            case .held:
+                break
             }
         }
     }
@@ -238,10 +294,14 @@ final class ServerLoop: @unchecked Sendable {
         }
         if FlushPolicy.mustFlushBeforeHolding(held: gathering.count, capacity: AuthGathering.limit) { flush() }
         let incoming = MicroHTTPDRequest(connection: connection, method: String(cString: method), path: String(cString: url), body: request.body)
-        if let response = service.respond(to: incoming, gathering: gathering, ticket: pointer) {
+        switch service.respond(to: incoming, gathering: gathering, ticket: pointer) {
+        case .answer(let response):
             return queue(response, on: connection) ? 1 : 0
+        case .held:
+            request.suspended = connection
+        case .waiting(let wait):
+            hold(request, on: connection, until: wait)
         }
-        request.suspended = connection
         MHD_suspend_connection(connection)
         return 1
     }

@@ -62,7 +62,10 @@ struct RemoteKeySetTests {
     }
 
     static func verifier(_ keySet: RemoteKeySet, clock: TestClock) -> RemoteVerifier {
-        RemoteVerifier(keySet: keySet, policy: VerificationPolicy.generic(issuer: TokenFactory.issuer, audiences: [TokenFactory.audience]).clock(clock.function))
+        // A long wait for the refresh: these tests are about single flight and cooldowns, not the wait.
+        RemoteVerifier(
+            keySet: keySet, policy: VerificationPolicy.generic(issuer: TokenFactory.issuer, audiences: [TokenFactory.audience]).clock(clock.function),
+            refreshWait: 30)
     }
 
     @Test("first use loads the keys; routine use does not fetch again")

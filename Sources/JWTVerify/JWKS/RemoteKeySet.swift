@@ -88,6 +88,19 @@ public final class RemoteKeySet: Sendable {
         return state.withLock { $0.generation } != before
     }
 
+    /// Starts the unknown-`kid` refresh (or joins the one running) without waiting for it: `nil`
+    /// when the cooldown allows none now. The fetch runs in a task of its own.
+    package func beginRefreshForUnknownKeyID() -> KeyRefresh? {
+        let before = state.withLock { $0.generation }
+        guard let task = startFetch(.unknownKeyID) else { return nil }
+        let refresh = KeyRefresh()
+        Task { [self] in
+            await task.value
+            refresh.complete(changed: state.withLock { $0.generation } != before)
+        }
+        return refresh
+    }
+
     /// The counters so far.
     public var metrics: KeyCacheMetrics { state.withLock { $0.metrics } }
 

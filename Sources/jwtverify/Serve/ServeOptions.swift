@@ -14,6 +14,8 @@ struct RouteOptions: Sendable {
     var tokenHeader: String?
     var tokenCookie: String?
     var realm: String?
+    /// Longest wait of a request for the key refresh its unknown `kid` started (`--refresh-wait`).
+    var refreshWait = 0.25
     /// The policy, once the options are read (``finish()``).
     var policy = VerificationPolicy(issuers: nil, audiences: nil)
 
@@ -32,6 +34,14 @@ struct RouteOptions: Sendable {
             .value("--token-header", placeholder: "NAME", help: "Also take the token from request header NAME.") { $0.tokenHeader = $1 },
             .value("--token-cookie", placeholder: "NAME", help: "Also take the token from cookie NAME.") { $0.tokenCookie = $1 },
             .value("--realm", placeholder: "R", help: "The realm in WWW-Authenticate challenges.") { $0.realm = $1 },
+            .value(
+                "--refresh-wait", placeholder: "SECONDS",
+                help: "Longest wait of a request whose kid the remote keys lack for the one key\nrefresh it starts (default 0.25; 0 to 10); then 503 jwks_unavailable while\nthe fetch goes on. No serving thread waits on key I/O."
+            ) { options, value, name throws(CommandFailure) in
+                let seconds = try OptionValue.seconds(name, value)
+                guard seconds <= 10 else { throw .usage("\(name) takes 0 to 10 seconds, not \(value)") }
+                options.refreshWait = seconds
+            },
         ]
 
     /// Whether any key source or policy was given (a default route exists).

@@ -6,9 +6,11 @@ import JWTVerifyTooling
 extension RouteOptions {
     /// These options resolved once into what the server needs: the route's configuration.
     func configuration(name: String) -> RouteConfiguration {
-        RouteConfiguration(
+        var configuration = RouteConfiguration(
             name: name, claimHeaders: claimHeaders, tokenHeader: tokenHeader, tokenCookie: tokenCookie, realm: realm, nonce: flags.nonce,
             time: flags.evaluationTime)
+        configuration.refreshWait = refreshWait
+        return configuration
     }
 
     /// Loads the route's key files, or its remote key set (snapshot or fetch, waiting at most the
