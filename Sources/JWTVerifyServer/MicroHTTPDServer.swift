@@ -38,15 +38,22 @@ package final class MicroHTTPDServer: @unchecked Sendable {
         package var timeoutSeconds: Int
         /// Per-connection memory, which bounds the request line and headers (431 beyond it).
         package var headerBytes: Int
-        /// Longest body read (413 beyond it).
+        /// Longest body read (413 beyond it; at once when `Content-Length` says so).
         package var bodyBytes: Int
+        /// A connection whose request head (request line and headers) is not complete this many
+        /// seconds after it opened, or after its previous answer, is closed: a client sending a
+        /// byte a second holds a connection at most this long.
+        package var requestTimeoutSeconds: Double
 
-        package init(threads: Int, connections: Int, timeoutSeconds: Int, headerBytes: Int, bodyBytes: Int) {
+        package init(
+            threads: Int, connections: Int, timeoutSeconds: Int, headerBytes: Int, bodyBytes: Int, requestTimeoutSeconds: Double = 10
+        ) {
             self.threads = threads
             self.connections = connections
             self.timeoutSeconds = timeoutSeconds
             self.headerBytes = headerBytes
             self.bodyBytes = bodyBytes
+            self.requestTimeoutSeconds = requestTimeoutSeconds
         }
     }
 

@@ -49,13 +49,50 @@ final class ServerLoop: @unchecked Sendable {
     /// once, and each other one as soon as its request is answered (the loop's thread only).
     private var idle: Set<OpaquePointer> = []
 
-    /// A request on `connection` is done: the connection is idle again, closed now when draining.
+    /// A request on `connection` is done: the connection is idle again, closed now when draining;
+    /// the next request's head is due within the request time-out.
     private func requestEnded(on connection: OpaquePointer) {
         if quiesced { cmhd_connection_close(connection) } else { idle.insert(connection) }
+        headDue[connection] = ThroughputClock.now() + requestTimeout
+    }
+
+    /// `connection` opened: its first request's head is due within the request time-out.
+    private func opened(_ connection: OpaquePointer) {
+        idle.insert(connection)
+        headDue[connection] = ThroughputClock.now() + requestTimeout
     }
 
     /// `connection` is closed.
-    private func forget(_ connection: OpaquePointer) { idle.remove(connection) }
+    private func forget(_ connection: OpaquePointer) {
+        idle.remove(connection)
+        headDue.removeValue(forKey: connection)
+    }
+
+    /// Per connection whose request head has not arrived whole: when it is due (monotonic
+    /// seconds). Past it, the connection is closed, however busy its client keeps it.
+    private var headDue: [OpaquePointer: Double] = [:]
+    private let requestTimeout: Double
+    /// The most connections this loop's daemon holds.
+    private let connectionLimit: UInt32
+    /// When the loop next looks for overdue heads.
+    private var nextHeadCheck = 0.0
+
+    /// Closes the connections whose request head is overdue; at most every 100 ms.
+    private func closeOverdueHeads() {
+        guard !headDue.isEmpty else { return }
+        let now = ThroughputClock.now()
+        guard now >= nextHeadCheck else { return }
+        var next = now + requestTimeout
+        for (connection, due) in headDue {
+            if due <= now {
+                cmhd_connection_close(connection)
+                headDue.removeValue(forKey: connection)
+            } else {
+                next = min(next, due)
+            }
+        }
+        nextHeadCheck = max(next, now + 0.1)
+    }
     /// Whether a flush resumed connections the daemon has not run since (the daemon's timeout
     /// does not count them, so the loop must not wait before running it).
     private var resumed = false
@@ -70,6 +107,8 @@ final class ServerLoop: @unchecked Sendable {
     init(listenSocket: Int32, limits: MicroHTTPDServer.Limits, service: ServeService) throws(Failure) {
         self.service = service
         self.bodyLimit = limits.bodyBytes
+        self.requestTimeout = limits.requestTimeoutSeconds
+        self.connectionLimit = UInt32(max(1, limits.connections / max(1, limits.threads)))
         trampoline = .allocate(capacity: 1)
         trampoline.initialize(to: cmhd_trampoline(handler: { cls, connection, url, method, upload, uploadSize, state in
             Unmanaged<ServerLoop>.fromOpaque(cls!).takeUnretainedValue().access(connection!, url!, method!, upload, uploadSize!, state!)
@@ -81,7 +120,7 @@ final class ServerLoop: @unchecked Sendable {
             state.pointee = nil
         }, connection: { cls, connection, opened in
             let loop = Unmanaged<ServerLoop>.fromOpaque(cls!).takeUnretainedValue()
-            if opened != 0 { loop.idle.insert(connection!) } else { loop.forget(connection!) }
+            if opened != 0 { loop.opened(connection!) } else { loop.forget(connection!) }
         }, begun: { cls, connection in
             Unmanaged<ServerLoop>.fromOpaque(cls!).takeUnretainedValue().idle.remove(connection!)
         }, cls: nil))
@@ -166,13 +205,15 @@ final class ServerLoop: @unchecked Sendable {
             }
             let daemonTimeout = Int(cmhd_timeout_ms(daemon))
             var timeout = FlushPolicy.waitMilliseconds(daemonTimeout: daemonTimeout, holding: !gathering.isEmpty, resumed: resumed, draining: draining)
-            if let due = waiting.map(\.wait.deadline).min() {
+            for due in [waiting.map(\.wait.deadline).min(), headDue.isEmpty ? nil : nextHeadCheck] {
+                guard let due else { continue }
                 let untilDue = max(0, Int(((due - ThroughputClock.now()) * 1000).rounded(.up)))
                 timeout = timeout < 0 ? untilDue : min(timeout, untilDue)
             }
             let count = cmhd_loop_wait(events, wake, Int32(timeout))
             if count < 0 { return finish() }
             settleWaits(expiringAll: false)
+            closeOverdueHeads()
             if policy.shouldFlush(holding: !gathering.isEmpty, ready: Int(count), daemonTimeout: daemonTimeout, resumed: resumed) {
                 // Nothing more is ready (or the held requests waited long enough): verify what
                 // the loop holds, resume those requests, and let the daemon send their answers
@@ -180,7 +221,13 @@ final class ServerLoop: @unchecked Sendable {
                 flush()
             }
             resumed = false
+            let full = cmhd_connections(daemon) >= connectionLimit
             _ = MHD_run(daemon)
+            // A daemon at its connection limit takes its listening socket out of its epoll set and
+            // puts it back only at the start of its next run: when this run closed connections,
+            // run again at once, or clients waiting in the backlog wait until something else
+            // wakes the loop.
+            if full && cmhd_connections(daemon) < connectionLimit { resumed = true }
         }
     }
 
@@ -266,7 +313,12 @@ final class ServerLoop: @unchecked Sendable {
         _ uploadSize: UnsafeMutablePointer<Int>, _ state: UnsafeMutablePointer<UnsafeMutableRawPointer?>
     ) -> Int32 {
         guard let pointer = state.pointee else {
+            // The request's head is in: it is no longer due.
+            headDue.removeValue(forKey: connection)
             state.pointee = Unmanaged.passRetained(RequestState()).toOpaque()
+            if let declared = Self.contentLength(connection), declared > bodyLimit {
+                return queue(Self.bodyTooLarge(bodyLimit), on: connection) ? 1 : 0
+            }
             return 1
         }
         let request = Unmanaged<RequestState>.fromOpaque(pointer).takeUnretainedValue()
@@ -286,12 +338,7 @@ final class ServerLoop: @unchecked Sendable {
             request.response = nil
             return queue(response, on: connection) ? 1 : 0
         }
-        if request.tooLarge {
-            let response = HTTPResponse(
-                status: 413, headers: [("Content-Type", "application/json")],
-                body: Array(#"{"error":"body_too_large","limit":\#(bodyLimit)}"#.utf8) + [10])
-            return queue(response, on: connection) ? 1 : 0
-        }
+        if request.tooLarge { return queue(Self.bodyTooLarge(bodyLimit), on: connection) ? 1 : 0 }
         if FlushPolicy.mustFlushBeforeHolding(held: gathering.count, capacity: AuthGathering.limit) { flush() }
         let incoming = MicroHTTPDRequest(connection: connection, method: String(cString: method), path: String(cString: url), body: request.body)
         switch service.respond(to: incoming, gathering: gathering, ticket: pointer) {
@@ -304,6 +351,31 @@ final class ServerLoop: @unchecked Sendable {
         }
         MHD_suspend_connection(connection)
         return 1
+    }
+
+    /// 413 for a body over `limit` octets.
+    private static func bodyTooLarge(_ limit: Int) -> HTTPResponse {
+        HTTPResponse(
+            status: 413, headers: [("Content-Type", "application/json"), ("Connection", "close")],
+            body: Array(#"{"error":"body_too_large","limit":\#(limit)}"#.utf8) + [10])
+    }
+
+    /// The request's `Content-Length`, when it has one made of digits only (an absurd one counts
+    /// as `Int.max`).
+    private static func contentLength(_ connection: OpaquePointer) -> Int? {
+        guard let value = cmhd_value(connection, 0, "Content-Length") else { return nil }
+        var length = 0
+        var digits = 0
+        var pointer = value
+        while pointer.pointee != 0 {
+            let byte = UInt8(bitPattern: pointer.pointee)
+            guard byte >= 0x30 && byte <= 0x39 else { return nil }
+            let (product, overflow) = length.multipliedReportingOverflow(by: 10)
+            length = overflow ? Int.max : min(Int.max - 9, product) + Int(byte - 0x30)
+            digits += 1
+            pointer += 1
+        }
+        return digits > 0 ? length : nil
     }
 
     /// Queues `response` (with `Connection: close` once draining, so that no client sends another

@@ -18,7 +18,7 @@ struct ServeCommand {
         let service = ServeService(routes: routes, accessLog: log)
         let limits = MicroHTTPDServer.Limits(
             threads: options.threads, connections: options.maxConnections, timeoutSeconds: options.timeoutSeconds,
-            headerBytes: options.maxHeaderBytes, bodyBytes: options.maxBodyBytes)
+            headerBytes: options.maxHeaderBytes, bodyBytes: options.maxBodyBytes, requestTimeoutSeconds: options.requestTimeoutSeconds)
         // Signals are taken by dispatch sources, not by handlers running on a server thread.
         for number in [SIGHUP, SIGTERM, SIGINT] { signal(number, SIG_IGN) }
         let server: MicroHTTPDServer

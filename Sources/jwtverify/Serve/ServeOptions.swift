@@ -75,6 +75,7 @@ struct ServeOptions {
     var configFile: String?
     var accessLog = false
     var timeoutSeconds = 10
+    var requestTimeoutSeconds = 10.0
     var maxHeaderBytes = 16 << 10
     var maxBodyBytes = 1 << 20
     var drainSeconds = 10.0
@@ -94,10 +95,18 @@ struct ServeOptions {
             .value("--timeout", placeholder: "SECONDS", help: "Close idle or stalled connections after SECONDS (default 10).") {
                 options, value, name throws(CommandFailure) in options.timeoutSeconds = try OptionValue.count(name, value, in: 1...3600)
             },
+            .value(
+                "--request-timeout", placeholder: "SECONDS",
+                help: "Close a connection whose request line and headers are not all in within\nSECONDS of its opening or of its previous answer, however busy its client\nkeeps it (default 10)."
+            ) { options, value, name throws(CommandFailure) in
+                let seconds = try OptionValue.seconds(name, value)
+                guard seconds >= 0.5 && seconds <= 3600 else { throw .usage("\(name) takes 0.5 to 3600 seconds, not \(value)") }
+                options.requestTimeoutSeconds = seconds
+            },
             .value("--max-header-bytes", placeholder: "N", help: "Request line and headers cap; larger requests get 431 (default 16384).\nRaise it for tokens over about 15 KB in a header.") {
                 options, value, name throws(CommandFailure) in options.maxHeaderBytes = try OptionValue.count(name, value, in: 4096...(16 << 20))
             },
-            .value("--max-body-bytes", placeholder: "N", help: "/verify and /notifications body cap; larger bodies get 413 (default\n1048576).") {
+            .value("--max-body-bytes", placeholder: "N", help: "/verify and /notifications body cap; larger bodies get 413, before they are\nread when Content-Length says so (default 1048576).") {
                 options, value, name throws(CommandFailure) in options.maxBodyBytes = try OptionValue.count(name, value, in: 1...(256 << 20))
             },
             .value(
