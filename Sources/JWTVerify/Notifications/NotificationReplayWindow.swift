@@ -47,13 +47,13 @@ public final class NotificationReplayWindow: Sendable {
         /// First sighting of each ID kept.
         var seen: [NotificationKey: Double] = [:]
         /// IDs in the order they were first seen, from `start` on.
-        var order: [(key: NotificationKey, time: Double)] = []
+        var order: [NotificationWindowFile.Sighting] = []
         var start = 0
         /// Where new sightings are written, when the window is persisted.
         var file: NotificationWindowFile?
 
         /// The IDs kept, oldest first.
-        var live: ArraySlice<(key: NotificationKey, time: Double)> { order[start...] }
+        var live: ArraySlice<NotificationWindowFile.Sighting> { order[start...] }
 
         mutating func evictOldest() {
             seen[order[start].key] = nil
@@ -81,7 +81,10 @@ public final class NotificationReplayWindow: Sendable {
     }
 
     /// A window in memory keeping at most `capacity` IDs, each for `retention` seconds.
-    public init(capacity: Int = NotificationReplayWindow.defaultCapacity, retention: Double = NotificationReplayWindow.defaultRetention) {
+    public init(
+        capacity: Int = NotificationReplayWindow.defaultCapacity,
+        retention: Double = NotificationReplayWindow.defaultRetention
+    ) {
         precondition(capacity > 0 && retention > 0, "a replay window needs a positive capacity and retention")
         self.capacity = capacity
         self.retention = retention
@@ -108,7 +111,9 @@ public final class NotificationReplayWindow: Sendable {
         self.path = path
         var state = State()
         for (key, time) in try NotificationWindowFile.read(path, capacity: capacity) {
-            _ = try state.sight(key, at: time, capacity: capacity, retention: retention) { _ throws(NotificationWindowFileError) in }
+            _ = try state.sight(key, at: time, capacity: capacity, retention: retention) {
+                _ throws(NotificationWindowFileError) in
+            }
         }
         state.file = try NotificationWindowFile(path: path, live: state.live)
         self.state = Mutex(state)
@@ -124,7 +129,8 @@ public final class NotificationReplayWindow: Sendable {
     public func recordSighting(of id: String, at time: Double) throws(NotificationWindowFileError) -> Bool {
         let key = NotificationKey(id)
         return try state.withLock { state throws(NotificationWindowFileError) in
-            try state.sight(key, at: time, capacity: capacity, retention: retention) { state throws(NotificationWindowFileError) in
+            try state.sight(key, at: time, capacity: capacity, retention: retention) {
+                state throws(NotificationWindowFileError) in
                 guard let file = state.file else { return }
                 if file.needsRewrite(live: state.seen.count) { try file.rewrite(state.live) }
                 try file.append(key, at: time)

@@ -22,6 +22,9 @@ import Darwin
 /// the window. A last line without its newline is an append a crash cut short, never
 /// acknowledged: it is dropped. Anything else that is not this format is refused.
 final class NotificationWindowFile {
+    /// One line: an ID's key and its first sighting.
+    typealias Sighting = (key: NotificationKey, time: Double)
+
     /// The first line.
     static let header = Array("jwtverify-notification-window 1\n".utf8)
     /// The longest line: a time (at most 24 characters), a space, the hex key and a newline.
@@ -31,7 +34,9 @@ final class NotificationWindowFile {
     static func maximumRecords(capacity: Int) -> Int { 2 * capacity + 1024 }
 
     /// Most octets a window of `capacity` leaves in its file; a larger file is refused.
-    static func maximumBytes(capacity: Int) -> Int { header.count + maximumRecords(capacity: capacity) * maximumLineBytes }
+    static func maximumBytes(capacity: Int) -> Int {
+        header.count + maximumRecords(capacity: capacity) * maximumLineBytes
+    }
 
     /// The file.
     let path: String
@@ -43,7 +48,7 @@ final class NotificationWindowFile {
     private var length = 0
 
     /// The sightings in `path`, in order (none when it does not exist).
-    static func read(_ path: String, capacity: Int) throws(NotificationWindowFileError) -> [(key: NotificationKey, time: Double)] {
+    static func read(_ path: String, capacity: Int) throws(NotificationWindowFileError) -> [Sighting] {
         var info = stat()
         if stat(path, &info) != 0 && errno == ENOENT { return [] }
         let limit = maximumBytes(capacity: capacity)
@@ -55,20 +60,27 @@ final class NotificationWindowFile {
         case .failure:
             throw NotificationWindowFileError(
                 .tooLarge, path: path,
-                detail: "\(path) is larger than \(limit) octets, the most a notification window of capacity \(capacity) writes")
+                detail:
+                    "\(path) is larger than \(limit) octets, the most a notification window of capacity "
+                    + "\(capacity) writes"
+            )
         }
         guard bytes.starts(with: header) else {
             throw NotificationWindowFileError(
                 .malformed, path: path,
-                detail: "\(path) is not a notification window file (it does not start with \"jwtverify-notification-window 1\")")
+                detail:
+                    "\(path) is not a notification window file "
+                    + "(it does not start with \"jwtverify-notification-window 1\")"
+            )
         }
-        var sightings: [(key: NotificationKey, time: Double)] = []
+        var sightings: [Sighting] = []
         var start = header.count
         var line = 2
         while let end = bytes[start...].firstIndex(of: UInt8(ascii: "\n")) {
             guard let sighting = parse(bytes[start..<end]) else {
                 throw NotificationWindowFileError(
-                    .malformed, path: path, detail: "\(path), line \(line): not \"<time> <hex ID>\" as a notification window writes it")
+                    .malformed, path: path,
+                    detail: "\(path), line \(line): not \"<time> <hex ID>\" as a notification window writes it")
             }
             sightings.append(sighting)
             start = end + 1
@@ -78,7 +90,7 @@ final class NotificationWindowFile {
     }
 
     /// One sighting line without its newline, or `nil`.
-    private static func parse(_ line: ArraySlice<UInt8>) -> (key: NotificationKey, time: Double)? {
+    private static func parse(_ line: ArraySlice<UInt8>) -> Sighting? {
         guard let space = line.firstIndex(of: UInt8(ascii: " ")), space > line.startIndex else { return nil }
         let digits = line[(space + 1)...]
         guard digits.count % 2 == 0, digits.count <= 2 * NotificationKey.maximumBytes else { return nil }
@@ -90,7 +102,8 @@ final class NotificationWindowFile {
             key.append(high << 4 | low)
             index += 2
         }
-        guard let stored = NotificationKey(stored: key), let time = Double(String(decoding: line[..<space], as: UTF8.self)),
+        guard let stored = NotificationKey(stored: key),
+            let time = Double(String(decoding: line[..<space], as: UTF8.self)),
             time.isFinite
         else { return nil }
         return (stored, time)
@@ -117,7 +130,7 @@ final class NotificationWindowFile {
     }
 
     /// The file at `path`, rewritten with `live` and open for appending.
-    init(path: String, live: some Sequence<(key: NotificationKey, time: Double)>) throws(NotificationWindowFileError) {
+    init(path: String, live: some Sequence<Sighting>) throws(NotificationWindowFileError) {
         self.path = path
         try rewrite(live)
     }
@@ -129,7 +142,7 @@ final class NotificationWindowFile {
     func needsRewrite(live: Int) -> Bool { descriptor < 0 || records >= 2 * live + 1024 }
 
     /// Replaces the file with `live` alone, atomically, and opens it for appending.
-    func rewrite(_ live: some Sequence<(key: NotificationKey, time: Double)>) throws(NotificationWindowFileError) {
+    func rewrite(_ live: some Sequence<Sighting>) throws(NotificationWindowFileError) {
         var bytes = Self.header
         var count = 0
         for (key, time) in live {
@@ -178,6 +191,7 @@ final class NotificationWindowFile {
             descriptor = -1
         }
         throw NotificationWindowFileError(
-            .unwritable, path: path, detail: "cannot record a notification in \(path): \(String(cString: strerror(failure)))")
+            .unwritable, path: path,
+            detail: "cannot record a notification in \(path): \(String(cString: strerror(failure)))")
     }
 }
