@@ -1,4 +1,4 @@
-import JWTVerify
+package import JWTVerify
 import JWTVerifyTooling
 import Synchronization
 #if canImport(Glibc)
@@ -11,15 +11,45 @@ import Glibc
 package final class ServeService: Sendable {
     private let current: Mutex<ServeRoutes>
     package let metrics = ServeMetrics()
-    /// Each route's notifications seen lately (by route name, so a reload keeps them).
-    private let windows = Mutex<[String: NotificationReplayWindow]>([:])
+    /// Each route's notifications seen lately (by the route name's bytes, so a reload keeps them).
+    private let windows = Mutex<[[UInt8]: NotificationReplayWindow]>([:])
+    /// Where each route's window is kept (`--state-dir`); `nil`: in memory, forgotten at exit.
+    private let stateDirectory: String?
     /// Where access-log lines go (`--access-log`), if anywhere.
     private let accessLog: (@Sendable (String) -> Void)?
 
-    /// A service answering with `routes`; `accessLog` receives one JSON line per request.
-    package init(routes: ServeRoutes, accessLog: (@Sendable (String) -> Void)? = nil) {
+    private init(routes: ServeRoutes, accessLog: (@Sendable (String) -> Void)?, windowsIn stateDirectory: String?) {
         self.current = Mutex(routes)
         self.accessLog = accessLog
+        self.stateDirectory = stateDirectory
+    }
+
+    /// A service answering with `routes`; `accessLog` receives one JSON line per request. Its
+    /// notification windows are in memory: a restart forgets them.
+    package convenience init(routes: ServeRoutes, accessLog: (@Sendable (String) -> Void)? = nil) {
+        self.init(routes: routes, accessLog: accessLog, windowsIn: nil)
+    }
+
+    /// A service whose notification routes keep their windows in `stateDirectory` (an existing
+    /// folder), one file each (``ServeStateDirectory``), loaded now.
+    ///
+    /// - Throws: the first window file that cannot be used (``openWindows(for:)``).
+    package convenience init(
+        routes: ServeRoutes, accessLog: (@Sendable (String) -> Void)? = nil, stateDirectory: String
+    ) throws(NotificationWindowFileError) {
+        self.init(routes: routes, accessLog: accessLog, windowsIn: stateDirectory)
+        try openWindows(for: routes)
+    }
+
+    /// Loads the window of each notification route of `routes` that has none yet, from the state
+    /// directory (a no-op in memory): at start, and before a reload's routes replace the old
+    /// ones, so that a file that cannot be used fails the start or the reload, not a notification.
+    package func openWindows(for routes: ServeRoutes) throws(NotificationWindowFileError) {
+        guard stateDirectory != nil else { return }
+        let named = routes.routes.values.sorted { Array($0.name.utf8).lexicographicallyPrecedes(Array($1.name.utf8)) }
+        for route in named where route.receivesNotifications {
+            _ = try replayWindow(for: route).get()
+        }
     }
 
     /// The routes now.
@@ -355,9 +385,16 @@ package final class ServeService: Sendable {
     private func notification(_ body: [UInt8], route: ServeRoute, log: inout AccessRecord, probe: KeyWaitProbe) -> HTTPResponse {
         let time: Double = if case .fixed(let fixed) = route.configuration.time { fixed } else { VerificationPolicy.systemClock() }
         let started = ThroughputClock.now()
+        let window: NotificationReplayWindow
+        switch replayWindow(for: route) {
+        case .success(let opened): window = opened
+        case .failure(let error):
+            log.reason = error.reason.rawValue
+            return NotificationAnswer.notRecorded(error)
+        }
         var verified = false
         let received = body.withUnsafeBytes { bytes in
-            NotificationReceiver.receive(bytes, window: replayWindow(for: route), at: time) { jws in
+            NotificationReceiver.receive(bytes, window: window, at: time) { jws in
                 verified = true
                 var batch = TokenBatch()
                 batch.append(bytes: jws, nonce: nil)
@@ -374,13 +411,25 @@ package final class ServeService: Sendable {
         return NotificationAnswer.answer(received, rules: route.policy.rules)
     }
 
-    /// The replay window of a route's notifications, kept by name across reloads.
-    private func replayWindow(for route: ServeRoute) -> NotificationReplayWindow {
-        windows.withLock { windows in
-            if let window = windows[route.name] { return window }
-            let window = NotificationReplayWindow()
-            windows[route.name] = window
-            return window
+    /// The replay window of a route's notifications, kept by name across reloads: in memory, or
+    /// loaded from its file in the state directory the first time.
+    private func replayWindow(for route: ServeRoute) -> Result<NotificationReplayWindow, NotificationWindowFileError> {
+        let name = Array(route.name.utf8)
+        return windows.withLock { windows in
+            if let window = windows[name] { return .success(window) }
+            let window: NotificationReplayWindow
+            if let stateDirectory {
+                let path = ServeStateDirectory.notificationWindowPath(route: route.name, in: stateDirectory)
+                do throws(NotificationWindowFileError) {
+                    window = try NotificationReplayWindow(persistingTo: path)
+                } catch {
+                    return .failure(error)
+                }
+            } else {
+                window = NotificationReplayWindow()
+            }
+            windows[name] = window
+            return .success(window)
         }
     }
 

@@ -23,12 +23,20 @@ final class ServeProcess: @unchecked Sendable {
     private let output: StderrText
     private var reaped = false
 
-    /// Starts `jwtverify serve --listen 127.0.0.1:0 arguments…` and waits for its "listening" line.
-    init(_ arguments: [String]) throws {
+    /// Starts `jwtverify serve --listen 127.0.0.1:0 arguments…` and waits for its "listening" line;
+    /// with `shell`, `/bin/sh` runs that command first (`ulimit -f 1`) and then execs serve, so the
+    /// process is serve itself.
+    init(_ arguments: [String], shell: String? = nil) throws {
         CLIRunner.ignoreBrokenPipes()
         process = Process()
-        process.executableURL = CLIRunner.binary
-        process.arguments = ["serve", "--listen", "127.0.0.1:0"] + arguments
+        let command = ["serve", "--listen", "127.0.0.1:0"] + arguments
+        if let shell {
+            process.executableURL = URL(fileURLWithPath: "/bin/sh")
+            process.arguments = ["-c", shell + #"; exec "$0" "$@""#, CLIRunner.binary.path] + command
+        } else {
+            process.executableURL = CLIRunner.binary
+            process.arguments = command
+        }
         process.currentDirectoryURL = CLIRunner.repositoryRoot
         let errors = Pipe()
         process.standardError = errors

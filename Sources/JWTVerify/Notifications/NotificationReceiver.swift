@@ -80,7 +80,8 @@ public struct NotificationReceiver: Sendable {
         }
     }
 
-    /// A verdict as a notification: its ID (`notificationUUID`, else `jti`) looked up in `window`.
+    /// A verdict as a notification: its ID (`notificationUUID`, else `jti`) looked up in `window`;
+    /// a sighting a persisted window cannot write is refused (retryable), not acknowledged.
     private static func record(
         _ verified: Result<VerifiedToken, VerificationError>, window: NotificationReplayWindow, at time: Double
     ) -> Result<ReceivedNotification, NotificationRejection> {
@@ -88,9 +89,15 @@ public struct NotificationReceiver: Sendable {
         case .failure(let error):
             return .failure(NotificationRejection(error))
         case .success(let token):
-            let id = token.provider.notificationID
-            let duplicate = id.map { window.recordSighting(of: $0, at: time) } ?? false
-            return .success(ReceivedNotification(token: token, id: id, isDuplicate: duplicate))
+            guard let id = token.provider.notificationID else {
+                return .success(ReceivedNotification(token: token, id: nil, isDuplicate: false))
+            }
+            do throws(NotificationWindowFileError) {
+                let duplicate = try window.recordSighting(of: id, at: time)
+                return .success(ReceivedNotification(token: token, id: id, isDuplicate: duplicate))
+            } catch {
+                return .failure(NotificationRejection(notRecorded: error))
+            }
         }
     }
 }

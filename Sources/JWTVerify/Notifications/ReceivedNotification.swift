@@ -17,32 +17,48 @@ public struct ReceivedNotification: Sendable {
     public var appStore: AppStoreClaims? { token.provider(as: AppStoreClaims.self) }
 }
 
-/// Why a notification body was not accepted: not Apple's envelope, or a JWS that failed.
+/// Why a notification body was not accepted: not Apple's envelope, a JWS that failed, or a
+/// verified notification whose ID a persisted window could not record.
 public struct NotificationRejection: Error, Sendable, CustomStringConvertible {
-    /// `body_not_notification`, or the JWS's ``VerificationError/Reason`` code.
+    /// `body_not_notification`, the JWS's ``VerificationError/Reason`` code, or the window file's
+    /// ``NotificationWindowFileError/Reason`` code (`state_unwritable`).
     public let code: String
-    /// The JWS's verification error, when there was a JWS.
+    /// The JWS's verification error, when there was a JWS and it failed.
     public let verificationError: VerificationError?
+    /// The window file's error, when the JWS verified but its ID could not be written to the
+    /// window's file (``NotificationReplayWindow/init(persistingTo:capacity:retention:)``).
+    public let windowFileError: NotificationWindowFileError?
     /// What was wrong, for people.
     public let detail: String
 
     /// A body that is not `{"payload": …}` or `{"signedPayload": …}`: answer 400.
-    public var isNotEnvelope: Bool { verificationError == nil }
-    /// Keys or a revocation answer could not be had (`jwks_unavailable`, `revocation_unavailable`):
-    /// answer 503 so that Apple delivers it again.
+    public var isNotEnvelope: Bool { verificationError == nil && windowFileError == nil }
+    /// Keys or a revocation answer could not be had (`jwks_unavailable`, `revocation_unavailable`),
+    /// or the ID could not be recorded (`state_unwritable`): answer 503 so that Apple delivers it
+    /// again.
     public var isRetryable: Bool {
-        verificationError?.reason == .keySetUnavailable || verificationError?.reason == .revocationUnavailable
+        windowFileError != nil || verificationError?.reason == .keySetUnavailable
+            || verificationError?.reason == .revocationUnavailable
     }
 
     init(notEnvelope problem: NotificationEnvelope.Problem) {
         code = NotificationEnvelope.notEnvelopeCode
         verificationError = nil
+        windowFileError = nil
         detail = problem.description
     }
 
     init(_ error: VerificationError) {
         code = error.reason.rawValue
         verificationError = error
+        windowFileError = nil
+        detail = error.detail
+    }
+
+    init(notRecorded error: NotificationWindowFileError) {
+        code = error.reason.rawValue
+        verificationError = nil
+        windowFileError = error
         detail = error.detail
     }
 

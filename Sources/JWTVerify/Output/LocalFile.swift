@@ -41,7 +41,9 @@ package enum LocalFile {
 
     /// Writes `bytes` to `path` atomically: a temporary file in the same folder, written, flushed
     /// to the disk (`fsync`) and renamed over `path`, so a reader sees the old file or the new one,
-    /// even after a crash. Whether it was written.
+    /// even after a crash; the folder is then flushed too, so that the rename itself survives a
+    /// crash (where the file system allows it). Whether it was written: `false` leaves `path` as
+    /// it was.
     @discardableResult
     package static func writeAtomically(_ bytes: [UInt8], to path: String) -> Bool {
         let temporary = path + ".tmp.\(getpid())"
@@ -60,6 +62,22 @@ package enum LocalFile {
             unlink(temporary)
             return false
         }
+        syncFolder(of: path)
         return true
+    }
+
+    /// Flushes the folder holding `path` to the disk (its entries: a rename, a new file). Some
+    /// file systems cannot; that is not an error, the rename has happened.
+    private static func syncFolder(of path: String) {
+        let folder: String
+        if let slash = path.lastIndex(of: "/") {
+            folder = slash == path.startIndex ? "/" : String(path[..<slash])
+        } else {
+            folder = "."
+        }
+        let fd = open(folder, O_RDONLY | O_DIRECTORY)
+        guard fd >= 0 else { return }
+        _ = fsync(fd)
+        close(fd)
     }
 }

@@ -11,11 +11,24 @@ struct ServeCommand {
     let options: ServeOptions
 
     func run() throws(CommandFailure) -> ExitStatus {
+        // A write past a file-size limit (ulimit -f) fails (EFBIG) rather than killing serve: a
+        // notification whose ID cannot be recorded is then answered 503.
+        signal(SIGXFSZ, SIG_IGN)
         let commandLine = options.route.isGiven ? options.route : nil
         let routes = try ServeRoutes.load(commandLine: commandLine, configFile: options.configFile, requireKeys: false)
         let write: @Sendable (String) -> Void = { line in StandardError.write(line) }
         let log = options.accessLog ? write : nil
-        let service = ServeService(routes: routes, accessLog: log)
+        let service: ServeService
+        if let directory = options.stateDirectory {
+            try Folder.prepare(directory, mode: 0o700, option: "--state-dir")
+            do throws(NotificationWindowFileError) {
+                service = try ServeService(routes: routes, accessLog: log, stateDirectory: directory)
+            } catch {
+                throw Self.failure(error)
+            }
+        } else {
+            service = ServeService(routes: routes, accessLog: log)
+        }
         let limits = MicroHTTPDServer.Limits(
             threads: options.threads, connections: options.maxConnections, timeoutSeconds: options.timeoutSeconds,
             headerBytes: options.maxHeaderBytes, bodyBytes: options.maxBodyBytes, requestTimeoutSeconds: options.requestTimeoutSeconds)
@@ -94,12 +107,32 @@ struct ServeCommand {
         return UInt64(now.tv_sec) * 1_000_000 + UInt64(now.tv_nsec) / 1000
     }
 
+    /// A window file of `--state-dir` that cannot be used, as the command's failure: 65 for a file
+    /// that is not one, 66 for one that cannot be read, 73 for one that cannot be written. serve
+    /// never replaces such a file: the IDs in it would be forgotten.
+    private static func failure(_ error: NotificationWindowFileError) -> CommandFailure {
+        let status: ExitStatus =
+            switch error.reason {
+            case .unreadable: .noInput
+            case .unwritable: .cannotCreate
+            default: .dataError
+            }
+        let advice =
+            error.reason == .unwritable ? "" : " (serve leaves it as it is: move it away to start with an empty window)"
+        return CommandFailure(status: status, message: "--state-dir: \(error.description)\(advice)")
+    }
+
     /// SIGHUP: the config file and the key files again; a failure keeps what was serving.
     private func reload(_ service: ServeService) {
-        do {
+        do throws(CommandFailure) {
             var commandLine: RouteOptions? = nil
             if options.route.isGiven { commandLine = options.route }
             let routes = try ServeRoutes.load(commandLine: commandLine, configFile: options.configFile, requireKeys: true)
+            do throws(NotificationWindowFileError) {
+                try service.openWindows(for: routes)
+            } catch {
+                throw Self.failure(error)
+            }
             service.replace(routes)
             service.metrics.reload(outcome: "ok")
             StandardError.write("jwtverify serve: reloaded (\(routes.routes.count) route\(routes.routes.count == 1 ? "" : "s"))\n")

@@ -79,6 +79,8 @@ struct ServeOptions {
     var maxHeaderBytes = 16 << 10
     var maxBodyBytes = 1 << 20
     var drainSeconds = 10.0
+    /// Where state that must survive a restart is kept (`--state-dir`); `nil`: in memory.
+    var stateDirectory: String?
     var helpRequested = false
 
     static let table = OptionTable<ServeOptions>(
@@ -113,6 +115,12 @@ struct ServeOptions {
                 "--config", placeholder: "FILE",
                 help: "Named routes, each /auth/NAME and /verify/NAME, with keys and policy of\ntheir own (JSON; see the README). Reloaded on SIGHUP."
             ) { $0.configFile = $1 },
+            .value(
+                "--state-dir", placeholder: "DIR",
+                help: "Keep each notification route's seen-notification window in DIR\n"
+                    + "(created if missing): a delivery Apple retries after a restart is\n"
+                    + "still a duplicate. Without it, windows are in memory (lost at exit)."
+            ) { $0.stateDirectory = $1 },
             .flag("--access-log", help: "One JSON line per request on stderr (never the token: its fingerprint).") { $0.accessLog = true },
         ],
         RouteOptions.options.map { $0.lifted(\.route) })
@@ -144,6 +152,9 @@ struct ServeOptions {
                              (the same jti or notificationUUID seen before: acknowledge, do not
                              act again); 401 with the reason; 503 with Retry-After while keys are
                              unavailable (Apple retries); 400 for a body that is not Apple's.
+                             Each route remembers the IDs seen for 7 days (at most 100000): in
+                             memory, or in --state-dir, where an ID is on the disk before its
+                             notification is answered 200 (503 state_unwritable if it cannot be).
           /metrics           Prometheus text: verdicts by reason, latency, cache, key fetches.
           /healthz, /ready   200 while running; 200 once every route has usable keys, else 503.
 
@@ -156,10 +167,11 @@ struct ServeOptions {
         READY=1 once every route has keys, RELOADING=1 and READY=1 around a reload, STOPPING=1.
 
         EXIT STATUS:
-          0 stopped by a signal, 64 usage error, 65 unusable key set or config, 66 file missing,
-          71 cannot listen, 73 --jwks-cache folder cannot be created. A remote key set that
-          cannot be fetched at start does not stop serve: it is retried in the background, and
-          /ready and the routes that need it answer 503 until its keys arrive.
+          0 stopped by a signal, 64 usage error, 65 unusable key set, config or --state-dir
+          file, 66 file missing or unreadable, 71 cannot listen, 73 --jwks-cache or --state-dir
+          folder cannot be created or written to. A remote key set that cannot be fetched at
+          start does not stop serve: it is retried in the background, and /ready and the
+          routes that need it answer 503 until its keys arrive.
         """
 
     /// Parses the words after `serve`.
