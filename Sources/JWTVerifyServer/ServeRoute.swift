@@ -18,10 +18,13 @@ package struct RouteConfiguration: Sendable {
     package var nonce: String?
     /// When tokens are evaluated (`--now`, or the clock).
     package var time: EvaluationTime
+    /// How long a gateway may keep a 200 `/auth` answer (`--cache-control-max-age`), never past
+    /// the token's `exp`; `nil`: every answer is `no-store` (``CacheRule``).
+    package var cacheMaxAge: Int?
 
     package init(
         name: String, claimHeaders: [GatewayAnswer.ClaimHeader] = [], tokenHeader: String? = nil, tokenCookie: String? = nil,
-        realm: String? = nil, nonce: String? = nil, time: EvaluationTime = .clock
+        realm: String? = nil, nonce: String? = nil, time: EvaluationTime = .clock, cacheMaxAge: Int? = nil
     ) {
         self.name = name
         self.claimHeaders = claimHeaders
@@ -30,6 +33,13 @@ package struct RouteConfiguration: Sendable {
         self.realm = realm
         self.nonce = nonce
         self.time = time
+        self.cacheMaxAge = cacheMaxAge
+    }
+
+    /// The time a cached answer's age counts from: `--now` when given, else the clock.
+    package var now: Double {
+        if case .fixed(let fixed) = time { return fixed }
+        return VerificationPolicy.systemClock()
     }
 }
 

@@ -14,6 +14,8 @@ struct RouteOptions: Sendable {
     var tokenHeader: String?
     var tokenCookie: String?
     var realm: String?
+    /// How long a gateway may keep a 200 `/auth` answer (`--cache-control-max-age`; nil: no-store).
+    var cacheControlMaxAge: Int?
     /// The policy, once the options are read (``finish()``).
     var policy = VerificationPolicy(issuers: nil, audiences: nil)
 
@@ -32,6 +34,14 @@ struct RouteOptions: Sendable {
             .value("--token-header", placeholder: "NAME", help: "Also take the token from request header NAME.") { $0.tokenHeader = $1 },
             .value("--token-cookie", placeholder: "NAME", help: "Also take the token from cookie NAME.") { $0.tokenCookie = $1 },
             .value("--realm", placeholder: "R", help: "The realm in WWW-Authenticate challenges.") { $0.realm = $1 },
+            .value(
+                "--cache-control-max-age", placeholder: "SECONDS",
+                help: "Let a gateway keep a 200 /auth answer: Cache-Control: private, max-age=M,\n"
+                    + "M = SECONDS or the seconds to the token's exp, whichever is less. Without it\n"
+                    + "every /auth and /verify answer is no-store; a refusal always is."
+            ) { options, value, name throws(CommandFailure) in
+                options.cacheControlMaxAge = try OptionValue.count(name, value, in: 1...31_536_000)
+            },
         ]
 
     /// Whether any key source or policy was given (a default route exists).
@@ -109,10 +119,13 @@ struct ServeOptions {
 
         ENDPOINTS:
           /auth, /auth/...   GET, HEAD or POST. The token comes from Authorization: Bearer, or
-                             --token-header, or --token-cookie. 200 with X-JWT-Sub, -Iss, -Aud,
-                             -Exp, -Kid, -Alg (and each --claim-header); 401 with WWW-Authenticate
-                             (RFC 6750) and X-JWT-Reason; 403 for a genuine token meant for another
-                             audience or hosted domain; 503 while no keys are loaded.
+                             --token-header, or --token-cookie. 200 with every one of X-JWT-Sub,
+                             -Iss, -Aud, -Exp, -Kid, -Alg and each --claim-header, empty where the
+                             token lacks the claim; 401 with WWW-Authenticate (RFC 6750) and
+                             X-JWT-Reason; 400 invalid_request for two Authorization headers or a
+                             token in more than one place (never one picked); 403 for a genuine
+                             token meant for another audience or hosted domain; 503 while no keys
+                             are loaded. Cache-Control: no-store (see --cache-control-max-age).
           /auth/NAME         the same through route NAME of --config.
           /verify[/NAME]     POST a JSON request {"token", "nonce"?, "id"?} or JSON Lines of them:
                              200 with verify's output record for each, in order; 400 when a line
@@ -127,6 +140,13 @@ struct ServeOptions {
                              unavailable (Apple retries); 400 for a body that is not Apple's.
           /metrics           Prometheus text: verdicts by reason, latency, cache, key fetches.
           /healthz, /ready   200 while running; 200 once every route has usable keys, else 503.
+
+        TRUST BOUNDARY:
+          The gateway is the boundary: the backend may trust X-JWT-* and the claim headers only
+          when the gateway removes every client-sent header of those names, in hyphen and
+          underscore spellings, and sets them from serve's 200 answer. The README's nginx,
+          Caddy, Traefik and Envoy recipes do; a backend reachable around the gateway trusts
+          nothing.
 
         OPTIONS:
         \(table.help)

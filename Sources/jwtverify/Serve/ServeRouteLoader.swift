@@ -8,7 +8,7 @@ extension RouteOptions {
     func configuration(name: String) -> RouteConfiguration {
         RouteConfiguration(
             name: name, claimHeaders: claimHeaders, tokenHeader: tokenHeader, tokenCookie: tokenCookie, realm: realm, nonce: flags.nonce,
-            time: flags.evaluationTime)
+            time: flags.evaluationTime, cacheMaxAge: cacheControlMaxAge)
     }
 
     /// Loads the route's key files, or its remote key set (snapshot or fetch, waiting at most the
