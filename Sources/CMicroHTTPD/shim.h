@@ -10,7 +10,6 @@
 #include <stdint.h>
 #include <errno.h>
 #include <string.h>
-#include <strings.h>
 #include <sys/socket.h>
 #include <sys/un.h>
 #include <netinet/in.h>
@@ -229,11 +228,22 @@ struct cmhd_count {
     unsigned int found;
 };
 
+/** Whether `a` and `b` are equal with ASCII letters compared without case (no locale). */
+static inline int cmhd_same_name(const char *a, const char *b) {
+    for (;; a++, b++) {
+        unsigned char x = (unsigned char)*a, y = (unsigned char)*b;
+        if (x >= 'A' && x <= 'Z') x += 'a' - 'A';
+        if (y >= 'A' && y <= 'Z') y += 'a' - 'A';
+        if (x != y) return 0;
+        if (x == 0) return 1;
+    }
+}
+
 static inline enum MHD_Result cmhd_count_one(void *cls, enum MHD_ValueKind kind, const char *key, const char *value) {
     (void)kind;
     (void)value;
     struct cmhd_count *count = cls;
-    if (key != NULL && strcasecmp(key, count->name) == 0) count->found += 1;
+    if (key != NULL && cmhd_same_name(key, count->name)) count->found += 1;
     return MHD_YES;
 }
 

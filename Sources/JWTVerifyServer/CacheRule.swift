@@ -18,6 +18,9 @@ package enum CacheRule {
 
     /// Whether `name` is `Cache-Control`, ASCII letters compared without case.
     package static func names(_ name: String) -> Bool {
-        name.utf8.count == 13 && name.utf8.elementsEqual(header.utf8) { $0 | 0x20 == $1 | 0x20 }
+        name.utf8.elementsEqual(header.utf8) { a, b in
+            a == b || (UInt8(ascii: "A")...UInt8(ascii: "Z") ~= b && a == b | 0x20)
+                || (UInt8(ascii: "a")...UInt8(ascii: "z") ~= b && a == b & ~0x20)
+        }
     }
 }
