@@ -114,7 +114,9 @@ let package = Package(
             name: "JWTVerifyTestSupport",
             dependencies: ["JWTVerify", "JWTVerifyKeyMaking"],
             path: "Tests/Support",
-            exclude: ["jwks_origin.py", "ocsp_responder.py", "apple_standin.py", "loopback_http.py"],
+            exclude: [
+                "jwks_origin.py", "ocsp_responder.py", "apple_standin.py", "loopback_http.py", "recording_backend.py",
+            ],
             swiftSettings: strictSettings
         ),
         .testTarget(

@@ -222,14 +222,51 @@ static inline const char *cmhd_value(struct MHD_Connection *connection, int kind
     return MHD_lookup_connection_value(connection, kind == 1 ? MHD_COOKIE_KIND : MHD_HEADER_KIND, name);
 }
 
+/** What cmhd_value_count's callback counts: the name looked for, and the matches so far. */
+struct cmhd_count {
+    const char *name;
+    unsigned int found;
+};
+
+/** Whether `a` and `b` are equal with ASCII letters compared without case (no locale). */
+static inline int cmhd_same_name(const char *a, const char *b) {
+    for (;; a++, b++) {
+        unsigned char x = (unsigned char)*a, y = (unsigned char)*b;
+        if (x >= 'A' && x <= 'Z') x += 'a' - 'A';
+        if (y >= 'A' && y <= 'Z') y += 'a' - 'A';
+        if (x != y) return 0;
+        if (x == 0) return 1;
+    }
+}
+
+static inline enum MHD_Result cmhd_count_one(void *cls, enum MHD_ValueKind kind, const char *key, const char *value) {
+    (void)kind;
+    (void)value;
+    struct cmhd_count *count = cls;
+    if (key != NULL && cmhd_same_name(key, count->name)) count->found += 1;
+    return MHD_YES;
+}
+
+/** How many request headers (`kind` 0) or cookies (`kind` 1) are named `name`, compared without
+ *  regard to letter case as MHD_lookup_connection_value does. That lookup returns the first only:
+ *  this is how a second `Authorization` header, or a second cookie of one name, is seen. */
+static inline unsigned int cmhd_value_count(struct MHD_Connection *connection, int kind, const char *name) {
+    struct cmhd_count count = { name, 0 };
+    MHD_get_connection_values(connection, kind == 1 ? MHD_COOKIE_KIND : MHD_HEADER_KIND, cmhd_count_one, &count);
+    return count.found;
+}
+
 /** Queues a response: `status`, a body copied from `body`, and `count` headers given as
- *  alternating names and values. Returns 1 when queued. */
+ *  alternating names and values. Returns 1 when queued. An empty value goes out as one space:
+ *  MHD refuses an empty value, and a space is optional whitespace every HTTP parser strips
+ *  (RFC 9110 §5.5), so the field arrives present and empty. */
 static inline int cmhd_respond(struct MHD_Connection *connection, unsigned int status, const void *body, size_t length,
                                const char *const *headers, size_t count) {
     struct MHD_Response *response = MHD_create_response_from_buffer(length, (void *)body, MHD_RESPMEM_MUST_COPY);
     if (response == NULL) return 0;
     for (size_t i = 0; i + 1 < 2 * count; i += 2) {
-        if (MHD_add_response_header(response, headers[i], headers[i + 1]) != MHD_YES) {
+        const char *value = headers[i + 1][0] == 0 ? " " : headers[i + 1];
+        if (MHD_add_response_header(response, headers[i], value) != MHD_YES) {
             MHD_destroy_response(response);
             return 0;
         }

@@ -1,20 +1,25 @@
 package import JWTVerify
 
 /// What `serve`'s `/auth` answers a gateway (nginx `auth_request`, Caddy `forward_auth`, Traefik
-/// `ForwardAuth`, Envoy `ext_authz`): a status from the four a gateway understands, and headers.
+/// `ForwardAuth`, Envoy `ext_authz`): a status a gateway understands, and headers.
 ///
-/// - valid: `200` with `X-JWT-Sub`, `-Iss`, `-Aud`, `-Exp`, `-Kid`, `-Alg` and each configured
-///   claim header;
+/// - valid: `200` with every one of `X-JWT-Sub`, `-Iss`, `-Aud`, `-Exp`, `-Kid`, `-Alg` and each
+///   configured claim header, empty where the token has no such claim, so that a gateway copying
+///   them overwrites whatever the client sent under those names;
 /// - no token: `401` with a bare `WWW-Authenticate: Bearer` (RFC 6750 §3.1: no `error` when the
 ///   request carried no credentials);
+/// - more than one credential (two `Authorization` headers, or a token in more than one of the
+///   header, the route's token header and its cookie): `400` with
+///   `WWW-Authenticate: Bearer error="invalid_request"` (RFC 6750 §3.1), never one of them picked;
 /// - a genuine token for another service (`audience_mismatch`, `hosted_domain_mismatch`): `403`;
 /// - no usable key set (`jwks_unavailable`): `503`;
 /// - any other rejection: `401` with `WWW-Authenticate: Bearer error="invalid_token",
 ///   error_description="<reason>"`.
 ///
-/// Every rejection carries `X-JWT-Reason: <reason>`, the library's reason code.
+/// Every refusal but a missing token carries `X-JWT-Reason`: the library's reason code, or
+/// ``invalidRequest``. Every answer carries `Cache-Control` (``CacheRule``).
 package struct GatewayAnswer: Equatable {
-    /// 200, 401, 403 or 503.
+    /// 200, 400, 401, 403 or 503.
     package var status: Int
     /// Response headers, in order.
     package var headers: [(String, String)]
@@ -60,18 +65,36 @@ package struct GatewayAnswer: Equatable {
         }
     }
 
+    /// `X-JWT-Reason` of an ambiguous request: an HTTP-level refusal, not a token verdict (no
+    /// token was verified), so not a ``VerificationError/Reason``.
+    package static let invalidRequest = "invalid_request"
+
     /// The answer when the request carried no token; `realm` when configured.
     package static func noToken(realm: String?) -> GatewayAnswer {
         let challenge = realm.map { "Bearer realm=\"\(headerSafe($0, quoted: true))\"" } ?? "Bearer"
-        return GatewayAnswer(status: 401, headers: [("WWW-Authenticate", challenge)])
+        return GatewayAnswer(
+            status: 401, headers: [("WWW-Authenticate", challenge), (CacheRule.header, CacheRule.noStore)])
     }
 
-    /// The answer for a verdict.
+    /// The answer when the request carried more than one credential: `400 invalid_request`.
+    package static func ambiguous(realm: String?) -> GatewayAnswer {
+        let realmPart = realm.map { "realm=\"\(headerSafe($0, quoted: true))\", " } ?? ""
+        return GatewayAnswer(
+            status: 400,
+            headers: [
+                ("WWW-Authenticate", "Bearer \(realmPart)error=\"\(invalidRequest)\""),
+                ("X-JWT-Reason", invalidRequest), (CacheRule.header, CacheRule.noStore),
+            ])
+    }
+
+    /// The answer for a verdict. A valid token's answer may be kept for `cacheMaxAge` seconds, and
+    /// never past its `exp` judged at `now` (``CacheRule``); `nil`: `no-store`.
     package static func verdict(
-        _ result: Result<VerifiedToken, VerificationError>, claimHeaders: [ClaimHeader], realm: String?
+        _ result: Result<VerifiedToken, VerificationError>, claimHeaders: [ClaimHeader], realm: String?,
+        cacheMaxAge: Int? = nil, now: Double = 0
     ) -> GatewayAnswer {
         switch result {
-        case .success(let token): return valid(token, claimHeaders: claimHeaders)
+        case .success(let token): return valid(token, claimHeaders: claimHeaders, cacheMaxAge: cacheMaxAge, now: now)
         case .failure(let error): return rejected(error.reason, realm: realm)
         }
     }
@@ -81,23 +104,33 @@ package struct GatewayAnswer: Equatable {
         let code = reason.rawValue
         switch reason {
         case .audienceMismatch, .hostedDomainMismatch:
-            return GatewayAnswer(status: 403, headers: [("X-JWT-Reason", code)])
+            return GatewayAnswer(status: 403, headers: [("X-JWT-Reason", code), (CacheRule.header, CacheRule.noStore)])
         case .keySetUnavailable:
-            return GatewayAnswer(status: 503, headers: [("X-JWT-Reason", code), ("Retry-After", "5")])
+            return GatewayAnswer(
+                status: 503,
+                headers: [("X-JWT-Reason", code), ("Retry-After", "5"), (CacheRule.header, CacheRule.noStore)])
         default:
             let realmPart = realm.map { "realm=\"\(headerSafe($0, quoted: true))\", " } ?? ""
             return GatewayAnswer(
                 status: 401,
                 headers: [
                     ("WWW-Authenticate", "Bearer \(realmPart)error=\"invalid_token\", error_description=\"\(code)\""), ("X-JWT-Reason", code),
+                    (CacheRule.header, CacheRule.noStore),
                 ])
         }
     }
 
-    private static func valid(_ token: VerifiedToken, claimHeaders: [ClaimHeader]) -> GatewayAnswer {
+    private static func valid(
+        _ token: VerifiedToken, claimHeaders: [ClaimHeader], cacheMaxAge: Int?, now: Double
+    ) -> GatewayAnswer {
         let claims = token.claims
         var headers: [(String, String)] = []
-        func add(_ name: String, _ value: String?) { if let value { headers.append((name, headerSafe(value, quoted: false))) } }
+        headers.reserveCapacity(7 + claimHeaders.count)
+        // Every header, empty where the claim is absent: a gateway copying it then overwrites the
+        // client's header of that name instead of letting it through.
+        func add(_ name: String, _ value: String?) {
+            headers.append((name, value.map { headerSafe($0, quoted: false) } ?? ""))
+        }
         add("X-JWT-Sub", claims.subject)
         add("X-JWT-Iss", claims.issuer)
         add("X-JWT-Aud", claims.audience?.joined(separator: ","))
@@ -111,6 +144,9 @@ package struct GatewayAnswer: Equatable {
             let all = token.allClaims
             for mapping in claimHeaders { add(mapping.header, all[mapping.claim].map(Self.text)) }
         }
+        let cache =
+            cacheMaxAge.map { CacheRule.value(maxAge: $0, expiresAt: claims.expiresAt, now: now) } ?? CacheRule.noStore
+        headers.append((CacheRule.header, cache))
         return GatewayAnswer(status: 200, headers: headers)
     }
 

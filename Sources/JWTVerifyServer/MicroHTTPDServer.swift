@@ -19,6 +19,10 @@ struct MicroHTTPDRequest: HTTPRequest {
         Self.withValue(connection, kind: 1, name, body)
     }
 
+    func headerCount(_ name: String) -> Int { Int(cmhd_value_count(connection, 0, name)) }
+
+    func cookieCount(_ name: String) -> Int { Int(cmhd_value_count(connection, 1, name)) }
+
     private static func withValue<R>(_ connection: OpaquePointer, kind: Int32, _ name: String, _ body: (UnsafeRawBufferPointer?) -> R) -> R {
         guard let value = cmhd_value(connection, kind, name) else { return body(nil) }
         return body(UnsafeRawBufferPointer(start: value, count: strlen(value)))

@@ -21,10 +21,13 @@ package struct RouteConfiguration: Sendable {
     /// Longest wait, in seconds, of a request for the key refresh its unknown `kid` started
     /// (`--refresh-wait`); the request is then answered `jwks_unavailable` while the fetch goes on.
     package var refreshWait: Double = 0.25
+    /// How long a gateway may keep a 200 `/auth` answer (`--cache-control-max-age`), never past
+    /// the token's `exp`; `nil`: every answer is `no-store` (``CacheRule``).
+    package var cacheMaxAge: Int?
 
     package init(
         name: String, claimHeaders: [GatewayAnswer.ClaimHeader] = [], tokenHeader: String? = nil, tokenCookie: String? = nil,
-        realm: String? = nil, nonce: String? = nil, time: EvaluationTime = .clock
+        realm: String? = nil, nonce: String? = nil, time: EvaluationTime = .clock, cacheMaxAge: Int? = nil
     ) {
         self.name = name
         self.claimHeaders = claimHeaders
@@ -33,6 +36,13 @@ package struct RouteConfiguration: Sendable {
         self.realm = realm
         self.nonce = nonce
         self.time = time
+        self.cacheMaxAge = cacheMaxAge
+    }
+
+    /// The time a cached answer's age counts from: `--now` when given, else the clock.
+    package var now: Double {
+        if case .fixed(let fixed) = time { return fixed }
+        return VerificationPolicy.systemClock()
     }
 }
 

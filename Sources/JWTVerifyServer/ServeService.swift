@@ -129,7 +129,26 @@ package final class ServeService: Sendable {
                         }))
             }
         }
-        return .answer(finish(response, log: &log))
+        return .answer(finish(Self.noStoreUnlessSet(response, path: path), log: &log))
+    }
+
+    /// `response` with `Cache-Control: no-store` when it answers `/auth…` or `/verify…` and says
+    /// nothing of caching yet (a gateway check's answer always does: ``GatewayAnswer``).
+    private static func noStoreUnlessSet(_ response: HTTPResponse, path: String) -> HTTPResponse {
+        guard isAuthOrVerify(path), !response.headers.contains(where: { CacheRule.names($0.0) }) else {
+            return response
+        }
+        var response = response
+        response.headers.append((CacheRule.header, CacheRule.noStore))
+        return response
+    }
+
+    /// Whether the path's first segment is `auth` or `verify`, compared as bytes.
+    private static func isAuthOrVerify(_ path: String) -> Bool {
+        var bytes = path.utf8[...]
+        while bytes.first == UInt8(ascii: "/") { bytes = bytes.dropFirst() }
+        let segment = bytes.prefix { $0 != UInt8(ascii: "/") && $0 != UInt8(ascii: "?") }
+        return segment.elementsEqual("auth".utf8) || segment.elementsEqual("verify".utf8)
     }
 
     /// `/verify` and `/notifications` while no keys can be had: 503, retry later.
@@ -160,11 +179,14 @@ package final class ServeService: Sendable {
             }
             let batch = sameRoute ? gathering.tokens : gathering.routeTokens
             let options = route.configuration
+            let now = options.cacheMaxAge == nil ? 0 : options.now
             let started = ThroughputClock.now()
             let probe = KeyWaitProbe(mayWait: true)
             route.evaluate(batch, probe: probe) { position, result in
                 let index = gathering.positions[position]
-                gathering.answers[index] = GatewayAnswer.verdict(result, claimHeaders: options.claimHeaders, realm: options.realm)
+                gathering.answers[index] = GatewayAnswer.verdict(
+                    result, claimHeaders: options.claimHeaders, realm: options.realm, cacheMaxAge: options.cacheMaxAge,
+                    now: now)
                 gathering.entries[index].reason = if case .failure(let error) = result { error.reason } else { nil }
             }
             if let refresh = probe.refresh {
@@ -283,17 +305,23 @@ package final class ServeService: Sendable {
         _ request: some HTTPRequest, route: ServeRoute, gathering: AuthGathering, ticket: UnsafeMutableRawPointer, log: inout AccessRecord
     ) -> GatewayAnswer? {
         let options = route.configuration
-        return withToken(request, options) { token -> GatewayAnswer? in
-            guard let token else {
+        return withToken(request, options) { credential -> GatewayAnswer? in
+            let value: UnsafeRawBufferPointer, parsed: BearerCredential.Parsed
+            switch credential {
+            case .none:
                 metrics.missingToken(route: route.name)
                 return GatewayAnswer.noToken(realm: options.realm)
+            case .ambiguous:
+                log.reason = GatewayAnswer.invalidRequest
+                return GatewayAnswer.ambiguous(realm: options.realm)
+            case .found(let bytes, let what): (value, parsed) = (bytes, what)
             }
-            guard case .token(let range) = token.parsed else {
+            guard case .token(let range) = parsed else {
                 log.reason = VerificationError.Reason.malformed.rawValue
                 metrics.verification(route: route.name, reason: .malformed, seconds: 0)
                 return GatewayAnswer.rejected(.malformed, realm: options.realm)
             }
-            let bytes = UnsafeRawBufferPointer(rebasing: token.value[range])
+            let bytes = UnsafeRawBufferPointer(rebasing: value[range])
             if accessLog != nil { log.fingerprint = SHA256Digest(hashing: bytes) }
             guard route.gathers else { return verifyAlone(bytes, route: route, gathering: gathering, log: &log) }
             gathering.hold(bytes, route: route, ticket: ticket, log: log)
@@ -310,8 +338,11 @@ package final class ServeService: Sendable {
         var answer = GatewayAnswer.rejected(.keySetUnavailable, realm: options.realm)
         var reason: VerificationError.Reason? = .keySetUnavailable
         let started = ThroughputClock.now()
+        let now = options.cacheMaxAge == nil ? 0 : options.now
         route.evaluate(gathering.alone) { _, result in
-            answer = GatewayAnswer.verdict(result, claimHeaders: options.claimHeaders, realm: options.realm)
+            answer = GatewayAnswer.verdict(
+                result, claimHeaders: options.claimHeaders, realm: options.realm, cacheMaxAge: options.cacheMaxAge,
+                now: now)
             reason = if case .failure(let error) = result { error.reason } else { nil }
         }
         metrics.batch(route: route.name, count: 1, secondsEach: ThroughputClock.now() - started) { _ in reason }
@@ -319,31 +350,72 @@ package final class ServeService: Sendable {
         return answer
     }
 
-    /// Where a request's token is: `Authorization: Bearer`, else the route's header, else its cookie.
+    /// A request's credential, as ``withToken(_:_:_:)`` finds it.
+    private enum Credential {
+        /// No token anywhere the route looks.
+        case none
+        /// More than one: refused, never one of them picked.
+        case ambiguous
+        /// One token: the value holding it (lent for the call), and what it holds.
+        case found(UnsafeRawBufferPointer, BearerCredential.Parsed)
+    }
+
+    /// Where a request's token is: `Authorization: Bearer`, else the route's header, else its
+    /// cookie. Two `Authorization` headers, two of the route's header or cookie (or two `Cookie`
+    /// headers where the route takes a cookie), or a token in more than one of those places is
+    /// ``Credential/ambiguous``.
     private func withToken<R>(
-        _ request: some HTTPRequest, _ options: RouteConfiguration, _ body: ((value: UnsafeRawBufferPointer, parsed: BearerCredential.Parsed)?) -> R
+        _ request: some HTTPRequest, _ options: RouteConfiguration, _ body: (Credential) -> R
     ) -> R {
-        let fromAuthorization = request.withHeader("Authorization") { value -> R? in
-            guard let value else { return nil }
-            let parsed = BearerCredential.parse(authorization: value)
-            return parsed == .absent ? nil : body((value, parsed))
-        }
-        if let fromAuthorization { return fromAuthorization }
+        let authorizations = request.headerCount("Authorization")
+        guard authorizations <= 1 else { return body(.ambiguous) }
+        // Whether the route's other places hold something (more than one of a name: ambiguous).
+        var inHeader = false, inCookie = false
         if let name = options.tokenHeader {
-            let answer = request.withHeader(name) { value -> R? in
-                guard let value, case let parsed = BearerCredential.parse(plain: value), parsed != .absent else { return nil }
-                return body((value, parsed))
+            switch request.headerCount(name) {
+            case 0: break
+            case 1: inHeader = request.withHeader(name) { Self.holdsToken($0) }
+            default: return body(.ambiguous)
             }
-            if let answer { return answer }
         }
         if let name = options.tokenCookie {
-            let answer = request.withCookie(name) { value -> R? in
-                guard let value, case let parsed = BearerCredential.parse(plain: value), parsed != .absent else { return nil }
-                return body((value, parsed))
+            // libmicrohttpd reads cookies from the first `Cookie` header only (a client sends one,
+            // RFC 6265 §5.4): a token cookie in another would be one serve never saw.
+            guard request.headerCount("Cookie") <= 1 else { return body(.ambiguous) }
+            switch request.cookieCount(name) {
+            case 0: break
+            case 1: inCookie = request.withCookie(name) { Self.holdsToken($0) }
+            default: return body(.ambiguous)
+            }
+        }
+        if authorizations == 1 {
+            let answer = request.withHeader("Authorization") { value -> R? in
+                guard let value else { return nil }
+                let parsed = BearerCredential.parse(authorization: value)
+                guard parsed != .absent else { return nil }
+                return inHeader || inCookie ? body(.ambiguous) : body(.found(value, parsed))
             }
             if let answer { return answer }
         }
-        return body(nil)
+        if inHeader && inCookie { return body(.ambiguous) }
+        if inHeader, let name = options.tokenHeader {
+            return request.withHeader(name) { Self.lend($0, body) }
+        }
+        if inCookie, let name = options.tokenCookie {
+            return request.withCookie(name) { Self.lend($0, body) }
+        }
+        return body(.none)
+    }
+
+    /// Whether a token header's or cookie's value holds something (a token or a malformed one).
+    private static func holdsToken(_ value: UnsafeRawBufferPointer?) -> Bool {
+        value.map { BearerCredential.parse(plain: $0) != .absent } ?? false
+    }
+
+    /// `body` with the token a token header or cookie holds.
+    private static func lend<R>(_ value: UnsafeRawBufferPointer?, _ body: (Credential) -> R) -> R {
+        guard let value else { return body(.none) }
+        return body(.found(value, BearerCredential.parse(plain: value)))
     }
 
     /// `/verify`: the body's requests through the route's verifier, answered with `verify`'s records.

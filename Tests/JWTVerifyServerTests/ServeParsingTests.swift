@@ -78,7 +78,10 @@ struct ServeParsingTests {
         let claimHeaders = [GatewayAnswer.ClaimHeader(parsing: "roles=X-Roles")!, GatewayAnswer.ClaimHeader(parsing: "n=X-N")!]
         let valid = GatewayAnswer.verdict(result, claimHeaders: claimHeaders, realm: nil)
         #expect(valid.status == 200)
-        #expect(valid.headers.map(\.0) == ["X-JWT-Sub", "X-JWT-Iss", "X-JWT-Aud", "X-JWT-Exp", "X-JWT-Kid", "X-JWT-Alg", "X-Roles", "X-N"])
+        #expect(valid.headers.map(\.0) == [
+            "X-JWT-Sub", "X-JWT-Iss", "X-JWT-Aud", "X-JWT-Exp", "X-JWT-Kid", "X-JWT-Alg", "X-Roles", "X-N",
+            "Cache-Control",
+        ])
         #expect(valid.headers.first { $0.0 == "X-Roles" }?.1 == "a,b")
         #expect(valid.headers.first { $0.0 == "X-N" }?.1 == "3")
         #expect(GatewayAnswer.rejected(.badSignature, realm: nil).status == 401)
@@ -86,7 +89,12 @@ struct ServeParsingTests {
         #expect(GatewayAnswer.rejected(.audienceMismatch, realm: nil).status == 403)
         #expect(GatewayAnswer.rejected(.hostedDomainMismatch, realm: nil).status == 403)
         #expect(GatewayAnswer.rejected(.keySetUnavailable, realm: nil).status == 503)
-        #expect(GatewayAnswer.noToken(realm: nil) == GatewayAnswer(status: 401, headers: [("WWW-Authenticate", "Bearer")]))
+        #expect(GatewayAnswer.noToken(realm: nil)
+            == GatewayAnswer(status: 401, headers: [("WWW-Authenticate", "Bearer"), ("Cache-Control", "no-store")]))
+        #expect(GatewayAnswer.ambiguous(realm: "api") == GatewayAnswer(status: 400, headers: [
+            ("WWW-Authenticate", #"Bearer realm="api", error="invalid_request""#), ("X-JWT-Reason", "invalid_request"),
+            ("Cache-Control", "no-store"),
+        ]))
         #expect(GatewayAnswer.ClaimHeader(parsing: "email=X User") == nil)
         #expect(GatewayAnswer.ClaimHeader(parsing: "=X") == nil)
         #expect(GatewayAnswer.ClaimHeader(parsing: "email") == nil)

@@ -16,4 +16,38 @@ package enum ReadmeSnippet {
         let imports = modules.map { "import \($0)\n" }.joined()
         return readme.contains("```swift\n" + imports + "\n" + source[begin.upperBound..<end.lowerBound] + "```")
     }
+
+    /// README.md as it is in the repository.
+    package static func readme() throws -> String {
+        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent()
+        return try String(contentsOf: root.appendingPathComponent("README.md"), encoding: .utf8)
+    }
+
+    /// The fenced blocks of `language` (` ```nginx `) in the README's section `heading` (the
+    /// text of a `##` or `###` heading line, up to the next heading of any level), each as
+    /// printed, ending in a newline; in order.
+    package static func blocks(_ language: String, under heading: String) throws -> [String] {
+        var blocks: [String] = []
+        var inSection = false
+        var block: String? = nil
+        for line in try readme().split(separator: "\n", omittingEmptySubsequences: false) {
+            if var text = block {
+                if line == "```" {
+                    blocks.append(text)
+                    block = nil
+                } else {
+                    text += line + "\n"
+                    block = text
+                }
+                continue
+            }
+            if line.hasPrefix("## ") || line.hasPrefix("### ") {
+                inSection = line.drop { $0 == "#" }.dropFirst() == heading[...]
+            } else if inSection, line == "```" + language {
+                block = ""
+            }
+        }
+        return blocks
+    }
 }

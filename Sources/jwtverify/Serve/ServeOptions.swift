@@ -16,6 +16,8 @@ struct RouteOptions: Sendable {
     var realm: String?
     /// Longest wait of a request for the key refresh its unknown `kid` started (`--refresh-wait`).
     var refreshWait = 0.25
+    /// How long a gateway may keep a 200 `/auth` answer (`--cache-control-max-age`; nil: no-store).
+    var cacheControlMaxAge: Int?
     /// The policy, once the options are read (``finish()``).
     var policy = VerificationPolicy(issuers: nil, audiences: nil)
 
@@ -41,6 +43,14 @@ struct RouteOptions: Sendable {
                 let seconds = try OptionValue.seconds(name, value)
                 guard seconds <= 10 else { throw .usage("\(name) takes 0 to 10 seconds, not \(value)") }
                 options.refreshWait = seconds
+            },
+            .value(
+                "--cache-control-max-age", placeholder: "SECONDS",
+                help: "Let a gateway keep a 200 /auth answer: Cache-Control: private, max-age=M,\n"
+                    + "M = SECONDS or the seconds to the token's exp, whichever is less. Without it\n"
+                    + "every /auth and /verify answer is no-store; a refusal always is."
+            ) { options, value, name throws(CommandFailure) in
+                options.cacheControlMaxAge = try OptionValue.count(name, value, in: 1...31_536_000)
             },
         ]
 
@@ -136,10 +146,13 @@ struct ServeOptions {
 
         ENDPOINTS:
           /auth, /auth/...   GET, HEAD or POST. The token comes from Authorization: Bearer, or
-                             --token-header, or --token-cookie. 200 with X-JWT-Sub, -Iss, -Aud,
-                             -Exp, -Kid, -Alg (and each --claim-header); 401 with WWW-Authenticate
-                             (RFC 6750) and X-JWT-Reason; 403 for a genuine token meant for another
-                             audience or hosted domain; 503 while no keys are loaded.
+                             --token-header, or --token-cookie. 200 with every one of X-JWT-Sub,
+                             -Iss, -Aud, -Exp, -Kid, -Alg and each --claim-header, empty where the
+                             token lacks the claim; 401 with WWW-Authenticate (RFC 6750) and
+                             X-JWT-Reason; 400 invalid_request for two Authorization headers or a
+                             token in more than one place (never one picked); 403 for a genuine
+                             token meant for another audience or hosted domain; 503 while no keys
+                             are loaded. Cache-Control: no-store (see --cache-control-max-age).
           /auth/NAME         the same through route NAME of --config.
           /verify[/NAME]     POST a JSON request {"token", "nonce"?, "id"?} or JSON Lines of them:
                              200 with verify's output record for each, in order; 400 when a line
@@ -157,6 +170,13 @@ struct ServeOptions {
                              notification is answered 200 (503 state_unwritable if it cannot be).
           /metrics           Prometheus text: verdicts by reason, latency, cache, key fetches.
           /healthz, /ready   200 while running; 200 once every route has usable keys, else 503.
+
+        TRUST BOUNDARY:
+          The gateway is the boundary: the backend may trust X-JWT-* and the claim headers only
+          when the gateway removes every client-sent header of those names, in hyphen and
+          underscore spellings, and sets them from serve's 200 answer. The README's nginx,
+          Caddy, Traefik and Envoy recipes do; a backend reachable around the gateway trusts
+          nothing.
 
         OPTIONS:
         \(table.help)

@@ -8,7 +8,7 @@ extension RouteOptions {
     func configuration(name: String) -> RouteConfiguration {
         var configuration = RouteConfiguration(
             name: name, claimHeaders: claimHeaders, tokenHeader: tokenHeader, tokenCookie: tokenCookie, realm: realm, nonce: flags.nonce,
-            time: flags.evaluationTime)
+            time: flags.evaluationTime, cacheMaxAge: cacheControlMaxAge)
         configuration.refreshWait = refreshWait
         return configuration
     }
