@@ -36,7 +36,7 @@ struct PolicyFlags {
             help: HelpText.wrapped(VerificationPolicy.profileNames, separator: " |")
                 + ":\nfills in the issuer, algorithms and default key set (--jwks overrides it),\nadds the provider's rules, and a typed \"claims\" object to the output.\napp-store takes its keys from each token's x5c chain, never --jwks."
         ) { flags, value, name throws(CommandFailure) in
-            guard profileNames.contains(value) else { throw .usage("\(name) takes " + profileNames.joined(separator: ", ")) }
+            guard profileNames.containsExactly(value) else { throw .usage("\(name) takes " + profileNames.joined(separator: ", ")) }
             flags.profile = value
         },
         .value("--project", placeholder: "ID", help: "Firebase project ID (instead of --issuer/--audience).") { $0.project = $1 },

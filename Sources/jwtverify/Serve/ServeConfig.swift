@@ -94,7 +94,7 @@ enum ServeConfig {
     /// `jwks`) and an absolute path stay as they are.
     static func resolve(_ text: String, against folder: String, source: Bool) -> String {
         if source, case .url = KeySetSource(parsing: text) { return text }
-        if source, KeySetSource.presets[text] != nil { return text }
+        if source, KeySetSource.preset(named: text) != nil { return text }
         guard !text.hasPrefix("/"), !text.isEmpty else { return text }
         return folder == "." ? text : folder + "/" + text
     }
