@@ -31,7 +31,9 @@ package struct RequestPath: Sendable {
     /// The path's parts, or why it is refused.
     package static func parse(_ path: String) -> Result<RequestPath, Refusal> {
         let bytes = Array(path.utf8.prefix { $0 != UInt8(ascii: "?") })
-        guard bytes.first == UInt8(ascii: "/") else { return .failure(Refusal(description: "the path does not start with /")) }
+        guard bytes.first == UInt8(ascii: "/") else {
+            return .failure(Refusal(description: "the path does not start with /"))
+        }
         if bytes.count == 1 { return .success(RequestPath(endpoint: nil, routeName: nil)) }
         guard !bytes.contains(UInt8(ascii: "%")) else {
             return .failure(Refusal(description: "percent-encoding in the path is refused"))
@@ -39,7 +41,9 @@ package struct RequestPath: Sendable {
         let segments = bytes.dropFirst().split(separator: UInt8(ascii: "/"), omittingEmptySubsequences: false)
         for segment in segments {
             if segment.isEmpty { return .failure(Refusal(description: "the path has an empty segment")) }
-            if segment.elementsEqual([UInt8(ascii: ".")]) || segment.elementsEqual([UInt8(ascii: "."), UInt8(ascii: ".")]) {
+            if segment.elementsEqual([UInt8(ascii: ".")])
+                || segment.elementsEqual([UInt8(ascii: "."), UInt8(ascii: ".")])
+            {
                 return .failure(Refusal(description: "the path has a dot segment"))
             }
         }

@@ -161,7 +161,11 @@ package struct ServeRoutes: Sendable {
         var named: [ExactBytes: ServeRoute] = [:]
         var defaultRoute: ServeRoute?
         for (name, route) in routes {
-            if exactlyEquals(name, ServeRoute.defaultName) { defaultRoute = route } else { named[ExactBytes(name)] = route }
+            if exactlyEquals(name, ServeRoute.defaultName) {
+                defaultRoute = route
+            } else {
+                named[ExactBytes(name)] = route
+            }
         }
         self.named = named
         self.defaultRoute = defaultRoute

@@ -121,7 +121,9 @@ package final class ServeService: Sendable {
     }
 
     /// Every request but an `/auth` one, its path parsed (``RequestPath``).
-    private func answer(_ request: some HTTPRequest, path parsed: RequestPath, log: inout AccessRecord) -> HTTPResponse {
+    private func answer(
+        _ request: some HTTPRequest, path parsed: RequestPath, log: inout AccessRecord
+    ) -> HTTPResponse {
         let path = request.path
         switch (parsed.endpoint, parsed.routeName) {
         case (.verify?, let name):
@@ -299,7 +301,8 @@ package final class ServeService: Sendable {
 
     /// 400 for a path that could be read two ways (``RequestPath``).
     private static func badRequest(_ refusal: RequestPath.Refusal) -> HTTPResponse {
-        HTTPResponse(status: 400, headers: [("Content-Type", "text/plain")], body: Array((refusal.description + "\n").utf8))
+        HTTPResponse(
+            status: 400, headers: [("Content-Type", "text/plain")], body: Array((refusal.description + "\n").utf8))
     }
 
     private static func notFound(_ message: String) -> HTTPResponse {

@@ -239,7 +239,8 @@ struct AuditCommand {
     /// `--format jsonl` or `tsv` already written as records (on the worker thread), for a report
     /// as values.
     private func evaluate(
-        _ batch: LineBatch, _ range: Range<Int>, file: String, verifier: Verifier, time: EvaluationTime, sources: [ExactBytes: String]
+        _ batch: LineBatch, _ range: Range<Int>, file: String, verifier: Verifier, time: EvaluationTime,
+        sources: [ExactBytes: String]
     ) -> AuditPart {
         let writesLines = format.writesRecords
         let writesCells = format == .tsv

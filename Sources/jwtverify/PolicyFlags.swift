@@ -36,15 +36,20 @@ struct PolicyFlags {
             help: HelpText.wrapped(VerificationPolicy.profileNames, separator: " |")
                 + ":\nfills in the issuer, algorithms and default key set (--jwks overrides it),\nadds the provider's rules, and a typed \"claims\" object to the output.\napp-store takes its keys from each token's x5c chain, never --jwks."
         ) { flags, value, name throws(CommandFailure) in
-            guard profileNames.containsExactly(value) else { throw .usage("\(name) takes " + profileNames.joined(separator: ", ")) }
+            guard profileNames.containsExactly(value) else {
+                throw .usage("\(name) takes " + profileNames.joined(separator: ", "))
+            }
             flags.profile = value
         },
         .value("--project", placeholder: "ID", help: "Firebase project ID (instead of --issuer/--audience).") { $0.project = $1 },
         .value("--project-number", placeholder: "N", help: "Firebase project number (firebase-app-check).") { $0.projectNumber = $1 },
         .value("--hosted-domain", placeholder: "D", help: "Google: required \"hd\".") { $0.hostedDomain = $1 },
         .value("--authorized-party", placeholder: "A", help: "Google: required \"azp\", when the token has one.") { $0.authorizedParty = $1 },
-        .value("--bundle-id", placeholder: "ID", help: "App Store: an accepted bundle ID (repeatable).") { flags, value, name throws(CommandFailure) in
-            guard !value.isEmpty else { throw .usage("\(name) takes a non-empty bundle ID (an empty one accepts no token)") }
+        .value("--bundle-id", placeholder: "ID", help: "App Store: an accepted bundle ID (repeatable).") {
+            flags, value, name throws(CommandFailure) in
+            guard !value.isEmpty else {
+                throw .usage("\(name) takes a non-empty bundle ID (an empty one accepts no token)")
+            }
             flags.bundleIDs.append(value)
         },
         .value("--environment", placeholder: "E", help: "App Store: Production or Sandbox, when one is required.") { flags, value, name throws(CommandFailure) in
@@ -76,12 +81,16 @@ struct PolicyFlags {
         [
             .value("--issuer", placeholder: "ISS", help: optional ? "Required \"iss\" (optional here: without it, issuers are reported)." : "Required \"iss\", compared exactly.") {
                 flags, value, name throws(CommandFailure) in
-                guard !value.isEmpty else { throw .usage("\(name) takes a non-empty issuer (an empty one accepts no token)") }
+                guard !value.isEmpty else {
+                    throw .usage("\(name) takes a non-empty issuer (an empty one accepts no token)")
+                }
                 flags.issuer = value
             },
             .value("--audience", placeholder: "AUD", help: optional ? "Accepted \"aud\", repeatable (optional here, as --issuer)." : "Accepted \"aud\". Repeatable: any of them is accepted.") {
                 flags, value, name throws(CommandFailure) in
-                guard !value.isEmpty else { throw .usage("\(name) takes a non-empty audience (an empty one accepts no token)") }
+                guard !value.isEmpty else {
+                    throw .usage("\(name) takes a non-empty audience (an empty one accepts no token)")
+                }
                 flags.audiences.append(value)
             },
         ]

@@ -11,9 +11,14 @@ struct CLIExactBytesTests {
         let (directory, keys) = try CLIProfileTests.directoryWithKeys()
         defer { try? FileManager.default.removeItem(at: directory) }
         let kinds = ["7", "1.5", #"{"a":1}"#, #"["x"]"#, "true", "false", "null", #""id-1""#]
-        let input = kinds.map { TokenFactory.token(payload: TokenFactory.claims(extra: #""jti":"# + $0)) }.joined(separator: "\n") + "\n"
+        let input =
+            kinds.map { TokenFactory.token(payload: TokenFactory.claims(extra: #""jti":"# + $0)) }.joined(
+                separator: "\n") + "\n"
         let flags = ["--jwks", keys, "--now", "1700001000"]
-        for policy in [["--issuer", TokenFactory.issuer, "--audience", TokenFactory.audience], ["--profile", "apple", "--audience", TokenFactory.audience, "--skip-nonce"]] {
+        for policy in [
+            ["--issuer", TokenFactory.issuer, "--audience", TokenFactory.audience],
+            ["--profile", "apple", "--audience", TokenFactory.audience, "--skip-nonce"],
+        ] {
             let outcome = try CLIRunner.run(["verify"] + policy + flags, input: Data(input.utf8))
             #expect(outcome.status == 1)
             let records = outcome.records
@@ -32,7 +37,9 @@ struct CLIExactBytesTests {
     @Test("--profile names are bytes: a look-alike spelling is a usage error (64)")
     func profileName() throws {
         for name in ["firebase-app-chec\u{212A}", "\u{FF41}pple", "apple\u{200B}", "Apple"] {
-            let outcome = try CLIRunner.run(["verify", "--profile", name, "--audience", "a", "--jwks", "Vectors/jwks.json"])
+            let outcome = try CLIRunner.run([
+                "verify", "--profile", name, "--audience", "a", "--jwks", "Vectors/jwks.json",
+            ])
             #expect(outcome.status == 64, "\(name)")
             #expect(outcome.stderr.contains("--profile takes"))
         }

@@ -2,8 +2,9 @@ import Foundation
 import JWTVerify
 import JWTVerifyTestSupport
 import Testing
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// Routes are isolated in the real `serve`: a path names one route exactly or is refused, over raw
@@ -13,7 +14,9 @@ struct ServeRoutePathTests {
     /// The command line's route (audience com.example.app) plus `--config` routes of their own.
     static func routes(_ workspace: ServeTests.Workspace, _ names: [String]) throws -> URL {
         let config = workspace.file("routes.json")
-        let route = #"{"jwks": ["\#(workspace.jwks.path)"], "issuer": "\#(TokenFactory.issuer)", "audience": "com.example.web", "now": 1700001000}"#
+        let route =
+            #"{"jwks": ["\#(workspace.jwks.path)"], "issuer": "\#(TokenFactory.issuer)", "#
+            + #""audience": "com.example.web", "now": 1700001000}"#
         try (#"{"routes": {"# + names.map { "\"\($0)\": " + route }.joined(separator: ", ") + "}}")
             .write(to: config, atomically: true, encoding: .utf8)
         return config
@@ -21,9 +24,10 @@ struct ServeRoutePathTests {
 
     /// A token only the `--config` routes accept (the default route wants com.example.app).
     static let web = TokenFactory.token(
-        payload: #"{"iss":"https://appleid.apple.com","aud":"com.example.web","exp":1700003600,"iat":1700000000,"sub":"w"}"#)
+        payload:
+            #"{"iss":"https://appleid.apple.com","aud":"com.example.web","exp":1700003600,"iat":1700000000,"sub":"w"}"#)
 
-    @Test("a name no route has is 404 on every endpoint, never the default route; names are bytes; the default route answers bare paths only")
+    @Test("a name no route has is 404 on every endpoint, never the default route's; names are bytes")
     func unknownNames() throws {
         let workspace = try ServeTests.Workspace()
         let config = try Self.routes(workspace, ["ios", "K1"])
@@ -33,15 +37,20 @@ struct ServeRoutePathTests {
         #expect(try RawHTTP.request(serve.port, path: "/auth/ios", headers: ServeTests.bearer(Self.web)).status == 200)
         #expect(try RawHTTP.request(serve.port, path: "/auth/ios", headers: bearer).status == 403)
         #expect(try RawHTTP.request(serve.port, path: "/auth/K1", headers: ServeTests.bearer(Self.web)).status == 200)
-        for path in ["/auth/typo", "/auth/default", "/auth/IOS", "/auth/\u{212A}1", "/auth/io\u{301}s", "/auth/\u{FF49}os"] {
+        for path in [
+            "/auth/typo", "/auth/default", "/auth/IOS", "/auth/\u{212A}1", "/auth/io\u{301}s", "/auth/\u{FF49}os",
+        ] {
             #expect(try RawHTTP.request(serve.port, path: path, headers: bearer).status == 404, "\(path)")
         }
         for path in ["/verify/typo", "/notifications/typo", "/appstore/typo", "/verify/\u{212A}1"] {
-            let answer = try RawHTTP.request(serve.port, method: "POST", path: path, body: Array((ServeTests.valid + "\n").utf8))
+            let answer = try RawHTTP.request(
+                serve.port, method: "POST", path: path, body: Array((ServeTests.valid + "\n").utf8))
             #expect(answer.status == 404, "\(path)")
         }
         // The query is ignored, whatever it holds.
-        #expect(try RawHTTP.request(serve.port, path: "/auth/ios?x=%2F..&route=K1", headers: ServeTests.bearer(Self.web)).status == 200)
+        #expect(
+            try RawHTTP.request(serve.port, path: "/auth/ios?x=%2F..&route=K1", headers: ServeTests.bearer(Self.web))
+                .status == 200)
         #expect(try RawHTTP.request(serve.port, path: "/auth?route=ios", headers: bearer).status == 200)
     }
 
@@ -52,8 +61,10 @@ struct ServeRoutePathTests {
         let serve = try ServeProcess(ServeTests.flags(workspace, ["--config", config.path]))
         let bearer = ServeTests.bearer(Self.web)
         let refused = [
-            "/auth/..", "/auth/.", "/auth/a/../b", "/auth/./a", "/auth/a/./b", "/auth/%2E%2E", "/auth/%2e", "/auth/a%2Fb",
-            "/auth/a%2fb", "/auth/%2F", "/auth/%69os", "/auth/ios%00", "/%61uth/ios", "/auth//a", "/auth/a/", "/auth/", "//auth/a",
+            "/auth/..", "/auth/.", "/auth/a/../b", "/auth/./a", "/auth/a/./b", "/auth/%2E%2E", "/auth/%2e",
+            "/auth/a%2Fb",
+            "/auth/a%2fb", "/auth/%2F", "/auth/%69os", "/auth/ios%00", "/%61uth/ios", "/auth//a", "/auth/a/", "/auth/",
+            "//auth/a",
             "/auth/a/b", "/auth/ios/x", "/verify/..", "/healthz/",
         ]
         for path in refused {
@@ -61,7 +72,8 @@ struct ServeRoutePathTests {
             #expect(answer.status == 400, "\(path)")
             #expect(answer.header("X-JWT-Sub") == nil)
         }
-        let post = try RawHTTP.request(serve.port, method: "POST", path: "/verify/a/../ios", body: Array((Self.web + "\n").utf8))
+        let post = try RawHTTP.request(
+            serve.port, method: "POST", path: "/verify/a/../ios", body: Array((Self.web + "\n").utf8))
         #expect(post.status == 400)
         #expect(String(decoding: post.body, as: UTF8.self) == "the path has a dot segment\n")
         let encoded = try RawHTTP.request(serve.port, path: "/auth/a%2Fb", headers: bearer)
@@ -81,9 +93,12 @@ struct ServeRoutePathTests {
         serve.signal(SIGHUP)
         #expect(serve.waitForStderr("reloaded (2 routes)"))
         #expect(try RawHTTP.request(serve.port, path: "/auth/ios", headers: bearer).status == 404)
-        #expect(try RawHTTP.request(serve.port, method: "POST", path: "/verify/ios", body: Array((Self.web + "\n").utf8)).status == 404)
+        #expect(
+            try RawHTTP.request(serve.port, method: "POST", path: "/verify/ios", body: Array((Self.web + "\n").utf8))
+                .status == 404)
         #expect(try RawHTTP.request(serve.port, path: "/auth/web", headers: bearer).status == 200)
-        #expect(try RawHTTP.request(serve.port, path: "/auth", headers: ServeTests.bearer(ServeTests.valid)).status == 200)
+        #expect(
+            try RawHTTP.request(serve.port, path: "/auth", headers: ServeTests.bearer(ServeTests.valid)).status == 200)
     }
 
     @Test("--config refuses route names a path cannot spell: ., .., and names with %, ? or #")
@@ -93,7 +108,9 @@ struct ServeRoutePathTests {
             let config = try Self.routes(workspace, [name])
             let refused = try CLIRunner.run(["serve", "--config", config.path, "--listen", "127.0.0.1:0"])
             #expect(refused.status == 65, "\(name)")
-            #expect(refused.stderr.contains("must be printable ASCII without spaces, /, %, ? or #, and not . or .."), "\(refused.stderr)")
+            #expect(
+                refused.stderr.contains("must be printable ASCII without spaces, /, %, ? or #, and not . or .."),
+                "\(refused.stderr)")
         }
     }
 }

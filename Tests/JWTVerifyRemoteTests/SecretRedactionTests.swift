@@ -1,8 +1,9 @@
 import Foundation
 import JWTVerify
-@testable import JWTVerifyRemote
 import JWTVerifyTestSupport
 import Testing
+
+@testable import JWTVerifyRemote
 
 /// Values holding tokens, secrets or keys print redacted, however they are printed: the fields
 /// that are not secret show, the secret bytes never do.
@@ -27,7 +28,9 @@ struct SecretRedactionTests {
 
     /// The base64 lines of a PEM (its key material).
     static func pemLines(_ pem: [UInt8]) -> [String] {
-        String(decoding: pem, as: UTF8.self).split(separator: "\n").map(String.init).filter { !$0.hasPrefix("-----") && $0.count > 8 }
+        String(decoding: pem, as: UTF8.self).split(separator: "\n").map(String.init).filter {
+            !$0.hasPrefix("-----") && $0.count > 8
+        }
     }
 
     @Test("a grant, a refresh status, credentials, the client and a raw nonce print redacted")
@@ -35,28 +38,36 @@ struct SecretRedactionTests {
         let standIn = try AppleStandIn()
         let pem = try standIn.keyPEM("a")
         let credentials = SignInWithAppleCredentials(
-            teamID: AppleStandIn.teamA.team, clientID: AppleStandIn.clientID, keyID: AppleStandIn.teamA.keyID, privateKeyPEM: pem)
+            teamID: AppleStandIn.teamA.team, clientID: AppleStandIn.clientID, keyID: AppleStandIn.teamA.keyID,
+            privateKeyPEM: pem)
         let apple = try SignInWithAppleClient(credentials: credentials, baseURL: standIn.baseURL, timeout: 10)
         let code = try standIn.authorize(subject: "001234.aa.0001", rawNonce: "raw-nonce-secret-1")
         let grant = try await apple.exchange(code: code, nonce: .raw("raw-nonce-secret-1"))
         let refreshToken = try #require(grant.refreshToken)
         #expect(grant.accessToken.count > 8 && refreshToken.count > 8)
         Self.expectRedacted(
-            grant, hiding: [grant.accessToken, refreshToken], showing: ["Bearer", "3600", "001234.aa.0001"], "AppleTokenGrant")
+            grant, hiding: [grant.accessToken, refreshToken], showing: ["Bearer", "3600", "001234.aa.0001"],
+            "AppleTokenGrant")
         let status = try await apple.checkRefreshToken(refreshToken)
         guard case .active(let refreshed) = status else {
             Issue.record("a fresh refresh token is not active")
             return
         }
-        Self.expectRedacted(status, hiding: [refreshed.accessToken, refreshToken, grant.accessToken], showing: ["active", "Bearer"], "RefreshTokenStatus")
+        Self.expectRedacted(
+            status, hiding: [refreshed.accessToken, refreshToken, grant.accessToken], showing: ["active", "Bearer"],
+            "RefreshTokenStatus")
         #expect(Self.printings(RefreshTokenStatus.revoked).allSatisfy { $0.contains("revoked") })
         let keyLines = Self.pemLines(pem)
         #expect(!keyLines.isEmpty)
         Self.expectRedacted(
             credentials, hiding: keyLines + ["PRIVATE KEY"],
-            showing: [AppleStandIn.teamA.team, AppleStandIn.teamA.keyID, AppleStandIn.clientID], "SignInWithAppleCredentials")
-        Self.expectRedacted(apple, hiding: keyLines + ["PRIVATE KEY"], showing: [AppleStandIn.teamA.team, standIn.baseURL], "SignInWithAppleClient")
-        Self.expectRedacted(SignInNonce.raw("raw-nonce-secret-1"), hiding: ["raw-nonce-secret-1"], showing: ["raw"], "SignInNonce")
+            showing: [AppleStandIn.teamA.team, AppleStandIn.teamA.keyID, AppleStandIn.clientID],
+            "SignInWithAppleCredentials")
+        Self.expectRedacted(
+            apple, hiding: keyLines + ["PRIVATE KEY"], showing: [AppleStandIn.teamA.team, standIn.baseURL],
+            "SignInWithAppleClient")
+        Self.expectRedacted(
+            SignInNonce.raw("raw-nonce-secret-1"), hiding: ["raw-nonce-secret-1"], showing: ["raw"], "SignInNonce")
         #expect(Self.printings(SignInNonce.notUsed).allSatisfy { $0.contains("notUsed") })
     }
 
@@ -65,12 +76,15 @@ struct SecretRedactionTests {
         let standIn = try AppleStandIn()
         let pem = try standIn.keyPEM("a")
         let credentials = SignInWithAppleCredentials(
-            teamID: AppleStandIn.teamA.team, clientID: AppleStandIn.clientID, keyID: AppleStandIn.teamA.keyID, privateKeyPEM: pem)
+            teamID: AppleStandIn.teamA.team, clientID: AppleStandIn.clientID, keyID: AppleStandIn.teamA.keyID,
+            privateKeyPEM: pem)
         let keeper = try ClientSecretKeeper(credentials: credentials, lifetime: 3600, clock: { 1_700_000_000 })
         let secret = try keeper.secret()
         let signature = String(secret.split(separator: ".").last ?? "")
         #expect(signature.count > 40)
-        Self.expectRedacted(keeper, hiding: [secret, signature] + Self.pemLines(pem), showing: [AppleStandIn.teamA.keyID, "3600"], "ClientSecretKeeper")
+        Self.expectRedacted(
+            keeper, hiding: [secret, signature] + Self.pemLines(pem), showing: [AppleStandIn.teamA.keyID, "3600"],
+            "ClientSecretKeeper")
         let key = try EVPPrivateKey.pem(pem)
         Self.expectRedacted(key, hiding: Self.pemLines(pem), showing: ["EC"], "EVPPrivateKey")
     }

@@ -22,7 +22,10 @@ struct RouteIsolationTests {
     }
 
     static func token(audience: String) -> String {
-        TokenFactory.token(payload: #"{"iss":"https://appleid.apple.com","aud":"\#(audience)","exp":1700003600,"iat":1700000000,"sub":"s"}"#)
+        TokenFactory.token(
+            payload:
+                #"{"iss":"https://appleid.apple.com","aud":"\#(audience)","exp":1700003600,"iat":1700000000,"sub":"s"}"#
+        )
     }
 
     static func status(_ service: ServeService, _ path: String, token: String, method: String = "GET") -> Int {
@@ -61,8 +64,10 @@ struct RouteIsolationTests {
     func ambiguous() {
         let service = ServeService(routes: Self.routes(["a", "b", "ios"]))
         let token = Self.token(audience: "aud-b")
-        for path in ["/auth/..", "/auth/a/../b", "/auth/./b", "/auth/%62", "/auth/a%2Fb", "/auth/a%2fb", "/auth/%2E%2E",
-                     "/auth//b", "/auth/b/", "/auth/b/c", "//auth/b"] {
+        for path in [
+            "/auth/..", "/auth/a/../b", "/auth/./b", "/auth/%62", "/auth/a%2Fb", "/auth/a%2fb", "/auth/%2E%2E",
+            "/auth//b", "/auth/b/", "/auth/b/c", "//auth/b",
+        ] {
             #expect(Self.status(service, path, token: token) == 400, "\(path)")
         }
         #expect(Self.status(service, "/verify/a/../b", token: token, method: "POST") == 400)

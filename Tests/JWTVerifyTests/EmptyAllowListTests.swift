@@ -66,15 +66,20 @@ struct EmptyAllowListTests {
                 _ = try VerificationPolicy.profile(named: name, .init())
                 Issue.record("\(name) without an audience was built")
             } catch {
-                #expect(error.description == "the \(name) profile needs an audience: with none it would accept no token")
+                #expect(
+                    error.description == "the \(name) profile needs an audience: with none it would accept no token")
             }
         }
-        #expect(throws: VerificationPolicy.ProfileError.self) { try VerificationPolicy.profile(named: "oidc", .init(issuer: "https://i")) }
+        #expect(throws: VerificationPolicy.ProfileError.self) {
+            try VerificationPolicy.profile(named: "oidc", .init(issuer: "https://i"))
+        }
         do {
             _ = try VerificationPolicy.profile(named: "app-store", .init(bundleIDs: []))
             Issue.record("app-store with no bundle ID was built")
         } catch {
-            #expect(error.description == "the app-store profile has an empty list of bundle IDs, so it would accept no token")
+            #expect(
+                error.description
+                    == "the app-store profile has an empty list of bundle IDs, so it would accept no token")
         }
         #expect(try VerificationPolicy.profile(named: "apple", .init(audiences: ["a"])).audiences == ["a"])
         #expect(try VerificationPolicy.profile(named: "app-store", .init()).audiences == nil)

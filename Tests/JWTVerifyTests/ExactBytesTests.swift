@@ -1,7 +1,8 @@
-@testable import JWTVerify
 import JWTVerifyKeyMaking
 import JWTVerifyTestSupport
 import Testing
+
+@testable import JWTVerify
 
 /// Identifiers are matched by their bytes: Swift's `String` equality is Unicode canonical
 /// equivalence, under which "\u{212A}1" (KELVIN SIGN) is "K1" and "\u{E9}" is "e\u{301}".
@@ -33,8 +34,10 @@ struct ExactBytesTests {
         return #"{"alg":"RS256","kid":"# + text.string + extra + "}"
     }
 
-    static func reason(_ token: String, keys: JWKSet, issuers: [String] = [TokenFactory.issuer],
-                       audiences: [String] = [TokenFactory.audience]) -> String? {
+    static func reason(
+        _ token: String, keys: JWKSet, issuers: [String] = [TokenFactory.issuer],
+        audiences: [String] = [TokenFactory.audience]
+    ) -> String? {
         let policy = VerificationPolicy(issuers: issuers, audiences: audiences, clock: { TokenFactory.now })
         return TokenFactory.reason(token, verifier: Verifier(keys: keys, policy: policy))
     }
@@ -64,10 +67,12 @@ struct ExactBytesTests {
         let payload = TokenFactory.claims()
         for (tokenKid, keyKid) in [(Self.kelvin, Self.latinK), (Self.latinK, Self.kelvin)] {
             let keys = try Self.keys(Self.signer(keyKid))
-            let token = TokenFactory.token(header: Self.header(kid: tokenKid), payload: payload, signer: Self.signer(tokenKid))
+            let token = TokenFactory.token(
+                header: Self.header(kid: tokenKid), payload: payload, signer: Self.signer(tokenKid))
             #expect(Self.reason(token, keys: keys) == "unknown_kid")
             #expect(keys.key(withID: tokenKid) == nil)
-            let own = TokenFactory.token(header: Self.header(kid: keyKid), payload: payload, signer: Self.signer(keyKid))
+            let own = TokenFactory.token(
+                header: Self.header(kid: keyKid), payload: payload, signer: Self.signer(keyKid))
             #expect(Self.reason(own, keys: keys) == nil)
         }
     }
@@ -78,12 +83,15 @@ struct ExactBytesTests {
         #expect(keys.keys.count == 2)
         #expect(keys.keys.allSatisfy { $0.unusableReason == nil })
         let payload = TokenFactory.claims()
-        let byA = TokenFactory.token(header: Self.header(kid: Self.latinK), payload: payload, signer: Self.signer(Self.latinK, Self.keyA))
-        let byB = TokenFactory.token(header: Self.header(kid: Self.kelvin), payload: payload, signer: Self.signer(Self.kelvin, Self.keyB))
+        let byA = TokenFactory.token(
+            header: Self.header(kid: Self.latinK), payload: payload, signer: Self.signer(Self.latinK, Self.keyA))
+        let byB = TokenFactory.token(
+            header: Self.header(kid: Self.kelvin), payload: payload, signer: Self.signer(Self.kelvin, Self.keyB))
         #expect(Self.reason(byA, keys: keys) == nil)
         #expect(Self.reason(byB, keys: keys) == nil)
         // Each kid picks its own key: key B's signature under kid K1 does not verify.
-        let crossed = TokenFactory.token(header: Self.header(kid: Self.latinK), payload: payload, signer: Self.signer(Self.latinK, Self.keyB))
+        let crossed = TokenFactory.token(
+            header: Self.header(kid: Self.latinK), payload: payload, signer: Self.signer(Self.latinK, Self.keyB))
         #expect(Self.reason(crossed, keys: keys) == "bad_signature")
         // A real duplicate (the same bytes, different keys) is still one unusable entry.
         let duplicate = try Self.keys(Self.signer(Self.latinK, Self.keyA), Self.signer(Self.latinK, Self.keyB))
@@ -107,14 +115,18 @@ struct ExactBytesTests {
 
     @Test(
         "iss and aud are bytes: canonically and compatibility-equivalent spellings do not match",
-        arguments: [(composed, decomposed), (decomposed, composed), (ligature, letters), (letters, ligature), (kelvin, latinK)])
+        arguments: [
+            (composed, decomposed), (decomposed, composed), (ligature, letters), (letters, ligature), (kelvin, latinK),
+        ])
     func issuerAndAudience(token: String, policy: String) throws {
         let keys = try Self.keys(Self.signer("k"))
         let signer = Self.signer("k")
-        let issued = TokenFactory.token(header: Self.header(kid: "k"), payload: Self.claims(iss: "https://" + token), signer: signer)
+        let issued = TokenFactory.token(
+            header: Self.header(kid: "k"), payload: Self.claims(iss: "https://" + token), signer: signer)
         #expect(Self.reason(issued, keys: keys, issuers: ["https://" + policy]) == "issuer_mismatch")
         #expect(Self.reason(issued, keys: keys, issuers: ["https://" + token]) == nil)
-        let audienced = TokenFactory.token(header: Self.header(kid: "k"), payload: Self.claims(aud: token), signer: signer)
+        let audienced = TokenFactory.token(
+            header: Self.header(kid: "k"), payload: Self.claims(aud: token), signer: signer)
         #expect(Self.reason(audienced, keys: keys, audiences: [policy]) == "audience_mismatch")
         #expect(Self.reason(audienced, keys: keys, audiences: [token]) == nil)
     }
@@ -126,16 +138,20 @@ struct ExactBytesTests {
             var quoted = OutputText()
             quoted.string(typ)
             let token = TokenFactory.token(
-                header: Self.header(kid: "k", extra: #","typ":"# + quoted.string), payload: TokenFactory.claims(), signer: Self.signer("k"))
+                header: Self.header(kid: "k", extra: #","typ":"# + quoted.string), payload: TokenFactory.claims(),
+                signer: Self.signer("k"))
             #expect(Self.reason(token, keys: keys) == "header_invalid", "\(typ)")
         }
-        let plain = TokenFactory.token(header: Self.header(kid: "k", extra: #","typ":"JWT""#), payload: TokenFactory.claims(), signer: Self.signer("k"))
+        let plain = TokenFactory.token(
+            header: Self.header(kid: "k", extra: #","typ":"JWT""#), payload: TokenFactory.claims(),
+            signer: Self.signer("k"))
         #expect(Self.reason(plain, keys: keys) == nil)
     }
 
     @Test("JWK members are bytes: kty O\\u{212A}P is not OKP")
     func jwkMembers() throws {
-        let okp = try JWKSet(json: #"{"kty":"O\u212AP","crv":"Ed25519","x":"11qYAYKxCrfVS_7TyWQHOg7hcvPapiMlrwIaaPcHURo"}"#)
+        let okp = try JWKSet(
+            json: #"{"kty":"O\u212AP","crv":"Ed25519","x":"11qYAYKxCrfVS_7TyWQHOg7hcvPapiMlrwIaaPcHURo"}"#)
         #expect(okp.keys[0].unusableReason == #"kty "O\#u{212A}P" is not supported"#)
     }
 
@@ -156,15 +172,22 @@ struct ExactBytesTests {
     func jtiIsAString() throws {
         let keys = try Self.keys(Self.signer("k"))
         let policies: [VerificationPolicy] = [
-            VerificationPolicy(issuers: [TokenFactory.issuer], audiences: [TokenFactory.audience], clock: { TokenFactory.now }),
-            VerificationPolicy.oidc(issuer: TokenFactory.issuer, audiences: [TokenFactory.audience]).clock { TokenFactory.now },
-            VerificationPolicy.appleIdentityToken(audiences: [TokenFactory.audience], nonce: .checkedWhenGiven).clock { TokenFactory.now },
+            VerificationPolicy(
+                issuers: [TokenFactory.issuer], audiences: [TokenFactory.audience], clock: { TokenFactory.now }),
+            VerificationPolicy.oidc(issuer: TokenFactory.issuer, audiences: [TokenFactory.audience]).clock {
+                TokenFactory.now
+            },
+            VerificationPolicy.appleIdentityToken(audiences: [TokenFactory.audience], nonce: .checkedWhenGiven).clock {
+                TokenFactory.now
+            },
             VerificationPolicy(issuers: nil, audiences: nil, clock: { TokenFactory.now }),
         ]
         for policy in policies {
             let verifier = Verifier(keys: keys, policy: policy)
             for jti in ["7", "1.5", #"{"a":1}"#, #"["x"]"#, "true", "false", "null"] {
-                let token = TokenFactory.token(header: Self.header(kid: "k"), payload: TokenFactory.claims(extra: #""jti":"# + jti), signer: Self.signer("k"))
+                let token = TokenFactory.token(
+                    header: Self.header(kid: "k"), payload: TokenFactory.claims(extra: #""jti":"# + jti),
+                    signer: Self.signer("k"))
                 #expect(throws: VerificationError.self) { try verifier.verify(token) }
                 do {
                     _ = try verifier.verify(token)
@@ -173,7 +196,9 @@ struct ExactBytesTests {
                     #expect(error.detail == "jti is not a string")
                 }
             }
-            let named = TokenFactory.token(header: Self.header(kid: "k"), payload: TokenFactory.claims(extra: #""jti":"id-1""#), signer: Self.signer("k"))
+            let named = TokenFactory.token(
+                header: Self.header(kid: "k"), payload: TokenFactory.claims(extra: #""jti":"id-1""#),
+                signer: Self.signer("k"))
             #expect(TokenFactory.reason(named, verifier: verifier) == nil)
         }
     }

@@ -31,7 +31,9 @@ extension JWK {
         }
         if keyType == nil && problems.isEmpty { problems.append("kty is missing") }
         if let use, !exactlyEquals(use, "sig") { problems.append("use is \"\(use)\", not \"sig\"") }
-        if let keyOperations, !keyOperations.containsExactly("verify") { problems.append("key_ops does not include \"verify\"") }
+        if let keyOperations, !keyOperations.containsExactly("verify") {
+            problems.append("key_ops does not include \"verify\"")
+        }
 
         var material: [UInt8] = []
         var key: EVPPublicKey? = nil

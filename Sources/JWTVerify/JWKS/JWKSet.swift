@@ -7,8 +7,9 @@ import Darwin
 /// An immutable set of verification keys, parsed from a JWKS document once.
 ///
 /// Each usable JWK becomes one OpenSSL key at load time; nothing is built per token. Keys are found
-/// by exact `kid`, byte for byte (never Unicode equivalence). A `kid` that appears twice with the same key is merged; with different keys it
-/// becomes unusable (the verifier never guesses which was meant).
+/// by exact `kid`, byte for byte (never Unicode equivalence: `"K1"` and `"\u{212A}1"` are two kids).
+/// A `kid` that appears twice with the same key is merged; with different keys it becomes unusable
+/// (the verifier never guesses which was meant).
 public struct JWKSet: Sendable {
     /// Largest document accepted, in octets.
     public static let maximumDocumentBytes = 4 << 20

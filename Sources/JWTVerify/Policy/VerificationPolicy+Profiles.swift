@@ -80,13 +80,15 @@ extension VerificationPolicy {
             throw ProfileError(description: "the \(name) profile needs \(setting.described)")
         }
         if let bundleIDs = settings.bundleIDs, bundleIDs.isEmpty {
-            throw ProfileError(description: "the \(name) profile has an empty list of bundle IDs, so it would accept no token")
+            throw ProfileError(
+                description: "the \(name) profile has an empty list of bundle IDs, so it would accept no token")
         }
         var settings = settings
         let withoutAudience = profile.settings.contains(.audiences) && settings.audiences.isEmpty
         if withoutAudience {
             guard audienceUnchecked else {
-                throw ProfileError(description: "the \(name) profile needs an audience: with none it would accept no token")
+                throw ProfileError(
+                    description: "the \(name) profile needs an audience: with none it would accept no token")
             }
             settings.audiences = [""]  // a stand-in, replaced by nil below
         }

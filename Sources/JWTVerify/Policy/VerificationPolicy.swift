@@ -139,7 +139,8 @@ public struct VerificationPolicy: Sendable {
     private static func requireAcceptsSome<T>(_ list: [T]?, _ name: StaticString, _ claim: StaticString) {
         guard let list else { return }
         precondition(
-            !list.isEmpty, "VerificationPolicy: \(name) is empty, so the policy would accept no token (every \(claim) refused); "
+            !list.isEmpty,
+            "VerificationPolicy: \(name) is empty, so the policy would accept no token (every \(claim) refused); "
                 + "give at least one, or nil to leave \(claim) unchecked")
     }
 
@@ -249,7 +250,8 @@ public struct VerificationPolicy: Sendable {
         bundleIDs: [String], environment: AppStoreEnvironment? = nil, appAppleID: Int64? = nil, trust: AppStoreTrust = .appleRootCAG3,
         onlineChecks: Bool = false
     ) -> VerificationPolicy {
-        precondition(!bundleIDs.isEmpty, "VerificationPolicy.appStore: bundleIDs is empty, so the policy would accept no token")
+        precondition(
+            !bundleIDs.isEmpty, "VerificationPolicy.appStore: bundleIDs is empty, so the policy would accept no token")
         return VerificationPolicy(
             issuers: nil, audiences: nil, algorithms: [.es256],
             rules: .appStore(bundleIDs: bundleIDs, environment: environment, appAppleID: appAppleID, trust: trust, onlineChecks: onlineChecks))

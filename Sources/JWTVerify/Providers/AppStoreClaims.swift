@@ -228,7 +228,9 @@ public struct AppStoreClaims: ProviderClaimSet, Hashable {
                     detail: "bundleId \(bundleID.map(Verifier.quoted) ?? "(none)") is not \(bundleIDs.map(Verifier.quoted).joined(separator: " or "))")
             }
         }
-        if let expectedAppAppleID, kind == .notification || kind == .appTransaction, exactlyEquals(environment, AppStoreEnvironment.production.rawValue) {
+        if let expectedAppAppleID, kind == .notification || kind == .appTransaction,
+            exactlyEquals(environment, AppStoreEnvironment.production.rawValue)
+        {
             guard appAppleID == expectedAppAppleID else {
                 return VerificationError(
                     .appAppleIDMismatch, detail: "appAppleId \(appAppleID.map { String($0) } ?? "(none)") is not \(expectedAppAppleID)")

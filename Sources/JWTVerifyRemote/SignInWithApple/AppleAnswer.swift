@@ -8,7 +8,9 @@ struct AppleAnswer: CustomStringConvertible, CustomDebugStringConvertible, Custo
     /// The members of the JSON object Apple sent.
     let members: [String: JSONValue]
 
-    var description: String { "AppleAnswer(members: [" + members.keys.sorted().joined(separator: ", ") + "]: <redacted>)" }
+    var description: String {
+        "AppleAnswer(members: [" + members.keys.sorted().joined(separator: ", ") + "]: <redacted>)"
+    }
     var debugDescription: String { description }
     var customMirror: Mirror {
         Mirror(self, children: ["memberNames": members.keys.sorted(), "values": Redacted.marker], displayStyle: .struct)

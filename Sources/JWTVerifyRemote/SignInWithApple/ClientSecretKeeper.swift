@@ -22,11 +22,14 @@ final class ClientSecretKeeper: Sendable, CustomStringConvertible, CustomDebugSt
     var made: Int { current.withLock { $0?.made ?? 0 } }
 
     var description: String {
-        Redacted.describe("ClientSecretKeeper", ["credentials": credentials, "lifetime": lifetime, "made": made, "secret": Redacted.marker])
+        Redacted.describe(
+            "ClientSecretKeeper", ["credentials": credentials, "lifetime": lifetime, "made": made, "secret": Redacted.marker])
     }
     var debugDescription: String { description }
     var customMirror: Mirror {
-        Mirror(self, children: ["credentials": credentials, "lifetime": lifetime, "made": made, "secret": Redacted.marker], displayStyle: .class)
+        Mirror(
+            self, children: ["credentials": credentials, "lifetime": lifetime, "made": made, "secret": Redacted.marker],
+            displayStyle: .class)
     }
 
     /// The current secret, renewed once less than a tenth of its lifetime (at least a minute) is left.

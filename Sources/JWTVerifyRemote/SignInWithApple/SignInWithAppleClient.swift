@@ -23,7 +23,9 @@ import Synchronization
 ///
 /// Every call ends by its time-out and throws ``SignInWithAppleError``, whose
 /// ``SignInWithAppleError/isRetryable`` says whether trying again can help.
-public final class SignInWithAppleClient: Sendable, CustomStringConvertible, CustomDebugStringConvertible, CustomReflectable {
+public final class SignInWithAppleClient:
+    Sendable, CustomStringConvertible, CustomDebugStringConvertible, CustomReflectable
+{
     /// Apple's base URL.
     public static let appleBaseURL = "https://appleid.apple.com"
 
@@ -55,7 +57,8 @@ public final class SignInWithAppleClient: Sendable, CustomStringConvertible, Cus
         Mirror(
             self,
             children: [
-                "credentials": credentials, "baseURL": baseURL, "timeout": timeout, "maximumResponseBytes": maximumResponseBytes,
+                "credentials": credentials, "baseURL": baseURL, "timeout": timeout,
+                "maximumResponseBytes": maximumResponseBytes,
                 "clientSecret": Redacted.marker, "migrationToken": Redacted.marker,
             ],
             displayStyle: .class)

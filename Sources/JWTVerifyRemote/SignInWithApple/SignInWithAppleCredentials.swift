@@ -25,7 +25,8 @@ public struct SignInWithAppleCredentials: Sendable {
 extension SignInWithAppleCredentials: CustomStringConvertible, CustomDebugStringConvertible, CustomReflectable {
     public var description: String {
         Redacted.describe(
-            "SignInWithAppleCredentials", ["teamID": teamID, "clientID": clientID, "keyID": keyID, "privateKeyPEM": Redacted.marker])
+            "SignInWithAppleCredentials",
+            ["teamID": teamID, "clientID": clientID, "keyID": keyID, "privateKeyPEM": Redacted.marker])
     }
     public var debugDescription: String { description }
     public var customMirror: Mirror {

@@ -47,7 +47,8 @@ enum ServeConfig {
             else {
                 throw CommandFailure(
                     status: .dataError,
-                    message: "--config \(path): route name \"\(name)\" must be printable ASCII without spaces, /, %, ? or #, and not . or ..")
+                    message: "--config \(path): route name \"\(name)\" must be printable ASCII "
+                        + "without spaces, /, %, ? or #, and not . or ..")
             }
             guard case .object(let members) = value else { throw failure("not an object of options") }
             var options = RouteOptions()
