@@ -137,6 +137,16 @@ static inline uint16_t cmhd_socket_port(int fd) {
     return ntohs(((struct sockaddr_in *)&address)->sin_port);
 }
 
+/** MHD's URL unescaper, replaced by one that changes nothing: the access handler sees the path as
+ *  sent, so `%2F` stays `%2F` (and serve refuses it) instead of becoming a `/` that splits a route
+ *  name, and `%2E%2E` is not turned into a dot segment behind the gateway's back. Query arguments,
+ *  which this unescaper also serves, are never read. Returns the length, as MHD expects. */
+static inline size_t cmhd_unescape_nothing(void *cls, struct MHD_Connection *connection, char *uri) {
+    (void)cls;
+    (void)connection;
+    return strlen(uri);
+}
+
 /** Starts a daemon that accepts from `listen_fd` and is driven by its caller's event loop (external
  *  epoll mode, suspend/resume allowed): at most `connections` connections, idle connections closed
  *  after `timeout_seconds`, `memory_limit` octets per connection (the request header cap).
@@ -145,6 +155,7 @@ static inline struct MHD_Daemon *cmhd_start_external(int listen_fd, unsigned int
                                                      size_t memory_limit, struct cmhd_trampoline *trampoline) {
     return MHD_start_daemon(MHD_USE_EPOLL | MHD_ALLOW_SUSPEND_RESUME | MHD_USE_TURBO, 0, NULL, NULL, cmhd_access, trampoline,
                             MHD_OPTION_LISTEN_SOCKET, (MHD_socket)listen_fd,
+                            MHD_OPTION_UNESCAPE_CALLBACK, cmhd_unescape_nothing, NULL,
                             MHD_OPTION_CONNECTION_LIMIT, connections,
                             MHD_OPTION_CONNECTION_TIMEOUT, timeout_seconds,
                             MHD_OPTION_CONNECTION_MEMORY_LIMIT, memory_limit,

@@ -182,14 +182,33 @@ package final class ServeRoute: Sendable {
 
 /// The routes `serve` answers with: the command line's (`default`) and `--config`'s.
 package struct ServeRoutes: Sendable {
+    /// Every route, by name.
     package let routes: [String: ServeRoute]
+    /// The routes a path may name (`/auth/NAME`), by the name's exact bytes: every route but the
+    /// default one, which answers the bare endpoints only.
+    private let named: [ExactBytes: ServeRoute]
+    private let defaultRoute: ServeRoute?
 
-    package init(routes: [String: ServeRoute]) { self.routes = routes }
+    package init(routes: [String: ServeRoute]) {
+        self.routes = routes
+        var named: [ExactBytes: ServeRoute] = [:]
+        var defaultRoute: ServeRoute?
+        for (name, route) in routes {
+            if exactlyEquals(name, ServeRoute.defaultName) {
+                defaultRoute = route
+            } else {
+                named[ExactBytes(name)] = route
+            }
+        }
+        self.named = named
+        self.defaultRoute = defaultRoute
+    }
 
-    /// The route a path names after its endpoint (`/auth/NAME`), or the default route.
-    package func route(forSubpath subpath: Substring) -> ServeRoute? {
-        let first = subpath.split(separator: "/", maxSplits: 1).first.map(String.init)
-        if let first, let named = routes[first] { return named }
-        return routes[ServeRoute.defaultName]
+    /// The route a request names: the default route for a bare endpoint (`routeName` `nil`), else
+    /// the route with exactly that name, never another (`nil`: 404). The default route has no
+    /// `/auth/NAME` spelling: `/auth/default` names no route.
+    package func route(named routeName: String?) -> ServeRoute? {
+        guard let routeName else { return defaultRoute }
+        return named[ExactBytes(routeName)]
     }
 }

@@ -95,22 +95,24 @@ package final class ServeService: Sendable {
         }
         let response: HTTPResponse
         let path = request.path
-        switch Self.endpoint(path) {
-        case ("auth", let rest):
+        switch RequestPath.parse(path) {
+        case .failure(let refusal):
+            response = Self.badRequest(refusal)
+        case .success(let parsed) where parsed.endpoint == .auth:
             guard Self.isAuthMethod(request.method) else {
                 response = Self.methodNotAllowed("GET, HEAD, POST")
                 break
             }
-            guard let route = routes.route(forSubpath: rest) else {
+            guard let route = routes.route(named: parsed.routeName) else {
                 response = Self.notFound("no route for \(path)")
                 break
             }
             log.route = route.name
             guard let answer = gather(request, route: route, gathering: gathering, ticket: ticket, log: &log) else { return .held }
             response = HTTPResponse(status: answer.status, headers: answer.headers)
-        default:
+        case .success(let parsed):
             let probe = KeyWaitProbe(mayWait: true)
-            response = answer(request, log: &log, probe: probe)
+            response = answer(request, path: parsed, log: &log, probe: probe)
             if let refresh = probe.refresh, let route = probe.route {
                 // Held while the refresh runs, then evaluated again (starting none of its own).
                 let again = InMemoryRequest(method: request.method, path: request.path, body: request.body)
@@ -120,12 +122,12 @@ package final class ServeService: Sendable {
                         refresh: refresh, deadline: ThroughputClock.now() + route.configuration.refreshWait,
                         retry: { [self] in
                             var log = waited
-                            return finish(answer(again, log: &log, probe: KeyWaitProbe(mayWait: false)), log: &log)
+                            return finish(Self.noStoreUnlessSet(answer(again, path: parsed, log: &log, probe: KeyWaitProbe(mayWait: false)), path: again.path), log: &log)
                         },
                         expired: { [self] in
                             var log = waited
                             log.reason = VerificationError.Reason.keySetUnavailable.rawValue
-                            return finish(Self.keysUnavailable, log: &log)
+                            return finish(Self.noStoreUnlessSet(Self.keysUnavailable, path: again.path), log: &log)
                         }))
             }
         }
@@ -251,31 +253,34 @@ package final class ServeService: Sendable {
         return response
     }
 
-    /// Every request but an `/auth` one. A body naming a `kid` a remote key set lacks leaves the
-    /// refresh it started in `probe` (its answer is then discarded, and the request waits).
-    private func answer(_ request: some HTTPRequest, log: inout AccessRecord, probe: KeyWaitProbe) -> HTTPResponse {
+    /// Every request but an `/auth` one, its path parsed (``RequestPath``). A body naming a `kid`
+    /// a remote key set lacks leaves the refresh it started in `probe` (its answer is then
+    /// discarded, and the request waits).
+    private func answer(
+        _ request: some HTTPRequest, path parsed: RequestPath, log: inout AccessRecord, probe: KeyWaitProbe
+    ) -> HTTPResponse {
         let path = request.path
-        switch Self.endpoint(path) {
-        case ("verify", let rest):
+        switch (parsed.endpoint, parsed.routeName) {
+        case (.verify?, let name):
             guard request.method == "POST" else { return Self.methodNotAllowed("POST") }
-            guard let route = routes.route(forSubpath: rest) else { return Self.notFound("no route for \(path)") }
+            guard let route = routes.route(named: name) else { return Self.notFound("no route for \(path)") }
             log.route = route.name
             return verifyBody(request.body, route: route, log: &log, probe: probe)
-        case ("notifications", let rest), ("appstore", let rest):
+        case (.notifications?, let name), (.appstore?, let name):
             guard request.method == "POST" else { return Self.methodNotAllowed("POST") }
-            guard let route = routes.route(forSubpath: rest) else { return Self.notFound("no route for \(path)") }
+            guard let route = routes.route(named: name) else { return Self.notFound("no route for \(path)") }
             guard route.receivesNotifications else {
                 return Self.notFound("route \(route.name) receives no notifications (--profile apple-notification or app-store)")
             }
             log.route = route.name
             return notification(request.body, route: route, log: &log, probe: probe)
-        case ("metrics", ""):
+        case (.metrics?, nil):
             return HTTPResponse(
                 status: 200, headers: [("Content-Type", "text/plain; version=0.0.4; charset=utf-8")],
                 body: Array(metrics.exposition(routes: routes.routes.values.sorted { $0.name < $1.name }.map(\.metricsState)).utf8))
-        case ("healthz", ""):
+        case (.healthz?, nil):
             return HTTPResponse(status: 200, headers: [("Content-Type", "text/plain")], body: Array("ok\n".utf8))
-        case ("ready", ""):
+        case (.ready?, nil):
             let waiting = routes.routes.values.filter { !$0.isReady }.map(\.name).sorted()
             return waiting.isEmpty
                 ? HTTPResponse(status: 200, headers: [("Content-Type", "text/plain")], body: Array("ready\n".utf8))
@@ -288,16 +293,6 @@ package final class ServeService: Sendable {
 
     /// `/auth` takes GET, HEAD and POST.
     private static func isAuthMethod(_ method: String) -> Bool { method == "GET" || method == "HEAD" || method == "POST" }
-
-    /// The first path segment and what follows it (`/auth/ios/x` → ("auth", "ios/x")).
-    package static func endpoint(_ path: String) -> (Substring, Substring) {
-        // Over the UTF-8 view: `/` and `?` are ASCII, so every index found is a character boundary.
-        let bytes = path.utf8
-        let start = bytes.firstIndex { $0 != UInt8(ascii: "/") } ?? bytes.endIndex
-        let end = bytes[start...].firstIndex(of: UInt8(ascii: "?")) ?? bytes.endIndex
-        guard let slash = bytes[start..<end].firstIndex(of: UInt8(ascii: "/")) else { return (path[start..<end], "") }
-        return (path[start..<slash], path[bytes.index(after: slash)..<end])
-    }
 
     /// `/auth`: the gateway check. A well-formed token is held in `gathering` (`nil`); no token
     /// or a malformed one is answered at once.
@@ -508,6 +503,12 @@ package final class ServeService: Sendable {
     private static func namesUnknownKey(_ outcome: Result<VerifyBody.Records, VerifyBody.Problem>) -> Bool {
         guard case .success(let records) = outcome else { return false }
         return records.tally.byReason.keys.contains { RemoteVerifier.namesUnknownKey(VerificationError.Reason(rawValue: $0)) }
+    }
+
+    /// 400 for a path that could be read two ways (``RequestPath``).
+    private static func badRequest(_ refusal: RequestPath.Refusal) -> HTTPResponse {
+        HTTPResponse(
+            status: 400, headers: [("Content-Type", "text/plain")], body: Array((refusal.description + "\n").utf8))
     }
 
     private static func notFound(_ message: String) -> HTTPResponse {

@@ -121,9 +121,12 @@ struct AuditCommand {
         }
         let loaded = flags.keysFromTokens ? [] : try KeySetLoader.loadEach(keySets)
         let keys = flags.keysFromTokens ? JWKSet(keys: []) : try KeySetLoader.merge(loaded, sources: keySets.sources)
-        var sources: [String: String] = [:]
+        // By the kid's exact bytes, as the key set finds keys.
+        var sources: [ExactBytes: String] = [:]
         for source in loaded {
-            for key in source.keys.keys { if let kid = key.keyID, sources[kid] == nil { sources[kid] = source.source } }
+            for key in source.keys.keys {
+                if let kid = key.keyID, sources[ExactBytes(kid)] == nil { sources[ExactBytes(kid)] = source.source }
+            }
         }
         let sourceByKeyID = sources
         let verifier = Verifier(keys: keys, policy: policy, cache: cacheFlags.configuration)
@@ -236,7 +239,8 @@ struct AuditCommand {
     /// `--format jsonl` or `tsv` already written as records (on the worker thread), for a report
     /// as values.
     private func evaluate(
-        _ batch: LineBatch, _ range: Range<Int>, file: String, verifier: Verifier, time: EvaluationTime, sources: [String: String]
+        _ batch: LineBatch, _ range: Range<Int>, file: String, verifier: Verifier, time: EvaluationTime,
+        sources: [ExactBytes: String]
     ) -> AuditPart {
         let writesLines = format.writesRecords
         let writesCells = format == .tsv
@@ -328,7 +332,7 @@ struct AuditCommand {
                 verifier.evaluate(tokenBatch, at: time, tracing: true, fingerprints: true) { index, token, result, trace in
                     let (origin, found, _, columnShift) = pending[group.lowerBound + index]
                     let outcome = VerificationOutcome(result, trace: trace, token: token, verifier: verifier, time: time)
-                    let keySource = outcome.verified ? outcome.keyID.flatMap { sources[$0] } : nil
+                    let keySource = outcome.verified ? outcome.keyID.flatMap { sources[ExactBytes($0)] } : nil
                     let record = AuditRecord(
                         origin: origin, column: found.column + columnShift, place: found.place, token: token, keepingToken: keepsTokens, outcome: outcome,
                         keySource: keySource, allowList: policy.algorithms)

@@ -36,14 +36,22 @@ struct PolicyFlags {
             help: HelpText.wrapped(VerificationPolicy.profileNames, separator: " |")
                 + ":\nfills in the issuer, algorithms and default key set (--jwks overrides it),\nadds the provider's rules, and a typed \"claims\" object to the output.\napp-store takes its keys from each token's x5c chain, never --jwks."
         ) { flags, value, name throws(CommandFailure) in
-            guard profileNames.contains(value) else { throw .usage("\(name) takes " + profileNames.joined(separator: ", ")) }
+            guard profileNames.containsExactly(value) else {
+                throw .usage("\(name) takes " + profileNames.joined(separator: ", "))
+            }
             flags.profile = value
         },
         .value("--project", placeholder: "ID", help: "Firebase project ID (instead of --issuer/--audience).") { $0.project = $1 },
         .value("--project-number", placeholder: "N", help: "Firebase project number (firebase-app-check).") { $0.projectNumber = $1 },
         .value("--hosted-domain", placeholder: "D", help: "Google: required \"hd\".") { $0.hostedDomain = $1 },
         .value("--authorized-party", placeholder: "A", help: "Google: required \"azp\", when the token has one.") { $0.authorizedParty = $1 },
-        .value("--bundle-id", placeholder: "ID", help: "App Store: an accepted bundle ID (repeatable).") { $0.bundleIDs.append($1) },
+        .value("--bundle-id", placeholder: "ID", help: "App Store: an accepted bundle ID (repeatable).") {
+            flags, value, name throws(CommandFailure) in
+            guard !value.isEmpty else {
+                throw .usage("\(name) takes a non-empty bundle ID (an empty one accepts no token)")
+            }
+            flags.bundleIDs.append(value)
+        },
         .value("--environment", placeholder: "E", help: "App Store: Production or Sandbox, when one is required.") { flags, value, name throws(CommandFailure) in
             guard let environment = AppStoreEnvironment.allCases.first(where: { $0.rawValue.lowercased() == value.lowercased() }) else {
                 throw .usage("\(name) takes Production or Sandbox")
@@ -72,10 +80,18 @@ struct PolicyFlags {
     static func claimOptions(optional: Bool) -> [Option<PolicyFlags>] {
         [
             .value("--issuer", placeholder: "ISS", help: optional ? "Required \"iss\" (optional here: without it, issuers are reported)." : "Required \"iss\", compared exactly.") {
-                $0.issuer = $1
+                flags, value, name throws(CommandFailure) in
+                guard !value.isEmpty else {
+                    throw .usage("\(name) takes a non-empty issuer (an empty one accepts no token)")
+                }
+                flags.issuer = value
             },
             .value("--audience", placeholder: "AUD", help: optional ? "Accepted \"aud\", repeatable (optional here, as --issuer)." : "Accepted \"aud\". Repeatable: any of them is accepted.") {
-                $0.audiences.append($1)
+                flags, value, name throws(CommandFailure) in
+                guard !value.isEmpty else {
+                    throw .usage("\(name) takes a non-empty audience (an empty one accepts no token)")
+                }
+                flags.audiences.append(value)
             },
         ]
     }
@@ -146,13 +162,15 @@ struct PolicyFlags {
             }
             let trust = try appStoreTrust()
             do {
+                // Without an audience here, the checks below decide: required for a service, unchecked for an audit.
                 policy = try VerificationPolicy.profile(
                     named: profile,
                     .init(
                         audiences: audiences, issuer: issuer, project: project, projectNumber: projectNumber, hostedDomain: hostedDomain,
                         authorizedParty: authorizedParty, acceptMissingNonceWhenUnsupported: acceptMissingNonceWhenUnsupported,
                         bundleIDs: bundleIDs.isEmpty ? nil : bundleIDs, environment: environment, appAppleID: appAppleID,
-                        appStoreTrust: trust, onlineChecks: onlineChecks))
+                        appStoreTrust: trust, onlineChecks: onlineChecks),
+                    audienceUnchecked: true)
             } catch {
                 throw .usage("--profile: \(error.description)")
             }
@@ -161,7 +179,7 @@ struct PolicyFlags {
                 throw .usage("\(Self.flag(setting)) needs --profile" + Self.takers(setting))
             }
             if strict && issuer == nil { throw .usage("--issuer is required (or --profile)") }
-            policy = VerificationPolicy(issuers: issuer.map { [$0] }, audiences: audiences)
+            policy = VerificationPolicy(issuers: issuer.map { [$0] }, audiences: audiences.isEmpty ? nil : audiences)
         }
         if (policy.audiences?.isEmpty ?? true) && !keysFromTokens {
             if strict { throw .usage("--audience is required (repeat it to accept several)") }

@@ -35,20 +35,35 @@ struct ServeParsingTests {
         #expect(Self.bearer("Bearer \u{7f}") == "<malformed>")
     }
 
-    @Test("the endpoint and its subpath: leading slashes and the query dropped, non-ASCII kept whole")
-    func endpoint() {
+    @Test("the request path: endpoint and route name as sent; the query dropped; ambiguous paths refused")
+    func requestPath() {
         func parts(_ path: String) -> [String] {
-            let (endpoint, rest) = ServeService.endpoint(path)
-            return [String(endpoint), String(rest)]
+            switch RequestPath.parse(path) {
+            case .success(let parsed): [parsed.endpoint?.rawValue ?? "-", parsed.routeName ?? "-"]
+            case .failure(let refusal): ["400", refusal.description]
+            }
         }
-        #expect(parts("/auth") == ["auth", ""])
-        #expect(parts("//auth/ios/x?y=1/z") == ["auth", "ios/x"])
-        #expect(parts("/metrics?x") == ["metrics", ""])
-        #expect(parts("/verify/") == ["verify", ""])
-        #expect(parts("") == ["", ""])
-        #expect(parts("///") == ["", ""])
-        #expect(parts("/?a/b") == ["", ""])
-        #expect(parts("/zoë/ü?ß") == ["zoë", "ü"])
+        #expect(parts("/auth") == ["auth", "-"])
+        #expect(parts("/auth/ios?y=1/z/../%2F") == ["auth", "ios"])
+        #expect(parts("/metrics?x") == ["metrics", "-"])
+        #expect(parts("/") == ["-", "-"])
+        #expect(parts("/?a/b") == ["-", "-"])
+        #expect(parts("/zoë/ü?ß") == ["-", "ü"])
+        #expect(parts("/Auth") == ["-", "-"])
+        #expect(parts("/auth/\u{212A}1")[1].utf8.elementsEqual("\u{212A}1".utf8))
+        #expect(parts("") == ["400", "the path does not start with /"])
+        #expect(parts("*") == ["400", "the path does not start with /"])
+        for path in ["/verify/", "//auth", "///", "/auth//a", "/auth/a/"] {
+            #expect(parts(path) == ["400", "the path has an empty segment"], "\(path)")
+        }
+        for path in ["/auth/..", "/auth/.", "/auth/a/../b", "/auth/./a", "/../auth"] {
+            #expect(parts(path) == ["400", "the path has a dot segment"], "\(path)")
+        }
+        for path in ["/auth/%2F", "/auth/a%2fb", "/auth/%2E%2E", "/auth/%2e", "/auth/%69os", "/%61uth"] {
+            #expect(parts(path) == ["400", "percent-encoding in the path is refused"], "\(path)")
+        }
+        #expect(parts("/auth/a/b") == ["400", "the path has segments after the route name"])
+        #expect(parts("/auth/..a") == ["auth", "..a"])
     }
 
     @Test("a token from a header or cookie: trimmed, token68 bytes only")

@@ -31,8 +31,9 @@ public struct RegisteredClaims: Sendable, Hashable {
 
     /// Reads and type-checks the registered claims of a payload object.
     ///
-    /// `iss`, `sub`, `nonce` must be strings; `aud` a string or an array of strings; `exp`, `nbf`,
-    /// `iat` numbers within 0 … 2^53 − 1; `exp` is required.
+    /// `iss`, `sub`, `jti`, `nonce` must be strings; `aud` a string or an array of strings; `exp`,
+    /// `nbf`, `iat` numbers within 0 … 2^53 − 1; `exp` is required. (`jti` is type-checked under
+    /// every policy, not kept: a notification's ID is read by its provider.)
     ///
     /// Every string is the token's own, never one shared with the configuration: a shared string
     /// would cost each token a reference-count round trip on memory all threads contend for.
@@ -65,6 +66,10 @@ public struct RegisteredClaims: Sendable, Hashable {
             claims.issuer = try string("iss").get()
             claims.subject = try string("sub").get()
             claims.nonce = try string("nonce").get()
+            // A look-up, no copy: a number, object, array, boolean or null `jti` is refused.
+            if let jti = payload.member("jti"), jti.kind != .string {
+                throw VerificationError(.claimType, detail: "jti is not a string")
+            }
             if let aud = payload.member("aud") {
                 if let bytes = aud.stringBytes {
                     claims.audience = [String(decoding: bytes, as: UTF8.self)]

@@ -58,7 +58,7 @@ public struct SignatureAlgorithm: Hashable, Sendable, CustomStringConvertible {
 
     /// The algorithm with this exact (case-sensitive) JWS name, or `nil`.
     public init?(name: String) {
-        guard let match = Self.all.first(where: { $0.name == name }) else { return nil }
+        guard let match = Self.all.first(where: { exactlyEquals($0.name, name) }) else { return nil }
         self = match
     }
 

@@ -30,8 +30,10 @@ extension JWK {
             }
         }
         if keyType == nil && problems.isEmpty { problems.append("kty is missing") }
-        if let use, use != "sig" { problems.append("use is \"\(use)\", not \"sig\"") }
-        if let keyOperations, !keyOperations.contains("verify") { problems.append("key_ops does not include \"verify\"") }
+        if let use, !exactlyEquals(use, "sig") { problems.append("use is \"\(use)\", not \"sig\"") }
+        if let keyOperations, !keyOperations.containsExactly("verify") {
+            problems.append("key_ops does not include \"verify\"")
+        }
 
         var material: [UInt8] = []
         var key: EVPPublicKey? = nil
@@ -46,7 +48,7 @@ extension JWK {
                 problems.append(problem.description)
             }
         }
-        if let key, keyType == "RSA", key.bits < Self.minimumRSABits || key.bits > Self.maximumRSABits {
+        if let key, exactlyEquals(keyType, "RSA"), key.bits < Self.minimumRSABits || key.bits > Self.maximumRSABits {
             problems.append("RSA modulus of \(key.bits) bits is outside \(Self.minimumRSABits)…\(Self.maximumRSABits)")
         }
         self.init(
@@ -81,7 +83,8 @@ extension JWK {
 
     private static func importKey(_ node: JSONNode, keyType: String, curve: String?) -> Result<Imported, ImportProblem> {
         do {
-            switch keyType {
+            // Over the bytes: a `switch` over the `String` would take "O\u{212A}P" for "OKP".
+            switch ExactBytes(keyType) {
             case "RSA":
                 let n = Array(try octets(node, "n").get().drop(while: { $0 == 0 }))
                 let e = Array(try octets(node, "e").get().drop(while: { $0 == 0 }))
@@ -96,7 +99,7 @@ extension JWK {
                 return .success(Imported(key: key, material: n + [0] + e, thumbprint: thumb))
             case "EC":
                 let size: Int
-                switch curve {
+                switch curve.map({ ExactBytes($0) }) {
                 case "P-256": size = 32
                 case "P-384": size = 48
                 case "P-521": size = 66
@@ -110,7 +113,7 @@ extension JWK {
                 ])
                 return .success(Imported(key: key, material: x + y, thumbprint: thumb))
             case "OKP":
-                guard curve == "Ed25519" else {
+                guard exactlyEquals(curve, "Ed25519") else {
                     throw ImportProblem(description: "OKP curve \(curve.map { "\"\($0)\"" } ?? "(missing)") is not supported")
                 }
                 let x = try octets(node, "x", length: 32).get()

@@ -33,13 +33,13 @@ public struct JWK: Sendable {
     /// Why this key may not verify a token whose header says `algorithm`, or `nil` when it may.
     func mismatch(for algorithm: SignatureAlgorithm) -> String? {
         if let unusableReason { return unusableReason }
-        guard keyType == algorithm.keyType else {
+        guard exactlyEquals(keyType, algorithm.keyType) else {
             return "\(algorithm.name) needs an \(algorithm.keyType) key; this key is \(keyType ?? "untyped")"  // RSA, EC, OKP: all "an"
         }
-        if let required = algorithm.curve, curve != required {
+        if let required = algorithm.curve, !exactlyEquals(curve, required) {
             return "\(algorithm.name) needs curve \(required); this key is on \(curve ?? "no curve")"
         }
-        if let own = self.algorithm, own != algorithm.name {
+        if let own = self.algorithm, !exactlyEquals(own, algorithm.name) {
             return "the key is for \(own), the token says \(algorithm.name)"
         }
         return nil
@@ -48,11 +48,11 @@ public struct JWK: Sendable {
     /// Whether this key may verify tokens whose header says `algorithm`.
     public func mayVerify(_ algorithm: SignatureAlgorithm) -> Bool { mismatch(for: algorithm) == nil }
 
-    /// Whether two entries describe the same key the same way.
+    /// Whether two entries describe the same key the same way, member for member, byte for byte.
     func isSameKey(as other: JWK) -> Bool {
-        keyType == other.keyType && curve == other.curve && material == other.material
-            && algorithm == other.algorithm && use == other.use && keyOperations == other.keyOperations
-            && unusableReason == other.unusableReason
+        exactlyEquals(keyType, other.keyType) && exactlyEquals(curve, other.curve) && material == other.material
+            && exactlyEquals(algorithm, other.algorithm) && exactlyEquals(use, other.use)
+            && exactlyEquals(keyOperations, other.keyOperations) && exactlyEquals(unusableReason, other.unusableReason)
     }
 
     /// An entry for a certificate that could not be read.

@@ -7,8 +7,9 @@ import Darwin
 /// An immutable set of verification keys, parsed from a JWKS document once.
 ///
 /// Each usable JWK becomes one OpenSSL key at load time; nothing is built per token. Keys are found
-/// by exact `kid`. A `kid` that appears twice with the same key is merged; with different keys it
-/// becomes unusable (the verifier never guesses which was meant).
+/// by exact `kid`, byte for byte (never Unicode equivalence: `"K1"` and `"\u{212A}1"` are two kids).
+/// A `kid` that appears twice with the same key is merged; with different keys it becomes unusable
+/// (the verifier never guesses which was meant).
 public struct JWKSet: Sendable {
     /// Largest document accepted, in octets.
     public static let maximumDocumentBytes = 4 << 20
@@ -18,7 +19,8 @@ public struct JWKSet: Sendable {
     /// Every entry, usable or not, in document order (conflicting duplicates replaced by one
     /// unusable entry).
     public let keys: [JWK]
-    private let indexByKeyID: [String: Int]
+    /// Each `kid`'s entry, by its exact bytes: `"K1"` and `"\u{212A}1"` are two kids.
+    private let indexByKeyID: [ExactBytes: Int]
 
     /// Parses a JWKS document: `{"keys": [ … ]}`. A single JWK object (with `kty`) is accepted as a
     /// set of one key.
@@ -96,25 +98,25 @@ public struct JWKSet: Sendable {
             text.endObject()
             guard case .success(let document) = JSONDocument.parse(text.bytes) else { return JWK(unusableKeyID: kid) }
             let entry = document.withRoot { JWK(parsing: $0) }
-            return entry.keyType == "certificate" ? JWK(unusableKeyID: kid) : entry
+            return exactlyEquals(entry.keyType, "certificate") ? JWK(unusableKeyID: kid) : entry
         }
     }
 
     /// A set of `keys`; repeated `kid`s are merged as described on the type.
     public init(keys: [JWK]) {
         var merged: [JWK] = []
-        var index: [String: Int] = [:]
+        var index: [ExactBytes: Int] = [:]
         for key in keys {
             guard let kid = key.keyID else {
                 merged.append(key)
                 continue
             }
-            if let existing = index[kid] {
+            if let existing = index[ExactBytes(kid)] {
                 if !merged[existing].isSameKey(as: key) {
                     merged[existing] = JWK(unusable: "kid \"\(kid)\" names more than one different key", like: key)
                 }
             } else {
-                index[kid] = merged.count
+                index[ExactBytes(kid)] = merged.count
                 merged.append(key)
             }
         }
@@ -126,11 +128,11 @@ public struct JWKSet: Sendable {
     /// The union of two sets (as if their entries were in one document).
     public func merging(_ other: JWKSet) -> JWKSet { JWKSet(keys: keys + other.keys) }
 
-    /// The entry with exactly this `kid`.
-    public func key(withID keyID: String) -> JWK? { indexByKeyID[keyID].map { keys[$0] } }
+    /// The entry with exactly this `kid`: the same bytes, never a Unicode-equivalent spelling.
+    public func key(withID keyID: String) -> JWK? { indexByKeyID[ExactBytes(keyID)].map { keys[$0] } }
 
-    /// The position of the entry with exactly this `kid`, for ``slots``.
-    func index(ofKeyID keyID: String) -> Int? { indexByKeyID[keyID] }
+    /// The position of the entry with exactly this `kid` (its bytes), for ``slots``.
+    func index(ofKeyID keyID: String) -> Int? { indexByKeyID[ExactBytes(keyID)] }
 
     /// What the signature step needs of each entry, in ``keys`` order: precomputed so that
     /// verification copies no `JWK` and touches no reference count the threads share.

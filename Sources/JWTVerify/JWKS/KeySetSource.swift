@@ -24,14 +24,20 @@ public enum KeySetSource: Sendable, Equatable, CustomStringConvertible {
     /// (the provider registry).
     public static let presetNames = ProviderRegistry.keySetPresets.map(\.name)
 
-    /// The preset names accepted by ``init(parsing:)``.
+    /// The preset names accepted by ``init(parsing:)``. Look a name up with ``init(parsing:)``,
+    /// which compares bytes: this dictionary's `String` keys also match Unicode-equivalent spellings.
     public static let presets: [String: KeySetSource] = Dictionary(
         ProviderRegistry.keySetPresets.map { ($0.name, $0.source) }, uniquingKeysWith: { first, _ in first })
+
+    /// The preset named exactly `name` (its bytes: a Unicode-equivalent spelling names none).
+    package static func preset(named name: String) -> KeySetSource? {
+        ProviderRegistry.keySetPresets.first { exactlyEquals($0.name, name) }?.source
+    }
 
     /// A preset name (`apple`, `google`, `firebase`, `firebase-session`, `firebase-app-check`,
     /// `firebase-phone`), an `http(s)://` URL, or a file path.
     public init(parsing text: String) {
-        if let preset = Self.presets[text] {
+        if let preset = Self.preset(named: text) {
             self = preset
         } else if text.hasPrefix("https://") || text.hasPrefix("http://") {
             self = .url(text)

@@ -2,13 +2,22 @@ internal import COpenSSL
 
 /// Owns one OpenSSL private key, for signing Apple client secrets (and, through the tooling's
 /// key making, test and benchmark tokens). Verification never needs one.
-package final class EVPPrivateKey: @unchecked Sendable {
+package final class EVPPrivateKey:
+    @unchecked Sendable, CustomStringConvertible, CustomDebugStringConvertible, CustomReflectable
+{
     /// The owned `EVP_PKEY *`.
     package let pointer: OpaquePointer
 
     /// Takes ownership of `pointer` (at +1): freed once, when this object goes.
     package init(takingOwnershipOf pointer: OpaquePointer) { self.pointer = pointer }
     deinit { EVP_PKEY_free(pointer) }
+
+    /// The key type only: `EVPPrivateKey(EC, <redacted>)`.
+    package var description: String { "EVPPrivateKey(\(keyType), <redacted>)" }
+    package var debugDescription: String { description }
+    package var customMirror: Mirror {
+        Mirror(self, children: ["keyType": keyType, "key": Redacted.marker], displayStyle: .class)
+    }
 
     /// A private key read from PEM (PKCS#8, as in Apple's `.p8` files, or traditional).
     package static func pem(_ bytes: [UInt8]) throws(OpenSSLFailure) -> EVPPrivateKey {

@@ -15,14 +15,14 @@ extension Verifier {
     private func checkIssuerAndAudience(_ claims: RegisteredClaims) -> VerificationError? {
         if let issuerBytes {
             guard let iss = claims.issuer else { return VerificationError(.issuerMismatch, detail: "iss is missing") }
-            guard issuerBytes.contains(where: { Self.sameBytes(iss, $0) }) else {
+            guard issuerBytes.contains(where: { exactlyEquals(iss, $0) }) else {
                 return VerificationError(
                     .issuerMismatch, detail: "iss \(Self.quoted(iss)) is not \(policy.issuers?.map(Self.quoted).joined(separator: " or ") ?? "")")
             }
         }
         if let audienceBytes {
             guard let aud = claims.audience else { return VerificationError(.audienceMismatch, detail: "aud is missing") }
-            let matches = aud.contains { member in audienceBytes.contains { Self.sameBytes(member, $0) } }
+            let matches = aud.contains { member in audienceBytes.contains { exactlyEquals(member, $0) } }
             guard matches else {
                 let named = aud.count == 1 ? Self.quoted(aud[0]) : "[" + aud.prefix(8).map(Self.quoted).joined(separator: ", ") + (aud.count > 8 ? ", …]" : "]")
                 return VerificationError(.audienceMismatch, detail: "aud \(named) names no accepted audience")
@@ -57,16 +57,6 @@ extension Verifier {
             return VerificationError(.nonceMismatch, detail: "nonce is not the lowercase hex SHA-256 of the raw nonce")
         }
         return nil
-    }
-
-    /// Whether `text`'s UTF-8 is exactly `bytes` (memcmp, not a generic element loop).
-    static func sameBytes(_ text: String, _ bytes: [UInt8]) -> Bool {
-        var text = text
-        return text.withUTF8 { own in
-            guard own.count == bytes.count else { return false }
-            guard let ownBase = own.baseAddress else { return true }
-            return bytes.withUnsafeBytes { memcmp(ownBase, $0.baseAddress!, own.count) == 0 }
-        }
     }
 
     /// Untrusted text quoted for a detail, cut at 60 characters.

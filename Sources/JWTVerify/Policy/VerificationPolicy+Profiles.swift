@@ -56,18 +56,44 @@ extension VerificationPolicy {
         public let description: String
     }
 
-    /// The preset a profile name stands for (``profileNames``), made from `settings`: what the
-    /// command line's `--profile` and a service's configuration file resolve through.
+    /// The preset a profile name stands for (``profileNames``, matched by bytes), made from
+    /// `settings`: what the command line's `--profile` and a service's configuration file
+    /// resolve through.
     ///
-    /// - Throws: ``ProfileError`` for an unknown name, or a profile without what it needs (a
-    ///   Firebase project or project number, an OpenID Connect issuer).
+    /// - Throws: ``ProfileError`` for an unknown name, a profile without what it needs (a
+    ///   Firebase project or project number, an OpenID Connect issuer), or a policy that would
+    ///   accept no token: no audience for a profile that takes them (Apple, Google, OpenID
+    ///   Connect), an empty bundle ID list for App Store data.
     public static func profile(named name: String, _ settings: ProfileSettings) throws(ProfileError) -> VerificationPolicy {
+        try profile(named: name, settings, audienceUnchecked: false)
+    }
+
+    /// ``profile(named:_:)``; with `audienceUnchecked`, a profile that takes audiences and is
+    /// given none leaves `aud` unchecked (`audiences` `nil`: audits) instead of throwing.
+    package static func profile(
+        named name: String, _ settings: ProfileSettings, audienceUnchecked: Bool
+    ) throws(ProfileError) -> VerificationPolicy {
         guard let profile = ProviderRegistry.profile(named: name) else {
             throw ProfileError(description: "no profile is named \(name) (" + profileNames.joined(separator: ", ") + ")")
         }
         for setting in ProfileSetting.allCases where profile.requiredSettings(forService: false).contains(setting) && !setting.isGiven(in: settings) {
             throw ProfileError(description: "the \(name) profile needs \(setting.described)")
         }
-        return profile.policy(settings)
+        if let bundleIDs = settings.bundleIDs, bundleIDs.isEmpty {
+            throw ProfileError(
+                description: "the \(name) profile has an empty list of bundle IDs, so it would accept no token")
+        }
+        var settings = settings
+        let withoutAudience = profile.settings.contains(.audiences) && settings.audiences.isEmpty
+        if withoutAudience {
+            guard audienceUnchecked else {
+                throw ProfileError(
+                    description: "the \(name) profile needs an audience: with none it would accept no token")
+            }
+            settings.audiences = [""]  // a stand-in, replaced by nil below
+        }
+        var policy = profile.policy(settings)
+        if withoutAudience { policy.audiences = nil }
+        return policy
     }
 }

@@ -18,11 +18,19 @@ import Darwin
 /// ```
 public struct VerificationPolicy: Sendable {
     /// The accepted `iss` values (any of them); `nil` leaves `iss` unchecked (audits only).
-    public var issuers: [String]?
+    /// An empty list would accept no token: setting one stops the program (as `leeway` does).
+    public var issuers: [String]? {
+        didSet { Self.requireAcceptsSome(issuers, "issuers", "iss") }
+    }
     /// The accepted `aud` values (any of them); `nil` leaves `aud` unchecked (audits only).
-    public var audiences: [String]?
-    /// The accepted `alg` values.
-    public var algorithms: Set<SignatureAlgorithm>
+    /// An empty list would accept no token: setting one stops the program.
+    public var audiences: [String]? {
+        didSet { Self.requireAcceptsSome(audiences, "audiences", "aud") }
+    }
+    /// The accepted `alg` values; never empty (setting an empty set stops the program).
+    public var algorithms: Set<SignatureAlgorithm> {
+        didSet { Self.requireAcceptsSome(Array(algorithms), "algorithms", "alg") }
+    }
     /// Clock-skew allowance in seconds (finite, ≥ 0), applied to `exp`, `nbf`, `iat` and `auth_time`.
     ///
     /// Setting a negative or non-finite value stops the program: a leeway of −10⁹ s would reject
@@ -83,6 +91,12 @@ public struct VerificationPolicy: Sendable {
 
     /// A policy from its parts.
     ///
+    /// A policy that could accept no token is refused here, when it is built, not discovered as
+    /// `audience_mismatch` on every token: an empty `issuers`, `audiences` or `algorithms` list
+    /// stops the program with a message that says so (pass `nil` to leave `iss` or `aud`
+    /// unchecked, for audits). A list that comes from configuration is checked by
+    /// ``profile(named:_:)``, which throws instead.
+    ///
     /// - Parameters:
     ///   - issuers: accepted issuers; `nil` only for signature-and-time audits, never for sign-ins.
     ///   - audiences: accepted audiences (bundle IDs, Services IDs, client IDs, project IDs); `nil`
@@ -107,6 +121,9 @@ public struct VerificationPolicy: Sendable {
     ) {
         precondition(leeway >= 0 && leeway.isFinite, "leeway must be a finite number of seconds >= 0")
         precondition(maxTokenBytes >= 0, "maxTokenBytes must not be negative")
+        Self.requireAcceptsSome(issuers, "issuers", "iss")
+        Self.requireAcceptsSome(audiences, "audiences", "aud")
+        Self.requireAcceptsSome(Array(algorithms), "algorithms", "alg")
         self.issuers = issuers
         self.audiences = audiences
         self.algorithms = algorithms
@@ -116,6 +133,15 @@ public struct VerificationPolicy: Sendable {
         self.rules = rules
         self.keySource = keySource
         self.nonceRequirement = nonceRequirement
+    }
+
+    /// Stops the program when `list` is empty: a policy with it would accept no token.
+    private static func requireAcceptsSome<T>(_ list: [T]?, _ name: StaticString, _ claim: StaticString) {
+        guard let list else { return }
+        precondition(
+            !list.isEmpty,
+            "VerificationPolicy: \(name) is empty, so the policy would accept no token (every \(claim) refused); "
+                + "give at least one, or nil to leave \(claim) unchecked")
     }
 
     /// Any issuer's tokens: `iss` exactly `issuer`, `aud` one of `audiences`, no provider rules.
@@ -211,7 +237,8 @@ public struct VerificationPolicy: Sendable {
     /// or for local testing is always refused: its signature is not Apple's.
     ///
     /// - Parameters:
-    ///   - bundleIDs: your apps' bundle IDs (an empty list accepts none).
+    ///   - bundleIDs: your apps' bundle IDs, at least one: an empty list, which would accept no
+    ///     token, stops the program.
     ///   - environment: `Production` or `Sandbox`, when one is required.
     ///   - appAppleID: your app's Apple ID, checked on production notifications and AppTransactions.
     ///   - trust: the roots (``AppStoreTrust/appleRootCAG3`` unless you test with your own).
@@ -223,7 +250,9 @@ public struct VerificationPolicy: Sendable {
         bundleIDs: [String], environment: AppStoreEnvironment? = nil, appAppleID: Int64? = nil, trust: AppStoreTrust = .appleRootCAG3,
         onlineChecks: Bool = false
     ) -> VerificationPolicy {
-        VerificationPolicy(
+        precondition(
+            !bundleIDs.isEmpty, "VerificationPolicy.appStore: bundleIDs is empty, so the policy would accept no token")
+        return VerificationPolicy(
             issuers: nil, audiences: nil, algorithms: [.es256],
             rules: .appStore(bundleIDs: bundleIDs, environment: environment, appAppleID: appAppleID, trust: trust, onlineChecks: onlineChecks))
     }

@@ -222,22 +222,24 @@ public struct AppStoreClaims: ProviderClaimSet, Hashable {
     /// configured), then environment (Xcode and LocalTesting never pass).
     func check(bundleIDs: [String]?, environment expected: AppStoreEnvironment?, appAppleID expectedAppAppleID: Int64?) -> VerificationError? {
         if let bundleIDs, kind != .renewalInfo {
-            guard let bundleID, bundleIDs.contains(bundleID) else {
+            guard let bundleID, bundleIDs.containsExactly(bundleID) else {
                 return VerificationError(
                     .bundleMismatch,
                     detail: "bundleId \(bundleID.map(Verifier.quoted) ?? "(none)") is not \(bundleIDs.map(Verifier.quoted).joined(separator: " or "))")
             }
         }
-        if let expectedAppAppleID, kind == .notification || kind == .appTransaction, environment == AppStoreEnvironment.production.rawValue {
+        if let expectedAppAppleID, kind == .notification || kind == .appTransaction,
+            exactlyEquals(environment, AppStoreEnvironment.production.rawValue)
+        {
             guard appAppleID == expectedAppAppleID else {
                 return VerificationError(
                     .appAppleIDMismatch, detail: "appAppleId \(appAppleID.map { String($0) } ?? "(none)") is not \(expectedAppAppleID)")
             }
         }
-        if let environment, environment == "Xcode" || environment == "LocalTesting" {
+        if let environment, exactlyEquals(environment, "Xcode") || exactlyEquals(environment, "LocalTesting") {
             return VerificationError(.environmentMismatch, detail: "environment \(environment): locally signed data is never accepted")
         }
-        if let expected, environment != expected.rawValue {
+        if let expected, !exactlyEquals(environment, expected.rawValue) {
             return VerificationError(
                 .environmentMismatch, detail: "environment \(environment.map(Verifier.quoted) ?? "(none)") is not \(expected.rawValue)")
         }

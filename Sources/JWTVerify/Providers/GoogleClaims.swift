@@ -37,10 +37,10 @@ public struct GoogleClaims: ProviderEmailClaims, Hashable {
 
     /// `hd` exactly the required domain; an `azp` the token carries exactly the required party.
     func check(hostedDomain required: String?, authorizedParty party: String?) -> VerificationError? {
-        if let required, hostedDomain != required {
+        if let required, !exactlyEquals(hostedDomain, required) {
             return VerificationError(.hostedDomainMismatch, detail: "hd is not \(Verifier.quoted(required))")
         }
-        if let party, let authorizedParty, authorizedParty != party {
+        if let party, let authorizedParty, !exactlyEquals(authorizedParty, party) {
             return VerificationError(.audienceMismatch, detail: "azp is not \(Verifier.quoted(party))")
         }
         return nil

@@ -32,7 +32,9 @@ public enum AppleClientSecret {
         guard !teamID.isEmpty, !keyID.isEmpty, !clientID.isEmpty else { throw Failure(description: "team, key and client IDs are required") }
         let key: EVPPrivateKey
         do { key = try EVPPrivateKey.pem(privateKeyPEM) } catch { throw Failure(description: "cannot read the private key: \(error)") }
-        guard key.keyType == "EC", key.publicJWKMembers().contains(where: { $0 == ("crv", "P-256") }) else {
+        guard exactlyEquals(key.keyType, "EC"),
+            key.publicJWKMembers().contains(where: { exactlyEquals($0.0, "crv") && exactlyEquals($0.1, "P-256") })
+        else {
             throw Failure(description: "the key is not an EC P-256 key (Apple's .p8 keys are)")
         }
         let issuedAt = Int64(now.rounded(.down))

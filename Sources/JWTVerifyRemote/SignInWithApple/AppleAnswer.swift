@@ -2,10 +2,19 @@ import Foundation
 import JWTVerify
 
 /// One answer of Apple's REST endpoints judged against the contract: a 200 with a JSON object (or,
-/// for revocation, any body), or the ``SignInWithAppleError`` the status and body make.
-struct AppleAnswer {
+/// for revocation, any body), or the ``SignInWithAppleError`` the status and body make. It holds
+/// Apple's tokens, so it prints the names of its members only.
+struct AppleAnswer: CustomStringConvertible, CustomDebugStringConvertible, CustomReflectable {
     /// The members of the JSON object Apple sent.
     let members: [String: JSONValue]
+
+    var description: String {
+        "AppleAnswer(members: [" + members.keys.sorted().joined(separator: ", ") + "]: <redacted>)"
+    }
+    var debugDescription: String { description }
+    var customMirror: Mirror {
+        Mirror(self, children: ["memberNames": members.keys.sorted(), "values": Redacted.marker], displayStyle: .struct)
+    }
 
     /// Judges `result`. `expectsObject` is false for `/auth/revoke`, whose 200 has no body.
     /// `redacting` lists the request's secrets, cut from any text of Apple's that is repeated.

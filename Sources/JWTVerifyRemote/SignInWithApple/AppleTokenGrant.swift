@@ -18,6 +18,30 @@ public struct AppleTokenGrant: Sendable {
     public let identity: VerifiedToken
 }
 
+/// A grant prints without its tokens: `description`, `debugDescription`, interpolation and `dump`
+/// show the token type, the lifetime and the identity's subject, and `<redacted>` for the access
+/// and refresh tokens.
+extension AppleTokenGrant: CustomStringConvertible, CustomDebugStringConvertible, CustomReflectable {
+    public var description: String {
+        Redacted.describe(
+            "AppleTokenGrant",
+            [
+                "tokenType": tokenType, "expiresIn": expiresIn, "accessToken": Redacted.marker,
+                "refreshToken": Redacted.marker(for: refreshToken), "subject": identity.claims.subject,
+            ])
+    }
+    public var debugDescription: String { description }
+    public var customMirror: Mirror {
+        Mirror(
+            self,
+            children: [
+                "accessToken": Redacted.marker, "tokenType": tokenType, "expiresIn": expiresIn,
+                "refreshToken": Redacted.marker(for: refreshToken) as Any, "identity": identity,
+            ],
+            displayStyle: .struct)
+    }
+}
+
 /// The outcome of a refresh-token check.
 public enum RefreshTokenStatus: Sendable {
     /// The refresh token is good: the user still uses Sign in with Apple with your app. Carries
@@ -31,6 +55,23 @@ public enum RefreshTokenStatus: Sendable {
     public var isActive: Bool { if case .active = self { true } else { false } }
 }
 
+/// A status prints its grant redacted (``AppleTokenGrant``): `active(AppleTokenGrant(...))` or `revoked`.
+extension RefreshTokenStatus: CustomStringConvertible, CustomDebugStringConvertible, CustomReflectable {
+    public var description: String {
+        switch self {
+        case .active(let grant): "active(\(grant))"
+        case .revoked: "revoked"
+        }
+    }
+    public var debugDescription: String { description }
+    public var customMirror: Mirror {
+        switch self {
+        case .active(let grant): Mirror(self, children: ["active": grant], displayStyle: .enum)
+        case .revoked: Mirror(self, children: [], displayStyle: .enum)
+        }
+    }
+}
+
 /// The nonce a sign-in started with, said explicitly: a sign-in that used no nonce is a choice,
 /// never an argument left out.
 public enum SignInNonce: Sendable, Hashable {
@@ -38,6 +79,23 @@ public enum SignInNonce: Sendable, Hashable {
     case raw(String)
     /// The authorization request carried no nonce: the identity token's `nonce` is not checked.
     case notUsed
+}
+
+/// A raw nonce is what makes an identity token single-use: it prints redacted.
+extension SignInNonce: CustomStringConvertible, CustomDebugStringConvertible, CustomReflectable {
+    public var description: String {
+        switch self {
+        case .raw: "raw(<redacted>)"
+        case .notUsed: "notUsed"
+        }
+    }
+    public var debugDescription: String { description }
+    public var customMirror: Mirror {
+        switch self {
+        case .raw: Mirror(self, children: ["raw": Redacted.marker], displayStyle: .enum)
+        case .notUsed: Mirror(self, children: [], displayStyle: .enum)
+        }
+    }
 }
 
 /// A user as the recipient team sees them after an app transfer (TN3159), from

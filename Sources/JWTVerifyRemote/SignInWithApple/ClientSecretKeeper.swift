@@ -2,8 +2,8 @@ import JWTVerify
 import Synchronization
 
 /// Keeps one client secret and makes a new one only when the current one nears its end: a client
-/// makes a secret once per lifetime, never one per request.
-final class ClientSecretKeeper: Sendable {
+/// makes a secret once per lifetime, never one per request. Prints without the secret or the key.
+final class ClientSecretKeeper: Sendable, CustomStringConvertible, CustomDebugStringConvertible, CustomReflectable {
     private let credentials: SignInWithAppleCredentials
     private let lifetime: Double
     private let clock: @Sendable () -> Double
@@ -20,6 +20,17 @@ final class ClientSecretKeeper: Sendable {
 
     /// Secrets made so far.
     var made: Int { current.withLock { $0?.made ?? 0 } }
+
+    var description: String {
+        Redacted.describe(
+            "ClientSecretKeeper", ["credentials": credentials, "lifetime": lifetime, "made": made, "secret": Redacted.marker])
+    }
+    var debugDescription: String { description }
+    var customMirror: Mirror {
+        Mirror(
+            self, children: ["credentials": credentials, "lifetime": lifetime, "made": made, "secret": Redacted.marker],
+            displayStyle: .class)
+    }
 
     /// The current secret, renewed once less than a tenth of its lifetime (at least a minute) is left.
     func secret() throws(SignInWithAppleError) -> String {

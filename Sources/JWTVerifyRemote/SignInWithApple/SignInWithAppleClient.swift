@@ -20,7 +20,9 @@ import Synchronization
 ///
 /// Every call ends by its time-out and throws ``SignInWithAppleError``, whose
 /// ``SignInWithAppleError/isRetryable`` says whether trying again can help.
-public final class SignInWithAppleClient: Sendable {
+public final class SignInWithAppleClient:
+    Sendable, CustomStringConvertible, CustomDebugStringConvertible, CustomReflectable
+{
     /// Apple's base URL.
     public static let appleBaseURL = "https://appleid.apple.com"
 
@@ -39,6 +41,25 @@ public final class SignInWithAppleClient: Sendable {
     private let secrets: ClientSecretKeeper
     private let clock: @Sendable () -> Double
     private let migrationToken = Mutex<(token: String, expiresAt: Double)?>(nil)
+
+    /// The client without its secrets: team, client and key IDs, base URL and time-out; the key,
+    /// the client secret and Apple's transfer access token show as `<redacted>`.
+    public var description: String {
+        Redacted.describe(
+            "SignInWithAppleClient",
+            ["credentials": credentials, "baseURL": baseURL, "timeout": timeout, "clientSecret": Redacted.marker])
+    }
+    public var debugDescription: String { description }
+    public var customMirror: Mirror {
+        Mirror(
+            self,
+            children: [
+                "credentials": credentials, "baseURL": baseURL, "timeout": timeout,
+                "maximumResponseBytes": maximumResponseBytes,
+                "clientSecret": Redacted.marker, "migrationToken": Redacted.marker,
+            ],
+            displayStyle: .class)
+    }
 
     /// A client for `credentials` whose identity tokens are verified against remote keys.
     ///

@@ -1,3 +1,5 @@
+import JWTVerify
+
 /// What identifies a Sign in with Apple client to Apple: the team, the client (bundle ID or
 /// Services ID), and the Sign in with Apple key that signs its client secrets.
 public struct SignInWithAppleCredentials: Sendable {
@@ -16,5 +18,20 @@ public struct SignInWithAppleCredentials: Sendable {
         self.clientID = clientID
         self.keyID = keyID
         self.privateKeyPEM = privateKeyPEM
+    }
+}
+
+/// Credentials print without their key: the team, client and key IDs, and `<redacted>` for the `.p8`.
+extension SignInWithAppleCredentials: CustomStringConvertible, CustomDebugStringConvertible, CustomReflectable {
+    public var description: String {
+        Redacted.describe(
+            "SignInWithAppleCredentials",
+            ["teamID": teamID, "clientID": clientID, "keyID": keyID, "privateKeyPEM": Redacted.marker])
+    }
+    public var debugDescription: String { description }
+    public var customMirror: Mirror {
+        Mirror(
+            self, children: ["teamID": teamID, "clientID": clientID, "keyID": keyID, "privateKeyPEM": Redacted.marker],
+            displayStyle: .struct)
     }
 }

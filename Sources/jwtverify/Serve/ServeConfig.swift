@@ -40,8 +40,15 @@ enum ServeConfig {
             func failure(_ message: String) -> CommandFailure {
                 CommandFailure(status: .dataError, message: "--config \(path): route \"\(name)\": \(message)")
             }
-            guard !name.isEmpty, name.utf8.allSatisfy({ $0 > 0x20 && $0 < 0x7F && $0 != UInt8(ascii: "/") }) else {
-                throw CommandFailure(status: .dataError, message: "--config \(path): route name \"\(name)\" must be printable ASCII without / or spaces")
+            // A name /auth/NAME can spell as sent: no /, %, ? or #, and not a dot segment (serve refuses those paths).
+            let forbidden: [UInt8] = Array("/%?#".utf8)
+            guard !name.isEmpty, name.utf8.allSatisfy({ $0 > 0x20 && $0 < 0x7F && !forbidden.contains($0) }),
+                !exactlyEquals(name, "."), !exactlyEquals(name, "..")
+            else {
+                throw CommandFailure(
+                    status: .dataError,
+                    message: "--config \(path): route name \"\(name)\" must be printable ASCII "
+                        + "without spaces, /, %, ? or #, and not . or ..")
             }
             guard case .object(let members) = value else { throw failure("not an object of options") }
             var options = RouteOptions()
@@ -94,7 +101,7 @@ enum ServeConfig {
     /// `jwks`) and an absolute path stay as they are.
     static func resolve(_ text: String, against folder: String, source: Bool) -> String {
         if source, case .url = KeySetSource(parsing: text) { return text }
-        if source, KeySetSource.presets[text] != nil { return text }
+        if source, KeySetSource.preset(named: text) != nil { return text }
         guard !text.hasPrefix("/"), !text.isEmpty else { return text }
         return folder == "." ? text : folder + "/" + text
     }

@@ -145,7 +145,7 @@ struct ServeOptions {
         verifier, checks and reason codes as 'jwtverify verify'.
 
         ENDPOINTS:
-          /auth, /auth/...   GET, HEAD or POST. The token comes from Authorization: Bearer, or
+          /auth              GET, HEAD or POST. The token comes from Authorization: Bearer, or
                              --token-header, or --token-cookie. 200 with every one of X-JWT-Sub,
                              -Iss, -Aud, -Exp, -Kid, -Alg and each --claim-header, empty where the
                              token lacks the claim; 401 with WWW-Authenticate (RFC 6750) and
@@ -153,7 +153,10 @@ struct ServeOptions {
                              token in more than one place (never one picked); 403 for a genuine
                              token meant for another audience or hosted domain; 503 while no keys
                              are loaded. Cache-Control: no-store (see --cache-control-max-age).
-          /auth/NAME         the same through route NAME of --config.
+          /auth/NAME         the same through route NAME of --config, compared as bytes; the
+                             command line's route answers the bare paths only. A NAME no route
+                             has is 404; a path with %-encoding, a dot or empty segment, or a
+                             segment after NAME is 400 (on every endpoint). The query is ignored.
           /verify[/NAME]     POST a JSON request {"token", "nonce"?, "id"?} or JSON Lines of them:
                              200 with verify's output record for each, in order; 400 when a line
                              is not JSON, 413 over --max-body-bytes.

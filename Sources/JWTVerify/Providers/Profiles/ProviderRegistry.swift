@@ -14,15 +14,18 @@ package enum ProviderRegistry {
         OIDCProfile.self,
     ]
 
-    /// The profile named `name`.
-    package static func profile(named name: String) -> (any ProviderProfile.Type)? { profiles.first { $0.name == name } }
+    /// The profile named exactly `name` (its bytes: a Unicode-equivalent spelling names none).
+    package static func profile(named name: String) -> (any ProviderProfile.Type)? {
+        profiles.first { exactlyEquals($0.name, name) }
+    }
 
     /// Every provider's report facets, in order (``ProviderProfile/reportFacets``).
     package static var reportFacets: [(name: String, title: String)] { profiles.flatMap { $0.reportFacets } }
 
     /// The key-set presets, in order, each once (providers may share one).
     package static var keySetPresets: [(name: String, source: KeySetSource)] {
-        var seen: Set<String> = []
-        return profiles.compactMap { $0.keySet }.filter { seen.insert($0.preset).inserted }.map { ($0.preset, $0.source) }
+        var seen: Set<ExactBytes> = []
+        return profiles.compactMap { $0.keySet }.filter { seen.insert(ExactBytes($0.preset)).inserted }
+            .map { ($0.preset, $0.source) }
     }
 }
