@@ -106,7 +106,9 @@ let package = Package(
         ),
         .executableTarget(
             name: "jwtfuzz",
-            dependencies: ["JWTVerify", "JWTVerifyKeyMaking", "JWTVerifyTooling", "JWTVerifyServer", "JWTVerifyTestSupport"],
+            dependencies: [
+                "JWTVerify", "JWTVerifyKeyMaking", "JWTVerifyTooling", "JWTVerifyServer", "JWTVerifyRemote", "JWTVerifyTestSupport",
+            ],
             path: "Tests/Fuzz/FuzzTargets",
             swiftSettings: strictSettings
         ),

@@ -37,7 +37,12 @@ public struct HTTPKeySetFetcher: KeySetFetcher {
         if let lastModified { request.setHeader("If-Modified-Since", lastModified) }
         let limits = HTTPTransferLimits(
             connectTimeout: connectTimeout, totalTimeout: totalTimeout + 0.5, maximumBytes: maximumBytes, maximumRedirects: maximumRedirects)
-        switch await HTTPTransfer.perform(request, limits: limits) {
+        return Self.result(of: await HTTPTransfer.perform(request, limits: limits))
+    }
+
+    /// What a transfer's outcome means for the cache: 304, 200 with its validators, or a failure.
+    static func result(of outcome: Result<HTTPReply, HTTPTransferFailure>) -> KeySetFetchResult {
+        switch outcome {
         case .failure(let failure):
             return .failed(failure.description)
         case .success(let reply) where reply.status == 304:

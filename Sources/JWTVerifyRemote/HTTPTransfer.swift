@@ -1,5 +1,6 @@
 import CCurl
 import Foundation
+package import JWTVerify
 
 /// The limits every request of this module runs under.
 struct HTTPTransferLimits: Sendable {
@@ -255,5 +256,57 @@ private final class ReplySink {
         }
         if let data { bytes.append(contentsOf: UnsafeRawBufferPointer(start: data, count: length)) }
         return 1
+    }
+}
+
+/// Raw HTTP answers through the same head and body handling as a real exchange, without a
+/// socket: for the fuzz target of hostile answers (`make fuzz TARGET=transport`).
+package enum TransportReplay {
+    /// `raw` (a status line, header lines, a blank line, then the body) handed to the reply's sink
+    /// as libcurl hands an answer over: the head line by line, the body in chunks of `chunk`
+    /// octets, under caps of `maximumBytes` and `maximumHeaderBytes`.
+    static func replay(_ raw: [UInt8], chunk: Int, maximumBytes: Int, maximumHeaderBytes: Int) -> Result<HTTPReply, HTTPTransferFailure> {
+        let limits = HTTPTransferLimits(
+            connectTimeout: 1, totalTimeout: 1, maximumBytes: maximumBytes, maximumRedirects: 0, maximumHeaderBytes: maximumHeaderBytes)
+        let sink = ReplySink(limits: limits)
+        var offset = 0
+        var status = 0
+        return raw.withUnsafeBufferPointer { bytes -> Result<HTTPReply, HTTPTransferFailure> in
+            let base = UnsafeRawPointer(bytes.baseAddress ?? UnsafePointer(bitPattern: 1)!).assumingMemoryBound(to: CChar.self)
+            while offset < bytes.count {
+                let end = bytes[offset...].firstIndex(of: 0x0A).map { $0 + 1 } ?? bytes.count
+                let line = bytes[offset..<end]
+                if status == 0, line.starts(with: "HTTP/".utf8) {
+                    status = Int(String(decoding: line.dropFirst(9).prefix(3), as: UTF8.self)) ?? 0
+                }
+                guard sink.header(base + offset, end - offset) == 1 else { return .failure(sink.problem!) }
+                offset = end
+                if line.count <= 2, line.allSatisfy({ $0 == 0x0D || $0 == 0x0A }) { break }
+            }
+            while offset < bytes.count {
+                let length = min(max(1, chunk), bytes.count - offset)
+                guard sink.body(base + offset, length) == 1 else { return .failure(sink.problem!) }
+                offset += length
+            }
+            return .success(HTTPReply(status: status, headers: sink.headers, body: sink.bytes))
+        }
+    }
+
+    /// `raw` as a key origin's answer: what the key-set cache would make of it, and the key set
+    /// its body parses to (nil when it is not one).
+    package static func keySetAnswer(_ raw: [UInt8], chunk: Int) -> (KeySetFetchResult, JWKSet?) {
+        let outcome = HTTPKeySetFetcher.result(of: replay(raw, chunk: chunk, maximumBytes: 16 * 1024, maximumHeaderBytes: 2048))
+        guard case .document(let body, _, _, _) = outcome else { return (outcome, nil) }
+        return (outcome, try? JWKSet(json: body))
+    }
+
+    /// `raw` as Apple's answer to a token request: the members it holds, or the error it is.
+    package static func appleAnswer(_ raw: [UInt8], chunk: Int, expectsObject: Bool) -> Result<[String: JSONValue], SignInWithAppleError> {
+        let outcome = replay(raw, chunk: chunk, maximumBytes: 16 * 1024, maximumHeaderBytes: 2048)
+        do {
+            return .success(try AppleAnswer.judge(outcome, expectsObject: expectsObject, redacting: ["secret-1"]).members)
+        } catch {
+            return .failure(error)
+        }
     }
 }

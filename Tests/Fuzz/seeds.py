@@ -44,6 +44,29 @@ elif target == "mb":
     # s + n), message bytes.
     seeds = [bytes([size]) + b"".join(bytes([k + lane, (kind + lane) % 9]) + bytes(range(lane, lane + 22)) for lane in range(8))
              for size in range(3) for k in range(4) for kind in range(9)]
+elif target == "transport":
+    # Knob byte (chunk size, key origin or Apple, object or not), then a raw HTTP answer.
+    jwks = open(os.path.join(root, "Vectors", "jwks.json"), "rb").read()
+    heads = [b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nCache-Control: max-age=600\r\nETag: \"v1\"\r\n\r\n",
+             b"HTTP/1.1 304 Not Modified\r\nCache-Control: no-cache\r\n\r\n",
+             b"HTTP/1.1 100 Continue\r\n\r\nHTTP/1.1 200 OK\r\nX-A: b\r\n\r\n",
+             b"HTTP/1.1 400 Bad Request\r\nContent-Type: application/json\r\n\r\n",
+             b"HTTP/1.1 429 Too Many\r\nRetry-After: 120\r\n\r\n"]
+    bodies = [jwks, b'{"access_token":"a","token_type":"Bearer","expires_in":3600,"id_token":"x.y.z"}',
+              b'{"error":"invalid_grant","error_description":"secret-1 was used"}', b"<html>", b"{" * 300]
+    seeds = [bytes([k]) + h + b for k in (0, 1, 6, 67, 130) for h in heads for b in bodies]
+elif target == "serve":
+    # A request line, header lines ("@" stands for a valid token), a blank line, a body.
+    paths = ["/auth", "/auth/apple", "/auth/default", "/auth/nope", "/auth/..", "/auth/a/../b", "/auth/%2F", "/auth//x",
+             "/verify", "/verify/apple", "/notifications/apple", "/healthz?x=1", "/auth/\u212a", "/metrics"]
+    headers = ["Authorization: Bearer @", "Authorization: Bearer @\nAuthorization: Bearer @", "X-Token: @",
+               "Authorization: Bearer @\nX-Token: @", "Cookie: session=@", "Cookie: session=@; session=@", "Authorization: Basic YQ=="]
+    seeds = [f"{m} {p}\n{h}\n\n{b}".encode() for m, p in [("GET", x) for x in paths] + [("POST", "/verify")]
+             for h in headers for b in ["", "@"]]
+elif target == "notification":
+    seeds = [bytes([0]) + b'{"payload":"a.b.c"}', bytes([1]) + b"x.y.z", bytes([2]) + b'"{\"type\":\"consent-revoked\",\"sub\":\"s\",\"event_time\":1700000000}"',
+             bytes([2]) + b'"{\"type\":\"email-disabled\",\"sub\":\"s\",\"email\":\"a@b\",\"is_private_email\":\"true\",\"event_time\":1}"',
+             bytes([0]) + b'{"signedPayload":"a.b.c"}', bytes([0]) + b"[" * 200]
 elif target == "jwks":
     for name in ["jwks.json", "google-x509-keys.json"]:
         seeds.append(open(os.path.join(root, "Vectors", name), "rb").read())

@@ -90,7 +90,7 @@ struct ServeHeaderRulesTests {
         for (path, method, headers, body, status) in [
             ("/auth", "GET", ServeTests.bearer(ServeTests.valid), "", 200),
             ("/auth", "GET", ServeTests.bearer(expired), "", 401),
-            ("/auth", "GET", [], "", 401), ("/auth/x", "HEAD", ServeTests.bearer(ServeTests.valid), "", 200),
+            ("/auth", "GET", [], "", 401), ("/auth/x", "HEAD", ServeTests.bearer(ServeTests.valid), "", 404),
             ("/verify", "POST", [], ServeTests.valid + "\n", 200), ("/verify", "POST", [], "hello\n", 400),
             ("/auth", "DELETE", [], "", 405),
         ] as [(String, String, [(String, String)], String, Int)] {

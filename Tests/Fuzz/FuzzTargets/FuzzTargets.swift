@@ -11,9 +11,18 @@
 //             valid, mutated, random and edge-valued signatures: any disagreement crashes
 //   rsa       the RS256/RS384/RS512 Montgomery chain against OpenSSL's EVP_PKEY_verify, the same way,
 //             with keys of several sizes and exponents
+//   transport arbitrary bytes as a key origin's and as Apple's raw HTTP answer, handed over as
+//             libcurl hands them (head line by line, body in chunks): never past a cap, never a
+//             secret repeated, never a key set from anything but a 200
+//   serve     arbitrary requests through serve's service: the path (routes, dot segments, escapes)
+//             and the credential headers; never a 200 from the wrong route or from two credentials,
+//             every answer header-safe
+//   notification  arbitrary bytes as a notification body on a notification route and as the
+//             signed payload inside a well-formed envelope
 // A plain build replays files given as arguments through the chosen target.
 import JWTVerify
 import JWTVerifyKeyMaking
+import JWTVerifyRemote
 import JWTVerifyServer
 import JWTVerifyTooling
 import JWTVerifyTestSupport
@@ -238,6 +247,110 @@ enum FuzzTargets {
         }
     }
 
+    /// One transport case: byte 0 picks the chunk size and the reader, the rest is the raw answer.
+    static func transport(_ bytes: UnsafeRawBufferPointer) {
+        guard let knob = bytes.first else { return }
+        let raw = Array(bytes.dropFirst())
+        let chunk = 1 + Int(knob >> 2)
+        if knob & 1 == 0 {
+            let (result, keys) = TransportReplay.keySetAnswer(raw, chunk: chunk)
+            switch result {
+            case .document(let body, let maxAge, _, _):
+                if body.count > 16 * 1024 { fatalError("a body of \(body.count) octets passed the 16 KiB cap") }
+                if let maxAge, !(maxAge >= 0) { fatalError("max-age \(maxAge)") }
+                if let keys { for key in keys.keys { _ = SignatureAlgorithm.all.filter(key.mayVerify) } }
+            case .notModified, .failed:
+                if keys != nil { fatalError("a key set from an answer that is not a 200") }
+            }
+        } else {
+            switch TransportReplay.appleAnswer(raw, chunk: chunk, expectsObject: knob & 2 == 0) {
+            case .success: break
+            case .failure(let error):
+                if error.detail.contains("secret-1") { fatalError("a secret repeated in an error: \(error.detail)") }
+            }
+        }
+    }
+
+    /// The service over two file-key routes: `default` (the generic policy) and `apple` (Sign in
+    /// with Apple's notifications), with claim headers and a token header and cookie.
+    static let service: ServeService = {
+        func route(_ name: String, _ policy: VerificationPolicy) -> ServeRoute {
+            ServeRoute(
+                configuration: RouteConfiguration(
+                    name: name, claimHeaders: claimHeaders, tokenHeader: "X-Token", tokenCookie: "session", realm: "r", time: .fixed(TokenFactory.now)),
+                keys: .files(Verifier(keys: TokenFactory.keys, policy: policy.clock { TokenFactory.now }), loadedAt: 0, count: 2))
+        }
+        return ServeService(
+            routes: ServeRoutes(routes: [
+                "default": route("default", verifier.policy), "apple": route("apple", .appleNotification(audiences: [TokenFactory.audience])),
+            ]))
+    }()
+    static let servedToken = TokenFactory.token(payload: TokenFactory.claims())
+
+    /// One serve case: lines of `METHOD PATH`, then `Name: value` headers (`@` in a value stands
+    /// for a valid token), then `\n\n` and a body.
+    static func serve(_ bytes: UnsafeRawBufferPointer) {
+        let text = String(decoding: bytes, as: UTF8.self)
+        let parts = text.split(separator: "\n\n", maxSplits: 1, omittingEmptySubsequences: false)
+        var lines = parts[0].split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+        guard !lines.isEmpty else { return }
+        let first = lines.removeFirst().split(separator: " ", maxSplits: 1).map(String.init)
+        let method = first.first ?? "GET"
+        let path = first.count > 1 ? first[1] : "/auth"
+        var headers: [(String, String)] = []
+        var cookies: [(String, String)] = []
+        for line in lines {
+            guard let colon = line.firstIndex(of: ":") else { continue }
+            let name = String(line[..<colon])
+            let value = line[line.index(after: colon)...].split(separator: "@", omittingEmptySubsequences: false).joined(separator: servedToken)
+            if name.lowercased() == "cookie" {
+                for pair in value.split(separator: ";") {
+                    let kv = pair.split(separator: "=", maxSplits: 1).map { String($0.drop { $0 == " " }) }
+                    if let name = kv.first { cookies.append((name, kv.count > 1 ? kv[1] : "")) }
+                }
+            } else {
+                headers.append((name, value))
+            }
+        }
+        let body = parts.count > 1 ? Array(parts[1].utf8) : []
+        let request = InMemoryRequest(method: method, path: path, repeated: headers, repeatedCookies: cookies, body: body)
+        let response = service.handle(request)
+        for (name, value) in response.headers {
+            for byte in Array(name.utf8) + Array(value.utf8) where byte < 0x20 || byte >= 0x7F {
+                fatalError("header \(name) carries byte \(byte): \(value)")
+            }
+        }
+        guard response.status == 200 else { return }
+        // A 200 only for the exact paths a route answers, and for one credential.
+        let bare = path.split(separator: "?", maxSplits: 1, omittingEmptySubsequences: false)[0]
+        let exact = ["/auth", "/verify", "/auth/default", "/verify/default", "/auth/apple", "/verify/apple", "/notifications/apple", "/appstore/apple", "/healthz", "/ready", "/metrics", "/notifications", "/appstore"]
+        if !exact.contains(where: { Array($0.utf8) == Array(bare.utf8) }) { fatalError("200 for path \(path)") }
+        if bare.hasPrefix("/auth") {
+            let credentials = request.headerCount("Authorization") + request.headerCount("X-Token") + request.cookieCount("session")
+            if credentials > 1 { fatalError("200 for a request with \(credentials) credentials") }
+        }
+    }
+
+    /// One notification case: byte 0 picks the body's shape, the rest fills it.
+    static func notification(_ bytes: UnsafeRawBufferPointer) {
+        guard let shape = bytes.first else { return }
+        let rest = Array(bytes.dropFirst())
+        var body: [UInt8]
+        switch shape % 3 {
+        case 0: body = rest
+        case 1:
+            var escaped = OutputText()
+            escaped.string(String(decoding: rest, as: UTF8.self))
+            body = Array(#"{"payload":\#(escaped.string)}"#.utf8)
+        default:
+            // A signed notification whose payload's members come from the fuzzer.
+            let payload = #"{"iss":"https://appleid.apple.com","aud":"\#(TokenFactory.audience)","iat":1700000000,"exp":1700003600,"jti":"j","events":"# + String(decoding: rest, as: UTF8.self) + "}"
+            body = Array(#"{"payload":""#.utf8) + Array(TokenFactory.token(payload: payload).utf8) + Array(#""}"#.utf8)
+        }
+        let response = service.handle(InMemoryRequest(method: "POST", path: "/notifications/apple", body: body))
+        if ![200, 400, 401, 503].contains(response.status) { fatalError("notification answered \(response.status)") }
+    }
+
     static func checkHeaders(_ answer: GatewayAnswer) {
         for (name, value) in answer.headers {
             for byte in Array(name.utf8) + Array(value.utf8) where byte < 0x20 || byte >= 0x7F {
@@ -334,6 +447,12 @@ enum FuzzTargets {
             multiBuffer(bytes)
         case "http":
             http(bytes)
+        case "transport":
+            transport(bytes)
+        case "serve":
+            serve(bytes)
+        case "notification":
+            notification(bytes)
         case "cache":
             // A stream of genuine, repeated and mutated tokens, evaluated at moving times with
             // varying nonces, through a cached and an uncached verifier side by side. Each pair of
