@@ -10,12 +10,17 @@
 /// - segments after the route name (`/auth/a/b`);
 /// - a path that does not start with `/`.
 ///
+/// One endpoint takes more: `/ext-authz/NAME/...`, for Envoy's `ext_authz`, which always puts the
+/// request's own path after its `path_prefix`. NAME (required; `default` names the command line's
+/// route) is read by the same rules; what follows it is the client's path, never read as a route.
+///
 /// The query (from the first `?`) is ignored, as it always was: gateways add their own, and no
 /// endpoint reads one. Endpoint and route names are compared as bytes (``ExactBytes``).
 package struct RequestPath: Sendable {
     /// The endpoints `serve` answers.
     package enum Endpoint: String, Sendable, CaseIterable {
         case auth, verify, notifications, appstore, metrics, healthz, ready
+        case extAuthz = "ext-authz"
     }
 
     /// The endpoint the first segment names exactly, or `nil` for a path `serve` has none for.
@@ -35,6 +40,18 @@ package struct RequestPath: Sendable {
             return .failure(Refusal(description: "the path does not start with /"))
         }
         if bytes.count == 1 { return .success(RequestPath(endpoint: nil, routeName: nil)) }
+        if bytes.dropFirst().starts(with: "ext-authz/".utf8) {
+            // The route, then the client's own path (Envoy's), which names no route.
+            let name = bytes.dropFirst(11).prefix { $0 != UInt8(ascii: "/") }
+            guard !name.isEmpty else { return .failure(Refusal(description: "ext-authz needs a route name")) }
+            guard !name.contains(UInt8(ascii: "%")) else {
+                return .failure(Refusal(description: "percent-encoding in the route name is refused"))
+            }
+            guard !name.allSatisfy({ $0 == UInt8(ascii: ".") }) || name.count > 2 else {
+                return .failure(Refusal(description: "the path has a dot segment"))
+            }
+            return .success(RequestPath(endpoint: .extAuthz, routeName: String(decoding: name, as: UTF8.self)))
+        }
         guard !bytes.contains(UInt8(ascii: "%")) else {
             return .failure(Refusal(description: "percent-encoding in the path is refused"))
         }

@@ -98,12 +98,14 @@ package final class ServeService: Sendable {
         switch RequestPath.parse(path) {
         case .failure(let refusal):
             response = Self.badRequest(refusal)
-        case .success(let parsed) where parsed.endpoint == .auth:
+        case .success(let parsed) where parsed.endpoint == .auth || parsed.endpoint == .extAuthz:
             guard Self.isAuthMethod(request.method) else {
                 response = Self.methodNotAllowed("GET, HEAD, POST")
                 break
             }
-            guard let route = routes.route(named: parsed.routeName) else {
+            // `/ext-authz/NAME` names every route, the command line's as `default`.
+            let name = parsed.endpoint == .extAuthz && exactlyEquals(parsed.routeName, ServeRoute.defaultName) ? nil : parsed.routeName
+            guard let route = routes.route(named: name) else {
                 response = Self.notFound("no route for \(path)")
                 break
             }
@@ -145,12 +147,12 @@ package final class ServeService: Sendable {
         return response
     }
 
-    /// Whether the path's first segment is `auth` or `verify`, compared as bytes.
+    /// Whether the path's first segment is `auth`, `ext-authz` or `verify`, compared as bytes.
     private static func isAuthOrVerify(_ path: String) -> Bool {
         var bytes = path.utf8[...]
         while bytes.first == UInt8(ascii: "/") { bytes = bytes.dropFirst() }
         let segment = bytes.prefix { $0 != UInt8(ascii: "/") && $0 != UInt8(ascii: "?") }
-        return segment.elementsEqual("auth".utf8) || segment.elementsEqual("verify".utf8)
+        return segment.elementsEqual("auth".utf8) || segment.elementsEqual("verify".utf8) || segment.elementsEqual("ext-authz".utf8)
     }
 
     /// `/verify` and `/notifications` while no keys can be had: 503, retry later.

@@ -418,7 +418,7 @@ struct GatewayTests {
             })
         #expect(removed == Set(names.map { $0.lowercased() }))
         #expect(envoy[0].contains("headers_with_underscores_action: DROP_HEADER"))
-        #expect(envoy[0].contains("path_prefix: /auth"))
+        #expect(envoy[0].contains("path_prefix: /ext-authz/default"))
         #expect(envoy[0].contains(#"uri: "http://127.0.0.1:8080""#))
         // The filters run in order: the removal first, then the check, then the router.
         let order = ["envoy.filters.http.header_mutation", "envoy.filters.http.ext_authz", "envoy.filters.http.router"]

@@ -54,6 +54,27 @@ struct ServeRoutePathTests {
         #expect(try RawHTTP.request(serve.port, path: "/auth?route=ios", headers: bearer).status == 200)
     }
 
+    @Test("/ext-authz/NAME/...: Envoy's prefix names the route; the client's path after it never does")
+    func extAuthz() throws {
+        let workspace = try ServeTests.Workspace()
+        let config = try Self.routes(workspace, ["ios"])
+        let serve = try ServeProcess(ServeTests.flags(workspace, ["--config", config.path]))
+        let bearer = ServeTests.bearer(ServeTests.valid)
+        let web = ServeTests.bearer(Self.web)
+        for (path, headers, status) in [
+            ("/ext-authz/default", bearer, 200), ("/ext-authz/default/app/x?y=1", bearer, 200),
+            ("/ext-authz/default/ios", web, 403),  // the client's path names no route
+            ("/ext-authz/default/../ios/%2F", bearer, 200), ("/ext-authz/ios/anything", web, 200),
+            ("/ext-authz/ios/anything", bearer, 403), ("/ext-authz/nope/x", bearer, 404),
+            ("/ext-authz/\u{212A}/x", bearer, 404), ("/ext-authz/%64efault/x", bearer, 400),
+            ("/ext-authz/../x", bearer, 400), ("/ext-authz/", bearer, 400), ("/ext-authz//x", bearer, 400),
+        ] as [(String, [(String, String)], Int)] {
+            let answer = try RawHTTP.request(serve.port, path: path, headers: headers)
+            #expect(answer.status == status, "\(path)")
+            if status == 200 { #expect(answer.header("X-JWT-Sub") != nil && answer.header("Cache-Control") == "no-store", "\(path)") }
+        }
+    }
+
     @Test("dot segments, percent-encoding (as sent: libmicrohttpd does not undo it), empty and extra segments are 400")
     func ambiguousPaths() throws {
         let workspace = try ServeTests.Workspace()

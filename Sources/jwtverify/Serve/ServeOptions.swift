@@ -157,6 +157,10 @@ struct ServeOptions {
                              command line's route answers the bare paths only. A NAME no route
                              has is 404; a path with %-encoding, a dot or empty segment, or a
                              segment after NAME is 400 (on every endpoint). The query is ignored.
+          /ext-authz/NAME/...
+                             the /auth check for Envoy's ext_authz (path_prefix /ext-authz/NAME,
+                             default for the command line's route); the client's path after
+                             NAME is never read as a route.
           /verify[/NAME]     POST a JSON request {"token", "nonce"?, "id"?} or JSON Lines of them:
                              200 with verify's output record for each, in order; 400 when a line
                              is not JSON, 413 over --max-body-bytes.
