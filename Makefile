@@ -167,7 +167,7 @@ fuzz: deps
 	    -Xswiftc -sanitize=fuzzer,address -Xswiftc -DFUZZING -Xcc -fsanitize=fuzzer-no-link,address
 	mkdir -p .fuzz/$(TARGET)/corpus .fuzz/$(TARGET)/seeds
 	python3 Tests/Fuzz/seeds.py $(TARGET) .fuzz/$(TARGET)/seeds
-	cd .fuzz/$(TARGET) && JWTFUZZ_TARGET=$(TARGET) ../../.build/fuzz/release/jwtfuzz -max_total_time=$(FUZZ_SECONDS) \
+	cd .fuzz/$(TARGET) && SWIFT_BACKTRACE=enable=no JWTFUZZ_TARGET=$(TARGET) ../../.build/fuzz/release/jwtfuzz -max_total_time=$(FUZZ_SECONDS) \
 	    -max_len=$$( [ $(TARGET) = jwks ] && echo 65536 || echo 8192 ) -print_final_stats=1 corpus seeds
 
 fuzz-json:

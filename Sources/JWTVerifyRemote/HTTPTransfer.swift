@@ -276,12 +276,13 @@ package enum TransportReplay {
             while offset < bytes.count {
                 let end = bytes[offset...].firstIndex(of: 0x0A).map { $0 + 1 } ?? bytes.count
                 let line = bytes[offset..<end]
-                if status == 0, line.starts(with: "HTTP/".utf8) {
+                if line.starts(with: "HTTP/".utf8) {
                     status = Int(String(decoding: line.dropFirst(9).prefix(3), as: UTF8.self)) ?? 0
                 }
                 guard sink.header(base + offset, end - offset) == 1 else { return .failure(sink.problem!) }
                 offset = end
-                if line.count <= 2, line.allSatisfy({ $0 == 0x0D || $0 == 0x0A }) { break }
+                // The blank line ends the head, unless it ended a 1xx's (another head follows).
+                if line.count <= 2, line.allSatisfy({ $0 == 0x0D || $0 == 0x0A }), !(100..<200).contains(status) { break }
             }
             while offset < bytes.count {
                 let length = min(max(1, chunk), bytes.count - offset)

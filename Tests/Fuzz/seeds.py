@@ -58,7 +58,8 @@ elif target == "transport":
 elif target == "serve":
     # A request line, header lines ("@" stands for a valid token), a blank line, a body.
     paths = ["/auth", "/auth/apple", "/auth/default", "/auth/nope", "/auth/..", "/auth/a/../b", "/auth/%2F", "/auth//x",
-             "/verify", "/verify/apple", "/notifications/apple", "/healthz?x=1", "/auth/\u212a", "/metrics"]
+             "/verify", "/verify/apple", "/notifications/apple", "/healthz?x=1", "/auth/\u212a", "/metrics",
+             "/ext-authz/default/app", "/ext-authz/apple", "/ext-authz/nope/x", "/ext-authz/%61pple"]
     headers = ["Authorization: Bearer @", "Authorization: Bearer @\nAuthorization: Bearer @", "X-Token: @",
                "Authorization: Bearer @\nX-Token: @", "Cookie: session=@", "Cookie: session=@; session=@", "Authorization: Basic YQ=="]
     seeds = [f"{m} {p}\n{h}\n\n{b}".encode() for m, p in [("GET", x) for x in paths] + [("POST", "/verify")]

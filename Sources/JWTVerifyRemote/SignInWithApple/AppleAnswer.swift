@@ -43,7 +43,7 @@ struct AppleAnswer: CustomStringConvertible, CustomDebugStringConvertible, Custo
             guard expectsObject else { return AppleAnswer(members: [:]) }
             guard let object else {
                 throw SignInWithAppleError(
-                    .response, .responseInvalid, detail: "Apple's 200 answer is not a JSON object (\(Self.describe(reply)))", status: 200)
+                    .response, .responseInvalid, detail: "Apple's 200 answer is not a JSON object (\(Self.describe(reply, secrets)))", status: 200)
             }
             return AppleAnswer(members: object)
         case 429, 500...599:
@@ -60,7 +60,7 @@ struct AppleAnswer: CustomStringConvertible, CustomDebugStringConvertible, Custo
                     detail: "Apple answered \(reply.status) \(code)" + (description.map { ": \($0.prefix(200))" } ?? ""), status: reply.status)
             }
             throw SignInWithAppleError(
-                .response, .unexpectedStatus, detail: "Apple answered \(reply.status) without an OAuth error (\(Self.describe(reply)))",
+                .response, .unexpectedStatus, detail: "Apple answered \(reply.status) without an OAuth error (\(Self.describe(reply, secrets)))",
                 status: reply.status)
         }
     }
@@ -99,10 +99,21 @@ struct AppleAnswer: CustomStringConvertible, CustomDebugStringConvertible, Custo
         }
     }
 
-    /// What a body that is not the contract looks like, without repeating it.
-    private static func describe(_ reply: HTTPReply) -> String {
-        let type = reply.header("Content-Type") ?? "no Content-Type"
-        return "\(reply.body.count) octets, \(type)"
+    /// What a body that is not the contract looks like, without repeating it: its size and media
+    /// type (the type's first 64 octets of token characters, the request's secrets cut, so no
+    /// header text of Apple's can carry a secret into an error).
+    private static func describe(_ reply: HTTPReply, _ secrets: [String]) -> String {
+        guard let type = reply.header("Content-Type").map({ redact($0, secrets) }) else {
+            return "\(reply.body.count) octets, no Content-Type"
+        }
+        let media = type.utf8.prefix { $0 != UInt8(ascii: ";") }.prefix(64)
+        let safe = media.allSatisfy { byte in
+            switch byte {
+            case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "0")...UInt8(ascii: "9"): true
+            default: "/+-.!#$&^_".utf8.contains(byte)
+            }
+        }
+        return "\(reply.body.count) octets, " + (safe ? String(decoding: media, as: UTF8.self) : "an unreadable Content-Type")
     }
 
     private static func redact(_ text: String, _ secrets: [String]) -> String {
