@@ -118,6 +118,7 @@ let package = Package(
             path: "Tests/Support",
             exclude: [
                 "jwks_origin.py", "ocsp_responder.py", "apple_standin.py", "loopback_http.py", "recording_backend.py",
+                "junk_responder.py",
             ],
             swiftSettings: strictSettings
         ),

@@ -73,3 +73,43 @@ struct AppStoreOnlineCheckTests {
         #expect(reason(try token("late")) == "revocation_unavailable")
     }
 }
+
+/// OCSP answers are bounded too (OpenSSL's HTTP client, 1 MiB, no content coding asked or undone):
+/// a responder that sends 50 MB, a head without end, or a DER length claiming 1 GiB leaves the
+/// check `revocation_unavailable` and the process's peak memory within a few MiB of a good check's.
+@Suite("App Store online checks: hostile OCSP responders", .serialized)
+struct AppStoreHostileResponderTests {
+    @Test("50 MB, an endless head, a 1 GiB DER claim: revocation_unavailable, in bounded memory", arguments: ["big", "endless_head", "der_bomb"])
+    func hostile(_ mode: String) throws {
+        let pki = try AppStoreChainFactory()
+        let rootPort = ExternalProgram.freePort()
+        let junkPort = ExternalProgram.freePort()
+        try pki.root("root")
+        try pki.issue("ca", by: "root", section: "ca", ocsp: "http://127.0.0.1:\(rootPort)")
+        try pki.issue("leaf", by: "ca", section: "leaf", ocsp: "http://127.0.0.1:\(junkPort)")
+        try pki.ocspIndex("root-index.txt", good: ["ca"], revoked: [])
+        let rootResponder = try pki.ocspResponder(issuer: "root", index: "root-index.txt", port: rootPort)
+        let junk = Process()
+        junk.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        junk.arguments = ["python3", CLIRunner.repositoryRoot.appendingPathComponent("Tests/Support/junk_responder.py").path, "\(junkPort)", mode]
+        junk.standardOutput = FileHandle.nullDevice
+        junk.standardError = FileHandle.nullDevice
+        try junk.run()
+        defer {
+            for process in [rootResponder, junk] where process.isRunning {
+                kill(process.processIdentifier, SIGKILL)
+                process.waitUntilExit()
+            }
+        }
+        #expect(ExternalProgram.waitForPort(rootPort) && ExternalProgram.waitForPort(junkPort))
+        let now = Date().timeIntervalSince1970
+        let token = try pki.token(
+            payload: AppStoreChainFactory.transaction(signedDate: now - 86_400 * 400), chain: ["leaf", "ca", "root"], signer: "leaf")
+        let root = pki.directory.appendingPathComponent("root.pem").path
+        let flags = ["verify", "--profile", "app-store", "--bundle-id", "com.example.app", "--apple-root", root]
+        let offline = try CLIRunner.runMeasured(flags, input: Data((token + "\n").utf8))
+        let online = try CLIRunner.runMeasured(flags + ["--online-checks"], input: Data((token + "\n").utf8))
+        #expect(online.outcome.records.first?["reason"] as? String == "revocation_unavailable", "\(online.outcome.stdoutText) \(online.outcome.stderr)")
+        #expect(online.peakKiB > 0 && online.peakKiB <= offline.peakKiB + 8 * 1024, "peak \(online.peakKiB) KiB, offline \(offline.peakKiB) KiB")
+    }
+}
