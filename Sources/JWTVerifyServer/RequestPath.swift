@@ -68,6 +68,7 @@ package struct RequestPath: Sendable {
             return .failure(Refusal(description: "the path has segments after the route name"))
         }
         let endpoint = Endpoint.allCases.first { $0.rawValue.utf8.elementsEqual(segments[0]) }
+        if endpoint == .extAuthz { return .failure(Refusal(description: "ext-authz needs a route name")) }
         let name = segments.count == 2 ? String(decoding: segments[1], as: UTF8.self) : nil
         return .success(RequestPath(endpoint: endpoint, routeName: name))
     }

@@ -68,6 +68,7 @@ struct ServeRoutePathTests {
             ("/ext-authz/ios/anything", bearer, 403), ("/ext-authz/nope/x", bearer, 404),
             ("/ext-authz/\u{212A}/x", bearer, 404), ("/ext-authz/%64efault/x", bearer, 400),
             ("/ext-authz/../x", bearer, 400), ("/ext-authz/", bearer, 400), ("/ext-authz//x", bearer, 400),
+            ("/ext-authz", bearer, 400), ("/ext-authz?default/app", bearer, 400),
         ] as [(String, [(String, String)], Int)] {
             let answer = try RawHTTP.request(serve.port, path: path, headers: headers)
             #expect(answer.status == status, "\(path)")
