@@ -53,7 +53,9 @@ struct AppleAnswer: CustomStringConvertible, CustomDebugStringConvertible, Custo
                 detail: "Apple answered \(reply.status)" + (retryAfter.map { "; retry after \(Int($0)) s" } ?? ""), status: reply.status,
                 retryAfter: retryAfter)
         default:
-            if let code = object?["error"]?.stringValue, !code.isEmpty {
+            if let sent = object?["error"]?.stringValue, !sent.isEmpty {
+                // Apple's codes are short words; anything else, or anything holding a secret, is cut.
+                let code = String(Self.redact(sent, secrets).prefix(64))
                 let description = object?["error_description"]?.stringValue.map { Self.redact($0, secrets) }
                 throw SignInWithAppleError(
                     .apple, SignInWithAppleError.Code(rawValue: code),
