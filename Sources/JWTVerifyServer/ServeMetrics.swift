@@ -34,16 +34,23 @@ package final class ServeMetrics: Sendable {
         }
     }
 
-    /// Counts the `count` verifications of one `/auth` batch on `route` under one lock: each
-    /// one's reason (`reason(position)`, `nil`: valid) and its share of the batch's time.
-    package func batch(route: String, count: Int, secondsEach seconds: Double, reason: (Int) -> VerificationError.Reason?) {
+    /// Counts the verifications of one `/auth` batch of `count` on `route` under one lock: each
+    /// one `counted(position)` says is final (one held for a key refresh is counted when it is
+    /// verified again), with its reason (`reason(position)`, `nil`: valid) and its share of the
+    /// batch's time. The batch's size counts once, whatever it held.
+    package func batch(
+        route: String, count: Int, secondsEach seconds: Double, counted: (Int) -> Bool = { _ in true },
+        reason: (Int) -> VerificationError.Reason?
+    ) {
         counts.withLock { counts in
-            for position in 0..<count {
+            var final = 0
+            for position in 0..<count where counted(position) {
                 counts.verdicts[route, default: [:]][reason(position)?.rawValue ?? "", default: 0] += 1
+                final += 1
             }
-            counts.latencyCount += count
-            counts.latencySum += seconds * Double(count)
-            if let bucket = Self.latencyBuckets.firstIndex(where: { seconds <= $0 }) { counts.latencyBuckets[bucket] += count }
+            counts.latencyCount += final
+            counts.latencySum += seconds * Double(final)
+            if let bucket = Self.latencyBuckets.firstIndex(where: { seconds <= $0 }) { counts.latencyBuckets[bucket] += final }
             counts.batchSizes[min(count, AuthGathering.limit) - 1] += 1
         }
     }

@@ -200,7 +200,10 @@ package final class ServeService: Sendable {
                 }
             }
             let seconds = (ThroughputClock.now() - started) / Double(batch.count)
-            metrics.batch(route: route.name, count: batch.count, secondsEach: seconds) { gathering.entries[gathering.positions[$0]].reason }
+            // A request held for a key refresh is counted once, when it is verified again.
+            metrics.batch(route: route.name, count: batch.count, secondsEach: seconds) { gathering.entries[gathering.positions[$0]].wait == nil } reason: {
+                gathering.entries[gathering.positions[$0]].reason
+            }
         }
         for index in 0..<count {
             let entry = gathering.entries[index]
@@ -237,6 +240,7 @@ package final class ServeService: Sendable {
                 return finish(HTTPResponse(status: answer.status, headers: answer.headers), log: &log)
             },
             expired: { [self] in
+                metrics.verification(route: route.name, reason: .keySetUnavailable, seconds: options.refreshWait)
                 let answer = GatewayAnswer.rejected(.keySetUnavailable, realm: options.realm)
                 var log = log
                 log.reason = VerificationError.Reason.keySetUnavailable.rawValue
@@ -473,7 +477,8 @@ package final class ServeService: Sendable {
             }
         }
         let reason: String? = if case .failure(let rejection) = received { rejection.code } else { nil }
-        if verified {
+        // A body held for a key refresh is counted once, when it is evaluated again.
+        if verified && probe.refresh == nil {
             metrics.verification(route: route.name, reason: reason.map(VerificationError.Reason.init(rawValue:)), seconds: ThroughputClock.now() - started)
         }
         log.reason = reason

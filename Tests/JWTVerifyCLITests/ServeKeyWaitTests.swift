@@ -53,6 +53,10 @@ struct ServeKeyWaitTests {
         #expect(answer?.header("X-JWT-Reason") == "jwks_unavailable")
         #expect(answer?.header("Retry-After") != nil)
         #expect(seconds >= 0.2 && seconds < 2, "the unknown kid's request took \(seconds) s")
+        // The held request counts once, by its final answer: no unknown_kid from its first look.
+        let counted = try RawHTTP.request(serve.port, path: "/metrics").text
+        #expect(counted.contains(#"jwtverify_verifications_total{route="default",result="rejected",reason="jwks_unavailable"} 1"#), "\(counted)")
+        #expect(!counted.contains(#"reason="unknown_kid"} "#), "\(counted)")
         // The refresh is under way (or over): within the cooldown no other starts, so the next
         // unknown kid is answered at once.
         let (again, againSeconds) = try Self.timed { try RawHTTP.request(serve.port, path: "/auth", headers: ServeTests.bearer(unknown)) }
