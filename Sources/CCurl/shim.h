@@ -11,6 +11,10 @@
 #include <string.h>
 #include <curl/curl.h>
 
+#if LIBCURL_VERSION_NUM < 0x075500
+#error "JWTVerifyRemote needs libcurl >= 7.85 (CURLOPT_PROTOCOLS_STR)"
+#endif
+
 /** A sink for one header line or one chunk of decoded body: 1 to go on, 0 to stop the transfer now. */
 typedef int (*ccurl_sink)(void *context, const char *data, size_t length);
 

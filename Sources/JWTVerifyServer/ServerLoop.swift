@@ -356,7 +356,7 @@ final class ServerLoop: @unchecked Sendable {
     /// 413 for a body over `limit` octets.
     private static func bodyTooLarge(_ limit: Int) -> HTTPResponse {
         HTTPResponse(
-            status: 413, headers: [("Content-Type", "application/json"), ("Connection", "close")],
+            status: 413, headers: [("Content-Type", "application/json"), ("Connection", "close"), ("Cache-Control", "no-store")],
             body: Array(#"{"error":"body_too_large","limit":\#(limit)}"#.utf8) + [10])
     }
 

@@ -89,5 +89,6 @@ struct ServeSlowClientTests {
         let answer = try RawHTTP.parse(data, headOnly: true)
         #expect(answer.status == 413)
         #expect(answer.header("Connection")?.lowercased() == "close")
+        #expect(answer.header("Cache-Control") == "no-store")
     }
 }
