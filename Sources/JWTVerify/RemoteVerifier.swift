@@ -40,7 +40,8 @@ public final class RemoteVerifier: Sendable {
     ///   - refreshWait: longest wait, in seconds, for the refresh an unknown `kid` starts (0.25 by
     ///     default; 0 never waits).
     public init(
-        keySet: RemoteKeySet, policy: VerificationPolicy, cache: VerifiedTokenCache.Configuration? = nil, refreshWait: Double = 0.25
+        keySet: RemoteKeySet, policy: VerificationPolicy, cache: VerifiedTokenCache.Configuration? = nil,
+        refreshWait: Double = 0.25
     ) {
         self.keySet = keySet
         self.policy = policy
@@ -52,7 +53,9 @@ public final class RemoteVerifier: Sendable {
     /// refresh and tries again. Throws `jwks_unavailable` when no keys can be had at all (the first
     /// call waits for the start-up fetch, within the fetcher's own time-outs), or when the refresh
     /// is still running after ``refreshWait``; `unknown_kid` when it ended without that key.
-    public func verify(_ token: String, nonce: String? = nil, at time: Double? = nil) async throws(VerificationError) -> VerifiedToken {
+    public func verify(_ token: String, nonce: String? = nil, at time: Double? = nil) async throws(VerificationError)
+        -> VerifiedToken
+    {
         if keySet.currentKeysAndGeneration().keys == nil { await keySet.load() }
         let first = Result { () throws(VerificationError) in try verifyWithoutWaiting(token, nonce: nonce, at: time) }
         guard case .failure(let error) = first, Self.namesUnknownKey(error) else { return try first.get() }
@@ -74,7 +77,8 @@ public final class RemoteVerifier: Sendable {
 
     /// `jwks_unavailable` for a request that stopped waiting for a refresh still under way.
     package static func refreshStillRunning(_ keySet: RemoteKeySet, waited seconds: Double) -> VerificationError {
-        VerificationError(.keySetUnavailable, detail: "the key refresh from \(keySet.url) is still running after \(seconds) s")
+        VerificationError(
+            .keySetUnavailable, detail: "the key refresh from \(keySet.url) is still running after \(seconds) s")
     }
 
     /// The one rule for a key the set lacks, for every face that waits for a refresh (this
@@ -99,7 +103,9 @@ public final class RemoteVerifier: Sendable {
     }
 
     /// Verifies `token` with the keys at hand, never waiting on the network.
-    public func verifyWithoutWaiting(_ token: String, nonce: String? = nil, at time: Double? = nil) throws(VerificationError) -> VerifiedToken {
+    public func verifyWithoutWaiting(_ token: String, nonce: String? = nil, at time: Double? = nil)
+        throws(VerificationError) -> VerifiedToken
+    {
         try currentVerifier().verify(token, nonce: nonce, at: time)
     }
 
@@ -107,7 +113,8 @@ public final class RemoteVerifier: Sendable {
     package func currentVerifier() throws(VerificationError) -> Verifier {
         let (keys, generation) = keySet.currentKeysAndGeneration()
         guard let keys else {
-            throw VerificationError(.keySetUnavailable, detail: "no keys from \(keySet.url)" + (keySet.lastFailure.map { ": \($0)" } ?? ""))
+            throw VerificationError(
+                .keySetUnavailable, detail: "no keys from \(keySet.url)" + (keySet.lastFailure.map { ": \($0)" } ?? ""))
         }
         return current.withLock { current -> Verifier in
             if let current, current.generation == generation { return current.verifier }

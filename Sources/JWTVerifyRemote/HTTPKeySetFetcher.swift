@@ -19,7 +19,9 @@ public struct HTTPKeySetFetcher: KeySetFetcher {
     public var maximumRedirects: Int
 
     /// A fetcher with the given limits (defaults: 2 s, 5 s, 1 MiB, 3 redirects).
-    public init(connectTimeout: Double = 2, totalTimeout: Double = 5, maximumBytes: Int = 1 << 20, maximumRedirects: Int = 3) {
+    public init(
+        connectTimeout: Double = 2, totalTimeout: Double = 5, maximumBytes: Int = 1 << 20, maximumRedirects: Int = 3
+    ) {
         self.connectTimeout = connectTimeout
         self.totalTimeout = totalTimeout
         self.maximumBytes = maximumBytes
@@ -36,7 +38,8 @@ public struct HTTPKeySetFetcher: KeySetFetcher {
         if let etag { request.setHeader("If-None-Match", etag) }
         if let lastModified { request.setHeader("If-Modified-Since", lastModified) }
         let limits = HTTPTransferLimits(
-            connectTimeout: connectTimeout, totalTimeout: totalTimeout + 0.5, maximumBytes: maximumBytes, maximumRedirects: maximumRedirects)
+            connectTimeout: connectTimeout, totalTimeout: totalTimeout + 0.5, maximumBytes: maximumBytes,
+            maximumRedirects: maximumRedirects)
         return Self.result(of: await HTTPTransfer.perform(request, limits: limits))
     }
 
@@ -69,7 +72,9 @@ public struct HTTPKeySetFetcher: KeySetFetcher {
         for directive in cacheControl.lowercased().split(separator: ",") {
             let parts = directive.split(separator: "=", maxSplits: 1).map { $0.trimmingCharacters(in: .whitespaces) }
             if parts.first == "no-cache" || parts.first == "no-store" { return 0 }
-            if parts.first == "max-age", parts.count == 2, let seconds = Double(parts[1].trimmingCharacters(in: CharacterSet(charactersIn: "\""))), seconds >= 0 {
+            if parts.first == "max-age", parts.count == 2,
+                let seconds = Double(parts[1].trimmingCharacters(in: CharacterSet(charactersIn: "\""))), seconds >= 0
+            {
                 result = seconds
             }
         }

@@ -89,7 +89,9 @@ enum HTTPTransferFailure: Error, Sendable, CustomStringConvertible {
 enum HTTPTransfer {
     /// Sends `request` (its URL must be https, or http to loopback) and waits for the reply, on a
     /// thread of its own (libcurl's easy interface blocks it), never on the caller's.
-    static func perform(_ request: HTTPOutgoing, limits: HTTPTransferLimits) async -> Result<HTTPReply, HTTPTransferFailure> {
+    static func perform(_ request: HTTPOutgoing, limits: HTTPTransferLimits) async -> Result<
+        HTTPReply, HTTPTransferFailure
+    > {
         guard let url = URL(string: request.url), isAllowed(url) else { return .failure(.refusedURL(request.url)) }
         _ = globalInitialization
         return await withCheckedContinuation { continuation in
@@ -103,7 +105,9 @@ enum HTTPTransfer {
     private static let globalInitialization: Int32 = ccurl_global_init()
 
     /// `request` and the redirects it leads to, one exchange at a time (blocking).
-    private static func following(_ first: HTTPOutgoing, limits: HTTPTransferLimits) -> Result<HTTPReply, HTTPTransferFailure> {
+    private static func following(_ first: HTTPOutgoing, limits: HTTPTransferLimits) -> Result<
+        HTTPReply, HTTPTransferFailure
+    > {
         var request = first
         let deadline = Date().timeIntervalSince1970 + limits.totalTimeout
         var hops = 0
@@ -122,7 +126,9 @@ enum HTTPTransfer {
                             : "more than \(limits.maximumRedirects) redirects"))
             }
             guard mayRedirect(from: URL(string: request.url), to: URL(string: location)) else {
-                return .failure(.redirectRefused("redirect to \(location) refused (never https to http, never off loopback for http)"))
+                return .failure(
+                    .redirectRefused(
+                        "redirect to \(location) refused (never https to http, never off loopback for http)"))
             }
             request.url = location
             // RFC 9110 §15.4: 303 always, and 301/302 after a POST (as every client does), go on as GET.
@@ -144,7 +150,8 @@ enum HTTPTransfer {
         var outcome = ccurl_outcome()
         let stallSeconds = max(1, Int(limits.connectTimeout.rounded(.up)))
         var curlLimits = ccurl_limits(
-            connect_timeout_ms: milliseconds(limits.connectTimeout), total_timeout_ms: milliseconds(limits.totalTimeout),
+            connect_timeout_ms: milliseconds(limits.connectTimeout),
+            total_timeout_ms: milliseconds(limits.totalTimeout),
             stall_seconds: stallSeconds)
         let started = Date().timeIntervalSince1970
         let lines = request.headers.map { "\($0.name): \($0.value)" }
@@ -164,7 +171,9 @@ enum HTTPTransfer {
         guard code == 0 else {
             if code == 28 {  // CURLE_OPERATION_TIMEDOUT: the total time-out, or the stall limit before it
                 let elapsed = Date().timeIntervalSince1970 - started
-                return .failure(elapsed < limits.totalTimeout - 0.05 ? .stalled(Double(stallSeconds)) : .timedOut(limits.totalTimeout))
+                return .failure(
+                    elapsed < limits.totalTimeout - 0.05
+                        ? .stalled(Double(stallSeconds)) : .timedOut(limits.totalTimeout))
             }
             let detail = withUnsafeBytes(of: outcome.error) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
             return .failure(.connection(detail.isEmpty ? String(cString: ccurl_describe(code)) : detail))
@@ -179,7 +188,8 @@ enum HTTPTransfer {
     private static func milliseconds(_ seconds: Double) -> Int { max(1, Int((seconds * 1000).rounded(.up))) }
 
     /// `strings` as NUL-terminated C strings for the duration of `body`.
-    private static func withCStrings<R>(_ strings: [String], _ body: (UnsafePointer<UnsafePointer<CChar>?>?) -> R) -> R {
+    private static func withCStrings<R>(_ strings: [String], _ body: (UnsafePointer<UnsafePointer<CChar>?>?) -> R) -> R
+    {
         let copies = strings.map { strdup($0) }
         defer { copies.forEach { free($0) } }
         let pointers = copies.map { UnsafePointer($0) }
@@ -242,7 +252,9 @@ private final class ReplySink {
         let name = HTTPHead.lowercased(String(decoding: line[..<colon], as: UTF8.self))
         var value = line[(colon + 1)...]
         while let first = value.first, first == 0x20 || first == 0x09 { value = value.dropFirst() }
-        while let last = value.last, last == 0x0D || last == 0x0A || last == 0x20 || last == 0x09 { value = value.dropLast() }
+        while let last = value.last, last == 0x0D || last == 0x0A || last == 0x20 || last == 0x09 {
+            value = value.dropLast()
+        }
         headers[name] = String(decoding: value, as: UTF8.self)
         return 1
     }
@@ -265,14 +277,18 @@ package enum TransportReplay {
     /// `raw` (a status line, header lines, a blank line, then the body) handed to the reply's sink
     /// as libcurl hands an answer over: the head line by line, the body in chunks of `chunk`
     /// octets, under caps of `maximumBytes` and `maximumHeaderBytes`.
-    static func replay(_ raw: [UInt8], chunk: Int, maximumBytes: Int, maximumHeaderBytes: Int) -> Result<HTTPReply, HTTPTransferFailure> {
+    static func replay(_ raw: [UInt8], chunk: Int, maximumBytes: Int, maximumHeaderBytes: Int) -> Result<
+        HTTPReply, HTTPTransferFailure
+    > {
         let limits = HTTPTransferLimits(
-            connectTimeout: 1, totalTimeout: 1, maximumBytes: maximumBytes, maximumRedirects: 0, maximumHeaderBytes: maximumHeaderBytes)
+            connectTimeout: 1, totalTimeout: 1, maximumBytes: maximumBytes, maximumRedirects: 0,
+            maximumHeaderBytes: maximumHeaderBytes)
         let sink = ReplySink(limits: limits)
         var offset = 0
         var status = 0
         return raw.withUnsafeBufferPointer { bytes -> Result<HTTPReply, HTTPTransferFailure> in
-            let base = UnsafeRawPointer(bytes.baseAddress ?? UnsafePointer(bitPattern: 1)!).assumingMemoryBound(to: CChar.self)
+            let base = UnsafeRawPointer(bytes.baseAddress ?? UnsafePointer(bitPattern: 1)!).assumingMemoryBound(
+                to: CChar.self)
             while offset < bytes.count {
                 let end = bytes[offset...].firstIndex(of: 0x0A).map { $0 + 1 } ?? bytes.count
                 let line = bytes[offset..<end]
@@ -282,7 +298,9 @@ package enum TransportReplay {
                 guard sink.header(base + offset, end - offset) == 1 else { return .failure(sink.problem!) }
                 offset = end
                 // The blank line ends the head, unless it ended a 1xx's (another head follows).
-                if line.count <= 2, line.allSatisfy({ $0 == 0x0D || $0 == 0x0A }), !(100..<200).contains(status) { break }
+                if line.count <= 2, line.allSatisfy({ $0 == 0x0D || $0 == 0x0A }), !(100..<200).contains(status) {
+                    break
+                }
             }
             while offset < bytes.count {
                 let length = min(max(1, chunk), bytes.count - offset)
@@ -296,16 +314,20 @@ package enum TransportReplay {
     /// `raw` as a key origin's answer: what the key-set cache would make of it, and the key set
     /// its body parses to (nil when it is not one).
     package static func keySetAnswer(_ raw: [UInt8], chunk: Int) -> (KeySetFetchResult, JWKSet?) {
-        let outcome = HTTPKeySetFetcher.result(of: replay(raw, chunk: chunk, maximumBytes: 16 * 1024, maximumHeaderBytes: 2048))
+        let outcome = HTTPKeySetFetcher.result(
+            of: replay(raw, chunk: chunk, maximumBytes: 16 * 1024, maximumHeaderBytes: 2048))
         guard case .document(let body, _, _, _) = outcome else { return (outcome, nil) }
         return (outcome, try? JWKSet(json: body))
     }
 
     /// `raw` as Apple's answer to a token request: the members it holds, or the error it is.
-    package static func appleAnswer(_ raw: [UInt8], chunk: Int, expectsObject: Bool) -> Result<[String: JSONValue], SignInWithAppleError> {
+    package static func appleAnswer(_ raw: [UInt8], chunk: Int, expectsObject: Bool) -> Result<
+        [String: JSONValue], SignInWithAppleError
+    > {
         let outcome = replay(raw, chunk: chunk, maximumBytes: 16 * 1024, maximumHeaderBytes: 2048)
         do {
-            return .success(try AppleAnswer.judge(outcome, expectsObject: expectsObject, redacting: ["secret-1"]).members)
+            return .success(
+                try AppleAnswer.judge(outcome, expectsObject: expectsObject, redacting: ["secret-1"]).members)
         } catch {
             return .failure(error)
         }

@@ -31,7 +31,8 @@ package struct FlushPolicy: Sendable {
     package mutating func shouldFlush(holding: Bool, ready: Int, daemonTimeout: Int, resumed: Bool) -> Bool {
         guard holding else { return false }
         waitingPasses += 1
-        return (ready == 0 && Self.daemonDue(daemonTimeout: daemonTimeout, resumed: resumed) != 0) || waitingPasses > Self.maximumWaitingPasses
+        return (ready == 0 && Self.daemonDue(daemonTimeout: daemonTimeout, resumed: resumed) != 0)
+            || waitingPasses > Self.maximumWaitingPasses
     }
 
     /// When the daemon next has work: 0 (now) after a flush resumed connections, which its own

@@ -59,7 +59,9 @@ package struct GatewayAnswer: Equatable {
 
         private static func isTokenByte(_ byte: UInt8) -> Bool {
             switch byte {
-            case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "0")...UInt8(ascii: "9"): true
+            case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"),
+                UInt8(ascii: "0")...UInt8(ascii: "9"):
+                true
             default: "!#$%&'*+-.^_`|~".utf8.contains(byte)
             }
         }
@@ -114,7 +116,8 @@ package struct GatewayAnswer: Equatable {
             return GatewayAnswer(
                 status: 401,
                 headers: [
-                    ("WWW-Authenticate", "Bearer \(realmPart)error=\"invalid_token\", error_description=\"\(code)\""), ("X-JWT-Reason", code),
+                    ("WWW-Authenticate", "Bearer \(realmPart)error=\"invalid_token\", error_description=\"\(code)\""),
+                    ("X-JWT-Reason", code),
                     (CacheRule.header, CacheRule.noStore),
                 ])
         }
@@ -139,7 +142,9 @@ package struct GatewayAnswer: Equatable {
         add("X-JWT-Alg", token.algorithm.name)
         if token.hasCapturedClaims {
             // Read by the verifier in its own pass (the route's policy keeps these claims, in order).
-            for (index, mapping) in claimHeaders.enumerated() { add(mapping.header, token.capturedClaim(at: index).map(Self.text)) }
+            for (index, mapping) in claimHeaders.enumerated() {
+                add(mapping.header, token.capturedClaim(at: index).map(Self.text))
+            }
         } else if !claimHeaders.isEmpty {
             let all = token.allClaims
             for mapping in claimHeaders { add(mapping.header, all[mapping.claim].map(Self.text)) }
@@ -168,7 +173,8 @@ package struct GatewayAnswer: Equatable {
     /// them), DEL, non-ASCII octets, and `%` itself; inside a quoted-string also `"` and `\`.
     package static func headerSafe(_ value: String, quoted: Bool) -> String {
         var needs = false
-        for byte in value.utf8 where byte < 0x20 || byte >= 0x7F || byte == UInt8(ascii: "%") || (quoted && (byte == 0x22 || byte == 0x5C)) {
+        for byte in value.utf8
+        where byte < 0x20 || byte >= 0x7F || byte == UInt8(ascii: "%") || (quoted && (byte == 0x22 || byte == 0x5C)) {
             needs = true
             break
         }

@@ -24,7 +24,10 @@ package struct KeyWait {
     package let expired: () -> HTTPResponse
 
     /// A wait for `refresh` until `deadline`.
-    package init(refresh: KeyRefresh, deadline: Double, retry: @escaping () -> HTTPResponse, expired: @escaping () -> HTTPResponse) {
+    package init(
+        refresh: KeyRefresh, deadline: Double, retry: @escaping () -> HTTPResponse,
+        expired: @escaping () -> HTTPResponse
+    ) {
         self.refresh = refresh
         self.deadline = deadline
         self.retry = retry

@@ -1,7 +1,8 @@
 import CMicroHTTPD
 import Synchronization
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// A request as libmicrohttpd holds it; header lookups are valid during the handler's call only.
@@ -23,7 +24,9 @@ struct MicroHTTPDRequest: HTTPRequest {
 
     func cookieCount(_ name: String) -> Int { Int(cmhd_value_count(connection, 1, name)) }
 
-    private static func withValue<R>(_ connection: OpaquePointer, kind: Int32, _ name: String, _ body: (UnsafeRawBufferPointer?) -> R) -> R {
+    private static func withValue<R>(
+        _ connection: OpaquePointer, kind: Int32, _ name: String, _ body: (UnsafeRawBufferPointer?) -> R
+    ) -> R {
         guard let value = cmhd_value(connection, kind, name) else { return body(nil) }
         return body(UnsafeRawBufferPointer(start: value, count: strlen(value)))
     }
@@ -50,7 +53,8 @@ package final class MicroHTTPDServer: @unchecked Sendable {
         package var requestTimeoutSeconds: Double
 
         package init(
-            threads: Int, connections: Int, timeoutSeconds: Int, headerBytes: Int, bodyBytes: Int, requestTimeoutSeconds: Double = 10
+            threads: Int, connections: Int, timeoutSeconds: Int, headerBytes: Int, bodyBytes: Int,
+            requestTimeoutSeconds: Double = 10
         ) {
             self.threads = threads
             self.connections = connections

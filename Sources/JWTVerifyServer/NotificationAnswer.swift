@@ -19,7 +19,9 @@ import JWTVerifyTooling
 ///   detail does not name the file.
 enum NotificationAnswer {
     /// The answer for `result`, under `rules`.
-    static func answer(_ result: Result<ReceivedNotification, NotificationRejection>, rules: ProviderRules) -> HTTPResponse {
+    static func answer(_ result: Result<ReceivedNotification, NotificationRejection>, rules: ProviderRules)
+        -> HTTPResponse
+    {
         var text = OutputText()
         text.beginObject()
         switch result {
@@ -29,7 +31,8 @@ enum NotificationAnswer {
             text.key("duplicate")
             text.bool(notification.isDuplicate)
             text.member("id", notification.id)
-            TokenRecordWriter.appendProviderClaims(VerificationOutcome(.success(notification.token)), rules: rules, to: &text)
+            TokenRecordWriter.appendProviderClaims(
+                VerificationOutcome(.success(notification.token)), rules: rules, to: &text)
             text.endObject()
             text.newline()
             return HTTPResponse(status: 200, headers: [("Content-Type", "application/json")], body: text.bytes)
@@ -42,7 +45,9 @@ enum NotificationAnswer {
             text.bool(false)
             var headers = [("X-JWT-Reason", rejection.code)]
             if rejection.isRetryable { headers.append(("Retry-After", "60")) }
-            return refusal(rejection.isRetryable ? 503 : 401, text, ("reason", rejection.code), ("detail", rejection.detail), headers: headers)
+            return refusal(
+                rejection.isRetryable ? 503 : 401, text, ("reason", rejection.code), ("detail", rejection.detail),
+                headers: headers)
         }
     }
 
@@ -58,7 +63,8 @@ enum NotificationAnswer {
 
     /// A refusal: the object `text` began, closed after `code` and `detail`, with `headers`.
     private static func refusal(
-        _ status: Int, _ text: consuming OutputText, _ code: (StaticString, String), _ detail: (StaticString, String), headers: [(String, String)]
+        _ status: Int, _ text: consuming OutputText, _ code: (StaticString, String), _ detail: (StaticString, String),
+        headers: [(String, String)]
     ) -> HTTPResponse {
         text.member(code.0, code.1)
         text.member(detail.0, detail.1)

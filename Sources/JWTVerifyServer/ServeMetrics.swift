@@ -4,7 +4,9 @@ import Synchronization
 /// `serve`'s counters, and their Prometheus text exposition (format 0.0.4) for `/metrics`.
 package final class ServeMetrics: Sendable {
     /// Upper bounds of the verification latency histogram, in seconds.
-    package static let latencyBuckets: [Double] = [0.000025, 0.00005, 0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.1, 1]
+    package static let latencyBuckets: [Double] = [
+        0.000025, 0.00005, 0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.1, 1,
+    ]
 
     private struct Counts {
         /// Per route, per result reason ("" for valid).
@@ -30,7 +32,9 @@ package final class ServeMetrics: Sendable {
             counts.verdicts[route, default: [:]][reason?.rawValue ?? "", default: 0] += 1
             counts.latencyCount += 1
             counts.latencySum += seconds
-            if let bucket = Self.latencyBuckets.firstIndex(where: { seconds <= $0 }) { counts.latencyBuckets[bucket] += 1 }
+            if let bucket = Self.latencyBuckets.firstIndex(where: { seconds <= $0 }) {
+                counts.latencyBuckets[bucket] += 1
+            }
         }
     }
 
@@ -50,7 +54,9 @@ package final class ServeMetrics: Sendable {
             }
             counts.latencyCount += final
             counts.latencySum += seconds * Double(final)
-            if let bucket = Self.latencyBuckets.firstIndex(where: { seconds <= $0 }) { counts.latencyBuckets[bucket] += final }
+            if let bucket = Self.latencyBuckets.firstIndex(where: { seconds <= $0 }) {
+                counts.latencyBuckets[bucket] += final
+            }
             counts.batchSizes[min(count, AuthGathering.limit) - 1] += 1
         }
     }
@@ -88,7 +94,9 @@ package final class ServeMetrics: Sendable {
         package var cache: VerifiedTokenCache.Counters?
 
         /// A route's state as read now.
-        package init(route: String, keyCount: Int, keyAge: Double?, keySet: KeyCacheMetrics?, cache: VerifiedTokenCache.Counters?) {
+        package init(
+            route: String, keyCount: Int, keyAge: Double?, keySet: KeyCacheMetrics?, cache: VerifiedTokenCache.Counters?
+        ) {
             self.route = route
             self.keyCount = keyCount
             self.keyAge = keyAge
@@ -101,20 +109,29 @@ package final class ServeMetrics: Sendable {
     package func exposition(routes: [RouteState]) -> String {
         let snapshot = counts.withLock { $0 }
         var text = ""
-        func family(_ name: String, _ type: String, _ help: String) { text += "# HELP \(name) \(help)\n# TYPE \(name) \(type)\n" }
+        func family(_ name: String, _ type: String, _ help: String) {
+            text += "# HELP \(name) \(help)\n# TYPE \(name) \(type)\n"
+        }
         func sample(_ name: String, _ labels: [(String, String)], _ value: String) {
-            let rendered = labels.isEmpty ? "" : "{" + labels.map { "\($0.0)=\"\(Self.escape($0.1))\"" }.joined(separator: ",") + "}"
+            let rendered =
+                labels.isEmpty
+                ? "" : "{" + labels.map { "\($0.0)=\"\(Self.escape($0.1))\"" }.joined(separator: ",") + "}"
             text += "\(name)\(rendered) \(value)\n"
         }
 
-        family("jwtverify_verifications_total", "counter", "Gateway checks and tokens verified, by route, result (valid, rejected, no_token) and reason.")
+        family(
+            "jwtverify_verifications_total", "counter",
+            "Gateway checks and tokens verified, by route, result (valid, rejected, no_token) and reason.")
         // Every route has its valid series from the start (0 until a token verifies).
         var verdicts = snapshot.verdicts
         for route in routes where verdicts[route.route]?[""] == nil { verdicts[route.route, default: [:]][""] = 0 }
         for route in verdicts.keys.sorted() {
             for (reason, count) in verdicts[route]!.sorted(by: { $0.key < $1.key }) {
                 let result = reason.isEmpty ? "valid" : reason == Self.noToken ? "no_token" : "rejected"
-                sample("jwtverify_verifications_total", [("route", route), ("result", result), ("reason", result == "rejected" ? reason : "none")], "\(count)")
+                sample(
+                    "jwtverify_verifications_total",
+                    [("route", route), ("result", result), ("reason", result == "rejected" ? reason : "none")],
+                    "\(count)")
             }
         }
         family("jwtverify_verification_duration_seconds", "histogram", "Time to verify one token, in seconds.")
@@ -129,7 +146,8 @@ package final class ServeMetrics: Sendable {
 
         family(
             "jwtverify_auth_batch_size", "histogram",
-            "/auth requests verified together: each batch's size (requests waiting at the same moment, at most \(AuthGathering.limit)).")
+            "/auth requests verified together: each batch's size (requests waiting at the same moment, at most \(AuthGathering.limit))."
+        )
         var batches = 0
         var requests = 0
         for (index, count) in snapshot.batchSizes.enumerated() {
@@ -142,26 +160,42 @@ package final class ServeMetrics: Sendable {
         sample("jwtverify_auth_batch_size_count", [], "\(batches)")
 
         family("jwtverify_http_responses_total", "counter", "HTTP responses, by status code.")
-        for (status, count) in snapshot.responses.sorted(by: { $0.key < $1.key }) { sample("jwtverify_http_responses_total", [("code", "\(status)")], "\(count)") }
+        for (status, count) in snapshot.responses.sorted(by: { $0.key < $1.key }) {
+            sample("jwtverify_http_responses_total", [("code", "\(status)")], "\(count)")
+        }
 
         family("jwtverify_reloads_total", "counter", "Configuration and key reloads on SIGHUP, by outcome.")
-        for (outcome, count) in snapshot.reloads.sorted(by: { $0.key < $1.key }) { sample("jwtverify_reloads_total", [("outcome", outcome)], "\(count)") }
+        for (outcome, count) in snapshot.reloads.sorted(by: { $0.key < $1.key }) {
+            sample("jwtverify_reloads_total", [("outcome", outcome)], "\(count)")
+        }
 
         family("jwtverify_keys", "gauge", "Usable keys loaded, by route.")
         for route in routes { sample("jwtverify_keys", [("route", route.route)], "\(route.keyCount)") }
         family("jwtverify_keys_age_seconds", "gauge", "Seconds since the route's keys were loaded or last fetched.")
-        for route in routes { if let age = route.keyAge { sample("jwtverify_keys_age_seconds", [("route", route.route)], "\(age)") } }
+        for route in routes {
+            if let age = route.keyAge { sample("jwtverify_keys_age_seconds", [("route", route.route)], "\(age)") }
+        }
 
         family("jwtverify_jwks_fetches_total", "counter", "Remote key-set fetches, by route and outcome.")
         for route in routes {
             guard let keySet = route.keySet else { continue }
             let succeeded = max(0, keySet.fetches - keySet.failures - keySet.notModified)
-            for (outcome, count) in [("ok", succeeded), ("not_modified", keySet.notModified), ("failed", keySet.failures)] {
+            for (outcome, count) in [
+                ("ok", succeeded), ("not_modified", keySet.notModified), ("failed", keySet.failures),
+            ] {
                 sample("jwtverify_jwks_fetches_total", [("route", route.route), ("outcome", outcome)], "\(count)")
             }
         }
-        family("jwtverify_jwks_unknown_kid_refreshes_total", "counter", "Key-set refreshes started by an unknown kid, by route.")
-        for route in routes { if let keySet = route.keySet { sample("jwtverify_jwks_unknown_kid_refreshes_total", [("route", route.route)], "\(keySet.unknownKeyIDRefreshes)") } }
+        family(
+            "jwtverify_jwks_unknown_kid_refreshes_total", "counter",
+            "Key-set refreshes started by an unknown kid, by route.")
+        for route in routes {
+            if let keySet = route.keySet {
+                sample(
+                    "jwtverify_jwks_unknown_kid_refreshes_total", [("route", route.route)],
+                    "\(keySet.unknownKeyIDRefreshes)")
+            }
+        }
 
         let cacheFamilies: [(String, String, String, KeyPath<VerifiedTokenCache.Counters, Int>)] = [
             ("jwtverify_token_cache_hits_total", "counter", "Verified-token cache hits.", \.hits),
@@ -171,7 +205,9 @@ package final class ServeMetrics: Sendable {
         ]
         for (name, type, help, path) in cacheFamilies {
             family(name, type, help)
-            for route in routes { if let cache = route.cache { sample(name, [("route", route.route)], "\(cache[keyPath: path])") } }
+            for route in routes {
+                if let cache = route.cache { sample(name, [("route", route.route)], "\(cache[keyPath: path])") }
+            }
         }
         return text
     }

@@ -1,6 +1,7 @@
 package import JWTVerify
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// How one route finds tokens and answers for them, resolved once from its options.
@@ -26,7 +27,8 @@ package struct RouteConfiguration: Sendable {
     package var cacheMaxAge: Int?
 
     package init(
-        name: String, claimHeaders: [GatewayAnswer.ClaimHeader] = [], tokenHeader: String? = nil, tokenCookie: String? = nil,
+        name: String, claimHeaders: [GatewayAnswer.ClaimHeader] = [], tokenHeader: String? = nil,
+        tokenCookie: String? = nil,
         realm: String? = nil, nonce: String? = nil, time: EvaluationTime = .clock, cacheMaxAge: Int? = nil
     ) {
         self.name = name
@@ -97,7 +99,8 @@ package final class ServeRoute: Sendable {
         switch keys {
         case .files(let verifier, _, _): return .success(attempt(verifier))
         case .remote(let remote):
-            let outcome = remote.withCurrentVerifier(mayRefresh: probe?.mayWait ?? false, namesUnknownKey: namesUnknownKey, attempt)
+            let outcome = remote.withCurrentVerifier(
+                mayRefresh: probe?.mayWait ?? false, namesUnknownKey: namesUnknownKey, attempt)
             return outcome.map { value, refresh in
                 if let refresh {
                     probe?.refresh = refresh
@@ -119,7 +122,9 @@ package final class ServeRoute: Sendable {
         let outcome = withVerifier(probe: probe, namesUnknownKey: { $0 }) { verifier -> Bool in
             var namesUnknownKey = false
             verifier.evaluate(batch, at: configuration.time, tracing: false) { index, _, result, _ in
-                if !namesUnknownKey, case .failure(let error) = result, RemoteVerifier.namesUnknownKey(error) { namesUnknownKey = true }
+                if !namesUnknownKey, case .failure(let error) = result, RemoteVerifier.namesUnknownKey(error) {
+                    namesUnknownKey = true
+                }
                 body(index, result)
             }
             return namesUnknownKey
@@ -169,12 +174,14 @@ package final class ServeRoute: Sendable {
         switch keys {
         case .files(let verifier, let loadedAt, let count):
             return ServeMetrics.RouteState(
-                route: name, keyCount: count, keyAge: VerificationPolicy.systemClock() - loadedAt, keySet: nil, cache: verifier.cache?.counters)
+                route: name, keyCount: count, keyAge: VerificationPolicy.systemClock() - loadedAt, keySet: nil,
+                cache: verifier.cache?.counters)
         case .remote(let remote):
             let keys = remote.keySet.currentKeys()
             return ServeMetrics.RouteState(
                 route: name, keyCount: keys?.keys.filter { $0.unusableReason == nil }.count ?? 0,
-                keyAge: remote.keySet.validity.map { VerificationPolicy.systemClock() - $0.fetchedAt }, keySet: remote.keySet.metrics,
+                keyAge: remote.keySet.validity.map { VerificationPolicy.systemClock() - $0.fetchedAt },
+                keySet: remote.keySet.metrics,
                 cache: remote.cache?.counters)
         }
     }

@@ -1,8 +1,9 @@
 package import JWTVerify
 import JWTVerifyTooling
 import Synchronization
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// What `serve` does with each request, whatever transport carries it: route it, take the token,
@@ -87,7 +88,9 @@ package final class ServeService: Sendable {
     /// to hold it while the key refresh it started runs (``ServeReply/waiting(_:)``: `/verify` and
     /// `/notifications` bodies naming a `kid` a remote key set lacks). A full gathering must be
     /// flushed before this is called again. Never waits on key I/O.
-    package func respond(to request: some HTTPRequest, gathering: AuthGathering, ticket: UnsafeMutableRawPointer) -> ServeReply {
+    package func respond(to request: some HTTPRequest, gathering: AuthGathering, ticket: UnsafeMutableRawPointer)
+        -> ServeReply
+    {
         var log = AccessRecord(started: ThroughputClock.now())
         if accessLog != nil {
             log.method = request.method
@@ -104,13 +107,17 @@ package final class ServeService: Sendable {
                 break
             }
             // `/ext-authz/NAME` names every route, the command line's as `default`.
-            let name = parsed.endpoint == .extAuthz && exactlyEquals(parsed.routeName, ServeRoute.defaultName) ? nil : parsed.routeName
+            let name =
+                parsed.endpoint == .extAuthz && exactlyEquals(parsed.routeName, ServeRoute.defaultName)
+                ? nil : parsed.routeName
             guard let route = routes.route(named: name) else {
                 response = Self.notFound("no route for \(path)")
                 break
             }
             log.route = route.name
-            guard let answer = gather(request, route: route, gathering: gathering, ticket: ticket, log: &log) else { return .held }
+            guard let answer = gather(request, route: route, gathering: gathering, ticket: ticket, log: &log) else {
+                return .held
+            }
             response = HTTPResponse(status: answer.status, headers: answer.headers)
         case .success(let parsed):
             let probe = KeyWaitProbe(mayWait: true)
@@ -124,7 +131,10 @@ package final class ServeService: Sendable {
                         refresh: refresh, deadline: ThroughputClock.now() + route.configuration.refreshWait,
                         retry: { [self] in
                             var log = waited
-                            return finish(Self.noStoreUnlessSet(answer(again, path: parsed, log: &log, probe: KeyWaitProbe(mayWait: false)), path: again.path), log: &log)
+                            return finish(
+                                Self.noStoreUnlessSet(
+                                    answer(again, path: parsed, log: &log, probe: KeyWaitProbe(mayWait: false)),
+                                    path: again.path), log: &log)
                         },
                         expired: { [self] in
                             var log = waited
@@ -152,7 +162,8 @@ package final class ServeService: Sendable {
         var bytes = path.utf8[...]
         while bytes.first == UInt8(ascii: "/") { bytes = bytes.dropFirst() }
         let segment = bytes.prefix { $0 != UInt8(ascii: "/") && $0 != UInt8(ascii: "?") }
-        return segment.elementsEqual("auth".utf8) || segment.elementsEqual("verify".utf8) || segment.elementsEqual("ext-authz".utf8)
+        return segment.elementsEqual("auth".utf8) || segment.elementsEqual("verify".utf8)
+            || segment.elementsEqual("ext-authz".utf8)
     }
 
     /// `/verify` and `/notifications` while no keys can be had: 503, retry later.
@@ -176,7 +187,9 @@ package final class ServeService: Sendable {
         for next in 0..<count where gathering.answers[next] == nil {
             let route = gathering.entries[next].route
             gathering.positions.removeAll(keepingCapacity: true)
-            for index in next..<count where gathering.entries[index].route === route { gathering.positions.append(index) }
+            for index in next..<count where gathering.entries[index].route === route {
+                gathering.positions.append(index)
+            }
             if !sameRoute {
                 gathering.routeTokens.removeAll()
                 for index in gathering.positions { gathering.routeTokens.append(from: gathering.tokens, at: index) }
@@ -194,33 +207,41 @@ package final class ServeService: Sendable {
                 gathering.entries[index].reason = if case .failure(let error) = result { error.reason } else { nil }
             }
             if let refresh = probe.refresh {
-                for position in gathering.positions.indices where gathering.entries[gathering.positions[position]].reason == .unknownKeyID {
+                for position in gathering.positions.indices
+                where gathering.entries[gathering.positions[position]].reason == .unknownKeyID {
                     let index = gathering.positions[position]
                     gathering.entries[index].wait = (refresh, batch.token(at: position), batch.nonce(at: position))
                 }
             }
             let seconds = (ThroughputClock.now() - started) / Double(batch.count)
             // A request held for a key refresh is counted once, when it is verified again.
-            metrics.batch(route: route.name, count: batch.count, secondsEach: seconds) { gathering.entries[gathering.positions[$0]].wait == nil } reason: {
+            metrics.batch(route: route.name, count: batch.count, secondsEach: seconds) {
+                gathering.entries[gathering.positions[$0]].wait == nil
+            } reason: {
                 gathering.entries[gathering.positions[$0]].reason
             }
         }
         for index in 0..<count {
             let entry = gathering.entries[index]
             if let (refresh, token, nonce) = entry.wait {
-                deliver(entry.ticket, .waiting(authWait(refresh, token: token, nonce: nonce, route: entry.route, log: entry.log)))
+                deliver(
+                    entry.ticket,
+                    .waiting(authWait(refresh, token: token, nonce: nonce, route: entry.route, log: entry.log)))
                 continue
             }
             var log = entry.log
             log.reason = entry.reason?.rawValue
             let answer = gathering.answers[index]!
-            deliver(entry.ticket, .answer(finish(HTTPResponse(status: answer.status, headers: answer.headers), log: &log)))
+            deliver(
+                entry.ticket, .answer(finish(HTTPResponse(status: answer.status, headers: answer.headers), log: &log)))
         }
     }
 
     /// The wait of an `/auth` request for the refresh its token's unknown `kid` started: then its
     /// token is verified again alone over the keys at hand, or at the deadline `jwks_unavailable`.
-    private func authWait(_ refresh: KeyRefresh, token: [UInt8], nonce: [UInt8]?, route: ServeRoute, log: AccessRecord) -> KeyWait {
+    private func authWait(_ refresh: KeyRefresh, token: [UInt8], nonce: [UInt8]?, route: ServeRoute, log: AccessRecord)
+        -> KeyWait
+    {
         let options = route.configuration
         return KeyWait(
             refresh: refresh, deadline: ThroughputClock.now() + options.refreshWait,
@@ -276,14 +297,17 @@ package final class ServeService: Sendable {
             guard request.method == "POST" else { return Self.methodNotAllowed("POST") }
             guard let route = routes.route(named: name) else { return Self.notFound("no route for \(path)") }
             guard route.receivesNotifications else {
-                return Self.notFound("route \(route.name) receives no notifications (--profile apple-notification or app-store)")
+                return Self.notFound(
+                    "route \(route.name) receives no notifications (--profile apple-notification or app-store)")
             }
             log.route = route.name
             return notification(request.body, route: route, log: &log, probe: probe)
         case (.metrics?, nil):
             return HTTPResponse(
                 status: 200, headers: [("Content-Type", "text/plain; version=0.0.4; charset=utf-8")],
-                body: Array(metrics.exposition(routes: routes.routes.values.sorted { $0.name < $1.name }.map(\.metricsState)).utf8))
+                body: Array(
+                    metrics.exposition(routes: routes.routes.values.sorted { $0.name < $1.name }.map(\.metricsState))
+                        .utf8))
         case (.healthz?, nil):
             return HTTPResponse(status: 200, headers: [("Content-Type", "text/plain")], body: Array("ok\n".utf8))
         case (.ready?, nil):
@@ -291,23 +315,28 @@ package final class ServeService: Sendable {
             return waiting.isEmpty
                 ? HTTPResponse(status: 200, headers: [("Content-Type", "text/plain")], body: Array("ready\n".utf8))
                 : HTTPResponse(
-                    status: 503, headers: [("Content-Type", "text/plain")], body: Array("no keys yet for: \(waiting.joined(separator: ", "))\n".utf8))
+                    status: 503, headers: [("Content-Type", "text/plain")],
+                    body: Array("no keys yet for: \(waiting.joined(separator: ", "))\n".utf8))
         default:
             return Self.notFound("unknown path \(path)")
         }
     }
 
     /// `/auth` takes GET, HEAD and POST.
-    private static func isAuthMethod(_ method: String) -> Bool { method == "GET" || method == "HEAD" || method == "POST" }
+    private static func isAuthMethod(_ method: String) -> Bool {
+        method == "GET" || method == "HEAD" || method == "POST"
+    }
 
     /// `/auth`: the gateway check. A well-formed token is held in `gathering` (`nil`); no token
     /// or a malformed one is answered at once.
     private func gather(
-        _ request: some HTTPRequest, route: ServeRoute, gathering: AuthGathering, ticket: UnsafeMutableRawPointer, log: inout AccessRecord
+        _ request: some HTTPRequest, route: ServeRoute, gathering: AuthGathering, ticket: UnsafeMutableRawPointer,
+        log: inout AccessRecord
     ) -> GatewayAnswer? {
         let options = route.configuration
         return withToken(request, options) { credential -> GatewayAnswer? in
-            let value: UnsafeRawBufferPointer, parsed: BearerCredential.Parsed
+            let value: UnsafeRawBufferPointer
+            let parsed: BearerCredential.Parsed
             switch credential {
             case .none:
                 metrics.missingToken(route: route.name)
@@ -332,7 +361,9 @@ package final class ServeService: Sendable {
 
     /// The answer for one token of a route that does not gather: the same batch stages for a
     /// batch of one, at once.
-    private func verifyAlone(_ token: UnsafeRawBufferPointer, route: ServeRoute, gathering: AuthGathering, log: inout AccessRecord) -> GatewayAnswer {
+    private func verifyAlone(
+        _ token: UnsafeRawBufferPointer, route: ServeRoute, gathering: AuthGathering, log: inout AccessRecord
+    ) -> GatewayAnswer {
         gathering.alone.removeAll()
         AuthGathering.append(token, nonce: route.configuration.nonce, to: &gathering.alone)
         let options = route.configuration
@@ -371,7 +402,8 @@ package final class ServeService: Sendable {
         let authorizations = request.headerCount("Authorization")
         guard authorizations <= 1 else { return body(.ambiguous) }
         // Whether the route's other places hold something (more than one of a name: ambiguous).
-        var inHeader = false, inCookie = false
+        var inHeader = false
+        var inCookie = false
         if let name = options.tokenHeader {
             switch request.headerCount(name) {
             case 0: break
@@ -422,11 +454,15 @@ package final class ServeService: Sendable {
     /// `/verify`: the body's requests through the route's verifier, answered with `verify`'s records.
     /// A line naming a `kid` a remote key set lacks makes the request wait for at most one
     /// refresh, as `/auth` does (see `probe`), and then the whole body is evaluated again.
-    private func verifyBody(_ body: [UInt8], route: ServeRoute, log: inout AccessRecord, probe: KeyWaitProbe) -> HTTPResponse {
+    private func verifyBody(_ body: [UInt8], route: ServeRoute, log: inout AccessRecord, probe: KeyWaitProbe)
+        -> HTTPResponse
+    {
         let started = ThroughputClock.now()
         let evaluated = route.withVerifier(probe: probe, namesUnknownKey: Self.namesUnknownKey) { verifier in
             VerifyBody.evaluate(
-                body, with: RequestLineEvaluator(verifier: verifier, defaultNonce: route.configuration.nonce, time: route.configuration.time))
+                body,
+                with: RequestLineEvaluator(
+                    verifier: verifier, defaultNonce: route.configuration.nonce, time: route.configuration.time))
         }
         let outcome: Result<VerifyBody.Records, VerifyBody.Problem>
         switch evaluated {
@@ -445,9 +481,14 @@ package final class ServeService: Sendable {
             return HTTPResponse(status: 503)  // discarded: the request waits for the refresh
         case .success(let records):
             let seconds = (ThroughputClock.now() - started) / Double(max(1, records.tally.total))
-            let counts: [(String?, Int)] = [(nil, records.tally.valid)] + records.tally.byReason.map { ($0.key, $0.value) }
+            let counts: [(String?, Int)] =
+                [(nil, records.tally.valid)] + records.tally.byReason.map { ($0.key, $0.value) }
             for (reason, count) in counts {
-                for _ in 0..<count { metrics.verification(route: route.name, reason: reason.map(VerificationError.Reason.init(rawValue:)), seconds: seconds) }
+                for _ in 0..<count {
+                    metrics.verification(
+                        route: route.name, reason: reason.map(VerificationError.Reason.init(rawValue:)),
+                        seconds: seconds)
+                }
             }
             return HTTPResponse(status: 200, headers: [("Content-Type", "application/x-ndjson")], body: records.output)
         }
@@ -455,8 +496,11 @@ package final class ServeService: Sendable {
 
     /// `/notifications`: Apple's envelope read, its JWS through the route's pipeline as a batch of
     /// one, and its ID looked up in the route's replay window.
-    private func notification(_ body: [UInt8], route: ServeRoute, log: inout AccessRecord, probe: KeyWaitProbe) -> HTTPResponse {
-        let time: Double = if case .fixed(let fixed) = route.configuration.time { fixed } else { VerificationPolicy.systemClock() }
+    private func notification(_ body: [UInt8], route: ServeRoute, log: inout AccessRecord, probe: KeyWaitProbe)
+        -> HTTPResponse
+    {
+        let time: Double =
+            if case .fixed(let fixed) = route.configuration.time { fixed } else { VerificationPolicy.systemClock() }
         let started = ThroughputClock.now()
         let window: NotificationReplayWindow
         switch replayWindow(for: route) {
@@ -479,7 +523,9 @@ package final class ServeService: Sendable {
         let reason: String? = if case .failure(let rejection) = received { rejection.code } else { nil }
         // A body held for a key refresh is counted once, when it is evaluated again.
         if verified && probe.refresh == nil {
-            metrics.verification(route: route.name, reason: reason.map(VerificationError.Reason.init(rawValue:)), seconds: ThroughputClock.now() - started)
+            metrics.verification(
+                route: route.name, reason: reason.map(VerificationError.Reason.init(rawValue:)),
+                seconds: ThroughputClock.now() - started)
         }
         log.reason = reason
         return NotificationAnswer.answer(received, rules: route.policy.rules)
@@ -509,7 +555,9 @@ package final class ServeService: Sendable {
 
     private static func namesUnknownKey(_ outcome: Result<VerifyBody.Records, VerifyBody.Problem>) -> Bool {
         guard case .success(let records) = outcome else { return false }
-        return records.tally.byReason.keys.contains { RemoteVerifier.namesUnknownKey(VerificationError.Reason(rawValue: $0)) }
+        return records.tally.byReason.keys.contains {
+            RemoteVerifier.namesUnknownKey(VerificationError.Reason(rawValue: $0))
+        }
     }
 
     /// 400 for a path that could be read two ways (``RequestPath``).
@@ -523,6 +571,8 @@ package final class ServeService: Sendable {
     }
 
     private static func methodNotAllowed(_ allowed: String) -> HTTPResponse {
-        HTTPResponse(status: 405, headers: [("Allow", allowed), ("Content-Type", "text/plain")], body: Array("method not allowed\n".utf8))
+        HTTPResponse(
+            status: 405, headers: [("Allow", allowed), ("Content-Type", "text/plain")],
+            body: Array("method not allowed\n".utf8))
     }
 }

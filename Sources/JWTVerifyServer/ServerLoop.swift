@@ -1,8 +1,9 @@
 import CMicroHTTPD
 import JWTVerify
 import Synchronization
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// One of the server's event loops: a thread of its own driving a libmicrohttpd daemon (external
@@ -110,23 +111,30 @@ final class ServerLoop: @unchecked Sendable {
         self.requestTimeout = limits.requestTimeoutSeconds
         self.connectionLimit = UInt32(max(1, limits.connections / max(1, limits.threads)))
         trampoline = .allocate(capacity: 1)
-        trampoline.initialize(to: cmhd_trampoline(handler: { cls, connection, url, method, upload, uploadSize, state in
-            Unmanaged<ServerLoop>.fromOpaque(cls!).takeUnretainedValue().access(connection!, url!, method!, upload, uploadSize!, state!)
-        }, completed: { cls, connection, state in
-            let loop = Unmanaged<ServerLoop>.fromOpaque(cls!).takeUnretainedValue()
-            if let connection { loop.requestEnded(on: connection) }
-            guard let state, let pointer = state.pointee else { return }
-            Unmanaged<RequestState>.fromOpaque(pointer).release()
-            state.pointee = nil
-        }, connection: { cls, connection, opened in
-            let loop = Unmanaged<ServerLoop>.fromOpaque(cls!).takeUnretainedValue()
-            if opened != 0 { loop.opened(connection!) } else { loop.forget(connection!) }
-        }, begun: { cls, connection in
-            Unmanaged<ServerLoop>.fromOpaque(cls!).takeUnretainedValue().idle.remove(connection!)
-        }, cls: nil))
+        trampoline.initialize(
+            to: cmhd_trampoline(
+                handler: { cls, connection, url, method, upload, uploadSize, state in
+                    Unmanaged<ServerLoop>.fromOpaque(cls!).takeUnretainedValue().access(
+                        connection!, url!, method!, upload, uploadSize!, state!)
+                },
+                completed: { cls, connection, state in
+                    let loop = Unmanaged<ServerLoop>.fromOpaque(cls!).takeUnretainedValue()
+                    if let connection { loop.requestEnded(on: connection) }
+                    guard let state, let pointer = state.pointee else { return }
+                    Unmanaged<RequestState>.fromOpaque(pointer).release()
+                    state.pointee = nil
+                },
+                connection: { cls, connection, opened in
+                    let loop = Unmanaged<ServerLoop>.fromOpaque(cls!).takeUnretainedValue()
+                    if opened != 0 { loop.opened(connection!) } else { loop.forget(connection!) }
+                },
+                begun: { cls, connection in
+                    Unmanaged<ServerLoop>.fromOpaque(cls!).takeUnretainedValue().idle.remove(connection!)
+                }, cls: nil))
         trampoline.pointee.cls = Unmanaged.passUnretained(self).toOpaque()
         let perLoop = max(1, limits.connections / max(1, limits.threads))
-        daemon = cmhd_start_external(listenSocket, UInt32(perLoop), UInt32(limits.timeoutSeconds), limits.headerBytes, trampoline)
+        daemon = cmhd_start_external(
+            listenSocket, UInt32(perLoop), UInt32(limits.timeoutSeconds), limits.headerBytes, trampoline)
         guard let daemon else { throw Failure(code: errno == 0 ? EINVAL : errno) }
         var wake: Int32 = -1
         events = cmhd_loop_open(cmhd_epoll_fd(daemon), &wake)
@@ -144,11 +152,13 @@ final class ServerLoop: @unchecked Sendable {
     /// Starts the loop's thread.
     func start() -> Bool {
         let context = Unmanaged.passRetained(self).toOpaque()
-        let status = pthread_create(&thread, nil, { context in
-            let loop = Unmanaged<ServerLoop>.fromOpaque(context!).takeRetainedValue()
-            loop.run()
-            return nil
-        }, context)
+        let status = pthread_create(
+            &thread, nil,
+            { context in
+                let loop = Unmanaged<ServerLoop>.fromOpaque(context!).takeRetainedValue()
+                loop.run()
+                return nil
+            }, context)
         if status != 0 {
             Unmanaged<ServerLoop>.fromOpaque(context).release()
             return false
@@ -198,13 +208,16 @@ final class ServerLoop: @unchecked Sendable {
                     for connection in idle { cmhd_connection_close(connection) }
                     idle.removeAll()
                 }
-                if gathering.isEmpty && waiting.isEmpty && (cmhd_connections(daemon) == 0 || ThroughputClock.now() >= deadline) {
+                if gathering.isEmpty && waiting.isEmpty
+                    && (cmhd_connections(daemon) == 0 || ThroughputClock.now() >= deadline)
+                {
                     return finish()
                 }
                 draining = true
             }
             let daemonTimeout = Int(cmhd_timeout_ms(daemon))
-            var timeout = FlushPolicy.waitMilliseconds(daemonTimeout: daemonTimeout, holding: !gathering.isEmpty, resumed: resumed, draining: draining)
+            var timeout = FlushPolicy.waitMilliseconds(
+                daemonTimeout: daemonTimeout, holding: !gathering.isEmpty, resumed: resumed, draining: draining)
             for due in [waiting.map(\.wait.deadline).min(), headDue.isEmpty ? nil : nextHeadCheck] {
                 guard let due else { continue }
                 let untilDue = max(0, Int(((due - ThroughputClock.now()) * 1000).rounded(.up)))
@@ -214,7 +227,9 @@ final class ServerLoop: @unchecked Sendable {
             if count < 0 { return finish() }
             settleWaits(expiringAll: false)
             closeOverdueHeads()
-            if policy.shouldFlush(holding: !gathering.isEmpty, ready: Int(count), daemonTimeout: daemonTimeout, resumed: resumed) {
+            if policy.shouldFlush(
+                holding: !gathering.isEmpty, ready: Int(count), daemonTimeout: daemonTimeout, resumed: resumed)
+            {
                 // Nothing more is ready (or the held requests waited long enough): verify what
                 // the loop holds, resume those requests, and let the daemon send their answers
                 // (it takes a resume at its next run).
@@ -309,7 +324,8 @@ final class ServerLoop: @unchecked Sendable {
     /// MHD's access handler: called once when the headers are in, once per chunk of body, once
     /// more at the end, and once again after a resume, when the held answer is queued.
     private func access(
-        _ connection: OpaquePointer, _ url: UnsafePointer<CChar>, _ method: UnsafePointer<CChar>, _ upload: UnsafePointer<CChar>?,
+        _ connection: OpaquePointer, _ url: UnsafePointer<CChar>, _ method: UnsafePointer<CChar>,
+        _ upload: UnsafePointer<CChar>?,
         _ uploadSize: UnsafeMutablePointer<Int>, _ state: UnsafeMutablePointer<UnsafeMutableRawPointer?>
     ) -> Int32 {
         guard let pointer = state.pointee else {
@@ -340,7 +356,8 @@ final class ServerLoop: @unchecked Sendable {
         }
         if request.tooLarge { return queue(Self.bodyTooLarge(bodyLimit), on: connection) ? 1 : 0 }
         if FlushPolicy.mustFlushBeforeHolding(held: gathering.count, capacity: AuthGathering.limit) { flush() }
-        let incoming = MicroHTTPDRequest(connection: connection, method: String(cString: method), path: String(cString: url), body: request.body)
+        let incoming = MicroHTTPDRequest(
+            connection: connection, method: String(cString: method), path: String(cString: url), body: request.body)
         switch service.respond(to: incoming, gathering: gathering, ticket: pointer) {
         case .answer(let response):
             return queue(response, on: connection) ? 1 : 0
@@ -356,7 +373,8 @@ final class ServerLoop: @unchecked Sendable {
     /// 413 for a body over `limit` octets.
     private static func bodyTooLarge(_ limit: Int) -> HTTPResponse {
         HTTPResponse(
-            status: 413, headers: [("Content-Type", "application/json"), ("Connection", "close"), ("Cache-Control", "no-store")],
+            status: 413,
+            headers: [("Content-Type", "application/json"), ("Connection", "close"), ("Cache-Control", "no-store")],
             body: Array(#"{"error":"body_too_large","limit":\#(limit)}"#.utf8) + [10])
     }
 
@@ -412,7 +430,9 @@ final class ServerLoop: @unchecked Sendable {
                     add(value)
                 }
                 return response.body.withUnsafeBytes { body in
-                    cmhd_respond(connection, UInt32(response.status), body.baseAddress, body.count, UnsafePointer(pointers.baseAddress), count) == 1
+                    cmhd_respond(
+                        connection, UInt32(response.status), body.baseAddress, body.count,
+                        UnsafePointer(pointers.baseAddress), count) == 1
                 }
             }
         }

@@ -1,6 +1,7 @@
 import CMicroHTTPD
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// Tells a service manager how the server is doing, as systemd's `Type=notify` expects: one

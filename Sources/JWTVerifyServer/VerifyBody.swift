@@ -45,8 +45,12 @@ package enum VerifyBody {
             var end = start
             while end < body.count, body[end] != UInt8(ascii: "\n") { end += 1 }
             var trimmed = start..<end
-            while let last = trimmed.last, [0x20, 0x09, 0x0D].contains(body[last]) { trimmed = trimmed.lowerBound..<last }
-            while let first = trimmed.first, [0x20, 0x09].contains(body[first]) { trimmed = (first + 1)..<trimmed.upperBound }
+            while let last = trimmed.last, [0x20, 0x09, 0x0D].contains(body[last]) {
+                trimmed = trimmed.lowerBound..<last
+            }
+            while let first = trimmed.first, [0x20, 0x09].contains(body[first]) {
+                trimmed = (first + 1)..<trimmed.upperBound
+            }
             if !trimmed.isEmpty { lines.append(trimmed) }
             start = end + 1
         }
@@ -56,7 +60,11 @@ package enum VerifyBody {
             if isBareToken(text) { continue }
             if let message = notAnObject(text) {
                 // One request spread over several lines is one JSON object as a whole.
-                if lines.count > 1, notAnObject(UnsafeRawBufferPointer(rebasing: body[lines[0].lowerBound..<lines[lines.count - 1].upperBound])) == nil {
+                if lines.count > 1,
+                    notAnObject(
+                        UnsafeRawBufferPointer(rebasing: body[lines[0].lowerBound..<lines[lines.count - 1].upperBound]))
+                        == nil
+                {
                     return .success([lines[0].lowerBound..<lines[lines.count - 1].upperBound])
                 }
                 return .failure(Problem(line: index + 1, message: message))

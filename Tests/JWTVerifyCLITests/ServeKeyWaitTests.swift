@@ -9,7 +9,8 @@ import Testing
 /// tokens are answered at once, even by a single event loop.
 @Suite("serve: a slow key origin never holds other requests", .serialized)
 struct ServeKeyWaitTests {
-    static let stranger = TokenFactory.Signer(kid: "stranger", algorithm: .rs256, key: try! EVPPrivateKey.generateRSA(bits: 2048))
+    static let stranger = TokenFactory.Signer(
+        kid: "stranger", algorithm: .rs256, key: try! EVPPrivateKey.generateRSA(bits: 2048))
 
     /// The seconds `body` took.
     static func timed<T>(_ body: () throws -> T) rethrows -> (T, Double) {
@@ -23,14 +24,19 @@ struct ServeKeyWaitTests {
         let origin = try OriginServer()
         try origin.set(["document": "{\"keys\":[\(TokenFactory.rsa.jwkJSON)]}", "max_age": 600])
         let serve = try ServeProcess(
-            ["--jwks", origin.keysURL, "--issuer", TokenFactory.issuer, "--audience", TokenFactory.audience, "--now", "1700001000", "--threads", "\(threads)", "--access-log"]
+            [
+                "--jwks", origin.keysURL, "--issuer", TokenFactory.issuer, "--audience", TokenFactory.audience, "--now",
+                "1700001000", "--threads", "\(threads)", "--access-log",
+            ]
                 + extra)
         #expect(try RawHTTP.request(serve.port, path: "/ready").status == 200)
         try origin.set(["mode": "hang"])
         return (origin, serve)
     }
 
-    @Test("one loop: an unknown kid waits 250 ms and gets 503 jwks_unavailable; /healthz, /metrics and a valid token meanwhile answer at once")
+    @Test(
+        "one loop: an unknown kid waits 250 ms and gets 503 jwks_unavailable; /healthz, /metrics and a valid token meanwhile answer at once"
+    )
     func oneLoop() throws {
         let (origin, serve) = try Self.hangingOrigin(threads: 1)
         defer { withExtendedLifetime(origin) {} }
@@ -43,7 +49,9 @@ struct ServeKeyWaitTests {
         usleep(50_000)  // the unknown kid's request is in, its refresh started
         let (health, healthSeconds) = try Self.timed { try RawHTTP.request(serve.port, path: "/healthz") }
         let (metrics, _) = try Self.timed { try RawHTTP.request(serve.port, path: "/metrics") }
-        let (valid, validSeconds) = try Self.timed { try RawHTTP.request(serve.port, path: "/auth", headers: ServeTests.bearer(ServeTests.valid)) }
+        let (valid, validSeconds) = try Self.timed {
+            try RawHTTP.request(serve.port, path: "/auth", headers: ServeTests.bearer(ServeTests.valid))
+        }
         waiter.wait()
         #expect(health.status == 200 && metrics.status == 200 && valid.status == 200)
         // Before, each of these waited for the origin's fetch (5 s); the bound here is 1 s.
@@ -55,27 +63,37 @@ struct ServeKeyWaitTests {
         #expect(seconds >= 0.2 && seconds < 2, "the unknown kid's request took \(seconds) s")
         // The held request counts once, by its final answer: no unknown_kid from its first look.
         let counted = try RawHTTP.request(serve.port, path: "/metrics").text
-        #expect(counted.contains(#"jwtverify_verifications_total{route="default",result="rejected",reason="jwks_unavailable"} 1"#), "\(counted)")
+        #expect(
+            counted.contains(
+                #"jwtverify_verifications_total{route="default",result="rejected",reason="jwks_unavailable"} 1"#),
+            "\(counted)")
         #expect(!counted.contains(#"reason="unknown_kid"} "#), "\(counted)")
         // The refresh is under way (or over): within the cooldown no other starts, so the next
         // unknown kid is answered at once.
-        let (again, againSeconds) = try Self.timed { try RawHTTP.request(serve.port, path: "/auth", headers: ServeTests.bearer(unknown)) }
+        let (again, againSeconds) = try Self.timed {
+            try RawHTTP.request(serve.port, path: "/auth", headers: ServeTests.bearer(unknown))
+        }
         #expect(again.status == 401 || again.status == 503)
         #expect(againSeconds < 1, "\(againSeconds) s")
     }
 
-    @Test("eight unknown kids at once on two loops: every other request still answers at once; --refresh-wait sets the wait")
+    @Test(
+        "eight unknown kids at once on two loops: every other request still answers at once; --refresh-wait sets the wait"
+    )
     func eightAtOnce() throws {
         let (origin, serve) = try Self.hangingOrigin(threads: 2, ["--refresh-wait", "1"])
         defer { withExtendedLifetime(origin) {} }
         let unknown = (0..<8).map { index in
-            TokenFactory.token(payload: TokenFactory.claims(), signer: TokenFactory.Signer(kid: "k\(index)", algorithm: .rs256, key: Self.stranger.key))
+            TokenFactory.token(
+                payload: TokenFactory.claims(),
+                signer: TokenFactory.Signer(kid: "k\(index)", algorithm: .rs256, key: Self.stranger.key))
         }
         let group = DispatchGroup()
         let boxes = unknown.map { _ in ResponseBox() }
         for (token, box) in zip(unknown, boxes) {
             DispatchQueue.global().async(group: group) {
-                box.set(Self.timed { try? RawHTTP.request(serve.port, path: "/auth", headers: ServeTests.bearer(token)) })
+                box.set(
+                    Self.timed { try? RawHTTP.request(serve.port, path: "/auth", headers: ServeTests.bearer(token)) })
             }
         }
         usleep(100_000)
@@ -93,7 +111,9 @@ struct ServeKeyWaitTests {
             #expect(answer?.status == 503 || answer?.status == 401, "\(String(describing: answer?.status))")
             #expect(seconds < 3, "\(seconds) s")
         }
-        #expect(boxes.contains { $0.value!.0?.status == 503 && $0.value!.1 >= 0.9 }, "no request waited the second --refresh-wait gives")
+        #expect(
+            boxes.contains { $0.value!.0?.status == 503 && $0.value!.1 >= 0.9 },
+            "no request waited the second --refresh-wait gives")
     }
 
     @Test("/verify with an unknown kid waits for the refresh as /auth does, and a rotated-in key then verifies")
@@ -101,11 +121,17 @@ struct ServeKeyWaitTests {
         let origin = try OriginServer()
         try origin.set(["document": "{\"keys\":[\(TokenFactory.rsa.jwkJSON)]}", "max_age": 600, "etag": "\"v1\""])
         let serve = try ServeProcess(
-            ["--jwks", origin.keysURL, "--issuer", TokenFactory.issuer, "--audience", TokenFactory.audience, "--now", "1700001000", "--threads", "1"])
+            [
+                "--jwks", origin.keysURL, "--issuer", TokenFactory.issuer, "--audience", TokenFactory.audience, "--now",
+                "1700001000", "--threads", "1",
+            ])
         #expect(try RawHTTP.request(serve.port, path: "/ready").status == 200)
-        try origin.set(["document": "{\"keys\":[\(TokenFactory.rsa.jwkJSON),\(Self.stranger.jwkJSON)]}", "etag": "\"v2\""])
+        try origin.set([
+            "document": "{\"keys\":[\(TokenFactory.rsa.jwkJSON),\(Self.stranger.jwkJSON)]}", "etag": "\"v2\"",
+        ])
         let token = TokenFactory.token(payload: TokenFactory.claims(), signer: Self.stranger)
-        let answer = try RawHTTP.request(serve.port, method: "POST", path: "/verify", body: Array(#"{"id":1,"token":"\#(token)"}"#.utf8))
+        let answer = try RawHTTP.request(
+            serve.port, method: "POST", path: "/verify", body: Array(#"{"id":1,"token":"\#(token)"}"#.utf8))
         #expect(answer.status == 200)
         #expect(answer.text.contains(#""valid":true"#), "\(answer.text)")
     }

@@ -1,8 +1,9 @@
 import Foundation
 import JWTVerifyTestSupport
 import Testing
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// Slow clients cannot hold the door: a request head must be in within `--request-timeout`, and a
@@ -12,8 +13,11 @@ import Glibc
 struct ServeSlowClientTests {
     static func serve(_ extra: [String]) throws -> ServeProcess {
         try ServeProcess(
-            ["--jwks", CLIRunner.repositoryRoot.appendingPathComponent("Vectors/jwks.json").path, "--issuer", "https://appleid.apple.com",
-             "--audience", "com.example.app", "--threads", "1"] + extra)
+            [
+                "--jwks", CLIRunner.repositoryRoot.appendingPathComponent("Vectors/jwks.json").path, "--issuer",
+                "https://appleid.apple.com",
+                "--audience", "com.example.app", "--threads", "1",
+            ] + extra)
     }
 
     /// Sends `head` one byte at a time, `interval` seconds apart, until the server closes the
@@ -35,18 +39,24 @@ struct ServeSlowClientTests {
         return nil
     }
 
-    @Test("a client dripping its request line a byte a second is closed at --request-timeout, though --timeout never fires")
+    @Test(
+        "a client dripping its request line a byte a second is closed at --request-timeout, though --timeout never fires"
+    )
     func dripClosed() throws {
         let serve = try Self.serve(["--request-timeout", "2", "--timeout", "60"])
         let fd = RawHTTP.connect(serve.port)
         #expect(fd >= 0)
         defer { close(fd) }
-        let closedAfter = Self.drip(fd, Array("GET /healthz HTTP/1.1\r\nX-Slow: ".utf8) + Array(repeating: UInt8(ascii: "a"), count: 200), interval: 0.5, budget: 8)
+        let closedAfter = Self.drip(
+            fd, Array("GET /healthz HTTP/1.1\r\nX-Slow: ".utf8) + Array(repeating: UInt8(ascii: "a"), count: 200),
+            interval: 0.5, budget: 8)
         #expect(closedAfter != nil, "the dripping connection was still open after 8 s")
         #expect((closedAfter ?? 99) >= 1.5 && (closedAfter ?? 99) < 5, "closed after \(closedAfter ?? -1) s")
     }
 
-    @Test("sixteen dripping connections with --max-connections 16 keep another client out for at most the request time-out")
+    @Test(
+        "sixteen dripping connections with --max-connections 16 keep another client out for at most the request time-out"
+    )
     func sixteenDrippers() throws {
         let serve = try Self.serve(["--request-timeout", "2", "--timeout", "60", "--max-connections", "16"])
         let drippers = (0..<16).map { _ in RawHTTP.connect(serve.port) }
@@ -54,13 +64,16 @@ struct ServeSlowClientTests {
         #expect(drippers.allSatisfy { $0 >= 0 })
         let group = DispatchGroup()
         for fd in drippers {
-            DispatchQueue.global().async(group: group) { _ = Self.drip(fd, Array("GET /healthz HTTP/1.1\r\nX: ".utf8), interval: 1, budget: 8) }
+            DispatchQueue.global().async(group: group) {
+                _ = Self.drip(fd, Array("GET /healthz HTTP/1.1\r\nX: ".utf8), interval: 1, budget: 8)
+            }
         }
         usleep(300_000)
         let start = Date()
         var served: Double?
         while served == nil, Date().timeIntervalSince(start) < 8 {
-            if let answer = try? RawHTTP.request(serve.port, path: "/healthz", timeoutSeconds: 1), answer.status == 200 {
+            if let answer = try? RawHTTP.request(serve.port, path: "/healthz", timeoutSeconds: 1), answer.status == 200
+            {
                 served = Date().timeIntervalSince(start)
             } else {
                 usleep(100_000)

@@ -50,7 +50,9 @@ struct TransportReplayTests {
         for answer in [
             Self.raw("HTTP/1.1 200 OK\r\nContent-Type: text/html; secret-1", "<html>secret-1</html>"),
             Self.raw("HTTP/1.1 200 OK\r\nContent-Type: secret-1/x", "<html>"),
-            Self.raw("HTTP/1.1 400 Bad Request\r\nContent-Type: application/json", #"{"error":"invalid_grant","error_description":"secret-1 used"}"#),
+            Self.raw(
+                "HTTP/1.1 400 Bad Request\r\nContent-Type: application/json",
+                #"{"error":"invalid_grant","error_description":"secret-1 used"}"#),
             Self.raw("HTTP/1.1 418 Teapot\r\nContent-Type: secret-1", "secret-1"),
             Self.raw("HTTP/1.1 400 Bad Request", #"{"error":"insecret-1 was used"}"#),
         ] {

@@ -32,7 +32,8 @@ public final class RemoteKeySet: Sendable {
     ///   - snapshotDirectory: where to keep an on-disk snapshot (read now, written after each fetch).
     ///   - clock: the time source (seconds since the epoch).
     public init(
-        url: String, fetcher: some KeySetFetcher, policy: KeyCachePolicy = KeyCachePolicy(), snapshotDirectory: String? = nil,
+        url: String, fetcher: some KeySetFetcher, policy: KeyCachePolicy = KeyCachePolicy(),
+        snapshotDirectory: String? = nil,
         clock: @escaping @Sendable () -> Double = VerificationPolicy.systemClock
     ) {
         self.url = url
@@ -150,7 +151,8 @@ public final class RemoteKeySet: Sendable {
                 state.fetched(keys, maxAge: maxAge, etag: newETag, lastModified: newLastModified, at: now)
                 guard state.lastFailure == nil, let expiresAt = state.expiresAt else { return nil }
                 return KeySetSnapshotFile(
-                    url: url, fetchedAt: now, expiresAt: expiresAt, etag: newETag, lastModified: newLastModified, document: body)
+                    url: url, fetchedAt: now, expiresAt: expiresAt, etag: newETag, lastModified: newLastModified,
+                    document: body)
             }
             if let snapshot, let snapshotPath { snapshot.write(to: snapshotPath) }
         case .notModified(let maxAge):

@@ -13,7 +13,8 @@ struct AppleAnswer: CustomStringConvertible, CustomDebugStringConvertible, Custo
     }
     var debugDescription: String { description }
     var customMirror: Mirror {
-        Mirror(self, children: ["memberNames": members.keys.sorted(), "values": Redacted.marker], displayStyle: .struct)
+        Mirror(
+            self, children: ["memberNames": members.keys.sorted(), "values": Redacted.marker], displayStyle: .struct)
     }
 
     /// Judges `result`. `expectsObject` is false for `/auth/revoke`, whose 200 has no body.
@@ -29,13 +30,16 @@ struct AppleAnswer: CustomStringConvertible, CustomDebugStringConvertible, Custo
         case .failure(.stalled(let seconds)):
             throw SignInWithAppleError(.unavailable, .timeout, detail: "Apple's answer stalled for \(seconds) s")
         case .failure(.tooLarge(let limit)):
-            throw SignInWithAppleError(.response, .responseTooLarge, detail: "Apple's answer is over the \(limit)-octet limit")
+            throw SignInWithAppleError(
+                .response, .responseTooLarge, detail: "Apple's answer is over the \(limit)-octet limit")
         case .failure(.headersTooLarge(let limit)):
-            throw SignInWithAppleError(.response, .responseTooLarge, detail: "Apple's answer's head is over the \(limit)-octet limit")
+            throw SignInWithAppleError(
+                .response, .responseTooLarge, detail: "Apple's answer's head is over the \(limit)-octet limit")
         case .failure(.redirectRefused(let why)):
             throw SignInWithAppleError(.response, .unexpectedStatus, detail: why)
         case .failure(let failure):
-            throw SignInWithAppleError(.unavailable, .connectionFailed, detail: "cannot reach Apple: \(failure.description)")
+            throw SignInWithAppleError(
+                .unavailable, .connectionFailed, detail: "cannot reach Apple: \(failure.description)")
         }
         let object = Self.object(reply.body)
         switch reply.status {
@@ -43,14 +47,16 @@ struct AppleAnswer: CustomStringConvertible, CustomDebugStringConvertible, Custo
             guard expectsObject else { return AppleAnswer(members: [:]) }
             guard let object else {
                 throw SignInWithAppleError(
-                    .response, .responseInvalid, detail: "Apple's 200 answer is not a JSON object (\(Self.describe(reply, secrets)))", status: 200)
+                    .response, .responseInvalid,
+                    detail: "Apple's 200 answer is not a JSON object (\(Self.describe(reply, secrets)))", status: 200)
             }
             return AppleAnswer(members: object)
         case 429, 500...599:
             let retryAfter = reply.header("Retry-After").flatMap { Double($0.trimmingCharacters(in: .whitespaces)) }
             throw SignInWithAppleError(
                 .unavailable, reply.status == 429 ? .rateLimited : .serverError,
-                detail: "Apple answered \(reply.status)" + (retryAfter.map { "; retry after \(Int($0)) s" } ?? ""), status: reply.status,
+                detail: "Apple answered \(reply.status)" + (retryAfter.map { "; retry after \(Int($0)) s" } ?? ""),
+                status: reply.status,
                 retryAfter: retryAfter)
         default:
             if let sent = object?["error"]?.stringValue, !sent.isEmpty {
@@ -59,10 +65,12 @@ struct AppleAnswer: CustomStringConvertible, CustomDebugStringConvertible, Custo
                 let description = object?["error_description"]?.stringValue.map { Self.redact($0, secrets) }
                 throw SignInWithAppleError(
                     .apple, SignInWithAppleError.Code(rawValue: code),
-                    detail: "Apple answered \(reply.status) \(code)" + (description.map { ": \($0.prefix(200))" } ?? ""), status: reply.status)
+                    detail: "Apple answered \(reply.status) \(code)"
+                        + (description.map { ": \($0.prefix(200))" } ?? ""), status: reply.status)
             }
             throw SignInWithAppleError(
-                .response, .unexpectedStatus, detail: "Apple answered \(reply.status) without an OAuth error (\(Self.describe(reply, secrets)))",
+                .response, .unexpectedStatus,
+                detail: "Apple answered \(reply.status) without an OAuth error (\(Self.describe(reply, secrets)))",
                 status: reply.status)
         }
     }
@@ -70,7 +78,8 @@ struct AppleAnswer: CustomStringConvertible, CustomDebugStringConvertible, Custo
     /// A required string member; `response_invalid` when it is missing or not a string.
     func string(_ name: String) throws(SignInWithAppleError) -> String {
         guard let value = members[name]?.stringValue, !value.isEmpty else {
-            throw SignInWithAppleError(.response, .responseInvalid, detail: "Apple's answer has no \(name) string", status: 200)
+            throw SignInWithAppleError(
+                .response, .responseInvalid, detail: "Apple's answer has no \(name) string", status: 200)
         }
         return value
     }
@@ -78,7 +87,8 @@ struct AppleAnswer: CustomStringConvertible, CustomDebugStringConvertible, Custo
     /// A required number member; `response_invalid` when it is missing or not a number.
     func number(_ name: String) throws(SignInWithAppleError) -> Double {
         guard let value = members[name]?.doubleValue else {
-            throw SignInWithAppleError(.response, .responseInvalid, detail: "Apple's answer has no \(name) number", status: 200)
+            throw SignInWithAppleError(
+                .response, .responseInvalid, detail: "Apple's answer has no \(name) number", status: 200)
         }
         return value
     }
@@ -111,11 +121,14 @@ struct AppleAnswer: CustomStringConvertible, CustomDebugStringConvertible, Custo
         let media = type.utf8.prefix { $0 != UInt8(ascii: ";") }.prefix(64)
         let safe = media.allSatisfy { byte in
             switch byte {
-            case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "0")...UInt8(ascii: "9"): true
+            case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
+                UInt8(ascii: "0")...UInt8(ascii: "9"):
+                true
             default: "/+-.!#$&^_".utf8.contains(byte)
             }
         }
-        return "\(reply.body.count) octets, " + (safe ? String(decoding: media, as: UTF8.self) : "an unreadable Content-Type")
+        return "\(reply.body.count) octets, "
+            + (safe ? String(decoding: media, as: UTF8.self) : "an unreadable Content-Type")
     }
 
     private static func redact(_ text: String, _ secrets: [String]) -> String {

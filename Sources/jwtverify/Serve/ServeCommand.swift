@@ -2,8 +2,9 @@ import Dispatch
 import JWTVerify
 import JWTVerifyServer
 import JWTVerifyTooling
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// `jwtverify serve`: the verifier behind an HTTP port, for gateways and backends in any language.
@@ -31,7 +32,8 @@ struct ServeCommand {
         }
         let limits = MicroHTTPDServer.Limits(
             threads: options.threads, connections: options.maxConnections, timeoutSeconds: options.timeoutSeconds,
-            headerBytes: options.maxHeaderBytes, bodyBytes: options.maxBodyBytes, requestTimeoutSeconds: options.requestTimeoutSeconds)
+            headerBytes: options.maxHeaderBytes, bodyBytes: options.maxBodyBytes,
+            requestTimeoutSeconds: options.requestTimeoutSeconds)
         // Signals are taken by dispatch sources, not by handlers running on a server thread.
         for number in [SIGHUP, SIGTERM, SIGINT] { signal(number, SIG_IGN) }
         let server: MicroHTTPDServer
@@ -39,7 +41,10 @@ struct ServeCommand {
             server = try MicroHTTPDServer(host: options.host, port: options.port, limits: limits, service: service)
         } catch {
             throw CommandFailure(
-                status: .osError, message: "cannot listen on \(ListenAddress.display(host: options.host, port: Int(options.port))): \(error.description)")
+                status: .osError,
+                message:
+                    "cannot listen on \(ListenAddress.display(host: options.host, port: Int(options.port))): \(error.description)"
+            )
         }
         for route in routes.routes.values.sorted(by: { $0.name < $1.name })
         where route.requiresNonce && route.configuration.nonce == nil {
@@ -90,14 +95,18 @@ struct ServeCommand {
 
     /// Sends READY=1 once every route can verify (remote key sets fetched), checking every 0.2 s;
     /// until then the status says which routes wait.
-    private static func notifyWhenReady(_ service: ServeService, _ notifier: ServiceManagerNotifier, on queue: DispatchQueue) {
+    private static func notifyWhenReady(
+        _ service: ServeService, _ notifier: ServiceManagerNotifier, on queue: DispatchQueue
+    ) {
         let waiting = service.routes.routes.values.filter { !$0.hasKeys }.map(\.name).sorted()
         guard waiting.isEmpty else {
             notifier.send("STATUS=waiting for keys: " + waiting.joined(separator: ", "))
             queue.asyncAfter(deadline: .now() + 0.2) { notifyWhenReady(service, notifier, on: queue) }
             return
         }
-        notifier.send("READY=1\nSTATUS=serving \(service.routes.routes.count) route\(service.routes.routes.count == 1 ? "" : "s")")
+        notifier.send(
+            "READY=1\nSTATUS=serving \(service.routes.routes.count) route\(service.routes.routes.count == 1 ? "" : "s")"
+        )
     }
 
     /// CLOCK_MONOTONIC in microseconds, as systemd's RELOADING=1 asks.
@@ -127,7 +136,8 @@ struct ServeCommand {
         do throws(CommandFailure) {
             var commandLine: RouteOptions? = nil
             if options.route.isGiven { commandLine = options.route }
-            let routes = try ServeRoutes.load(commandLine: commandLine, configFile: options.configFile, requireKeys: true)
+            let routes = try ServeRoutes.load(
+                commandLine: commandLine, configFile: options.configFile, requireKeys: true)
             do throws(NotificationWindowFileError) {
                 try service.openWindows(for: routes)
             } catch {
@@ -135,10 +145,12 @@ struct ServeCommand {
             }
             service.replace(routes)
             service.metrics.reload(outcome: "ok")
-            StandardError.write("jwtverify serve: reloaded (\(routes.routes.count) route\(routes.routes.count == 1 ? "" : "s"))\n")
+            StandardError.write(
+                "jwtverify serve: reloaded (\(routes.routes.count) route\(routes.routes.count == 1 ? "" : "s"))\n")
         } catch {
             service.metrics.reload(outcome: "failed")
-            StandardError.write("jwtverify serve: reload failed, still serving the previous configuration: \(error.message)\n")
+            StandardError.write(
+                "jwtverify serve: reload failed, still serving the previous configuration: \(error.message)\n")
         }
     }
 }
