@@ -103,7 +103,7 @@ struct ServeKeyWaitTests {
             #expect(health.status == 200)
             slowest = max(slowest, seconds)
         }
-        #expect(slowest < 0.5, "the slowest /healthz took \(slowest) s while eight requests waited for keys")
+        #expect(slowest < 1, "the slowest /healthz took \(slowest) s while eight requests waited for keys")
         group.wait()
         for box in boxes {
             let (answer, seconds) = box.value!
