@@ -84,19 +84,27 @@ struct AppleRESTCall {
                 status = .rejected
             }
         case .revoke:
-            try await client.revoke(options.token ?? "", type: options.tokenType)
-            out.key("revoked")
-            out.bool(true)
             if options.confirm {
-                let confirmed = try await !client.checkRefreshToken(options.token ?? "").isActive
-                out.key("confirmed")
-                out.bool(confirmed)
-                if !confirmed {
-                    let error = SignInWithAppleError(
-                        .unavailable, .revocationUnconfirmed, detail: "Apple took the revocation, but the refresh token still works; check again later")
-                    appendError(error, to: &out)
-                    status = exitStatus(error)
+                // The library's revoke-then-check; only its revocation_unconfirmed is a revocation
+                // that was taken (every other failure is the call's, printed alone).
+                var unconfirmed: SignInWithAppleError? = nil
+                do throws(SignInWithAppleError) {
+                    try await client.revokeAndConfirm(refreshToken: options.token ?? "")
+                } catch where error.code == .revocationUnconfirmed {
+                    unconfirmed = error
                 }
+                out.key("revoked")
+                out.bool(true)
+                out.key("confirmed")
+                out.bool(unconfirmed == nil)
+                if let unconfirmed {
+                    appendError(unconfirmed, to: &out)
+                    status = exitStatus(unconfirmed)
+                }
+            } else {
+                try await client.revoke(options.token ?? "", type: options.tokenType)
+                out.key("revoked")
+                out.bool(true)
             }
         case .transfer:
             if let transferSubject = options.transferSubject {
