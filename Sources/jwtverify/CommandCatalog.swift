@@ -23,8 +23,8 @@ enum CommandCatalog {
                 help: BenchOptions.help, options: BenchOptions.table, run: bench),
             CommandEntry(
                 "apple", summary: "Sign in with Apple's server side: client secret and Apple's REST endpoints",
-                help: AppleCommand.help, options: AppleCommand.table,
-                subcommands: AppleCommand.Subcommand.allCases.map(\.rawValue), run: apple),
+                help: AppleCommand.help, options: AppleCommand.options,
+                subcommands: AppleCommand.subcommands, run: apple),
             CommandEntry(
                 "jwks", summary: "describe key sets or save one", help: JWKSCommand.help, options: JWKSCommand.table,
                 subcommands: ["show", "fetch"], run: jwks),

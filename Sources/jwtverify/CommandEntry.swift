@@ -31,6 +31,16 @@ struct CommandEntry: Sendable {
             subcommands: subcommands, run: run)
     }
 
+    /// A command whose subcommands each have their own table: `options` lists them all, each once.
+    init(
+        _ name: String, summary: String, help: String, options: [OptionDescription], subcommands: [String],
+        run: @escaping Entry
+    ) {
+        self.init(
+            name, summary: summary, help: help, options: options, acceptedOptions: options.flatMap(\.names),
+            subcommands: subcommands, run: run)
+    }
+
     /// A command with no options table: its words are subcommands or operands.
     init(_ name: String, summary: String, help: String, subcommands: [String], run: @escaping Entry) {
         self.init(
