@@ -21,25 +21,36 @@ enum DocumentationCommand {
         'jwtverify completion bash > /etc/bash_completion.d/jwtverify'.
         """
 
-    /// Runs `manual` or `completion` with `words` after the command name.
-    static func run(_ command: String, _ words: ArraySlice<String>) throws(CommandFailure) -> ExitStatus {
-        if words.contains("-h") || words.contains("--help") {
-            print(command == "manual" ? manualHelp : completionHelp)
+    /// `jwtverify manual [COMMAND]`, given the words after `manual`.
+    static func manual(_ words: ArraySlice<String>) throws(CommandFailure) -> ExitStatus {
+        if CommandEntry.asksForHelp(words) {
+            print(manualHelp)
             return .ok
         }
-        switch (command, words.first) {
-        case ("manual", "--commands"?):
+        switch words.first {
+        case "--commands"?:
             // The pages there are besides jwtverify(1), one name per line (for packaging).
             for entry in CommandCatalog.entries { print(entry.name) }
-        case ("manual", nil):
+        case nil:
             print(topPage(), terminator: "")
-        case ("manual", let name?):
+        case let name?:
             guard let entry = CommandCatalog.entry(name) else {
                 throw .usage("manual takes a command: " + CommandCatalog.entries.map(\.name).joined(separator: ", "))
             }
             print(page(entry), terminator: "")
-        case ("completion", "bash"?): print(bash(), terminator: "")
-        case ("completion", "zsh"?): print(zsh(), terminator: "")
+        }
+        return .ok
+    }
+
+    /// `jwtverify completion bash|zsh`, given the words after `completion`.
+    static func completion(_ words: ArraySlice<String>) throws(CommandFailure) -> ExitStatus {
+        if CommandEntry.asksForHelp(words) {
+            print(completionHelp)
+            return .ok
+        }
+        switch words.first {
+        case "bash"?: print(bash(), terminator: "")
+        case "zsh"?: print(zsh(), terminator: "")
         default: throw .usage("completion takes a shell: bash, zsh")
         }
         return .ok

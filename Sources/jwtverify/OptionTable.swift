@@ -49,37 +49,20 @@ struct OptionTable<Options>: Sendable {
 
     /// Each option's spellings, value placeholder and help, for manual pages and completions.
     var descriptions: [OptionDescription] {
-        options.map { OptionDescription(names: $0.names, placeholder: $0.placeholder, help: $0.help) }
-            + [OptionDescription(names: ["-h", "--help"], placeholder: nil, help: "Show this help.")]
+        options.map { OptionDescription(names: $0.names, placeholder: $0.placeholder, help: $0.help) } + [.helpOption]
     }
 
     /// Every accepted spelling, `-h` and `--help` included.
     var acceptedNames: [String] { options.flatMap(\.names) + ["-h", "--help"] }
 
     /// The `OPTIONS:` lines: names and placeholder in a 25-column field, then the help.
-    var help: String {
-        var lines: [String] = []
-        func add(_ label: String, _ help: String) {
-            let parts = help.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
-            let head = "  " + label
-            if head.count <= 26 {
-                lines.append(head + String(repeating: " ", count: 27 - head.count) + parts[0])
-            } else {
-                lines.append(head)
-                lines.append(String(repeating: " ", count: 27) + parts[0])
-            }
-            for part in parts.dropFirst() { lines.append(String(repeating: " ", count: 27) + part) }
-        }
-        for option in options {
-            add(option.names.joined(separator: ", ") + (option.placeholder.map { " " + $0 } ?? ""), option.help)
-        }
-        add("-h, --help", "Show this help.")
-        return lines.joined(separator: "\n")
-    }
+    var help: String { OptionDescription.helpLines(descriptions) }
 
-    /// Parses `words` into `options`; operands go to `operand`. Returns true when help was asked for.
+    /// Parses `words` into `options`; operands go to `operand`; an option the table lacks is
+    /// refused with `unknown`'s failure. Returns true when help was asked for.
     func parse(
         _ words: ArraySlice<String>, into values: inout Options,
+        unknown: (String) -> CommandFailure = { .usage("unknown option \($0)") },
         operand: (inout Options, String) throws(CommandFailure) -> Void
     ) throws(CommandFailure) -> Bool {
         var arguments = Arguments(words)
@@ -95,7 +78,7 @@ struct OptionTable<Options>: Sendable {
                     helpRequested = true
                     continue
                 }
-                guard let option = options.first(where: { $0.names.contains(name) }) else { throw .usage("unknown option \(name)") }
+                guard let option = options.first(where: { $0.names.contains(name) }) else { throw unknown(name) }
                 if option.placeholder == nil {
                     if inline != nil { throw .usage("\(name) takes no value") }
                     try option.apply(&values, "", name)
@@ -142,4 +125,35 @@ struct OptionDescription: Sendable {
     let names: [String]
     let placeholder: String?
     let help: String
+
+    /// `-h`, `--help`, which every table accepts.
+    static let helpOption = OptionDescription(names: ["-h", "--help"], placeholder: nil, help: "Show this help.")
+
+    /// The `OPTIONS:` lines of `descriptions`: names and placeholder in a 25-column field, then the help.
+    static func helpLines(_ descriptions: [OptionDescription]) -> String {
+        var lines: [String] = []
+        for option in descriptions {
+            let label = option.names.joined(separator: ", ") + (option.placeholder.map { " " + $0 } ?? "")
+            let parts = option.help.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+            let head = "  " + label
+            if head.count <= 26 {
+                lines.append(head + String(repeating: " ", count: 27 - head.count) + parts[0])
+            } else {
+                lines.append(head)
+                lines.append(String(repeating: " ", count: 27) + parts[0])
+            }
+            for part in parts.dropFirst() { lines.append(String(repeating: " ", count: 27) + part) }
+        }
+        return lines.joined(separator: "\n")
+    }
+
+    /// The options of several tables (a command whose subcommands each have their own), each once
+    /// in the order first seen, `-h`/`--help` last.
+    static func merged(_ lists: [[OptionDescription]]) -> [OptionDescription] {
+        var merged: [OptionDescription] = []
+        for option in lists.joined() where option.names != helpOption.names {
+            if !merged.contains(where: { $0.names == option.names }) { merged.append(option) }
+        }
+        return merged + [helpOption]
+    }
 }

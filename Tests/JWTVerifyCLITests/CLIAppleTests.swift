@@ -49,6 +49,26 @@ struct CLIAppleTests {
         #expect(try CLIRunner.run(["apple", "revoke"] + Self.credentials(standIn) + ["--token", "t", "--token-type", "access_token", "--confirm"]).status == 64)
     }
 
+    @Test("revoke --confirm when Apple answers 200 but the token still works: 69, revoked true, confirmed false, revocation_unconfirmed")
+    func unconfirmedRevocation() throws {
+        let standIn = try AppleStandIn()
+        let code = try standIn.authorize(subject: "001234.cli.0002", rawNonce: "raw-2")
+        let exchanged = try Self.apple("exchange", standIn, ["--code", code, "--nonce", "raw-2"])
+        let refreshToken = try #require(exchanged.json["refresh_token"] as? String)
+        try standIn.mode("revoke_ignored")
+        let revoked = try Self.apple("revoke", standIn, ["--token", refreshToken, "--confirm"])
+        #expect(revoked.status == 69, "\(revoked.text)")
+        #expect(revoked.json["revoked"] as? Bool == true && revoked.json["confirmed"] as? Bool == false)
+        #expect(revoked.json["error"] as? String == "revocation_unconfirmed" && revoked.json["kind"] as? String == "unavailable")
+        #expect(revoked.json["retryable"] as? Bool == true && revoked.json["status"] == nil && !revoked.text.contains(refreshToken))
+        #expect(revoked.json.count == 6, "\(revoked.json.keys.sorted())")
+        // Without --confirm, Apple's 200 is all there is to say.
+        let unchecked = try Self.apple("revoke", standIn, ["--token", refreshToken])
+        #expect(unchecked.status == 0 && unchecked.json as NSDictionary == ["revoked": true] as NSDictionary, "\(unchecked.text)")
+        // The token did keep working.
+        #expect(try Self.apple("refresh", standIn, ["--refresh-token", refreshToken]).status == 0)
+    }
+
     @Test("each failure's exit status, error and retryable", arguments: [
         ("used", "invalid_grant", Int32(1), false), ("nonce", "nonce_mismatch", 65, false), ("bad_signature", "bad_signature", 65, false),
         ("other_audience", "audience_mismatch", 65, false), ("stranger", "invalid_client", 78, false), ("error500", "server_error", 69, true),

@@ -36,6 +36,63 @@ struct CLIUnixMannersTests {
         #expect(manual.status == 64 && manual.stderr.contains("verify, audit"))
     }
 
+    /// Text as the manual pages write it (roff: backslashes and hyphens escaped).
+    static func roff(_ text: String) -> String {
+        text.replacingOccurrences(of: "\\", with: "\\e").replacingOccurrences(of: "-", with: "\\-")
+    }
+
+    @Test("one command table: each command it lists is dispatched, in the top help with its manual page's summary, and completed by bash and zsh; none of these lists another")
+    func oneCommandTable() throws {
+        let commands = try CLIRunner.run(["manual", "--commands"]).stdoutText.split(separator: "\n").map(String.init)
+        #expect(commands == ["verify", "audit", "inspect", "serve", "bench", "apple", "jwks", "completion", "manual"])
+        // The top help's COMMANDS: "  name  Summary" lines, continued on lines indented further.
+        let top = try CLIRunner.run(["--help"]).stdoutText
+        let start = try #require(top.range(of: "\nCOMMANDS:\n")).upperBound
+        var listed: [(name: String, summary: String)] = []
+        for line in top[start...].split(separator: "\n", omittingEmptySubsequences: false) {
+            if line.isEmpty { break }
+            if line.hasPrefix("   "), !listed.isEmpty {
+                listed[listed.count - 1].summary += " " + line.trimmingCharacters(in: .whitespaces)
+            } else {
+                let words = line.split(separator: " ", maxSplits: 1).map(String.init)
+                listed.append((words.first ?? "", words.count > 1 ? words[1].trimmingCharacters(in: .whitespaces) : ""))
+            }
+        }
+        #expect(listed.map(\.name) == commands, "the top help lists \(listed.map(\.name))")
+        #expect(!top.contains("UNVERIFIED unless"))
+        let bash = try CLIRunner.run(["completion", "bash"]).stdoutText
+        let zsh = try CLIRunner.run(["completion", "zsh"]).stdoutText
+        for command in commands {
+            // Dispatch: the command runs (its --help, as the page's synopsis has it).
+            let help = try CLIRunner.run([command, "--help"])
+            #expect(help.status == 0 && help.stderr.isEmpty, "\(command) --help: \(help.status) \(help.stderr)")
+            let usage = try #require(help.stdoutText.split(separator: "\n").first.map(String.init), "\(command)")
+            #expect(usage.hasPrefix("USAGE: jwtverify \(command)"), "\(command) --help starts \(usage)")
+            let page = try CLIRunner.run(["manual", command]).stdoutText
+            #expect(page.contains(".SH SYNOPSIS\n.nf\n" + Self.roff(String(usage.dropFirst("USAGE: ".count))) + "\n"), "jwtverify-\(command)(1)")
+            // The manual page's NAME is the top help's summary.
+            let name = "\n" + Self.roff("jwtverify-\(command)") + " \\- "
+            let summary = page.range(of: name).map { page[$0.upperBound...].prefix { $0 != "\n" } }.map(String.init) ?? ""
+            let expected = summary.prefix(1).uppercased() + summary.dropFirst() + "."
+            let shown = listed.first { $0.name == command }?.summary ?? ""
+            #expect(!summary.isEmpty && Self.roff(shown) == expected, "\(command): top help \(shown), manual \(summary)")
+            #expect(bash.contains("\n        \(command)) options="), "bash completion lacks \(command)'s options")
+            #expect(zsh.contains("\n    '\(command):") && zsh.contains("\n    \(command))\n"), "zsh completion lacks \(command)")
+        }
+        // Neither completion offers a command the table lacks.
+        let bashCommands = try #require(bash.range(of: #"compgen -W ""#).map { bash[$0.upperBound...].prefix { $0 != "\"" } })
+        #expect(bashCommands.split(separator: " ").map(String.init) == commands + ["--help", "--version"])
+        let bashArms = bash.split(separator: "\n").filter { $0.hasPrefix("        ") && $0.contains(") options=") }
+        #expect(bashArms.map { String($0.dropFirst(8).prefix { $0 != ")" }) } == commands)
+        let zshCommands = zsh.split(separator: "\n").filter { $0.hasPrefix("    '") }.map { String($0.dropFirst(5).prefix { $0 != ":" }) }
+        #expect(zshCommands == commands)
+        let zshArms = zsh.split(separator: "\n").filter { $0.hasPrefix("    ") && !$0.hasPrefix("     ") && $0.hasSuffix(")") }
+        #expect(zshArms.map { String($0.dropFirst(4).dropLast()) } == commands)
+        // A word the table lacks is refused, with the table's list.
+        let unknown = try CLIRunner.run(["summarize", "--help"])
+        #expect(unknown.status == 64 && unknown.stderr.contains("(commands: " + commands.joined(separator: ", ") + ")"), "\(unknown.stderr)")
+    }
+
     @Test("every command's manual page and both completion scripts name every option its --help names; man renders each page without a warning")
     func manualAndCompletionsFollowTheTables() throws {
         let commands = try CLIRunner.run(["manual", "--commands"]).stdoutText.split(separator: "\n").map(String.init)

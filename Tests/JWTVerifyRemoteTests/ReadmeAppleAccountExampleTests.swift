@@ -25,11 +25,9 @@ func stillSignedIn(_ apple: SignInWithAppleClient, refreshToken: String) async t
 }
 
 /// Account deletion (App Store Review Guideline 5.1.1(v)): revoke the refresh token, and make
-/// sure it took; Apple answers 200 to any token.
+/// sure it took; Apple answers 200 to any token. `revocation_unconfirmed` (retryable): try later.
 func revokeOnAccountDeletion(_ apple: SignInWithAppleClient, refreshToken: String) async throws {
-    guard try await apple.revokeAndConfirm(refreshToken: refreshToken) else {
-        throw SignInWithAppleError(.unavailable, .revocationUnconfirmed, detail: "the refresh token still works; retry later")
-    }
+    try await apple.revokeAndConfirm(refreshToken: refreshToken)
 }
 // README-APPLE-ACCOUNT-END
 

@@ -144,7 +144,29 @@ struct SignInWithAppleClientTests {
             return
         }
         let second = try await apple.exchange(code: try standIn.authorize(subject: "s", rawNonce: "n"), nonce: .raw("n"))
-        #expect(try await apple.revokeAndConfirm(refreshToken: try #require(second.refreshToken)))
+        let secondToken = try #require(second.refreshToken)
+        try await apple.revokeAndConfirm(refreshToken: secondToken)
+        guard case .revoked = try await apple.checkRefreshToken(secondToken) else {
+            Issue.record("revokeAndConfirm returned, but the refresh token is still active")
+            return
+        }
+    }
+
+    @Test("revokeAndConfirm throws revocation_unconfirmed (unavailable, retryable) when Apple answers 200 but the token still works")
+    func unconfirmedRevocation() async throws {
+        let standIn = try AppleStandIn()
+        let apple = try Self.client(standIn)
+        let grant = try await apple.exchange(code: try standIn.authorize(subject: "s", rawNonce: "n"), nonce: .raw("n"))
+        let refreshToken = try #require(grant.refreshToken)
+        try standIn.mode("revoke_ignored")
+        let error = try #require(await Self.failure { try await apple.revokeAndConfirm(refreshToken: refreshToken) })
+        #expect(error.code == .revocationUnconfirmed && error.kind == .unavailable && error.isRetryable, "\(error)")
+        #expect(error.code.rawValue == "revocation_unconfirmed" && error.status == nil && !error.detail.contains(refreshToken))
+        // The token did keep working; once a revocation takes, the same call returns.
+        #expect(try await apple.checkRefreshToken(refreshToken).isActive)
+        try standIn.mode("ok")
+        try await apple.revokeAndConfirm(refreshToken: refreshToken)
+        #expect(try await !apple.checkRefreshToken(refreshToken).isActive)
     }
 
     @Test("TN3159: the transferring team gets a transfer identifier, the recipient team exchanges it for its own user")

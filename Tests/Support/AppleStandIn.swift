@@ -57,7 +57,8 @@ package final class AppleStandIn: Sendable {
     package func age(code: String, seconds: Int) throws { _ = try script.send("/test/age", json: ["code": code, "seconds": seconds]) }
 
     /// How the endpoints answer from now on: `ok`, `error500`, `unavailable503`, `hang`, `html`,
-    /// `cut`, `huge`, `bad_signature`, `other_audience`, `redirect`.
+    /// `cut`, `huge`, `bad_signature`, `other_audience`, `redirect`, `revoke_ignored` (`/auth/revoke`
+    /// answers 200 but the token keeps working).
     package func mode(_ mode: String) throws { _ = try script.send("/test/mode", json: ["mode": mode]) }
 
     /// Distinct client secrets accepted, REST requests, and secrets refused.

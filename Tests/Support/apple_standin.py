@@ -12,7 +12,8 @@ Prints the port it listens on, then serves:
 and, for the tests only:
   POST /test/authorize  {"sub", "raw_nonce"? (the id token's nonce is its SHA-256 hex), "redirect_uri"?, "email"?, "team"?} -> {"code"}: what a user's sign-in leaves
   POST /test/age        {"code", "seconds"}: makes a code older
-  POST /test/mode       {"mode": ok|error500|unavailable503|hang|html|cut|huge|bomb|bad_signature|other_audience|redirect}
+  POST /test/mode       {"mode": ok|error500|unavailable503|hang|html|cut|huge|bomb|bad_signature|other_audience|redirect|
+                         revoke_ignored (/auth/revoke answers 200, the token keeps working)}
   GET  /test/stats      {"secrets": distinct client secrets seen, "requests": n, "refused_secrets": n}
 
 Every endpoint takes POST with Content-Type application/x-www-form-urlencoded, client_id and a
@@ -235,7 +236,9 @@ class Handler(QuietHandler):
         if hint not in (None, "refresh_token", "access_token"):
             return self.error("invalid_request")
         with lock:
-            if token in refresh_tokens:
+            if state["mode"] == "revoke_ignored":
+                pass  # Apple's 200, but the revocation does not take (yet): the token keeps working
+            elif token in refresh_tokens:
                 refresh_tokens[token]["revoked"] = True
                 for access in access_tokens.values():
                     if access["refresh"] == token:

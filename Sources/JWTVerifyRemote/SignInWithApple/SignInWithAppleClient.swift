@@ -183,11 +183,17 @@ public final class SignInWithAppleClient:
         _ = try await post("/auth/revoke", [("token", token), ("token_type_hint", type.rawValue)], secrets: [token], expectsObject: false)
     }
 
-    /// Revokes a refresh token, then checks it: `true` when the check now fails with
-    /// `invalid_grant` (the revocation took), `false` when the token still works.
-    public func revokeAndConfirm(refreshToken: String) async throws(SignInWithAppleError) -> Bool {
+    /// Revokes a refresh token, then checks it: returns when the check fails with `invalid_grant`
+    /// (the revocation took).
+    ///
+    /// - Throws: ``SignInWithAppleError``: ``SignInWithAppleError/Code/revocationUnconfirmed``
+    ///   (kind ``SignInWithAppleError/Kind/unavailable``, retryable) when Apple took the
+    ///   revocation but the token still works; any failure of the revocation or of the check.
+    public func revokeAndConfirm(refreshToken: String) async throws(SignInWithAppleError) {
         try await revoke(refreshToken, type: .refreshToken)
-        return try await !checkRefreshToken(refreshToken).isActive
+        guard try await !checkRefreshToken(refreshToken).isActive else {
+            throw SignInWithAppleError.revocationUnconfirmed
+        }
     }
 
     /// Posts `form` (with the client's ID and secret) to `path` and judges the answer.

@@ -106,9 +106,16 @@ public struct SignInWithAppleError: Error, Hashable, Sendable, CustomStringConve
             verificationError: error)
     }
 
-    /// Whether the same call may succeed later: time-outs, connection failures, 5xx and 429, and
-    /// an identity token whose keys could not be had (`jwks_unavailable`). Never for Apple's
-    /// refusals (`invalid_grant`, `invalid_client`, …) or a bad identity token.
+    /// A revocation Apple took while the refresh token still works afterwards: Apple answers 200
+    /// to any token, so only a later check tells. Retryable: revoke and check again later.
+    public static let revocationUnconfirmed = SignInWithAppleError(
+        .unavailable, .revocationUnconfirmed,
+        detail: "Apple took the revocation, but the refresh token still works; check again later")
+
+    /// Whether the same call may succeed later: time-outs, connection failures, 5xx and 429, a
+    /// revocation not yet in force (`revocation_unconfirmed`), and an identity token whose keys
+    /// could not be had (`jwks_unavailable`). Never for Apple's refusals (`invalid_grant`,
+    /// `invalid_client`, …) or a bad identity token.
     public var isRetryable: Bool {
         switch kind {
         case .unavailable: true

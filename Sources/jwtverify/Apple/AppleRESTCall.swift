@@ -6,7 +6,8 @@ import Synchronization
 /// One call of `jwtverify apple exchange|refresh|revoke|transfer`: the client made from the
 /// options, the call, its JSON object on stdout and its exit status.
 struct AppleRESTCall {
-    let options: AppleCommand
+    /// A REST subcommand (not `client-secret`).
+    let command: AppleCommand
     let privateKeyPEM: [UInt8]
 
     /// What a call printed and how it ended.
@@ -18,11 +19,11 @@ struct AppleRESTCall {
     func run() throws(CommandFailure) -> ExitStatus {
         let client = try makeClient()
         let printed = Mutex(Printed(json: "", status: .internalError))
-        let options = self.options
+        let command = self.command
         Blocking.run {
             let result: Printed
             do throws(SignInWithAppleError) {
-                result = try await Self.call(options, client)
+                result = try await Self.call(command, client)
             } catch {
                 result = Self.failure(error)
             }
@@ -36,9 +37,11 @@ struct AppleRESTCall {
     /// The client, its identity tokens verified over `--jwks` (a file: those keys; a URL or
     /// preset: fetched) or the endpoint's `/auth/keys`.
     private func makeClient() throws(CommandFailure) -> SignInWithAppleClient {
+        let given = command.credentials
         let credentials = SignInWithAppleCredentials(
-            teamID: options.teamID, clientID: options.clientID, keyID: options.keyID, privateKeyPEM: privateKeyPEM)
-        let policy = VerificationPolicy.appleIdentityToken(audiences: [options.clientID])
+            teamID: given.teamID, clientID: given.clientID, keyID: given.keyID, privateKeyPEM: privateKeyPEM)
+        let policy = VerificationPolicy.appleIdentityToken(audiences: [given.clientID])
+        let options = command.endpoint ?? AppleEndpointOptions()
         let source = options.jwks.map(KeySetSource.init(parsing:))
         var keys: JWKSet? = nil
         if case .file(let path)? = source { keys = try KeySetLoader.load(KeySetOptions(sources: [path])) }
@@ -61,20 +64,22 @@ struct AppleRESTCall {
     }
 
     /// Runs the subcommand's call; its JSON object and status.
-    private static func call(_ options: AppleCommand, _ client: SignInWithAppleClient) async throws(SignInWithAppleError) -> Printed {
+    private static func call(
+        _ command: AppleCommand, _ client: SignInWithAppleClient
+    ) async throws(SignInWithAppleError) -> Printed {
         var out = OutputText()
         out.beginObject()
         var status = ExitStatus.ok
-        switch options.subcommand {
+        switch command {
         case .clientSecret:
             break
-        case .exchange:
+        case .exchange(let options):
             let nonce: SignInNonce = options.nonce.map(SignInNonce.raw) ?? .notUsed
-            let grant = try await client.exchange(code: options.code ?? "", redirectURI: options.redirectURI, nonce: nonce)
+            let grant = try await client.exchange(code: options.code, redirectURI: options.redirectURI, nonce: nonce)
             appendGrant(grant, to: &out)
-        case .refresh:
+        case .refresh(let options):
             out.key("active")
-            switch try await client.checkRefreshToken(options.refreshToken ?? "") {
+            switch try await client.checkRefreshToken(options.refreshToken) {
             case .active(let grant):
                 out.bool(true)
                 appendGrant(grant, to: &out)
@@ -83,22 +88,30 @@ struct AppleRESTCall {
                 appendError(SignInWithAppleError(.apple, .invalidGrant, detail: "Apple answered invalid_grant: the refresh token is revoked or expired"), to: &out)
                 status = .rejected
             }
-        case .revoke:
-            try await client.revoke(options.token ?? "", type: options.tokenType)
-            out.key("revoked")
-            out.bool(true)
+        case .revoke(let options):
             if options.confirm {
-                let confirmed = try await !client.checkRefreshToken(options.token ?? "").isActive
-                out.key("confirmed")
-                out.bool(confirmed)
-                if !confirmed {
-                    let error = SignInWithAppleError(
-                        .unavailable, .revocationUnconfirmed, detail: "Apple took the revocation, but the refresh token still works; check again later")
-                    appendError(error, to: &out)
-                    status = exitStatus(error)
+                // The library's revoke-then-check; only its revocation_unconfirmed is a revocation
+                // that was taken (every other failure is the call's, printed alone).
+                var unconfirmed: SignInWithAppleError? = nil
+                do throws(SignInWithAppleError) {
+                    try await client.revokeAndConfirm(refreshToken: options.token)
+                } catch where error.code == .revocationUnconfirmed {
+                    unconfirmed = error
                 }
+                out.key("revoked")
+                out.bool(true)
+                out.key("confirmed")
+                out.bool(unconfirmed == nil)
+                if let unconfirmed {
+                    appendError(unconfirmed, to: &out)
+                    status = exitStatus(unconfirmed)
+                }
+            } else {
+                try await client.revoke(options.token, type: options.tokenType)
+                out.key("revoked")
+                out.bool(true)
             }
-        case .transfer:
+        case .transfer(let options):
             if let transferSubject = options.transferSubject {
                 let user = try await client.exchangeTransferIdentifier(transferSubject)
                 out.member("sub", user.subject)
