@@ -13,6 +13,8 @@ package enum TokenFactory {
             self.algorithm = algorithm
             self.key = key
         }
+        /// The private key as PKCS#8 PEM, as an Apple `.p8` file holds it.
+        package var privateKeyPEM: [UInt8] { key.pkcs8PEM() }
         /// The public JWK members plus kid, use and alg, as JSON text.
         package var jwkJSON: String {
             var text = OutputText()
