@@ -43,14 +43,7 @@ struct AppStoreOnlineCheckTests {
             try pki.token(payload: AppStoreChainFactory.transaction(signedDate: now - 86_400 * 400), chain: [signer, "ca", "root"], signer: signer)
         }
         let verifier = Verifier(policy: .appStore(bundleIDs: ["com.example.app"], trust: try pki.trust("root"), onlineChecks: true))
-        func reason(_ token: String) -> String? {
-            do {
-                _ = try verifier.verify(token)
-                return nil
-            } catch {
-                return error.reason.rawValue
-            }
-        }
+        func reason(_ token: String) -> String? { TokenFactory.reason(token, verifier: verifier) }
         #expect(reason(try token("leaf")) == nil)
         #expect(reason(try token("revoked")) == "certificate_revoked")
         // A certificate the responder has no record of is not trusted.

@@ -306,11 +306,9 @@ struct CLIAuditTests {
 
     @Test("every format leads with the findings and their evidence: 31 distinct tokens replaying one nonce, a token seen twice")
     func findingsLead() throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("audit-findings-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: directory) }
-        let jwks = directory.appendingPathComponent("jwks.json")
-        try TokenFactory.jwksJSON.write(to: jwks, atomically: true, encoding: .utf8)
+        let workspace = try TestWorkspace("audit-findings")
+        let directory = workspace.directory
+        let jwks = workspace.jwks
         let replayed = (0..<31).map { TokenFactory.token(payload: Self.claims(iat: 1_700_000_000 + $0, exp: 1_700_003_600, nonce: "one-nonce", sub: "u\($0)")) }
         let log = directory.appendingPathComponent("gateway.log")
         try ((replayed + [replayed[0]]).map { "GET /api Authorization: Bearer \($0)" }.joined(separator: "\n") + "\n").write(to: log, atomically: true, encoding: .utf8)

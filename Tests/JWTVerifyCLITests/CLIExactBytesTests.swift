@@ -8,8 +8,8 @@ import Testing
 struct CLIExactBytesTests {
     @Test("verify: a jti that is a number, object, array, boolean or null is claim_type; a string jti passes")
     func jtiType() throws {
-        let (directory, keys) = try CLIProfileTests.directoryWithKeys()
-        defer { try? FileManager.default.removeItem(at: directory) }
+        let workspace = try TestWorkspace("profile", keysFile: "keys.json")
+        let keys = workspace.jwks.path
         let kinds = ["7", "1.5", #"{"a":1}"#, #"["x"]"#, "true", "false", "null", #""id-1""#]
         let input =
             kinds.map { TokenFactory.token(payload: TokenFactory.claims(extra: #""jti":"# + $0)) }.joined(

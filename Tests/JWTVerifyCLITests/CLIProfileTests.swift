@@ -7,14 +7,6 @@ import Testing
 /// `--profile` on verify and audit, and `apple client-secret`, run through the built binary.
 @Suite("jwtverify profiles")
 struct CLIProfileTests {
-    static func directoryWithKeys() throws -> (URL, String) {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("jwtverify-profile-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        let keys = directory.appendingPathComponent("keys.json")
-        try Data(TokenFactory.jwksJSON.utf8).write(to: keys)
-        return (directory, keys.path)
-    }
-
     @Test("--profile apple: typed claims on the samples; ES256 is refused; the issuer comes from the profile")
     func apple() throws {
         let outcome = try CLIRunner.run([
@@ -36,8 +28,8 @@ struct CLIProfileTests {
 
     @Test("--profile apple requires the raw nonce: nonce_missing without one, from --nonce or the line; --skip-nonce says the service uses none; audit never requires one")
     func appleNonce() throws {
-        let (directory, keys) = try Self.directoryWithKeys()
-        defer { try? FileManager.default.removeItem(at: directory) }
+        let workspace = try TestWorkspace("profile", keysFile: "keys.json")
+        let keys = workspace.jwks.path
         let payload = #"{"iss":"https://appleid.apple.com","aud":"com.example.app","exp":1700003600,"iat":1700000000,"sub":"001.a.1","nonce":"\#(Nonce.expectedClaim(forRawNonce: "raw-9"))"}"#
         let token = TokenFactory.token(payload: payload)
         let bare = Data((token + "\n").utf8)
@@ -64,8 +56,8 @@ struct CLIProfileTests {
 
     @Test("--profile firebase --project: issuer and audience from the project, typed Firebase claims")
     func firebase() throws {
-        let (directory, keys) = try Self.directoryWithKeys()
-        defer { try? FileManager.default.removeItem(at: directory) }
+        let workspace = try TestWorkspace("profile", keysFile: "keys.json")
+        let keys = workspace.jwks.path
         let payload = #"{"iss":"https://securetoken.google.com/p-1","aud":"p-1","exp":1700003600,"iat":1700000000,"auth_time":1700000000,"sub":"uid-7","firebase":{"sign_in_provider":"apple.com","identities":{}}}"#
         let input = Data((TokenFactory.token(payload: payload) + "\n").utf8)
         let outcome = try CLIRunner.run(
@@ -83,8 +75,8 @@ struct CLIProfileTests {
 
     @Test("--profile firebase-session, firebase-app-check and firebase-phone: their flags, issuers and typed claims")
     func firebaseFamily() throws {
-        let (directory, keys) = try Self.directoryWithKeys()
-        defer { try? FileManager.default.removeItem(at: directory) }
+        let workspace = try TestWorkspace("profile", keysFile: "keys.json")
+        let keys = workspace.jwks.path
         func run(_ flags: [String], _ token: String) throws -> CLIRunner.Outcome {
             try CLIRunner.run(["verify"] + flags + ["--jwks", keys, "--now", "1700001000"], input: Data((token + "\n").utf8))
         }
@@ -243,8 +235,8 @@ struct CLIProfileTests {
 
     @Test("--profile apple-notification: a POST body line gives an event object")
     func notification() throws {
-        let (directory, keys) = try Self.directoryWithKeys()
-        defer { try? FileManager.default.removeItem(at: directory) }
+        let workspace = try TestWorkspace("profile", keysFile: "keys.json")
+        let keys = workspace.jwks.path
         let events = #"{\"type\":\"account-delete\",\"sub\":\"001.u.1\",\"event_time\":1700000950000}"#
         let payload = #"{"iss":"https://appleid.apple.com","aud":"com.example.app","exp":1700003600,"iat":1700000950,"events":"\#(events)"}"#
         let body = #"{"payload":"\#(TokenFactory.token(payload: payload))"}"# + "\n"
@@ -260,8 +252,8 @@ struct CLIProfileTests {
 
     @Test("audit --profile google: both issuer spellings count, other issuers are issuer_mismatch")
     func auditProfile() throws {
-        let (directory, keys) = try Self.directoryWithKeys()
-        defer { try? FileManager.default.removeItem(at: directory) }
+        let workspace = try TestWorkspace("profile", keysFile: "keys.json")
+        let keys = workspace.jwks.path
         let lines = ["https://accounts.google.com", "accounts.google.com", "https://evil.example"].map { issuer in
             TokenFactory.token(payload: #"{"iss":"\#(issuer)","aud":"client-1","exp":1700003600,"iat":1700000000,"sub":"1"}"#)
         }.joined(separator: "\n")
@@ -275,8 +267,8 @@ struct CLIProfileTests {
 
     @Test("apple client-secret: the secret verifies with the key; bad flags and files give their statuses")
     func clientSecret() throws {
-        let (directory, _) = try Self.directoryWithKeys()
-        defer { try? FileManager.default.removeItem(at: directory) }
+        let workspace = try TestWorkspace("profile", keysFile: "keys.json")
+        let directory = workspace.directory
         let key = TokenFactory.ec
         let p8 = directory.appendingPathComponent("AuthKey_ABC123DEFG.p8")
         try Data(key.key.pkcs8PEM()).write(to: p8)

@@ -13,18 +13,12 @@ struct CLIRemoteKeySetTests {
             + extra
     }
 
-    static func temporaryDirectory() throws -> URL {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("jwtverify-remote-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        return directory
-    }
-
     @Test("--jwks URL fetches the key set; --jwks-cache serves later runs from the snapshot")
     func cache() throws {
         let origin = try OriginServer()
         try origin.set(["document": Self.jwks, "max_age": 600])
-        let cache = try Self.temporaryDirectory()
-        defer { try? FileManager.default.removeItem(at: cache) }
+        let workspace = try TestWorkspace("remote", withKeys: false)
+        let cache = workspace.directory
         let first = try CLIRunner.run(Self.flags(origin.keysURL, ["--jwks-cache", cache.path]), input: Self.token)
         #expect(first.status == 0, "\(first.stderr)")
         let second = try CLIRunner.run(Self.flags(origin.keysURL, ["--jwks-cache", cache.path]), input: Self.token)
@@ -38,8 +32,8 @@ struct CLIRemoteKeySetTests {
     func staleIfError() throws {
         let origin = try OriginServer()
         try origin.set(["document": Self.jwks, "max_age": 1, "etag": "\"s1\""])
-        let cache = try Self.temporaryDirectory()
-        defer { try? FileManager.default.removeItem(at: cache) }
+        let workspace = try TestWorkspace("remote", withKeys: false)
+        let cache = workspace.directory
         let ttl = ["--jwks-cache", cache.path, "--jwks-min-ttl", "1", "--jwks-max-ttl", "1"]
         #expect(try CLIRunner.run(Self.flags(origin.keysURL, ttl), input: Self.token).status == 0)
         usleep(1_200_000)
@@ -69,8 +63,8 @@ struct CLIRemoteKeySetTests {
     func fetchAndShow() throws {
         let origin = try OriginServer()
         try origin.set(["document": Self.jwks, "max_age": 3600])
-        let directory = try Self.temporaryDirectory()
-        defer { try? FileManager.default.removeItem(at: directory) }
+        let workspace = try TestWorkspace("remote", withKeys: false)
+        let directory = workspace.directory
         let file = directory.appendingPathComponent("apple-snapshot.json")
         let fetched = try CLIRunner.run(["jwks", "fetch", origin.keysURL, "-o", file.path])
         #expect(fetched.status == 0)

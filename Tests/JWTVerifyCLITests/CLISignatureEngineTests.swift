@@ -11,9 +11,8 @@ struct CLISignatureEngineTests {
 
     @Test("verify and audit: byte-identical records and summaries with the engine and without, on RS256 corpora of two key sizes with forgeries")
     func sameOutput() throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("jwtverify-engine-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: directory) }
+        let workspace = try TestWorkspace("engine", withKeys: false)
+        let directory = workspace.directory
         // 600 Apple-shaped RS256 tokens with nonces, every eleventh signature flipped.
         let corpus = try CLIRunner.run(["bench", "--count", "600", "--write-corpus", directory.path, "--repeat", "1"])
         #expect(corpus.status == 0, "\(corpus.stderr)")

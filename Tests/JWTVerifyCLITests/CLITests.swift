@@ -171,9 +171,8 @@ struct CLITests {
 
     @Test("a missing key set or input file exits 66; an unusable key set exits 65")
     func files() throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("jwtverify-cli-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: directory) }
+        let workspace = try TestWorkspace("cli", withKeys: false)
+        let directory = workspace.directory
         let garbage = directory.appendingPathComponent("garbage.json")
         try Data("not json".utf8).write(to: garbage)
         let encOnly = directory.appendingPathComponent("enc.json")
@@ -218,9 +217,8 @@ struct CLITests {
 
     @Test("progress goes to stderr only when it is a terminal")
     func progress() throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("jwtverify-progress-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: directory) }
+        let workspace = try TestWorkspace("progress", withKeys: false)
+        let directory = workspace.directory
         let input = directory.appendingPathComponent("tokens.txt")
         try Data(String(repeating: Self.validTokens[0] + "\n", count: 9000).utf8).write(to: input)
         let command = ([CLIRunner.binary.path] + Self.baseFlags + [input.path]).joined(separator: " ") + " > /dev/null"
@@ -335,9 +333,8 @@ struct CLITests {
             jwk.removeValue(forKey: "alg")
             keys.append(jwk)
         }
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("jwtverify-jwks-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: directory) }
+        let workspace = try TestWorkspace("jwks", withKeys: false)
+        let directory = workspace.directory
         let file = directory.appendingPathComponent("keys.json")
         try JSONSerialization.data(withJSONObject: ["keys": keys]).write(to: file)
         let outcome = try CLIRunner.run(["jwks", "show", "--json", file.path])

@@ -1,4 +1,5 @@
 import Foundation
+import JWTVerifyTestSupport
 import Testing
 
 /// What Unix users expect of a command-line tool: a reader that goes away ends the command
@@ -8,9 +9,8 @@ import Testing
 struct CLIUnixMannersTests {
     @Test("verify | head -1: the command ends at once, by SIGPIPE as Unix tools do, with nothing on stderr")
     func closedOutput() throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("jwtverify-pipe-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: directory) }
+        let workspace = try TestWorkspace("pipe", withKeys: false)
+        let directory = workspace.directory
         // 200,000 lines: far more records than a pipe holds, so the writer meets the closed pipe.
         let input = directory.appendingPathComponent("tokens.txt")
         try Data(String(repeating: "not-a-token\n", count: 200_000).utf8).write(to: input)

@@ -23,11 +23,9 @@ struct ExitStatusTests {
 
     @Test("every row of the table is produced by its situation")
     func everyRow() throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("jwtverify-exit-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: directory) }
-        let keys = directory.appendingPathComponent("keys.json").path
-        try TokenFactory.jwksJSON.write(toFile: keys, atomically: true, encoding: .utf8)
+        let workspace = try TestWorkspace("exit", keysFile: "keys.json")
+        let directory = workspace.directory
+        let keys = workspace.jwks.path
         let unusable = directory.appendingPathComponent("unusable.json").path
         try #"{"keys":[{"kty":"RSA","kid":"small","n":"AQAB","e":"AQAB"}]}"#.write(toFile: unusable, atomically: true, encoding: .utf8)
         let notAFolder = directory.appendingPathComponent("file").path

@@ -248,9 +248,8 @@ struct FaceAgreementTests {
     /// Runs every face over `groups`; returns how many verdicts each face gave.
     static func agree(_ groups: [Group]) async throws -> [String: Int] {
         let origin = try OriginServer()
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("jwtverify-faces-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: directory) }
+        let workspace = try TestWorkspace("faces", withKeys: false)
+        let directory = workspace.directory
         var counts: [String: Int] = [:]
         var disagreements: [String] = []
         for (index, group) in groups.enumerated() {

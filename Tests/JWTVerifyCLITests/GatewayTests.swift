@@ -59,7 +59,7 @@ struct GatewayTests {
     }
 
     /// nginx on a free port with the README's two nginx blocks in front of `serve` and `backend`.
-    static func nginx(in workspace: ServeTests.Workspace, before serve: ServeProcess, backend: Int) throws -> (
+    static func nginx(in workspace: TestWorkspace, before serve: ServeProcess, backend: Int) throws -> (
         port: Int, nginx: Running
     ) {
         let port = ExternalProgram.freePort()
@@ -83,7 +83,7 @@ struct GatewayTests {
     }
 
     /// Caddy on a free port with the README's Caddy block in front of `serve` and `backend`.
-    static func caddy(in workspace: ServeTests.Workspace, before serve: ServeProcess, backend: Int) throws -> (
+    static func caddy(in workspace: TestWorkspace, before serve: ServeProcess, backend: Int) throws -> (
         port: Int, caddy: Running
     ) {
         let port = ExternalProgram.freePort()
@@ -109,8 +109,8 @@ struct GatewayTests {
 
     /// serve as the README's recipes expect it: `--claim-header email=X-User-Email`, and a token
     /// cookie too, so that a token in two places can be sent through the gateway.
-    static func serve() throws -> (ServeTests.Workspace, ServeProcess) {
-        let workspace = try ServeTests.Workspace()
+    static func serve() throws -> (TestWorkspace, ServeProcess) {
+        let workspace = try TestWorkspace()
         return (
             workspace,
             try ServeProcess(

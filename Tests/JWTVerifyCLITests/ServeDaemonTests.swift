@@ -43,7 +43,7 @@ struct ServeDaemonTests {
 
     @Test("Type=notify: READY=1 once listening with keys; RELOADING=1 then READY=1 on SIGHUP; STOPPING=1 on SIGTERM")
     func notifiesTheServiceManager() throws {
-        let workspace = try ServeTests.Workspace()
+        let workspace = try TestWorkspace()
         let notify = try NotifySocket()
         setenv("NOTIFY_SOCKET", notify.path, 1)
         let serve = try ServeProcess(ServeTests.flags(workspace))
@@ -62,7 +62,7 @@ struct ServeDaemonTests {
 
     @Test("--listen [::1]:0 serves over IPv6; a missing host, a port out of range, an unbracketed IPv6 or a name is a usage error saying which")
     func listenAddresses() throws {
-        let workspace = try ServeTests.Workspace()
+        let workspace = try TestWorkspace()
         let process = Process()
         process.executableURL = CLIRunner.binary
         process.arguments = ["serve", "--listen", "[::1]:0"] + ServeTests.flags(workspace)
@@ -110,7 +110,7 @@ struct ServeDaemonTests {
 
     @Test("--config: key files relative to the config's folder, from any working directory; each error names the file, the route and the key and says what it takes")
     func configFile() throws {
-        let workspace = try ServeTests.Workspace()
+        let workspace = try TestWorkspace()
         let folder = workspace.file("etc")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         try TokenFactory.jwksJSON.write(to: folder.appendingPathComponent("partner-keys.json"), atomically: true, encoding: .utf8)
@@ -138,7 +138,7 @@ struct ServeDaemonTests {
 
     @Test("every metric family has its series from the start: reloads ok and failed at 0, each route's valid verifications at 0")
     func metricsFromTheStart() throws {
-        let workspace = try ServeTests.Workspace()
+        let workspace = try TestWorkspace()
         let serve = try ServeProcess(ServeTests.flags(workspace))
         let metrics = try RawHTTP.request(serve.port, path: "/metrics").text
         for series in [

@@ -8,14 +8,12 @@ import Testing
 /// or a 400, and the `Cache-Control` of every answer.
 @Suite("jwtverify serve: identity headers, credentials, cache rule")
 struct ServeHeaderRulesTests {
-    typealias Workspace = ServeTests.Workspace
-
     static let noSubject = TokenFactory.token(
         payload: #"{"iss":"https://appleid.apple.com","aud":"com.example.app","exp":1700003600,"iat":1700000000}"#)
 
     @Test("a 200 carries every configured header on the wire, empty where the token lacks the claim")
     func everyHeader() throws {
-        let workspace = try Workspace()
+        let workspace = try TestWorkspace()
         let serve = try ServeProcess(
             ServeTests.flags(
                 workspace, ["--claim-header", "email=X-User-Email", "--claim-header", "groups=X-User-Groups"]))
@@ -40,7 +38,7 @@ struct ServeHeaderRulesTests {
         "two Authorization headers, two of a token place, a token in two places: 400 invalid_request, never a pick"
     )
     func ambiguousCredentials() throws {
-        let workspace = try Workspace()
+        let workspace = try TestWorkspace()
         let serve = try ServeProcess(
             ServeTests.flags(
                 workspace,
@@ -84,7 +82,7 @@ struct ServeHeaderRulesTests {
         "Cache-Control: no-store on /auth and /verify; --cache-control-max-age on a 200 only, never past exp"
     )
     func cacheRule() throws {
-        let workspace = try Workspace()
+        let workspace = try TestWorkspace()
         let expired = TokenFactory.token(payload: TokenFactory.claims(exp: "1700000100"))
         let plain = try ServeProcess(ServeTests.flags(workspace))
         for (path, method, headers, body, status) in [

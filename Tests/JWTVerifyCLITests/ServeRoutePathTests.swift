@@ -12,7 +12,7 @@ import Testing
 @Suite("jwtverify serve route paths")
 struct ServeRoutePathTests {
     /// The command line's route (audience com.example.app) plus `--config` routes of their own.
-    static func routes(_ workspace: ServeTests.Workspace, _ names: [String]) throws -> URL {
+    static func routes(_ workspace: TestWorkspace, _ names: [String]) throws -> URL {
         let config = workspace.file("routes.json")
         let route =
             #"{"jwks": ["\#(workspace.jwks.path)"], "issuer": "\#(TokenFactory.issuer)", "#
@@ -29,7 +29,7 @@ struct ServeRoutePathTests {
 
     @Test("a name no route has is 404 on every endpoint, never the default route's; names are bytes")
     func unknownNames() throws {
-        let workspace = try ServeTests.Workspace()
+        let workspace = try TestWorkspace()
         let config = try Self.routes(workspace, ["ios", "K1"])
         let serve = try ServeProcess(ServeTests.flags(workspace, ["--config", config.path]))
         let bearer = ServeTests.bearer(ServeTests.valid)
@@ -56,7 +56,7 @@ struct ServeRoutePathTests {
 
     @Test("/ext-authz/NAME/...: Envoy's prefix names the route; the client's path after it never does")
     func extAuthz() throws {
-        let workspace = try ServeTests.Workspace()
+        let workspace = try TestWorkspace()
         let config = try Self.routes(workspace, ["ios"])
         let serve = try ServeProcess(ServeTests.flags(workspace, ["--config", config.path]))
         let bearer = ServeTests.bearer(ServeTests.valid)
@@ -78,7 +78,7 @@ struct ServeRoutePathTests {
 
     @Test("dot segments, percent-encoding (as sent: libmicrohttpd does not undo it), empty and extra segments are 400")
     func ambiguousPaths() throws {
-        let workspace = try ServeTests.Workspace()
+        let workspace = try TestWorkspace()
         let config = try Self.routes(workspace, ["ios", "a", "b"])
         let serve = try ServeProcess(ServeTests.flags(workspace, ["--config", config.path]))
         let bearer = ServeTests.bearer(Self.web)
@@ -106,7 +106,7 @@ struct ServeRoutePathTests {
 
     @Test("a route removed by a SIGHUP reload is 404 from that reload on; the routes left keep answering")
     func removedByReload() throws {
-        let workspace = try ServeTests.Workspace()
+        let workspace = try TestWorkspace()
         let config = try Self.routes(workspace, ["ios", "web"])
         let serve = try ServeProcess(ServeTests.flags(workspace, ["--config", config.path]))
         let bearer = ServeTests.bearer(Self.web)
@@ -125,7 +125,7 @@ struct ServeRoutePathTests {
 
     @Test("--config refuses route names a path cannot spell: ., .., and names with %, ? or #")
     func unspellableNames() throws {
-        let workspace = try ServeTests.Workspace()
+        let workspace = try TestWorkspace()
         for name in [".", "..", "a%2Fb", "a?b", "a#b"] {
             let config = try Self.routes(workspace, [name])
             let refused = try CLIRunner.run(["serve", "--config", config.path, "--listen", "127.0.0.1:0"])

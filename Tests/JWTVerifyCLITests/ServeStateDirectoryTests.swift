@@ -41,7 +41,7 @@ struct ServeStateDirectoryTests {
 
     @Test("seen before SIGTERM, a duplicate after a start with the same --state-dir; without it, forgotten")
     func survivesRestart() throws {
-        let workspace = try ServeTests.Workspace()
+        let workspace = try TestWorkspace()
         let state = workspace.file("state/serve").path  // created, with its parent, by serve
         let arguments = ["--jwks", workspace.jwks.path] + Self.flags + ["--state-dir", state]
         let body = Self.body(jti: "restart-1")
@@ -95,7 +95,7 @@ struct ServeStateDirectoryTests {
 
     @Test("a file that is not a window stops the start (exit 65, named, left as it is) and fails a reload")
     func refusesForeignFile() throws {
-        let workspace = try ServeTests.Workspace()
+        let workspace = try TestWorkspace()
         let state = workspace.file("state").path
         try FileManager.default.createDirectory(atPath: state, withIntermediateDirectories: true)
         let file = state + "/notifications-\(Self.hex("default")).window"
@@ -138,7 +138,7 @@ struct ServeStateDirectoryTests {
 
     @Test("an ID that cannot be written (ulimit -f for a full disk): 503 with Retry-After, never 200, unrecorded")
     func neverAcknowledgedUnwritten() throws {
-        let workspace = try ServeTests.Workspace()
+        let workspace = try TestWorkspace()
         let state = workspace.file("state").path
         let serve = try ServeProcess(
             ["--jwks", workspace.jwks.path] + Self.flags + ["--state-dir", state], shell: "ulimit -f 1")

@@ -11,21 +11,7 @@ import Glibc
 /// raw sockets.
 @Suite("jwtverify serve")
 struct ServeTests {
-    /// A directory with the test keys as a JWKS file.
-    final class Workspace: @unchecked Sendable {
-        let directory: URL
-        let jwks: URL
-        init() throws {
-            directory = FileManager.default.temporaryDirectory.appendingPathComponent("jwtverify-serve-\(UUID().uuidString)")
-            try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-            jwks = directory.appendingPathComponent("jwks.json")
-            try TokenFactory.jwksJSON.write(to: jwks, atomically: true, encoding: .utf8)
-        }
-        deinit { try? FileManager.default.removeItem(at: directory) }
-        func file(_ name: String) -> URL { directory.appendingPathComponent(name) }
-    }
-
-    static func flags(_ workspace: Workspace, _ extra: [String] = []) -> [String] {
+    static func flags(_ workspace: TestWorkspace, _ extra: [String] = []) -> [String] {
         ["--jwks", workspace.jwks.path, "--issuer", TokenFactory.issuer, "--audience", TokenFactory.audience, "--now", "1700001000", "--threads", "2"]
             + extra
     }
@@ -37,7 +23,7 @@ struct ServeTests {
 
     @Test("POST /notifications on an apple-notification route: the typed event, a repeat marked duplicate, 401 tampered, 400 not Apple's, 404 elsewhere")
     func notifications() throws {
-        let workspace = try Workspace()
+        let workspace = try TestWorkspace()
         let serve = try ServeProcess([
             "--jwks", workspace.jwks.path, "--profile", "apple-notification", "--audience", TokenFactory.audience, "--now", "1700001000", "--threads", "1",
         ])
@@ -68,7 +54,7 @@ struct ServeTests {
 
     @Test("/auth: 200 with the claim headers; 401 with RFC 6750 challenges; 403 for another audience; GET, HEAD and POST")
     func auth() throws {
-        let workspace = try Workspace()
+        let workspace = try TestWorkspace()
         let serve = try ServeProcess(
             Self.flags(workspace, ["--claim-header", "email=X-User-Email", "--claim-header", "groups=X-User-Groups", "--claim-header", "name=X-User-Name"]))
         let ok = try RawHTTP.request(serve.port, path: "/auth", headers: Self.bearer(Self.valid))
@@ -127,7 +113,7 @@ struct ServeTests {
 
     @Test("/auth gathers requests waiting together: 64 at once on one loop, each connection its own verdict and claims; a lone request is a batch of one")
     func gathering() throws {
-        let workspace = try Workspace()
+        let workspace = try TestWorkspace()
         let serve = try ServeProcess(Self.flags(workspace, ["--threads", "1", "--claim-header", "n=X-N"]))
         // Four kinds of token, 16 of each, every one distinct.
         var expected: [(token: String, status: Int, reason: String?)] = []
@@ -184,7 +170,7 @@ struct ServeTests {
 
     @Test("--token-header and --token-cookie; --realm in the challenge")
     func tokenSources() throws {
-        let workspace = try Workspace()
+        let workspace = try TestWorkspace()
         let serve = try ServeProcess(Self.flags(workspace, ["--token-header", "X-Id-Token", "--token-cookie", "session", "--realm", "example"]))
         #expect(try RawHTTP.request(serve.port, path: "/auth", headers: [("X-Id-Token", Self.valid)]).status == 200)
         #expect(try RawHTTP.request(serve.port, path: "/auth", headers: [("Cookie", "theme=dark; session=\(Self.valid); x=1")]).status == 200)
@@ -197,7 +183,7 @@ struct ServeTests {
 
     @Test("--config routes: each /auth/NAME has its own policy; --access-log writes the fingerprint, never the token")
     func routesAndAccessLog() throws {
-        let workspace = try Workspace()
+        let workspace = try TestWorkspace()
         let config = workspace.file("routes.json")
         let routes = #"""
             {"routes": {
@@ -231,7 +217,7 @@ struct ServeTests {
 
     @Test("--max-connections is enforced; SIGTERM lets a request in flight finish")
     func connectionCapAndDrain() throws {
-        let workspace = try Workspace()
+        let workspace = try TestWorkspace()
         let serve = try ServeProcess(Self.flags(workspace, ["--max-connections", "4"]))
         var open: [Int32] = []
         for _ in 0..<4 {
@@ -350,7 +336,7 @@ struct ServeTests {
 
     @Test("SIGHUP reloads the config and key files; a broken file keeps the old keys; SIGTERM drains and exits 0")
     func reload() throws {
-        let workspace = try Workspace()
+        let workspace = try TestWorkspace()
         let newKey = TokenFactory.Signer(kid: "rotated", algorithm: .rs256, key: try EVPPrivateKey.generateRSA(bits: 2048))
         let routeKeys = workspace.file("route-keys.json")
         try "{\"keys\":[\(TokenFactory.rsa.jwkJSON)]}".write(to: routeKeys, atomically: true, encoding: .utf8)
@@ -383,7 +369,7 @@ struct ServeTests {
 
     @Test("abuse: 300 stalled connections do not delay a request by 1 s; a 100 KiB header gets 431; random bytes do not kill it; 20,000 rejections add < 16 MiB")
     func abuse() throws {
-        let workspace = try Workspace()
+        let workspace = try TestWorkspace()
         let serve = try ServeProcess(Self.flags(workspace, ["--timeout", "30"]))
         var stalled: [Int32] = []
         for _ in 0..<300 {

@@ -110,12 +110,7 @@ struct AppStoreChainTests {
     }
 
     static func reason(_ token: String, _ verifier: Verifier = verifier(), at time: Double? = nil) -> String? {
-        do {
-            _ = try verifier.verify(token, at: time)
-            return nil
-        } catch {
-            return error.reason.rawValue
-        }
+        TokenFactory.reason(token, verifier: verifier, at: time)
     }
 
     static func token(_ payload: String = AppStoreChainFactory.transaction(signedDate: now), chain: [String] = ["leaf", "ca", "root"], signer: String = "leaf") -> String {

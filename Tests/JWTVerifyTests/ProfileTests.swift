@@ -210,14 +210,7 @@ struct ProfileTests {
         // A key set of the one P-256 key, so that a token without kid would otherwise find its key.
         let keys = try JWKSet(json: Array("{\"keys\":[\(TokenFactory.ec.jwkJSON)]}".utf8))
         let verifier = Verifier(keys: keys, policy: VerificationPolicy.firebasePhoneNumber(project: "p-1").clock { Self.now })
-        func reason(_ token: String) -> String? {
-            do {
-                _ = try verifier.verify(token)
-                return nil
-            } catch {
-                return error.reason.rawValue
-            }
-        }
+        func reason(_ token: String) -> String? { TokenFactory.reason(token, verifier: verifier) }
         #expect(try verifier.verify(token()).provider(as: FirebasePhoneNumberClaims.self)?.phoneNumber == "+15555550100")
         #expect(reason(token(header: #"{"alg":"ES256","typ":"JWT"}"#)) == "header_invalid")
         #expect(reason(token(header: #"{"kid":"ec-a","alg":"ES256"}"#)) == "header_invalid")

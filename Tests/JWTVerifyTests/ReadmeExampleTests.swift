@@ -27,11 +27,8 @@ struct ReadmeExampleTests {
 
     @Test("the example accepts a fresh token with the right nonce and names the failing check otherwise")
     func exampleWorks() throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("jwtverify-readme-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: directory) }
-        let keysFile = directory.appendingPathComponent("keys.json")
-        try Data(TokenFactory.jwksJSON.utf8).write(to: keysFile)
+        let workspace = try TestWorkspace("readme", keysFile: "keys.json")
+        let keysFile = workspace.jwks
         let now = Int(Date().timeIntervalSince1970)
         let claims = #"{"iss":"https://appleid.apple.com","aud":"com.example.app","exp":\#(now + 600),"iat":\#(now - 5),"sub":"001234.user.5678","nonce":"\#(Nonce.expectedClaim(forRawNonce: "n-1"))"}"#
         let verifier = try makeAppleVerifier(keysFile: keysFile.path)

@@ -5,15 +5,6 @@ import Synchronization
 import JWTVerifyTestSupport
 import Testing
 
-/// A settable clock for tests.
-final class TestClock: Sendable {
-    private let value: Mutex<Double>
-    init(_ start: Double) { value = Mutex(start) }
-    var now: Double { value.withLock { $0 } }
-    func advance(_ seconds: Double) { value.withLock { $0 += seconds } }
-    var function: @Sendable () -> Double { { self.now } }
-}
-
 /// A fetcher whose answers the test scripts, counting requests; it can delay each answer.
 final class ScriptedFetcher: KeySetFetcher {
     private let state = Mutex<(document: [UInt8]?, failing: Bool, requests: Int, conditional: Int, version: Int)>((nil, false, 0, 0, 0))
@@ -61,19 +52,23 @@ struct RemoteKeySetTests {
             signer: signer)
     }
 
-    static func verifier(_ keySet: RemoteKeySet, clock: TestClock) -> RemoteVerifier {
+    /// A key set at a scripted origin serving ``oneKey``, read at a test clock at ``TokenFactory/now``,
+    /// and a verifier over it.
+    static func fixture(
+        delayMilliseconds: UInt64 = 0
+    ) -> (clock: TestClock, fetcher: ScriptedFetcher, keySet: RemoteKeySet, verifier: RemoteVerifier) {
+        let clock = TestClock(TokenFactory.now)
+        let fetcher = ScriptedFetcher(document: oneKey, delayMilliseconds: delayMilliseconds)
+        let keySet = RemoteKeySet(url: "https://example.test/keys", fetcher: fetcher, clock: clock.function)
         // A long wait for the refresh: these tests are about single flight and cooldowns, not the wait.
-        RemoteVerifier(
-            keySet: keySet, policy: VerificationPolicy.generic(issuer: TokenFactory.issuer, audiences: [TokenFactory.audience]).clock(clock.function),
-            refreshWait: 30)
+        let policy = VerificationPolicy.generic(issuer: TokenFactory.issuer, audiences: [TokenFactory.audience])
+        let verifier = RemoteVerifier(keySet: keySet, policy: policy.clock(clock.function), refreshWait: 30)
+        return (clock, fetcher, keySet, verifier)
     }
 
     @Test("first use loads the keys; routine use does not fetch again")
     func loadOnce() async throws {
-        let clock = TestClock(TokenFactory.now)
-        let fetcher = ScriptedFetcher(document: Self.oneKey)
-        let keySet = RemoteKeySet(url: "https://example.test/keys", fetcher: fetcher, clock: clock.function)
-        let verifier = Self.verifier(keySet, clock: clock)
+        let (_, fetcher, keySet, verifier) = Self.fixture()
         for _ in 0..<50 { _ = try await verifier.verify(Self.token()) }
         #expect(fetcher.requests == 1)
         #expect(keySet.metrics.currentKeyIDs == ["rsa-a"])
@@ -81,10 +76,7 @@ struct RemoteKeySetTests {
 
     @Test("10,000 tokens with random unknown kids cost one fetch per cooldown window and fail fast")
     func unknownKidFlood() async throws {
-        let clock = TestClock(TokenFactory.now)
-        let fetcher = ScriptedFetcher(document: Self.oneKey)
-        let keySet = RemoteKeySet(url: "https://example.test/keys", fetcher: fetcher, clock: clock.function)
-        let verifier = Self.verifier(keySet, clock: clock)
+        let (clock, fetcher, keySet, verifier) = Self.fixture()
         await keySet.load()
         var rejected = 0
         for index in 0..<10_000 {
@@ -103,10 +95,7 @@ struct RemoteKeySetTests {
 
     @Test("rotation: the first token with the new kid triggers one refresh and verifies")
     func rotation() async throws {
-        let clock = TestClock(TokenFactory.now)
-        let fetcher = ScriptedFetcher(document: Self.oneKey)
-        let keySet = RemoteKeySet(url: "https://example.test/keys", fetcher: fetcher, clock: clock.function)
-        let verifier = Self.verifier(keySet, clock: clock)
+        let (_, fetcher, _, verifier) = Self.fixture()
         _ = try await verifier.verify(Self.token())
         fetcher.serve(Self.rotated)
         let verified = try await verifier.verify(Self.token(TokenFactory.rsaB))
@@ -117,10 +106,7 @@ struct RemoteKeySetTests {
 
     @Test("origin down: old keys keep verifying, marked stale, until the stale window ends")
     func staleIfError() async throws {
-        let clock = TestClock(TokenFactory.now)
-        let fetcher = ScriptedFetcher(document: Self.oneKey)
-        let keySet = RemoteKeySet(url: "https://example.test/keys", fetcher: fetcher, clock: clock.function)
-        let verifier = Self.verifier(keySet, clock: clock)
+        let (clock, fetcher, keySet, verifier) = Self.fixture()
         _ = try await verifier.verify(Self.token(), at: TokenFactory.now)
         fetcher.fail()
         clock.advance(700)  // past max-age 600
@@ -136,9 +122,7 @@ struct RemoteKeySetTests {
 
     @Test("an empty or unparsable document never replaces good keys")
     func badDocuments() async throws {
-        let clock = TestClock(TokenFactory.now)
-        let fetcher = ScriptedFetcher(document: Self.oneKey)
-        let keySet = RemoteKeySet(url: "https://example.test/keys", fetcher: fetcher, clock: clock.function)
+        let (clock, fetcher, keySet, _) = Self.fixture()
         await keySet.load()
         for bad in [#"{"keys":[]}"#, "<html>oops</html>", ""] {
             fetcher.serve(bad)
@@ -154,10 +138,7 @@ struct RemoteKeySetTests {
 
     @Test("16 threads verifying during a rotation: exactly one fetch for the new key, no wrong verdict")
     func concurrentRotation() async throws {
-        let clock = TestClock(TokenFactory.now)
-        let fetcher = ScriptedFetcher(document: Self.oneKey, delayMilliseconds: 50)
-        let keySet = RemoteKeySet(url: "https://example.test/keys", fetcher: fetcher, clock: clock.function)
-        let verifier = Self.verifier(keySet, clock: clock)
+        let (_, fetcher, keySet, verifier) = Self.fixture(delayMilliseconds: 50)
         await keySet.load()
         fetcher.serve(Self.both)
         let wrong = Counter()
@@ -182,9 +163,8 @@ struct RemoteKeySetTests {
 
     @Test("a snapshot on disk gives a restarted service its keys before any fetch; 304s revalidate it")
     func snapshot() async throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("jwtverify-snap-\(UUID().uuidString)").path
-        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let workspace = try TestWorkspace("snap", withKeys: false)
+        let directory = workspace.directory.path
         let clock = TestClock(TokenFactory.now)
         let fetcher = ScriptedFetcher(document: Self.oneKey)
         let first = RemoteKeySet(url: "https://example.test/keys", fetcher: fetcher, snapshotDirectory: directory, clock: clock.function)

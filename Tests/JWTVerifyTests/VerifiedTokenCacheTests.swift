@@ -8,32 +8,19 @@ import Testing
 @Suite("verified-token cache")
 struct VerifiedTokenCacheTests {
     /// A clock the test moves.
-    final class MovableClock: Sendable {
-        private let value: Mutex<Double>
-        init(_ start: Double) { value = Mutex(start) }
-        var now: Double { value.withLock { $0 } }
-        func set(_ time: Double) { value.withLock { $0 = time } }
-        var function: @Sendable () -> Double { { self.now } }
-    }
-
     static let policy = VerificationPolicy.generic(issuer: TokenFactory.issuer, audiences: [TokenFactory.audience])
 
-    static func cached(_ clock: MovableClock, policy: VerificationPolicy = policy, keys: JWKSet = TokenFactory.keys) -> Verifier {
+    static func cached(_ clock: TestClock, policy: VerificationPolicy = policy, keys: JWKSet = TokenFactory.keys) -> Verifier {
         Verifier(keys: keys, policy: policy.clock(clock.function), cache: .init(capacity: 64))
     }
 
     static func reason(_ verifier: Verifier, _ token: String, nonce: String? = nil) -> String {
-        do {
-            _ = try verifier.verify(token, nonce: nonce)
-            return "valid"
-        } catch {
-            return error.reason.rawValue
-        }
+        TokenFactory.reason(token, nonce: nonce, verifier: verifier) ?? "valid"
     }
 
     @Test("a hit skips the signature: the second verification is served from the cache")
     func hit() throws {
-        let verifier = Self.cached(MovableClock(TokenFactory.now))
+        let verifier = Self.cached(TestClock(TokenFactory.now))
         let token = TokenFactory.token(payload: TokenFactory.claims())
         let first = try verifier.verify(token)
         let second = try verifier.verify(token)
@@ -45,7 +32,7 @@ struct VerifiedTokenCacheTests {
 
     @Test("a cached token expires on time, and is not yet valid or issued in the future when the clock goes back")
     func timeRunsAgain() throws {
-        let clock = MovableClock(1_700_000_100)
+        let clock = TestClock(1_700_000_100)
         let verifier = Self.cached(clock)
         let token = TokenFactory.token(payload: TokenFactory.claims(exp: "1700003600", iat: "1700000000", extra: #""nbf":1700000050"#))
         #expect(Self.reason(verifier, token) == "valid")
@@ -67,7 +54,7 @@ struct VerifiedTokenCacheTests {
 
     @Test("a hit checks this call's nonce: wrong is nonce_mismatch, missing when required is nonce_missing")
     func nonceRunsAgain() throws {
-        let verifier = Self.cached(MovableClock(TokenFactory.now))
+        let verifier = Self.cached(TestClock(TokenFactory.now))
         let withNonce = TokenFactory.token(payload: TokenFactory.claims(extra: #""nonce":"\#(Nonce.expectedClaim(forRawNonce: "r1"))""#))
         #expect(Self.reason(verifier, withNonce, nonce: "r1") == "valid")
         #expect(Self.reason(verifier, withNonce, nonce: "r2") == "nonce_mismatch")
@@ -80,7 +67,7 @@ struct VerifiedTokenCacheTests {
 
     @Test("a tampered copy of a cached token is bad_signature: the bytes are compared in full")
     func tampered() throws {
-        let verifier = Self.cached(MovableClock(TokenFactory.now))
+        let verifier = Self.cached(TestClock(TokenFactory.now))
         let token = TokenFactory.token(payload: TokenFactory.claims())
         #expect(Self.reason(verifier, token) == "valid")
         var bytes = Array(token.utf8)
@@ -132,7 +119,7 @@ struct VerifiedTokenCacheTests {
 
     @Test("two verifiers with different policies never share entries")
     func policiesDoNotShare() throws {
-        let clock = MovableClock(TokenFactory.now)
+        let clock = TestClock(TokenFactory.now)
         let app = Self.cached(clock)
         let other = Self.cached(clock, policy: .generic(issuer: TokenFactory.issuer, audiences: ["com.example.other"]))
         let token = TokenFactory.token(payload: TokenFactory.claims())
@@ -146,7 +133,7 @@ struct VerifiedTokenCacheTests {
 
     @Test("a failed token is never cached")
     func failuresAreNotCached() throws {
-        let clock = MovableClock(1_800_000_000)
+        let clock = TestClock(1_800_000_000)
         let verifier = Self.cached(clock)
         let token = TokenFactory.token(payload: TokenFactory.claims())
         for _ in 0..<3 { #expect(Self.reason(verifier, token) == "expired") }
@@ -162,7 +149,7 @@ struct VerifiedTokenCacheTests {
 
     @Test("Firebase auth_time is checked again on a hit")
     func providerTimeRulesRunAgain() throws {
-        let clock = MovableClock(1_700_000_100)
+        let clock = TestClock(1_700_000_100)
         let verifier = Self.cached(clock, policy: .firebase(project: "p-1"))
         let payload = #"{"iss":"https://securetoken.google.com/p-1","aud":"p-1","exp":1700003600,"iat":1699999000,"sub":"u","auth_time":1700000000}"#
         let token = TokenFactory.token(payload: payload)
@@ -206,7 +193,7 @@ struct VerifiedTokenCacheTests {
 
     @Test("two threads hammering one cached verifier give the verdicts of an uncached one")
     func hammering() throws {
-        let clock = MovableClock(TokenFactory.now)
+        let clock = TestClock(TokenFactory.now)
         let cached = Verifier(keys: TokenFactory.keys, policy: Self.policy.clock(clock.function), cache: .init(capacity: 16))
         let uncached = Verifier(keys: TokenFactory.keys, policy: Self.policy.clock(clock.function))
         let nonce = Nonce.expectedClaim(forRawNonce: "r")

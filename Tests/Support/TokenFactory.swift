@@ -13,6 +13,8 @@ package enum TokenFactory {
             self.algorithm = algorithm
             self.key = key
         }
+        /// The private key as PKCS#8 PEM, as an Apple `.p8` file holds it.
+        package var privateKeyPEM: [UInt8] { key.pkcs8PEM() }
         /// The public JWK members plus kid, use and alg, as JSON text.
         package var jwkJSON: String {
             var text = OutputText()
@@ -72,10 +74,13 @@ package enum TokenFactory {
         Base64URL.encode(Array(#"{"kid":"\#(kid)","alg":"RS256"}"#.utf8)) + "." + Base64URL.encode(Array(claims().utf8)) + ".AAAA"
     }
 
-    /// The reason `token` is rejected with, or `nil` when accepted.
-    package static func reason(_ token: String, nonce: String? = nil, verifier: Verifier = verifier()) -> String? {
+    /// The reason `token` is rejected with (by `verifier`, with `nonce`, at `time` when given), or
+    /// `nil` when accepted.
+    package static func reason(
+        _ token: String, nonce: String? = nil, verifier: Verifier = verifier(), at time: Double? = nil
+    ) -> String? {
         do {
-            _ = try verifier.verify(token, nonce: nonce)
+            _ = try verifier.verify(token, nonce: nonce, at: time)
             return nil
         } catch {
             return error.reason.rawValue

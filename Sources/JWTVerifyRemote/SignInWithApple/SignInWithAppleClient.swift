@@ -40,6 +40,9 @@ public final class SignInWithAppleClient:
     private let identityTokens: IdentityTokenVerification
     private let secrets: ClientSecretKeeper
     private let clock: @Sendable () -> Double
+    /// What carries each request to Apple and back: ``HTTPTransfer/perform(_:limits:)``, or an
+    /// in-process stand-in in unit tests.
+    private let transport: Transport
     private let migrationToken = Mutex<(token: String, expiresAt: Double)?>(nil)
 
     /// The client without its secrets: team, client and key IDs, base URL and time-out; the key,
@@ -99,14 +102,31 @@ public final class SignInWithAppleClient:
         clock: @escaping @Sendable () -> Double = VerificationPolicy.systemClock
     ) throws(SignInWithAppleError) {
         try self.init(
+            credentials: credentials, baseURL: baseURL, timeout: timeout, maximumResponseBytes: maximumResponseBytes,
+            identityTokens: identityTokens, secretLifetime: secretLifetime, clock: clock, transport: HTTPTransfer.perform)
+    }
+
+    /// What carries one request to Apple and brings its reply (or why none came).
+    typealias Transport = @Sendable (HTTPOutgoing, HTTPTransferLimits) async -> Result<HTTPReply, HTTPTransferFailure>
+
+    /// A client over keys at hand whose requests go through `transport` instead of the network:
+    /// the seam unit tests use to script Apple's answers and read what was sent.
+    convenience init(
+        credentials: SignInWithAppleCredentials, baseURL: String = SignInWithAppleClient.appleBaseURL, timeout: Double = 15,
+        maximumResponseBytes: Int = 256 << 10, identityTokens: Verifier, secretLifetime: Double = 86_400,
+        clock: @escaping @Sendable () -> Double = VerificationPolicy.systemClock, transport: @escaping Transport
+    ) throws(SignInWithAppleError) {
+        let withoutNonce = Verifier(keys: identityTokens.keys, policy: Self.withoutNonce(identityTokens.policy))
+        try self.init(
             credentials: credentials, base: try Self.checkedBase(baseURL), timeout: timeout, maximumResponseBytes: maximumResponseBytes,
-            identityTokens: .local(identityTokens, withoutNonce: Verifier(keys: identityTokens.keys, policy: Self.withoutNonce(identityTokens.policy))),
-            secretLifetime: secretLifetime, clock: clock)
+            identityTokens: .local(identityTokens, withoutNonce: withoutNonce), secretLifetime: secretLifetime, clock: clock,
+            transport: transport)
     }
 
     private init(
         credentials: SignInWithAppleCredentials, base: String, timeout: Double, maximumResponseBytes: Int,
-        identityTokens: IdentityTokenVerification, secretLifetime: Double, clock: @escaping @Sendable () -> Double
+        identityTokens: IdentityTokenVerification, secretLifetime: Double, clock: @escaping @Sendable () -> Double,
+        transport: @escaping Transport = HTTPTransfer.perform
     ) throws(SignInWithAppleError) {
         guard timeout > 0, timeout.isFinite, maximumResponseBytes > 0 else {
             throw SignInWithAppleError(.configuration, .invalidConfiguration, detail: "timeout and response cap must be positive")
@@ -121,6 +141,7 @@ public final class SignInWithAppleClient:
         self.maximumResponseBytes = maximumResponseBytes
         self.clock = clock
         self.identityTokens = identityTokens
+        self.transport = transport
         self.secrets = try ClientSecretKeeper(credentials: credentials, lifetime: secretLifetime, clock: clock)
     }
 
@@ -208,7 +229,7 @@ public final class SignInWithAppleClient:
         if let bearer { request.setHeader("Authorization", "Bearer " + bearer) }
         request.body = FormEncoding.encode([("client_id", credentials.clientID), ("client_secret", secret)] + form)
         let limits = HTTPTransferLimits(connectTimeout: timeout, totalTimeout: timeout, maximumBytes: maximumResponseBytes, maximumRedirects: 0)
-        let result = await HTTPTransfer.perform(request, limits: limits)
+        let result = await transport(request, limits)
         return try AppleAnswer.judge(result, expectsObject: expectsObject, redacting: [secret] + extra + (bearer.map { [$0] } ?? []))
     }
 
