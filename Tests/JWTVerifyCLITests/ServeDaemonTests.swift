@@ -45,9 +45,9 @@ struct ServeDaemonTests {
     func notifiesTheServiceManager() throws {
         let workspace = try TestWorkspace()
         let notify = try NotifySocket()
-        setenv("NOTIFY_SOCKET", notify.path, 1)
-        let serve = try ServeProcess(ServeTests.flags(workspace))
-        unsetenv("NOTIFY_SOCKET")
+        // Set for this serve only: another test's serve starting at the same moment must not
+        // write to this socket.
+        let serve = try ServeProcess(ServeTests.flags(workspace), environment: ["NOTIFY_SOCKET": notify.path])
         let ready = notify.next()
         #expect(ready?.hasPrefix("READY=1") == true, "\(ready ?? "nothing")")
         #expect(try RawHTTP.request(serve.port, path: "/healthz").status == 200)

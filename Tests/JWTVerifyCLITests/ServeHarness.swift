@@ -26,9 +26,14 @@ final class ServeProcess: @unchecked Sendable {
     /// Starts `jwtverify serve --listen 127.0.0.1:0 arguments…` and waits for its "listening" line;
     /// with `shell`, `/bin/sh` runs that command first (`ulimit -f 1`) and then execs serve, so the
     /// process is serve itself.
-    init(_ arguments: [String], shell: String? = nil) throws {
+    /// `environment`: variables set for this process only (never for the test process, whose
+    /// other tests start servers of their own at the same moment).
+    init(_ arguments: [String], shell: String? = nil, environment: [String: String] = [:]) throws {
         CLIRunner.ignoreBrokenPipes()
         process = Process()
+        if !environment.isEmpty {
+            process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
+        }
         let command = ["serve", "--listen", "127.0.0.1:0"] + arguments
         if let shell {
             process.executableURL = URL(fileURLWithPath: "/bin/sh")
