@@ -15,12 +15,4 @@ package enum CacheRule {
         if let expiresAt { seconds = min(seconds, (expiresAt - now).rounded(.down)) }
         return "private, max-age=\(Int(max(0, seconds)))"
     }
-
-    /// Whether `name` is `Cache-Control`, ASCII letters compared without case.
-    package static func names(_ name: String) -> Bool {
-        name.utf8.elementsEqual(header.utf8) { a, b in
-            a == b || (UInt8(ascii: "A")...UInt8(ascii: "Z") ~= b && a == b | 0x20)
-                || (UInt8(ascii: "a")...UInt8(ascii: "z") ~= b && a == b & ~0x20)
-        }
-    }
 }

@@ -33,43 +33,66 @@ package struct RequestPath: Sendable {
         package let description: String
     }
 
-    /// The path's parts, or why it is refused.
+    /// The path's parts, or why it is refused. Reads the string's own bytes: a bare endpoint
+    /// costs no allocation, a named route one (its name).
     package static func parse(_ path: String) -> Result<RequestPath, Refusal> {
-        let bytes = Array(path.utf8.prefix { $0 != UInt8(ascii: "?") })
-        guard bytes.first == UInt8(ascii: "/") else {
-            return .failure(Refusal(description: "the path does not start with /"))
+        var path = path
+        return path.withUTF8 { all in
+            let bytes = UnsafeBufferPointer(rebasing: all[..<(all.firstIndex(of: UInt8(ascii: "?")) ?? all.endIndex)])
+            return parse(bytes)
         }
+    }
+
+    private static func parse(_ bytes: UnsafeBufferPointer<UInt8>) -> Result<RequestPath, Refusal> {
+        guard bytes.first == UInt8(ascii: "/") else { return refuse("the path does not start with /") }
         if bytes.count == 1 { return .success(RequestPath(endpoint: nil, routeName: nil)) }
-        if bytes.dropFirst().starts(with: "ext-authz/".utf8) {
+        let slash = UInt8(ascii: "/")
+        let rest = bytes[1...]
+        if rest.starts(with: "ext-authz/".utf8) {
             // The route, then the client's own path (Envoy's), which names no route.
-            let name = bytes.dropFirst(11).prefix { $0 != UInt8(ascii: "/") }
-            guard !name.isEmpty else { return .failure(Refusal(description: "ext-authz needs a route name")) }
-            guard !name.contains(UInt8(ascii: "%")) else {
-                return .failure(Refusal(description: "percent-encoding in the route name is refused"))
-            }
-            guard !name.allSatisfy({ $0 == UInt8(ascii: ".") }) || name.count > 2 else {
-                return .failure(Refusal(description: "the path has a dot segment"))
-            }
+            let name = rest.dropFirst(10).prefix { $0 != slash }
+            guard !name.isEmpty else { return refuse("ext-authz needs a route name") }
+            guard !name.contains(UInt8(ascii: "%")) else { return refuse("percent-encoding in the route name is refused") }
+            guard !isDotSegment(name) else { return refuse("the path has a dot segment") }
             return .success(RequestPath(endpoint: .extAuthz, routeName: String(decoding: name, as: UTF8.self)))
         }
-        guard !bytes.contains(UInt8(ascii: "%")) else {
-            return .failure(Refusal(description: "percent-encoding in the path is refused"))
-        }
-        let segments = bytes.dropFirst().split(separator: UInt8(ascii: "/"), omittingEmptySubsequences: false)
-        for segment in segments {
-            if segment.isEmpty { return .failure(Refusal(description: "the path has an empty segment")) }
-            if segment.elementsEqual([UInt8(ascii: ".")])
-                || segment.elementsEqual([UInt8(ascii: "."), UInt8(ascii: ".")])
-            {
-                return .failure(Refusal(description: "the path has a dot segment"))
+        guard !rest.contains(UInt8(ascii: "%")) else { return refuse("percent-encoding in the path is refused") }
+        // At most two segments: the endpoint and a route name.
+        let first = rest.prefix { $0 != slash }
+        var name: Slice<UnsafeBufferPointer<UInt8>>? = nil
+        if first.endIndex < rest.endIndex {
+            let second = rest[(first.endIndex + 1)...]
+            guard let extra = second.firstIndex(of: slash) else {
+                name = second
+                return finish(first, name)
             }
+            guard !second[..<extra].isEmpty, !isDotSegment(second[..<extra]) else {
+                return refuse(second[..<extra].isEmpty ? "the path has an empty segment" : "the path has a dot segment")
+            }
+            // A third segment: refused, after the reasons any of its segments would give.
+            for segment in rest.split(separator: slash, omittingEmptySubsequences: false) {
+                if segment.isEmpty { return refuse("the path has an empty segment") }
+                if isDotSegment(segment) { return refuse("the path has a dot segment") }
+            }
+            return refuse("the path has segments after the route name")
         }
-        guard segments.count <= 2 else {
-            return .failure(Refusal(description: "the path has segments after the route name"))
-        }
-        let endpoint = Endpoint.allCases.first { $0.rawValue.utf8.elementsEqual(segments[0]) }
-        if endpoint == .extAuthz { return .failure(Refusal(description: "ext-authz needs a route name")) }
-        let name = segments.count == 2 ? String(decoding: segments[1], as: UTF8.self) : nil
-        return .success(RequestPath(endpoint: endpoint, routeName: name))
+        return finish(first, name)
     }
+
+    /// The endpoint `first` names and the route `name`, once both are known to be segments.
+    private static func finish(
+        _ first: Slice<UnsafeBufferPointer<UInt8>>, _ name: Slice<UnsafeBufferPointer<UInt8>>?
+    ) -> Result<RequestPath, Refusal> {
+        if first.isEmpty || name?.isEmpty == true { return refuse("the path has an empty segment") }
+        if isDotSegment(first) || name.map(isDotSegment) == true { return refuse("the path has a dot segment") }
+        let endpoint = Endpoint.allCases.first { $0.rawValue.utf8.elementsEqual(first) }
+        if endpoint == .extAuthz { return refuse("ext-authz needs a route name") }
+        return .success(RequestPath(endpoint: endpoint, routeName: name.map { String(decoding: $0, as: UTF8.self) }))
+    }
+
+    private static func isDotSegment(_ segment: Slice<UnsafeBufferPointer<UInt8>>) -> Bool {
+        (segment.count == 1 || segment.count == 2) && segment.allSatisfy { $0 == UInt8(ascii: ".") }
+    }
+
+    private static func refuse(_ why: String) -> Result<RequestPath, Refusal> { .failure(Refusal(description: why)) }
 }

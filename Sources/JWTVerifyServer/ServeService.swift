@@ -96,14 +96,14 @@ package final class ServeService: Sendable {
             log.method = request.method
             log.path = request.path
         }
-        let response: HTTPResponse
+        var response: HTTPResponse
         let path = request.path
         switch RequestPath.parse(path) {
         case .failure(let refusal):
-            response = Self.badRequest(refusal)
+            response = Self.noStore(Self.badRequest(refusal))
         case .success(let parsed) where parsed.endpoint == .auth || parsed.endpoint == .extAuthz:
             guard Self.isAuthMethod(request.method) else {
-                response = Self.methodNotAllowed("GET, HEAD, POST")
+                response = Self.noStore(Self.methodNotAllowed("GET, HEAD, POST"))
                 break
             }
             // `/ext-authz/NAME` names every route, the command line's as `default`.
@@ -111,17 +111,20 @@ package final class ServeService: Sendable {
                 parsed.endpoint == .extAuthz && exactlyEquals(parsed.routeName, ServeRoute.defaultName)
                 ? nil : parsed.routeName
             guard let route = routes.route(named: name) else {
-                response = Self.notFound("no route for \(path)")
+                response = Self.noStore(Self.notFound("no route for \(path)"))
                 break
             }
             log.route = route.name
+            // A gateway check's answer always carries its Cache-Control (``GatewayAnswer``).
             guard let answer = gather(request, route: route, gathering: gathering, ticket: ticket, log: &log) else {
                 return .held
             }
             response = HTTPResponse(status: answer.status, headers: answer.headers)
         case .success(let parsed):
             let probe = KeyWaitProbe(mayWait: true)
+            let cacheRule = parsed.endpoint == .verify
             response = answer(request, path: parsed, log: &log, probe: probe)
+            if cacheRule { response = Self.noStore(response) }
             if let refresh = probe.refresh, let route = probe.route {
                 // Held while the refresh runs, then evaluated again (starting none of its own).
                 let again = InMemoryRequest(method: request.method, path: request.path, body: request.body)
@@ -131,39 +134,26 @@ package final class ServeService: Sendable {
                         refresh: refresh, deadline: ThroughputClock.now() + route.configuration.refreshWait,
                         retry: { [self] in
                             var log = waited
-                            return finish(
-                                Self.noStoreUnlessSet(
-                                    answer(again, path: parsed, log: &log, probe: KeyWaitProbe(mayWait: false)),
-                                    path: again.path), log: &log)
+                            let response = answer(again, path: parsed, log: &log, probe: KeyWaitProbe(mayWait: false))
+                            return finish(cacheRule ? Self.noStore(response) : response, log: &log)
                         },
                         expired: { [self] in
                             var log = waited
                             log.reason = VerificationError.Reason.keySetUnavailable.rawValue
-                            return finish(Self.noStoreUnlessSet(Self.keysUnavailable, path: again.path), log: &log)
+                            return finish(cacheRule ? Self.noStore(Self.keysUnavailable) : Self.keysUnavailable, log: &log)
                         }))
             }
         }
-        return .answer(finish(Self.noStoreUnlessSet(response, path: path), log: &log))
+        return .answer(finish(response, log: &log))
     }
 
-    /// `response` with `Cache-Control: no-store` when it answers `/auth…` or `/verify…` and says
-    /// nothing of caching yet (a gateway check's answer always does: ``GatewayAnswer``).
-    private static func noStoreUnlessSet(_ response: HTTPResponse, path: String) -> HTTPResponse {
-        guard isAuthOrVerify(path), !response.headers.contains(where: { CacheRule.names($0.0) }) else {
-            return response
-        }
+    /// `response` with `Cache-Control: no-store`: every answer of `/auth…`, `/ext-authz/…` and
+    /// `/verify…` but a gateway check's, which carries its own (``GatewayAnswer``), and every 400
+    /// for a path (it may have been one of those).
+    private static func noStore(_ response: HTTPResponse) -> HTTPResponse {
         var response = response
         response.headers.append((CacheRule.header, CacheRule.noStore))
         return response
-    }
-
-    /// Whether the path's first segment is `auth`, `ext-authz` or `verify`, compared as bytes.
-    private static func isAuthOrVerify(_ path: String) -> Bool {
-        var bytes = path.utf8[...]
-        while bytes.first == UInt8(ascii: "/") { bytes = bytes.dropFirst() }
-        let segment = bytes.prefix { $0 != UInt8(ascii: "/") && $0 != UInt8(ascii: "?") }
-        return segment.elementsEqual("auth".utf8) || segment.elementsEqual("verify".utf8)
-            || segment.elementsEqual("ext-authz".utf8)
     }
 
     /// `/verify` and `/notifications` while no keys can be had: 503, retry later.

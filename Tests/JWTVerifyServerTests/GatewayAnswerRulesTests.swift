@@ -238,7 +238,5 @@ struct GatewayAnswerRulesTests {
             #expect(answer.headers.filter { $0.0 == "Cache-Control" }.map(\.1) == ["no-store"])
         }
         #expect(CacheRule.value(maxAge: 60, expiresAt: nil, now: 0) == "private, max-age=60")
-        #expect(["Cache-Control", "cache-control", "CACHE-CONTROL"].allSatisfy(CacheRule.names))
-        #expect(!["Cache\rControl", "Cache-Controls", "Cache-Contro", "Cache_Control"].contains(where: CacheRule.names))
     }
 }
