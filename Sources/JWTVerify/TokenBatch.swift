@@ -74,7 +74,8 @@ public struct TokenBatch: Sendable {
     package mutating func append(from other: TokenBatch, at index: Int) {
         other.bytes.withUnsafeBytes { source in
             let token = UnsafeRawBufferPointer(rebasing: source[other.tokenRange(at: index)])
-            append(bytes: token, nonce: other.nonceRange(at: index).map { UnsafeRawBufferPointer(rebasing: source[$0]) })
+            append(
+                bytes: token, nonce: other.nonceRange(at: index).map { UnsafeRawBufferPointer(rebasing: source[$0]) })
         }
     }
 
@@ -100,5 +101,7 @@ public struct TokenBatch: Sendable {
     }
 
     /// All the bytes, for the pipeline.
-    func withUnsafeBytes<R>(_ body: (UnsafeRawBufferPointer) throws -> R) rethrows -> R { try bytes.withUnsafeBytes(body) }
+    func withUnsafeBytes<R>(_ body: (UnsafeRawBufferPointer) throws -> R) rethrows -> R {
+        try bytes.withUnsafeBytes(body)
+    }
 }

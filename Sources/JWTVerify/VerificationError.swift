@@ -81,7 +81,8 @@ public struct VerificationError: Error, Hashable, Sendable, CustomStringConverti
         /// Store's key checks (where others choose a key), the providers' rules, and the remote key
         /// set's state.
         public static let all: [Reason] =
-            generic.prefix(8) + [.x5cInvalid, .untrustedChain, .certificateRevoked, .revocationUnavailable] + generic.dropFirst(8)
+            generic.prefix(8) + [.x5cInvalid, .untrustedChain, .certificateRevoked, .revocationUnavailable]
+            + generic.dropFirst(8)
             + [.hostedDomainMismatch, .bundleMismatch, .appAppleIDMismatch, .environmentMismatch, .keySetUnavailable]
 
         /// The code.

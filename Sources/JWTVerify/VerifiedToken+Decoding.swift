@@ -1,7 +1,7 @@
 #if canImport(FoundationEssentials)
-public import FoundationEssentials
+    public import FoundationEssentials
 #else
-public import Foundation
+    public import Foundation
 #endif
 
 extension RegisteredClaims {
@@ -38,11 +38,13 @@ extension VerifiedToken {
     ///     the epoch.
     /// - Throws: the decoder's `DecodingError` when the payload does not fit `type`.
     public func claims<Claims: Decodable>(as type: Claims.Type, decoder: JSONDecoder? = nil) throws -> Claims {
-        let decoder = decoder ?? {
-            let standard = JSONDecoder()
-            standard.dateDecodingStrategy = .secondsSince1970
-            return standard
-        }()
+        let decoder =
+            decoder
+            ?? {
+                let standard = JSONDecoder()
+                standard.dateDecodingStrategy = .secondsSince1970
+                return standard
+            }()
         return try decoder.decode(type, from: Data(payload))
     }
 }

@@ -19,10 +19,13 @@ public struct VerifiedToken: Sendable {
     private let storage: Storage
 
     init(
-        algorithm: SignatureAlgorithm, keyID: String?, claims: RegisteredClaims, provider: ProviderClaims?, payload: [UInt8],
+        algorithm: SignatureAlgorithm, keyID: String?, claims: RegisteredClaims, provider: ProviderClaims?,
+        payload: [UInt8],
         captured: [JSONValue?] = []
     ) {
-        storage = Storage(algorithm: algorithm, keyID: keyID, claims: claims, provider: provider, payload: payload, captured: captured)
+        storage = Storage(
+            algorithm: algorithm, keyID: keyID, claims: claims, provider: provider, payload: payload, captured: captured
+        )
     }
 
     /// The claim the policy kept at `index` of its ``VerificationPolicy/capturedClaims`` (`nil`
@@ -43,7 +46,8 @@ public struct VerifiedToken: Sendable {
         let captured: [JSONValue?]
 
         init(
-            algorithm: SignatureAlgorithm, keyID: String?, claims: RegisteredClaims, provider: ProviderClaims?, payload: [UInt8],
+            algorithm: SignatureAlgorithm, keyID: String?, claims: RegisteredClaims, provider: ProviderClaims?,
+            payload: [UInt8],
             captured: [JSONValue?]
         ) {
             self.algorithm = algorithm

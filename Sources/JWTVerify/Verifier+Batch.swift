@@ -14,7 +14,9 @@ extension Verifier {
     public func verify(_ batch: TokenBatch, at time: Double? = nil) -> [Result<VerifiedToken, VerificationError>] {
         var results: [Result<VerifiedToken, VerificationError>] = []
         results.reserveCapacity(batch.count)
-        evaluate(batch, at: time.map(EvaluationTime.fixed) ?? .clock, tracing: false) { _, _, result, _ in results.append(result) }
+        evaluate(batch, at: time.map(EvaluationTime.fixed) ?? .clock, tracing: false) { _, _, result, _ in
+            results.append(result)
+        }
         return results
     }
 
@@ -25,7 +27,11 @@ extension Verifier {
     ///   - batch: the tokens, each with its raw nonce or none.
     ///   - time: evaluate at this time (seconds since the epoch) instead of the policy's clock.
     ///   - body: called once per token with its position in `batch` and its result.
-    public func verify(_ batch: TokenBatch, at time: Double? = nil, each body: (Int, Result<VerifiedToken, VerificationError>) -> Void) {
-        evaluate(batch, at: time.map(EvaluationTime.fixed) ?? .clock, tracing: false) { index, _, result, _ in body(index, result) }
+    public func verify(
+        _ batch: TokenBatch, at time: Double? = nil, each body: (Int, Result<VerifiedToken, VerificationError>) -> Void
+    ) {
+        evaluate(batch, at: time.map(EvaluationTime.fixed) ?? .clock, tracing: false) { index, _, result, _ in
+            body(index, result)
+        }
     }
 }

@@ -91,7 +91,8 @@ public struct Verifier: Sendable {
         self.init(
             keys: keys,
             policy: VerificationPolicy(
-                issuers: [issuer], audiences: audiences, algorithms: algorithms, leeway: leeway, maxTokenBytes: maxTokenBytes,
+                issuers: [issuer], audiences: audiences, algorithms: algorithms, leeway: leeway,
+                maxTokenBytes: maxTokenBytes,
                 clock: clock))
     }
 
@@ -104,18 +105,26 @@ public struct Verifier: Sendable {
     ///   - time: evaluate at this time (seconds since the epoch) instead of the policy's clock.
     /// - Returns: the verified token.
     /// - Throws: a ``VerificationError`` with the first failing check's reason.
-    public func verify(_ token: String, nonce: String? = nil, at time: Double? = nil) throws(VerificationError) -> VerifiedToken {
+    public func verify(_ token: String, nonce: String? = nil, at time: Double? = nil) throws(VerificationError)
+        -> VerifiedToken
+    {
         var token = token
-        return try token.withUTF8 { evaluate(UnsafeRawBufferPointer($0), nonce: nonce, at: time.map(EvaluationTime.fixed) ?? .clock) }.get()
+        return try token.withUTF8 {
+            evaluate(UnsafeRawBufferPointer($0), nonce: nonce, at: time.map(EvaluationTime.fixed) ?? .clock)
+        }.get()
     }
 
     /// Verifies a token given as bytes (see ``verify(_:nonce:at:)-(String,_,_)``).
-    public func verify(_ token: [UInt8], nonce: String? = nil, at time: Double? = nil) throws(VerificationError) -> VerifiedToken {
+    public func verify(_ token: [UInt8], nonce: String? = nil, at time: Double? = nil) throws(VerificationError)
+        -> VerifiedToken
+    {
         try token.withUnsafeBytes { evaluate($0, nonce: nonce, at: time.map(EvaluationTime.fixed) ?? .clock) }.get()
     }
 
     /// Verifies borrowed token bytes with an optional raw nonce, as a `Result`.
-    package func evaluate(_ bytes: UnsafeRawBufferPointer, nonce: String?, at time: EvaluationTime) -> Result<VerifiedToken, VerificationError> {
+    package func evaluate(_ bytes: UnsafeRawBufferPointer, nonce: String?, at time: EvaluationTime) -> Result<
+        VerifiedToken, VerificationError
+    > {
         guard var nonce else { return evaluateOne(bytes, rawNonce: nil, time: time) }
         // Through a pointer: a closure that captured `self` would copy the verifier (see TokenScratch).
         return withUnsafePointer(to: self) { verifier in

@@ -15,7 +15,8 @@ extension EVPPrivateKey {
         let length = out.withUnsafeMutableBufferPointer { buffer in
             (issuer?.der ?? []).withUnsafeBufferPointer { issuerDER in
                 copenssl_make_certificate(
-                    pointer, commonName, issuer == nil ? nil : issuerDER.baseAddress, issuerDER.count, signer, Int64(from), Int64(until),
+                    pointer, commonName, issuer == nil ? nil : issuerDER.baseAddress, issuerDER.count, signer,
+                    Int64(from), Int64(until),
                     isCA ? 1 : 0, extensionOID, serial, buffer.baseAddress, buffer.count)
             }
         }

@@ -4,7 +4,9 @@ package import JWTVerify
 /// Keys made here, for tests, benchmarks and sample data: the library product makes none.
 extension EVPPrivateKey {
     /// A new RSA key of `bits` bits with the big-endian public `exponent` (65537 unless told).
-    package static func generateRSA(bits: Int = 2048, exponent: [UInt8] = [1, 0, 1]) throws(OpenSSLFailure) -> EVPPrivateKey {
+    package static func generateRSA(bits: Int = 2048, exponent: [UInt8] = [1, 0, 1]) throws(OpenSSLFailure)
+        -> EVPPrivateKey
+    {
         let pkey = exponent.withUnsafeBufferPointer { copenssl_generate_rsa(UInt32(bits), $0.baseAddress, $0.count) }
         guard let pkey else { throw OpenSSLFailure.drain("RSA keygen") }
         return EVPPrivateKey(takingOwnershipOf: pkey)

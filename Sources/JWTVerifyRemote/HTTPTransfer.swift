@@ -191,7 +191,7 @@ enum HTTPTransfer {
     private static func withCStrings<R>(_ strings: [String], _ body: (UnsafePointer<UnsafePointer<CChar>?>?) -> R) -> R
     {
         let copies = strings.map { strdup($0) }
-        defer { copies.forEach { free($0) } }
+        defer { for copy in copies { free(copy) } }
         let pointers = copies.map { UnsafePointer($0) }
         return pointers.withUnsafeBufferPointer { body($0.baseAddress) }
     }

@@ -27,7 +27,8 @@ extension RemoteKeySet {
     /// A ``KeySetSource/file(_:)`` is not fetched: its fetches fail, and tokens are rejected as
     /// `jwks_unavailable`; load files with `JWKSet(contentsOfFile:)`.
     public static func https(
-        _ source: KeySetSource, fetcher: HTTPKeySetFetcher = HTTPKeySetFetcher(), policy: KeyCachePolicy = KeyCachePolicy(),
+        _ source: KeySetSource, fetcher: HTTPKeySetFetcher = HTTPKeySetFetcher(),
+        policy: KeyCachePolicy = KeyCachePolicy(),
         snapshotDirectory: String? = nil
     ) -> RemoteKeySet {
         https(source.description, fetcher: fetcher, policy: policy, snapshotDirectory: snapshotDirectory)

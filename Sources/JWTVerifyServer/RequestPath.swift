@@ -52,7 +52,9 @@ package struct RequestPath: Sendable {
             // The route, then the client's own path (Envoy's), which names no route.
             let name = rest.dropFirst(10).prefix { $0 != slash }
             guard !name.isEmpty else { return refuse("ext-authz needs a route name") }
-            guard !name.contains(UInt8(ascii: "%")) else { return refuse("percent-encoding in the route name is refused") }
+            guard !name.contains(UInt8(ascii: "%")) else {
+                return refuse("percent-encoding in the route name is refused")
+            }
             guard !isDotSegment(name) else { return refuse("the path has a dot segment") }
             return .success(RequestPath(endpoint: .extAuthz, routeName: String(decoding: name, as: UTF8.self)))
         }

@@ -119,16 +119,18 @@ package final class ServeRoute: Sendable {
     package func evaluate(
         _ batch: TokenBatch, probe: KeyWaitProbe? = nil, _ body: (Int, Result<VerifiedToken, VerificationError>) -> Void
     ) {
-        let outcome = withVerifier(probe: probe, namesUnknownKey: { $0 }) { verifier -> Bool in
-            var namesUnknownKey = false
-            verifier.evaluate(batch, at: configuration.time, tracing: false) { index, _, result, _ in
-                if !namesUnknownKey, case .failure(let error) = result, RemoteVerifier.namesUnknownKey(error) {
-                    namesUnknownKey = true
+        let outcome = withVerifier(
+            probe: probe, namesUnknownKey: { $0 },
+            { verifier -> Bool in
+                var namesUnknownKey = false
+                verifier.evaluate(batch, at: configuration.time, tracing: false) { index, _, result, _ in
+                    if !namesUnknownKey, case .failure(let error) = result, RemoteVerifier.namesUnknownKey(error) {
+                        namesUnknownKey = true
+                    }
+                    body(index, result)
                 }
-                body(index, result)
-            }
-            return namesUnknownKey
-        }
+                return namesUnknownKey
+            })
         if case .failure(let error) = outcome {
             for index in 0..<batch.count { body(index, .failure(error)) }
         }

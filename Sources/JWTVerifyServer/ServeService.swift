@@ -140,7 +140,8 @@ package final class ServeService: Sendable {
                         expired: { [self] in
                             var log = waited
                             log.reason = VerificationError.Reason.keySetUnavailable.rawValue
-                            return finish(cacheRule ? Self.noStore(Self.keysUnavailable) : Self.keysUnavailable, log: &log)
+                            return finish(
+                                cacheRule ? Self.noStore(Self.keysUnavailable) : Self.keysUnavailable, log: &log)
                         }))
             }
         }

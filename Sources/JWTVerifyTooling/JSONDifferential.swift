@@ -1,4 +1,5 @@
 import JWTVerify
+
 /// The agreement rule between the fast scanner and jansson, for the differential tests and the
 /// fuzz target: whenever ``FlatJSONScanner`` accepts bytes, jansson must accept them with the same
 /// members, kinds and values; and reading registered claims must give the same result either way.
@@ -13,7 +14,8 @@ package enum JSONDifferential {
         let flat: [([UInt8], JSONValue)]? = FlatJSONScanner.withObject(bytes) { object in
             object.members.map { member in
                 let name = Array(bytes[Int(member.nameStart)..<Int(member.nameEnd)])
-                let value = FlatJSONValue(base: object.base, kind: member.kind, start: Int(member.valueStart), end: Int(member.valueEnd))
+                let value = FlatJSONValue(
+                    base: object.base, kind: member.kind, start: Int(member.valueStart), end: Int(member.valueEnd))
                 return (name, value.value)
             }
         }
@@ -26,7 +28,9 @@ package enum JSONDifferential {
                     guard let node = root.member(String(decoding: name, as: UTF8.self)) else {
                         return "jansson lacks member \(String(decoding: name, as: UTF8.self))"
                     }
-                    guard node.value == value else { return "values differ for \(String(decoding: name, as: UTF8.self))" }
+                    guard node.value == value else {
+                        return "values differ for \(String(decoding: name, as: UTF8.self))"
+                    }
                 }
                 return nil
             }
@@ -44,7 +48,8 @@ package enum JSONDifferential {
         }
         switch (viaParser, viaJansson) {
         case (.success(.success(let a)), .success(.success(let b))): return a == b ? nil : "claims differ"
-        case (.success(.failure(let a)), .success(.failure(let b))): return a.reason == b.reason ? nil : "claim verdicts differ"
+        case (.success(.failure(let a)), .success(.failure(let b))):
+            return a.reason == b.reason ? nil : "claim verdicts differ"
         case (.failure, .failure): return nil
         default: return "one parser accepted the object, the other did not"
         }

@@ -2,9 +2,9 @@ import JWTVerify
 import JWTVerifyTooling
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// `jwtverify audit`: finds tokens in arbitrary text and reports on each and on the lot.
@@ -43,26 +43,65 @@ struct AuditCommand {
         PolicyFlags.all(optionalClaims: true).map { $0.lifted(\.flags) },
         CacheFlags.options.map { $0.lifted(\.cacheFlags) },
         [
-            .value("--at", placeholder: "iat", help: "Evaluate each token at its own iat (\"was it valid when issued?\").\nDefault: the current time (or --now).") {
+            .value(
+                "--at", placeholder: "iat",
+                help:
+                    "Evaluate each token at its own iat (\"was it valid when issued?\").\nDefault: the current time (or --now)."
+            ) {
                 options, value, name throws(CommandFailure) in
                 guard value == "iat" else { throw .usage("\(name) takes: iat") }
                 options.atIssueTime = true
             },
-            .value("--format", placeholder: "F", help: "jsonl (one object per token found), tsv (the same records as\ntab-separated rows under a header, without provider claims), a\nreport: table, markdown, json, html (one self-contained page), or\npartial (a part's report, for 'audit merge').\nDefault: table on a terminal, jsonl otherwise.") {
+            .value(
+                "--format", placeholder: "F",
+                help:
+                    "jsonl (one object per token found), tsv (the same records as\ntab-separated rows under a header, without provider claims), a\nreport: table, markdown, json, html (one self-contained page), or\npartial (a part's report, for 'audit merge').\nDefault: table on a terminal, jsonl otherwise."
+            ) {
                 options, value, name throws(CommandFailure) in
-                guard let format = Format(rawValue: value) else { throw .usage("\(name) takes jsonl, tsv, table, markdown, json, html or partial") }
+                guard let format = Format(rawValue: value) else {
+                    throw .usage("\(name) takes jsonl, tsv, table, markdown, json, html or partial")
+                }
                 options.format = format
             },
-            .flag("--show-tokens", help: "Include the raw token in jsonl and tsv records (default: fingerprints\nonly).") { $0.showTokens = true },
-            .flag("--discards", help: "jsonl, tsv: also write a record per discarded fragment\n({\"discarded\": REASON, \"file\": ..., \"line\": ...}).") { $0.showDiscards = true },
-            .flag("--partials", help: "jsonl, tsv: also a partial report per input file (standard input: one),\non a line of its own after that file's records: #partial, a tab, the\npartial as 'audit --format partial' writes it. How the Spark job's\ntasks hand the driver what it merges.") { $0.partials = true },
-            .flag("--reduced-repeats", help: "With --partials: the partials hold counts only, no distinct token, in\nbounded memory; repeats and shared nonces are reduced from the records\nby 'audit reduce' (the Spark job).") { $0.reducedRepeats = true },
-            .value("--listing", placeholder: "LIST", help: "The whole input's files in order, one per line, when this run is one\ntask of a job over them (the Spark job): partials name a tag FILE:LINE\nby the FILE-th file of LIST, and --reduced-repeats orders sightings by\nit.") { options, value, _ in options.listingFile = value },
-            .flag("--tagged-input", help: "Each input line is TAG<TAB>TEXT, as a stage of a pipeline (the Spark job):\nrecords carry \"tag\" instead of \"file\" and \"line\", and columns and\nthe line limit count from TEXT.") { $0.taggedInput = true },
-            .value("--files-from", placeholder: "LIST", help: "Also read the files LIST names, one path per line (- for standard\ninput), after the FILE operands; an empty LIST adds none. How each\ntask of the Spark job is handed its files.") {
+            .flag(
+                "--show-tokens", help: "Include the raw token in jsonl and tsv records (default: fingerprints\nonly)."
+            ) { $0.showTokens = true },
+            .flag(
+                "--discards",
+                help:
+                    "jsonl, tsv: also write a record per discarded fragment\n({\"discarded\": REASON, \"file\": ..., \"line\": ...})."
+            ) { $0.showDiscards = true },
+            .flag(
+                "--partials",
+                help:
+                    "jsonl, tsv: also a partial report per input file (standard input: one),\non a line of its own after that file's records: #partial, a tab, the\npartial as 'audit --format partial' writes it. How the Spark job's\ntasks hand the driver what it merges."
+            ) { $0.partials = true },
+            .flag(
+                "--reduced-repeats",
+                help:
+                    "With --partials: the partials hold counts only, no distinct token, in\nbounded memory; repeats and shared nonces are reduced from the records\nby 'audit reduce' (the Spark job)."
+            ) { $0.reducedRepeats = true },
+            .value(
+                "--listing", placeholder: "LIST",
+                help:
+                    "The whole input's files in order, one per line, when this run is one\ntask of a job over them (the Spark job): partials name a tag FILE:LINE\nby the FILE-th file of LIST, and --reduced-repeats orders sightings by\nit."
+            ) { options, value, _ in options.listingFile = value },
+            .flag(
+                "--tagged-input",
+                help:
+                    "Each input line is TAG<TAB>TEXT, as a stage of a pipeline (the Spark job):\nrecords carry \"tag\" instead of \"file\" and \"line\", and columns and\nthe line limit count from TEXT."
+            ) { $0.taggedInput = true },
+            .value(
+                "--files-from", placeholder: "LIST",
+                help:
+                    "Also read the files LIST names, one path per line (- for standard\ninput), after the FILE operands; an empty LIST adds none. How each\ntask of the Spark job is handed its files."
+            ) {
                 options, value, _ in options.filesFrom = value
             },
-            .value("--threads", placeholder: "N", help: "Verifying threads (default: the number of CPUs); reading and writing run on one more each.") { options, value, name throws(CommandFailure) in
+            .value(
+                "--threads", placeholder: "N",
+                help: "Verifying threads (default: the number of CPUs); reading and writing run on one more each."
+            ) { options, value, name throws(CommandFailure) in
                 options.threads = try OptionValue.count(name, value, in: 1...256)
             },
             .flag("-q", "--quiet", help: "jsonl, tsv: no summary line on standard error.") { $0.quiet = true },
@@ -93,13 +132,21 @@ struct AuditCommand {
         """
 
     init(parsing words: ArraySlice<String>) throws(CommandFailure) {
-        helpRequested = try Self.table.parse(words, into: &self) { options, path throws(CommandFailure) in options.inputs.append(path) }
+        helpRequested = try Self.table.parse(words, into: &self) { options, path throws(CommandFailure) in
+            options.inputs.append(path)
+        }
         if helpRequested { return }
         policy = try flags.policy(.audit)
-        guard try keySets.resolve(for: flags, policy: policy) else { throw .usage("--jwks is required (a file, URL, preset or snapshot)") }
+        guard try keySets.resolve(for: flags, policy: policy) else {
+            throw .usage("--jwks is required (a file, URL, preset or snapshot)")
+        }
         if flags.now != nil && atIssueTime { throw .usage("--now and --at iat exclude each other") }
-        if reducedRepeats && (!partials || listingFile == nil) { throw .usage("--reduced-repeats goes with --partials and --listing") }
-        if partials && !format.writesRecords { throw .usage("--partials goes with --format jsonl or tsv (records); --format partial is the report alone") }
+        if reducedRepeats && (!partials || listingFile == nil) {
+            throw .usage("--reduced-repeats goes with --partials and --listing")
+        }
+        if partials && !format.writesRecords {
+            throw .usage("--partials goes with --format jsonl or tsv (records); --format partial is the report alone")
+        }
         if filesFrom == "-" && (inputs.contains("-") || taggedInput) {
             throw .usage("--files-from - reads the list from standard input, which then holds no tokens")
         }
@@ -117,7 +164,8 @@ struct AuditCommand {
 
     func run() throws(CommandFailure) -> ExitStatus {
         if flags.keysFromTokens && flags.bundleIDs.isEmpty {
-            StandardError.write("jwtverify audit: --profile app-store without --bundle-id: bundle IDs are not checked\n")
+            StandardError.write(
+                "jwtverify audit: --profile app-store without --bundle-id: bundle IDs are not checked\n")
         }
         let loaded = flags.keysFromTokens ? [] : try KeySetLoader.loadEach(keySets)
         let keys = flags.keysFromTokens ? JWKSet(keys: []) : try KeySetLoader.merge(loaded, sources: keySets.sources)
@@ -142,7 +190,10 @@ struct AuditCommand {
         }
         var report = AuditReport()
         report.conditions.evaluation =
-            atIssueTime ? .issuedAt : flags.keysFromTokens && flags.now == nil ? .signedDate : .at(flags.now ?? VerificationPolicy.systemClock().rounded(.down))
+            atIssueTime
+            ? .issuedAt
+            : flags.keysFromTokens && flags.now == nil
+                ? .signedDate : .at(flags.now ?? VerificationPolicy.systemClock().rounded(.down))
         report.conditions.nonceChecked = flags.nonce != nil
         report.conditions.issuerChecked = policy.issuers != nil
         report.conditions.audienceChecked = policy.audiences != nil
@@ -156,7 +207,10 @@ struct AuditCommand {
         filePartial.tracksRepeats = !reducedRepeats
         let emptyPartial = filePartial
         let listing = try listingFile.map { name throws(CommandFailure) in
-            AuditListing(names: try InputFile.readAll(name, limit: 1 << 30).split(separator: UInt8(ascii: "\n")).map { String(decoding: $0, as: UTF8.self) })
+            AuditListing(
+                names: try InputFile.readAll(name, limit: 1 << 30).split(separator: UInt8(ascii: "\n")).map {
+                    String(decoding: $0, as: UTF8.self)
+                })
         }
         var combiner = reducedRepeats ? listing.map(AuditRepeatCombiner.init) : nil
         var partialRun: AuditRun? = nil
@@ -169,7 +223,8 @@ struct AuditCommand {
         let options = self
         let runner = BatchRunner(
             threads: threads, lineLimit: Self.lineLimit + (taggedInput ? Self.tagLimit : 0),
-            longLines: .split(isSeparator: TokenExtractor.isSeparator, searchBytes: Self.lineLimit, headBytes: Self.tagLimit))
+            longLines: .split(
+                isSeparator: TokenExtractor.isSeparator, searchBytes: Self.lineLimit, headBytes: Self.tagLimit))
         do {
             try runner.run(inputs.map { BatchInput(name: $0.name, fd: $0.fd) }) { batch, range, input in
                 options.evaluate(batch, range, file: input.name, verifier: verifier, time: time, sources: sourceByKeyID)
@@ -201,14 +256,17 @@ struct AuditCommand {
             }
         } catch {
             output.flush()
-            throw CommandFailure(status: .ioError, message: "cannot read \(error.input): \(String(cString: strerror(error.code)))")
+            throw CommandFailure(
+                status: .ioError, message: "cannot read \(error.input): \(String(cString: strerror(error.code)))")
         }
         if partials { finishPartial() }
         if var combiner { output.write(combiner.flush()) }
         switch format {
         case .jsonl, .tsv:
             if !quiet {
-                StandardError.write("jwtverify: \(report.tokens) tokens found, \(report.valid) valid, \(report.tokens - report.valid) rejected\n")
+                StandardError.write(
+                    "jwtverify: \(report.tokens) tokens found, \(report.valid) valid, \(report.tokens - report.valid) rejected\n"
+                )
                 if let counters = verifier.cache?.counters { StandardError.write(VerifyCommand.cacheSummary(counters)) }
             }
         case .json: output.write(report.json())
@@ -279,7 +337,9 @@ struct AuditCommand {
             case .oversized:
                 // Not made by the splitting reader; counted all the same.
                 enterRun(taggedInput ? .unknown : .file(file))
-                discarded.append(AuditDiscard(reason: .unbrokenRun, origin: taggedInput ? .tag(nil) : .line(file: file, number: lineNumber)))
+                discarded.append(
+                    AuditDiscard(
+                        reason: .unbrokenRun, origin: taggedInput ? .tag(nil) : .line(file: file, number: lineNumber)))
                 noteDiscards()
                 continue
             case .piece(let range, let piece):
@@ -329,17 +389,24 @@ struct AuditCommand {
                         nonce.withUTF8 { tokenBatch.append(bytes: token, nonce: UnsafeRawBufferPointer($0)) }
                     }
                 }
-                verifier.evaluate(tokenBatch, at: time, tracing: true, fingerprints: true) { index, token, result, trace in
+                verifier.evaluate(tokenBatch, at: time, tracing: true, fingerprints: true) {
+                    index, token, result, trace in
                     let (origin, found, _, columnShift) = pending[group.lowerBound + index]
-                    let outcome = VerificationOutcome(result, trace: trace, token: token, verifier: verifier, time: time)
+                    let outcome = VerificationOutcome(
+                        result, trace: trace, token: token, verifier: verifier, time: time)
                     let keySource = outcome.verified ? outcome.keyID.flatMap { sources[ExactBytes($0)] } : nil
                     let record = AuditRecord(
-                        origin: origin, column: found.column + columnShift, place: found.place, token: token, keepingToken: keepsTokens, outcome: outcome,
+                        origin: origin, column: found.column + columnShift, place: found.place, token: token,
+                        keepingToken: keepsTokens, outcome: outcome,
                         keySource: keySource, allowList: policy.algorithms)
                     if writesLines {
                         tokens += 1
                         if record.outcome.verified { valid += 1 }
-                        if writesCells { record.appendCells(to: &text) } else { record.appendJSON(to: &text, rules: policy.rules) }
+                        if writesCells {
+                            record.appendCells(to: &text)
+                        } else {
+                            record.appendJSON(to: &text, rules: policy.rules)
+                        }
                         if partials { records.append(record) }
                     } else {
                         records.append(record)
@@ -356,10 +423,16 @@ struct AuditCommand {
             for (discard, run) in zip(discarded, discardRuns) { runs[run].discarded.append(discard) }
             partial = runs
         }
-        guard showDiscards, !discarded.isEmpty else { return .lines(text.finish(), tokens: tokens, valid: valid, unread: unread, partial: partial) }
+        guard showDiscards, !discarded.isEmpty else {
+            return .lines(text.finish(), tokens: tokens, valid: valid, unread: unread, partial: partial)
+        }
         var discards = OutputText()
         for discard in discarded {
-            if writesCells { discard.appendCells(to: &discards, columns: columnCount) } else { discard.appendJSON(to: &discards) }
+            if writesCells {
+                discard.appendCells(to: &discards, columns: columnCount)
+            } else {
+                discard.appendJSON(to: &discards)
+            }
         }
         discards.appendRaw(text.bytes)
         return .lines(discards.finish(), tokens: tokens, valid: valid, unread: unread, partial: partial)

@@ -27,8 +27,12 @@ struct AuditMergeCommand {
         """
 
     init(parsing words: ArraySlice<String>) throws(CommandFailure) {
-        helpRequested = try Self.table.parse(words, into: &self) { options, path throws(CommandFailure) in options.inputs.append(path) }
-        if !helpRequested && inputs.isEmpty { throw .usage("audit merge needs partial reports (or - for standard input)") }
+        helpRequested = try Self.table.parse(words, into: &self) { options, path throws(CommandFailure) in
+            options.inputs.append(path)
+        }
+        if !helpRequested && inputs.isEmpty {
+            throw .usage("audit merge needs partial reports (or - for standard input)")
+        }
     }
 
     func run() throws(CommandFailure) -> ExitStatus {
@@ -40,11 +44,13 @@ struct AuditMergeCommand {
                 partials.append(document.withRoot { $0.value })
                 continue
             }
-            for (number, line) in bytes.split(separator: UInt8(ascii: "\n")).enumerated() where !line.allSatisfy({ $0 == 0x20 || $0 == 0x0D }) {
+            for (number, line) in bytes.split(separator: UInt8(ascii: "\n")).enumerated()
+            where !line.allSatisfy({ $0 == 0x20 || $0 == 0x0D }) {
                 switch JSONDocument.parse(Array(line)) {
                 case .success(let document): partials.append(document.withRoot { $0.value })
                 case .failure(let problem):
-                    throw CommandFailure(status: .dataError, message: "\(name): line \(number + 1) is not JSON: \(problem.description)")
+                    throw CommandFailure(
+                        status: .dataError, message: "\(name): line \(number + 1) is not JSON: \(problem.description)")
                 }
             }
         }

@@ -34,11 +34,15 @@ struct AuditReduceCommand {
     init(parsing words: ArraySlice<String>) throws(CommandFailure) {
         helpRequested = try Self.table.parse(words, into: &self) { options, word throws(CommandFailure) in
             guard options.key == nil, let key = AuditReduction.Key(rawValue: word) else {
-                throw .usage("audit reduce takes one of: " + AuditReduction.Key.allCases.map(\.rawValue).joined(separator: ", "))
+                throw .usage(
+                    "audit reduce takes one of: " + AuditReduction.Key.allCases.map(\.rawValue).joined(separator: ", "))
             }
             options.key = key
         }
-        if !helpRequested && key == nil { throw .usage("audit reduce takes one of: " + AuditReduction.Key.allCases.map(\.rawValue).joined(separator: ", ")) }
+        if !helpRequested && key == nil {
+            throw .usage(
+                "audit reduce takes one of: " + AuditReduction.Key.allCases.map(\.rawValue).joined(separator: ", "))
+        }
     }
 
     func run() throws(CommandFailure) -> ExitStatus {

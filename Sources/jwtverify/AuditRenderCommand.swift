@@ -37,7 +37,9 @@ struct AuditRenderCommand {
         switch JSONDocument.parse(bytes) {
         case .success(let document):
             do {
-                report = try document.withRoot { root throws(AuditReport.ParseFailure) in try AuditReport(json: root.value) }
+                report = try document.withRoot { root throws(AuditReport.ParseFailure) in
+                    try AuditReport(json: root.value)
+                }
             } catch {
                 throw CommandFailure(status: .dataError, message: "\(name): not an audit report: \(error.message)")
             }

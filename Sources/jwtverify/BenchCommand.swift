@@ -2,9 +2,9 @@ import JWTVerify
 import JWTVerifyTooling
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// `jwtverify bench`: throughput against the raw OpenSSL limit, for users' own keys and tokens.
@@ -14,7 +14,9 @@ struct BenchCommand {
     func run() throws(CommandFailure) -> ExitStatus {
         if let directory = options.corpusDirectory { return try writeCorpus(to: directory) }
         if options.rawCheck == .multiBuffer && !MultiBufferEngine.isLoaded {
-            throw CommandFailure(status: .unavailable, message: "--raw-check multibuffer: the engine is not loaded: \(MultiBufferEngine.description)")
+            throw CommandFailure(
+                status: .unavailable,
+                message: "--raw-check multibuffer: the engine is not loaded: \(MultiBufferEngine.description)")
         }
         // What the numbers would be of is checked first (in any build): only valid tokens, and a
         // raw limit that can be measured on them.
@@ -23,21 +25,33 @@ struct BenchCommand {
         guard RawVerificationLimit(corpus: corpus, check: options.rawCheck).count > 0 else {
             throw CommandFailure(
                 status: .dataError,
-                message: "no token of the corpus has a signature the raw limit (--raw-check \(options.rawCheck.rawValue)) can check, so no ratio can be measured")
+                message:
+                    "no token of the corpus has a signature the raw limit (--raw-check \(options.rawCheck.rawValue)) can check, so no ratio can be measured"
+            )
         }
         var isDebugBuild = false
-        assert({ isDebugBuild = true; return true }())
+        assert(
+            {
+                isDebugBuild = true
+                return true
+            }())
         if isDebugBuild {
-            StandardError.write("jwtverify bench: this is a debug build, whose numbers mean nothing; build with 'make release'\n")
+            StandardError.write(
+                "jwtverify bench: this is a debug build, whose numbers mean nothing; build with 'make release'\n")
             return .configuration
         }
         if !options.json {
-            StandardError.write("jwtverify bench: \(corpus.tokens.count) tokens, \(options.threads) thread(s), \(options.rounds) rounds\n")
+            StandardError.write(
+                "jwtverify bench: \(corpus.tokens.count) tokens, \(options.threads) thread(s), \(options.rounds) rounds\n"
+            )
         }
         let report = ThroughputBenchmark.measure(
-            corpus: corpus, threads: options.threads, rounds: options.rounds, repeat: options.presentations, rawCheck: options.rawCheck)
+            corpus: corpus, threads: options.threads, rounds: options.rounds, repeat: options.presentations,
+            rawCheck: options.rawCheck)
         guard report.rawLimitTokensPerSecond > 0, report.rawLimitTokensPerSecond.isFinite else {
-            throw CommandFailure(status: .internalError, message: "the raw limit could not be measured (\(report.rawLimitTokensPerSecond) tokens/s)")
+            throw CommandFailure(
+                status: .internalError,
+                message: "the raw limit could not be measured (\(report.rawLimitTokensPerSecond) tokens/s)")
         }
         if options.json {
             print(report.json(label: label))
@@ -60,7 +74,9 @@ struct BenchCommand {
         let reasons = rejected.map { "\($0.reason) \($0.count)" }.joined(separator: ", ")
         let what = "\(total) of \(corpus.tokens.count) tokens are rejected (\(reasons))"
         if options.allowRejected {
-            StandardError.write("jwtverify bench: warning: \(what); measuring anyway (--allow-rejected): rejected tokens skip the signature\n")
+            StandardError.write(
+                "jwtverify bench: warning: \(what); measuring anyway (--allow-rejected): rejected tokens skip the signature\n"
+            )
             return
         }
         throw CommandFailure(
@@ -75,7 +91,9 @@ struct BenchCommand {
         if options.appStore { throw .usage("--write-corpus writes key-set corpora; --app-store has none") }
         try Folder.prepare(directory, mode: 0o755, option: "--write-corpus")
         if options.rawCheck == .multiBuffer && !MultiBufferEngine.isLoaded {
-            throw CommandFailure(status: .unavailable, message: "--raw-check multibuffer: the engine is not loaded: \(MultiBufferEngine.description)")
+            throw CommandFailure(
+                status: .unavailable,
+                message: "--raw-check multibuffer: the engine is not loaded: \(MultiBufferEngine.description)")
         }
         let corpus = try loadCorpus()
         do {
@@ -83,12 +101,16 @@ struct BenchCommand {
         } catch {
             throw CommandFailure(status: .cannotCreate, message: "--write-corpus \(directory): \(error)")
         }
-        StandardError.write("jwtverify bench: wrote \(corpus.tokens.count * options.presentations) \(options.algorithm.name) tokens to \(directory)\n")
+        StandardError.write(
+            "jwtverify bench: wrote \(corpus.tokens.count * options.presentations) \(options.algorithm.name) tokens to \(directory)\n"
+        )
         return .ok
     }
 
     /// The row label: the generated corpus's algorithm, `AppStore`, or `file`.
-    private var label: String { options.tokensFile != nil ? "file" : options.appStore ? "AppStore" : options.algorithm.name }
+    private var label: String {
+        options.tokensFile != nil ? "file" : options.appStore ? "AppStore" : options.algorithm.name
+    }
 
     private func loadCorpus() throws(CommandFailure) -> BenchmarkCorpus {
         guard let tokensFile = options.tokensFile, let jwksFile = options.jwksFile else {
@@ -96,7 +118,8 @@ struct BenchCommand {
                 do {
                     return try BenchmarkCorpus.appStore(count: options.count)
                 } catch {
-                    throw CommandFailure(status: .internalError, message: "cannot generate an App Store corpus: \(error)")
+                    throw CommandFailure(
+                        status: .internalError, message: "cannot generate an App Store corpus: \(error)")
                 }
             }
             do {
@@ -107,11 +130,14 @@ struct BenchCommand {
         }
         let keys = try KeySetLoader.load(KeySetOptions(sources: [jwksFile]))
         var (tokens, nonces) = try Self.requests(tokensFile)
-        guard !tokens.isEmpty else { throw CommandFailure(status: .dataError, message: "\(tokensFile) holds no tokens") }
+        guard !tokens.isEmpty else {
+            throw CommandFailure(status: .dataError, message: "\(tokensFile) holds no tokens")
+        }
         if let noncesFile = options.noncesFile {
             let raw = try Self.requests(noncesFile).tokens
             guard raw.count == tokens.count else {
-                throw CommandFailure(status: .dataError, message: "\(noncesFile) has \(raw.count) lines for \(tokens.count) tokens")
+                throw CommandFailure(
+                    status: .dataError, message: "\(noncesFile) has \(raw.count) lines for \(tokens.count) tokens")
             }
             nonces = raw.map { String(decoding: $0, as: UTF8.self) }
         }
@@ -138,7 +164,9 @@ struct BenchCommand {
                             switch content {
                             case .blank: .success(nil)
                             case .problem(let problem): .failure(problem)
-                            case .request(let request): .success((Array(request.token), request.nonce.map { String(decoding: $0, as: UTF8.self) }))
+                            case .request(let request):
+                                .success(
+                                    (Array(request.token), request.nonce.map { String(decoding: $0, as: UTF8.self) }))
                             }
                         }
                     }
@@ -148,7 +176,8 @@ struct BenchCommand {
                         tokens.append(token)
                         nonces.append(nonce)
                     case .failure(let problem):
-                        throw CommandFailure(status: .dataError, message: "\(path) line \(number): \(problem.description)")
+                        throw CommandFailure(
+                            status: .dataError, message: "\(path) line \(number): \(problem.description)")
                     }
                 }
             }

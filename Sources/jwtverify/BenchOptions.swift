@@ -26,47 +26,84 @@ struct BenchOptions {
 
     static let table = OptionTable<BenchOptions>([
         .value("--jwks", placeholder: "FILE", help: "Key set for --tokens.") { $0.jwksFile = $1 },
-        .value("--tokens", placeholder: "FILE", help: "Tokens, one per line, as verify reads them: a bare token or a JSON request\n{\"token\", \"nonce\"?}.") { $0.tokensFile = $1 },
-        .value("--nonces", placeholder: "FILE", help: "Raw nonces, one per line, in the same order as the tokens.") { $0.noncesFile = $1 },
-        .value("--issuer", placeholder: "ISS", help: "Required iss (default https://appleid.apple.com).") { $0.issuer = $1 },
+        .value(
+            "--tokens", placeholder: "FILE",
+            help: "Tokens, one per line, as verify reads them: a bare token or a JSON request\n{\"token\", \"nonce\"?}."
+        ) { $0.tokensFile = $1 },
+        .value("--nonces", placeholder: "FILE", help: "Raw nonces, one per line, in the same order as the tokens.") {
+            $0.noncesFile = $1
+        },
+        .value("--issuer", placeholder: "ISS", help: "Required iss (default https://appleid.apple.com).") {
+            $0.issuer = $1
+        },
         .value("--audience", placeholder: "AUD", help: "Accepted aud (default com.example.app).") { $0.audience = $1 },
-        .value("--now", placeholder: "T", help: "Evaluate at T (Unix seconds or RFC 3339); default: now.") { options, value, name throws(CommandFailure) in
+        .value("--now", placeholder: "T", help: "Evaluate at T (Unix seconds or RFC 3339); default: now.") {
+            options, value, name throws(CommandFailure) in
             options.now = try OptionValue.time(name, value)
         },
-        .value("--algorithm", placeholder: "ALG", help: "Algorithm of the generated corpus (RS256, ES256, PS256, ES384, ...).") {
+        .value(
+            "--algorithm", placeholder: "ALG",
+            help: "Algorithm of the generated corpus (RS256, ES256, PS256, ES384, ...)."
+        ) {
             options, value, name throws(CommandFailure) in
             guard let algorithm = SignatureAlgorithm(name: value) else { throw .usage("\(name): unknown \"\(value)\"") }
             options.algorithm = algorithm
         },
         .flag(
             "--app-store",
-            help: "Generate App Store transactions instead: ES256 under a fresh chain shaped\nlike Apple's (x5c), verified with --profile app-store's checks."
+            help:
+                "Generate App Store transactions instead: ES256 under a fresh chain shaped\nlike Apple's (x5c), verified with --profile app-store's checks."
         ) { $0.appStore = true },
-        .value("--count", placeholder: "N", help: "Tokens in the generated corpus (default 2000).") { options, value, name throws(CommandFailure) in
+        .value("--count", placeholder: "N", help: "Tokens in the generated corpus (default 2000).") {
+            options, value, name throws(CommandFailure) in
             options.count = try OptionValue.count(name, value, in: 1...1_000_000)
         },
-        .value("--threads", placeholder: "N", help: "Worker threads (default: the number of CPUs).") { options, value, name throws(CommandFailure) in
+        .value("--threads", placeholder: "N", help: "Worker threads (default: the number of CPUs).") {
+            options, value, name throws(CommandFailure) in
             options.threads = try OptionValue.count(name, value, in: 1...256)
         },
-        .value("--reps", placeholder: "N", help: "Measured rounds; the median is reported (default 7).") { options, value, name throws(CommandFailure) in
+        .value("--reps", placeholder: "N", help: "Measured rounds; the median is reported (default 7).") {
+            options, value, name throws(CommandFailure) in
             options.rounds = try OptionValue.count(name, value, in: 1...1000)
         },
-        .value("--repeat", placeholder: "K", help: "Present each token K times, round-robin over the whole corpus, through a\nverifier with a verified-token cache (reports cache_hits, cache_misses);\nwith --write-corpus, write each token K times.") {
+        .value(
+            "--repeat", placeholder: "K",
+            help:
+                "Present each token K times, round-robin over the whole corpus, through a\nverifier with a verified-token cache (reports cache_hits, cache_misses);\nwith --write-corpus, write each token K times."
+        ) {
             options, value, name throws(CommandFailure) in
             options.presentations = try OptionValue.count(name, value, in: 1...100_000)
         },
-        .value("--raw-check", placeholder: "CHECK", help: "What checks the raw limit's signatures: openssl (EVP_PKEY_verify, the\ndefault), library (the Montgomery chain JWTVerify uses for RS256, RS384,\nRS512; then the ratio is the share of a token's time that is the check itself)\nor multibuffer (RS256, RS384, RS512 eight to a call through crypto_mb, the\nengine batches use; exit 69 where it is not loaded).") {
+        .value(
+            "--raw-check", placeholder: "CHECK",
+            help:
+                "What checks the raw limit's signatures: openssl (EVP_PKEY_verify, the\ndefault), library (the Montgomery chain JWTVerify uses for RS256, RS384,\nRS512; then the ratio is the share of a token's time that is the check itself)\nor multibuffer (RS256, RS384, RS512 eight to a call through crypto_mb, the\nengine batches use; exit 69 where it is not loaded)."
+        ) {
             options, value, name throws(CommandFailure) in
-            guard let check = RawVerificationLimit.Check(rawValue: value) else { throw .usage("\(name): openssl, library or multibuffer, not \"\(value)\"") }
+            guard let check = RawVerificationLimit.Check(rawValue: value) else {
+                throw .usage("\(name): openssl, library or multibuffer, not \"\(value)\"")
+            }
             options.rawCheck = check
         },
-        .value("--write-corpus", placeholder: "DIR", help: "Write the generated corpus to DIR (jwks.json, tokens.txt, nonces.txt) for\nCLI runs, instead of measuring; works in a debug build too.") {
+        .value(
+            "--write-corpus", placeholder: "DIR",
+            help:
+                "Write the generated corpus to DIR (jwks.json, tokens.txt, nonces.txt) for\nCLI runs, instead of measuring; works in a debug build too."
+        ) {
             $0.corpusDirectory = $1
         },
-        .flag("--allow-rejected", help: "Measure even when some tokens are rejected (they skip the signature, so\nthe numbers are not verification's); without it, bench refuses and exits 1.") {
+        .flag(
+            "--allow-rejected",
+            help:
+                "Measure even when some tokens are rejected (they skip the signature, so\nthe numbers are not verification's); without it, bench refuses and exits 1."
+        ) {
             $0.allowRejected = true
         },
-        .flag("--json", help: "Print one JSON object: label (the algorithm, or file), tokens_per_sec, cpu_tokens_per_sec, n, valid,\nthreads, raw_limit_tokens_per_sec, raw_check, ratio (the median of the rounds' own\nratios), ratio_min, ratio_max, p50_us, p99_us.") { $0.json = true },
+        .flag(
+            "--json",
+            help:
+                "Print one JSON object: label (the algorithm, or file), tokens_per_sec, cpu_tokens_per_sec, n, valid,\nthreads, raw_limit_tokens_per_sec, raw_check, ratio (the median of the rounds' own\nratios), ratio_min, ratio_max, p50_us, p99_us."
+        ) { $0.json = true },
     ])
 
     static let help = """
@@ -98,7 +135,9 @@ struct BenchOptions {
         }
         if helpRequested { return }
         if tokensFile != nil && jwksFile == nil { throw .usage("--tokens needs --jwks") }
-        if tokensFile == nil && (jwksFile != nil || noncesFile != nil) { throw .usage("--jwks and --nonces go with --tokens") }
+        if tokensFile == nil && (jwksFile != nil || noncesFile != nil) {
+            throw .usage("--jwks and --nonces go with --tokens")
+        }
         if appStore && tokensFile != nil { throw .usage("--app-store generates its corpus; drop --tokens and --jwks") }
     }
 }

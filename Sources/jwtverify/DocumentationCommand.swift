@@ -79,15 +79,20 @@ enum DocumentationCommand {
 
     /// `jwtverify(1)`: the commands, each pointing at its own page.
     static func topPage() -> String {
-        var page = header("jwtverify", "verify JSON Web Tokens: Sign in with Apple, Firebase, Google, App Store signed data")
-        page += ".SH SYNOPSIS\n.B jwtverify\n\\fIcommand\\fR [\\fIoptions\\fR]\n.br\n.B jwtverify\n\\-\\-help | \\-\\-version\n"
+        var page = header(
+            "jwtverify", "verify JSON Web Tokens: Sign in with Apple, Firebase, Google, App Store signed data")
+        page +=
+            ".SH SYNOPSIS\n.B jwtverify\n\\fIcommand\\fR [\\fIoptions\\fR]\n.br\n.B jwtverify\n\\-\\-help | \\-\\-version\n"
         page += ".SH DESCRIPTION\n"
         page += section(bodyLines(JWTVerifyCommand.help).description)
         page += ".SH COMMANDS\n"
         for entry in CommandCatalog.entries {
-            page += ".TP\n.B \(roff(entry.name))\n\(roff(entry.summary)); see \\fBjwtverify\\-\(roff(entry.name))\\fR(1).\n"
+            page +=
+                ".TP\n.B \(roff(entry.name))\n\(roff(entry.summary)); see \\fBjwtverify\\-\(roff(entry.name))\\fR(1).\n"
         }
-        page += ".SH SEE ALSO\n" + CommandCatalog.entries.map { "\\fBjwtverify\\-\(roff($0.name))\\fR(1)" }.joined(separator: ",\n") + "\n"
+        page +=
+            ".SH SEE ALSO\n"
+            + CommandCatalog.entries.map { "\\fBjwtverify\\-\(roff($0.name))\\fR(1)" }.joined(separator: ",\n") + "\n"
         return page
     }
 
@@ -102,7 +107,9 @@ enum DocumentationCommand {
             for option in entry.options {
                 let names = option.names.map { "\\fB\(roff($0))\\fR" }.joined(separator: ", ")
                 page += ".TP\n\(names)\(option.placeholder.map { " \\fI\(roff($0))\\fR" } ?? "")\n"
-                page += option.help.split(separator: "\n", omittingEmptySubsequences: false).map { roff(String($0)) }.joined(separator: "\n") + "\n"
+                page +=
+                    option.help.split(separator: "\n", omittingEmptySubsequences: false).map { roff(String($0)) }
+                    .joined(separator: "\n") + "\n"
             }
         }
         for (title, lines) in parts.sections where title != "OPTIONS" {
@@ -205,7 +212,8 @@ enum DocumentationCommand {
             let names = entry.options.flatMap(\.names)
             let files = entry.options.filter { $0.placeholder != nil && values(for: $0) == nil }.flatMap(\.names)
             let none = entry.options.filter { $0.placeholder != nil && values(for: $0) == [] }.flatMap(\.names)
-            script += "        \(entry.name)) options=\"\(names.joined(separator: " "))\"; subcommands=\"\(entry.subcommands.joined(separator: " "))\""
+            script +=
+                "        \(entry.name)) options=\"\(names.joined(separator: " "))\"; subcommands=\"\(entry.subcommands.joined(separator: " "))\""
             script += "; files=\"\(files.joined(separator: " "))\"; none=\"\(none.joined(separator: " "))\" ;;\n"
         }
         script += """
@@ -272,7 +280,8 @@ enum DocumentationCommand {
                     if let placeholder = option.placeholder {
                         switch values(for: option) {
                         case nil: spec += ":\(zshText(placeholder)):_files"
-                        case let list? where !list.isEmpty: spec += ":\(zshText(placeholder)):(\(list.joined(separator: " ")))"
+                        case let list? where !list.isEmpty:
+                            spec += ":\(zshText(placeholder)):(\(list.joined(separator: " ")))"
                         default: spec += ":\(zshText(placeholder)): "
                         }
                     }

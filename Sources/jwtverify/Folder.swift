@@ -1,7 +1,7 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// Folders a command writes into.
@@ -19,13 +19,17 @@ enum Folder {
             for part in path.split(separator: "/") {
                 prefix += part
                 if mkdir(prefix, mode) != 0 && errno != EEXIST {
-                    throw CommandFailure(status: .cannotCreate, message: "\(option) \(path): cannot create \(prefix): \(String(cString: strerror(errno)))")
+                    throw CommandFailure(
+                        status: .cannotCreate,
+                        message: "\(option) \(path): cannot create \(prefix): \(String(cString: strerror(errno)))")
                 }
                 prefix += "/"
             }
         }
         guard access(path, W_OK | X_OK) == 0 else {
-            throw CommandFailure(status: .cannotCreate, message: "\(option) \(path): cannot write there: \(String(cString: strerror(errno)))")
+            throw CommandFailure(
+                status: .cannotCreate,
+                message: "\(option) \(path): cannot write there: \(String(cString: strerror(errno)))")
         }
     }
 }

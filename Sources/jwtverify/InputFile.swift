@@ -1,8 +1,9 @@
 import JWTVerify
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// An opened input: a file, or standard input for `-` (or no operands).
@@ -49,9 +50,12 @@ struct InputFile {
     static func readAll(_ path: String, limit: Int = 16 << 20) throws(CommandFailure) -> [UInt8] {
         switch LocalFile.read(localPath(path), limit: limit) {
         case .success(let bytes): return bytes
-        case .failure(let failure) where !failure.isUnreadable: throw CommandFailure(status: .dataError, message: failure.description)
+        case .failure(let failure) where !failure.isUnreadable:
+            throw CommandFailure(status: .dataError, message: failure.description)
         case .failure(let failure):
-            throw CommandFailure(status: failure.description.hasPrefix("cannot read") ? .ioError : .noInput, message: failure.description)
+            throw CommandFailure(
+                status: failure.description.hasPrefix("cannot read") ? .ioError : .noInput, message: failure.description
+            )
         }
     }
 

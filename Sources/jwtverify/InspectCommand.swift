@@ -2,9 +2,9 @@ import JWTVerify
 import JWTVerifyTooling
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// `jwtverify inspect`: decodes one token for people; verifies it only when given keys.
@@ -49,7 +49,9 @@ struct InspectCommand {
 
     func run() throws(CommandFailure) -> ExitStatus {
         let input = try readSubject()
-        guard let token = Self.token(in: input) else { throw CommandFailure(status: .dataError, message: "no token found") }
+        guard let token = Self.token(in: input) else {
+            throw CommandFailure(status: .dataError, message: "no token found")
+        }
         let peek = UnverifiedToken(peeking: token)
         let at = flags.now ?? VerificationPolicy.systemClock()
         var out = ""
@@ -59,16 +61,21 @@ struct InspectCommand {
         let policy = try flags.policy(.inspection)
         var keySets = self.keySets
         if !(try keySets.resolve(for: flags, policy: policy)) {
-            out += "UNVERIFIED: decoded only. The signature and the claims were NOT checked (give --jwks or --profile to verify).\n\n"
+            out +=
+                "UNVERIFIED: decoded only. The signature and the claims were NOT checked (give --jwks or --profile to verify).\n\n"
         } else {
             let verifier = Verifier(keys: try keySets.keys(for: flags), policy: policy)
             switch token.withUnsafeBytes({ verifier.evaluate($0, nonce: flags.nonce, at: flags.evaluationTime) }) {
             case .success(let verified):
-                out += "VERIFIED: signature by \(flags.keysFromTokens ? "the x5c chain's leaf" : "kid \(verified.keyID ?? "(none)")") (\(verified.algorithm))"
-                out += ", claims checked" + (policy.issuers == nil && !flags.keysFromTokens ? " (issuer not checked)" : "")
+                out +=
+                    "VERIFIED: signature by \(flags.keysFromTokens ? "the x5c chain's leaf" : "kid \(verified.keyID ?? "(none)")") (\(verified.algorithm))"
+                out +=
+                    ", claims checked" + (policy.issuers == nil && !flags.keysFromTokens ? " (issuer not checked)" : "")
                     + (policy.audiences == nil && !flags.keysFromTokens ? " (audience not checked)" : "")
                 // At the instant the provider judges its tokens at (App Store data: signedDate), unless --now.
-                if flags.now == nil, let instant = policy.rules.evaluationInstant(verified.provider), let claim = policy.rules.profileType?.evaluationClaim {
+                if flags.now == nil, let instant = policy.rules.evaluationInstant(verified.provider),
+                    let claim = policy.rules.profileType?.evaluationClaim
+                {
                     out += " at its \(claim) \(Timestamp.format(instant)).\n\n"
                 } else {
                     out += " at \(Timestamp.format(at)).\n\n"
@@ -85,7 +92,9 @@ struct InspectCommand {
         out += "  issuer     \(peek.claims.issuer ?? "(none)")\n"
         out += "  audience   \(peek.claims.audience?.joined(separator: ", ") ?? "(none)")\n"
         out += "  subject    \(peek.claims.subject ?? "(none)")\n"
-        for (label, value) in [("issued", peek.claims.issuedAt), ("not before", peek.claims.notBefore), ("expires", peek.claims.expiresAt)] {
+        for (label, value) in [
+            ("issued", peek.claims.issuedAt), ("not before", peek.claims.notBefore), ("expires", peek.claims.expiresAt),
+        ] {
             guard let value else { continue }
             out += "  \(label.padding(10)) \(Timestamp.format(value)) (\(Self.relative(value - at)))\n"
         }
@@ -104,14 +113,18 @@ struct InspectCommand {
     static func token(in input: [UInt8]) -> [UInt8]? {
         let whole = input.withUnsafeBytes { bytes -> [UInt8]? in
             guard case .token(let range)? = TokenInput.locate(bytes),
-                !bytes[range].contains(where: { $0 == UInt8(ascii: " ") || $0 == UInt8(ascii: "\n") || $0 == UInt8(ascii: "\t") }),
+                !bytes[range].contains(where: {
+                    $0 == UInt8(ascii: " ") || $0 == UInt8(ascii: "\n") || $0 == UInt8(ascii: "\t")
+                }),
                 bytes[range].contains(UInt8(ascii: "."))
             else { return nil }
             return Array(bytes[range])
         }
         if let whole { return whole }
         return input.split(separator: UInt8(ascii: "\n")).lazy
-            .compactMap({ line in line.withUnsafeBytes { line in TokenExtractor.scan(line).found.first?.token.bytes(in: line) } }).first
+            .compactMap({ line in
+                line.withUnsafeBytes { line in TokenExtractor.scan(line).found.first?.token.bytes(in: line) }
+            }).first
     }
 
     private func readSubject() throws(CommandFailure) -> [UInt8] {
@@ -156,7 +169,8 @@ enum PrettyJSON {
             return "{\n" + lines.joined(separator: ",\n") + "\n" + indent + "}"
         case .array(let elements) where !elements.isEmpty:
             let inner = indent + "  "
-            return "[\n" + elements.map { inner + render($0, indent: inner) }.joined(separator: ",\n") + "\n" + indent + "]"
+            return "[\n" + elements.map { inner + render($0, indent: inner) }.joined(separator: ",\n") + "\n" + indent
+                + "]"
         default:
             return value.description
         }

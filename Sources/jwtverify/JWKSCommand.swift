@@ -1,11 +1,11 @@
 import JWTVerify
-import JWTVerifyTooling
 import JWTVerifyRemote
+import JWTVerifyTooling
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// `jwtverify jwks show|fetch`: describe key sets, or fetch and save one.
@@ -36,7 +36,9 @@ struct JWKSCommand {
     static let table = OptionTable<JWKSCommand>(
         [
             .flag("--json", help: "One JSON object per key instead of a table.") { $0.json = true },
-            .value("-o", "--output", placeholder: "FILE", help: "Where 'fetch' writes the document.") { $0.output = $1 },
+            .value("-o", "--output", placeholder: "FILE", help: "Where 'fetch' writes the document.") {
+                $0.output = $1
+            },
         ],
         KeySetOptions.options(sourceOption: false).map { $0.lifted(\.keySets) })
 
@@ -53,8 +55,12 @@ struct JWKSCommand {
             let what = words.first.map { "unknown jwks subcommand \"\($0)\"" } ?? "jwks needs a subcommand"
             throw .usage(what + ": show, fetch")
         }
-        _ = try Self.table.parse(words.dropFirst(), into: &self) { options, source throws(CommandFailure) in options.keySets.sources.append(source) }
-        guard !keySets.sources.isEmpty else { throw .usage("jwks \(action == .show ? "show" : "fetch") needs a key set source") }
+        _ = try Self.table.parse(words.dropFirst(), into: &self) { options, source throws(CommandFailure) in
+            options.keySets.sources.append(source)
+        }
+        guard !keySets.sources.isEmpty else {
+            throw .usage("jwks \(action == .show ? "show" : "fetch") needs a key set source")
+        }
         if action == .fetch && keySets.sources.count != 1 { throw .usage("jwks fetch takes exactly one source") }
     }
 
@@ -74,12 +80,16 @@ struct JWKSCommand {
             throw CommandFailure(status: .unavailable, message: "cannot fetch \(url): \(reason)")
         }
         let keys: JWKSet
-        do { keys = try JWKSet(json: body) } catch { throw CommandFailure(status: .dataError, message: "\(url): \(error)") }
+        do { keys = try JWKSet(json: body) } catch {
+            throw CommandFailure(status: .dataError, message: "\(url): \(error)")
+        }
         guard keys.keys.contains(where: { $0.unusableReason == nil }) else {
             throw CommandFailure(status: .dataError, message: "\(url): no usable key")
         }
         if let output {
-            guard LocalFile.writeAtomically(body, to: output) else { throw CommandFailure(status: .ioError, message: "cannot write \(output)") }
+            guard LocalFile.writeAtomically(body, to: output) else {
+                throw CommandFailure(status: .ioError, message: "cannot write \(output)")
+            }
             StandardError.write("jwtverify: wrote \(keys.keys.count) key(s) from \(url) to \(output)\n")
         } else {
             let sink = OutputSink()
@@ -98,11 +108,13 @@ struct JWKSCommand {
         var table = ""
         for source in loaded {
             if let validity = source.validity {
-                table += "# \(source.source): fetched \(Timestamp.format(validity.fetchedAt)), expires "
+                table +=
+                    "# \(source.source): fetched \(Timestamp.format(validity.fetchedAt)), expires "
                     + "\(Timestamp.format(validity.expiresAt))\(source.stale ? " (STALE: the origin could not be reached)" : "")\n"
             }
         }
-        table += "kid          kty  size/curve  algorithms                         use  thumbprint (RFC 7638)                        status\n"
+        table +=
+            "kid          kty  size/curve  algorithms                         use  thumbprint (RFC 7638)                        status\n"
         for key in merged.keys {
             let algorithms = SignatureAlgorithm.all.filter { key.mayVerify($0) }.map(\.name)
             let origin = loaded.first { $0.keys.key(withID: key.keyID ?? "\u{0}")?.thumbprint == key.thumbprint }
@@ -130,8 +142,10 @@ struct JWKSCommand {
                 text.newline()
             } else {
                 let size = key.curve ?? key.bits.map { "\($0) bits" } ?? "-"
-                table += (key.keyID ?? "(none)").padding(12) + " " + (key.keyType ?? "?").padding(4) + " "
-                    + size.padding(11) + " " + (algorithms.isEmpty ? "-" : algorithms.joined(separator: ",")).padding(34) + " "
+                table +=
+                    (key.keyID ?? "(none)").padding(12) + " " + (key.keyType ?? "?").padding(4) + " "
+                    + size.padding(11) + " "
+                    + (algorithms.isEmpty ? "-" : algorithms.joined(separator: ",")).padding(34) + " "
                     + (key.use ?? "-").padding(4) + " " + (key.thumbprint ?? "-").padding(44) + " "
                     + (key.unusableReason.map { "unusable: \($0)" } ?? "usable") + "\n"
             }

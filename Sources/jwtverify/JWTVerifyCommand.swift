@@ -1,9 +1,10 @@
 import CMallocTuning
 import JWTVerify
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// `jwtverify`: the command-line face of JWTVerify.
@@ -26,7 +27,8 @@ enum JWTVerifyCommand {
         let width = CommandCatalog.entries.map(\.name.count).max() ?? 0
         for entry in CommandCatalog.entries {
             let summary = entry.summary.prefix(1).uppercased() + entry.summary.dropFirst() + "."
-            let lines = HelpText.wrapped(summary.split(separator: " ").map(String.init), separator: " ", width: 86 - width)
+            let lines = HelpText.wrapped(
+                summary.split(separator: " ").map(String.init), separator: " ", width: 86 - width)
             let indent = String(repeating: " ", count: width + 4)
             let name = entry.name + String(repeating: " ", count: width - entry.name.count)
             text += "  \(name)  " + lines.split(separator: "\n").joined(separator: "\n" + indent) + "\n"
@@ -100,7 +102,9 @@ enum JWTVerifyCommand {
             return .ok
         case "--version":
             print("jwtverify \(version)")
-            print("signature engine: \(MultiBufferEngine.isLoaded ? MultiBufferEngine.description : "openssl; crypto_mb \(MultiBufferEngine.description)")")
+            print(
+                "signature engine: \(MultiBufferEngine.isLoaded ? MultiBufferEngine.description : "openssl; crypto_mb \(MultiBufferEngine.description)")"
+            )
             return .ok
         case "options":
             // For the tests: every spelling a subcommand accepts, one per line.

@@ -23,9 +23,13 @@ struct KeySetOptions {
     /// token's chain to a pinned root), so `--jwks` is refused; otherwise `--jwks`, or else the
     /// profile's own key set. Whether any key source is there (`inspect` decodes only without one).
     /// `context` names the route for `serve`'s messages.
-    mutating func resolve(for flags: PolicyFlags, policy: VerificationPolicy, context: String = "") throws(CommandFailure) -> Bool {
+    mutating func resolve(for flags: PolicyFlags, policy: VerificationPolicy, context: String = "")
+        throws(CommandFailure) -> Bool
+    {
         if flags.keysFromTokens {
-            if !sources.isEmpty { throw .usage(context + "--profile app-store takes each token's keys from its x5c chain; drop --jwks") }
+            if !sources.isEmpty {
+                throw .usage(context + "--profile app-store takes each token's keys from its x5c chain; drop --jwks")
+            }
             return true
         }
         if sources.isEmpty, let source = policy.keySource { sources = [source.description] }
@@ -43,21 +47,32 @@ struct KeySetOptions {
     static func options(sourceOption: Bool = true) -> [Option<KeySetOptions>] {
         let source: Option<KeySetOptions> = .value(
             "--jwks", placeholder: "SRC",
-            help: "Key set: a file (JWKS, single JWK, or kid-to-certificate map), an\nhttps:// URL, or a preset. Repeatable: merged. Presets:\n" + HelpText.wrapped(KeySetSource.presetNames, width: 68) + "."
+            help:
+                "Key set: a file (JWKS, single JWK, or kid-to-certificate map), an\nhttps:// URL, or a preset. Repeatable: merged. Presets:\n"
+                + HelpText.wrapped(KeySetSource.presetNames, width: 68) + "."
         ) { $0.sources.append($1) }
         let rest: [Option<KeySetOptions>] = [
             .value(
                 "--jwks-cache", placeholder: "DIR",
-                help: "Keep snapshots of remote key sets in DIR: used while fresh, revalidated\n(ETag) when due, and served (stale) if the origin then fails."
+                help:
+                    "Keep snapshots of remote key sets in DIR: used while fresh, revalidated\n(ETag) when due, and served (stale) if the origin then fails."
             ) { $0.cacheDirectory = $1 },
-            .value("--jwks-min-ttl", placeholder: "SECONDS", help: "Lower clamp for the origin's Cache-Control max-age (default 60).") {
+            .value(
+                "--jwks-min-ttl", placeholder: "SECONDS",
+                help: "Lower clamp for the origin's Cache-Control max-age (default 60)."
+            ) {
                 options, value, name throws(CommandFailure) in
                 options.policy.minimumTTL = try OptionValue.seconds(name, value)
-                guard options.policy.minimumTTL <= options.policy.maximumTTL else { throw .usage("--jwks-min-ttl is above --jwks-max-ttl") }
+                guard options.policy.minimumTTL <= options.policy.maximumTTL else {
+                    throw .usage("--jwks-min-ttl is above --jwks-max-ttl")
+                }
             },
-            .value("--jwks-max-ttl", placeholder: "SECONDS", help: "Upper clamp (default 86400).") { options, value, name throws(CommandFailure) in
+            .value("--jwks-max-ttl", placeholder: "SECONDS", help: "Upper clamp (default 86400).") {
+                options, value, name throws(CommandFailure) in
                 options.policy.maximumTTL = try OptionValue.seconds(name, value)
-                guard options.policy.minimumTTL <= options.policy.maximumTTL else { throw .usage("--jwks-min-ttl is above --jwks-max-ttl") }
+                guard options.policy.minimumTTL <= options.policy.maximumTTL else {
+                    throw .usage("--jwks-min-ttl is above --jwks-max-ttl")
+                }
             },
         ]
         return (sourceOption ? [source] : []) + rest
@@ -83,22 +98,27 @@ enum KeySetLoader {
             switch KeySetSource(parsing: text) {
             case .file(let path):
                 do {
-                    loaded.append(Loaded(source: path, keys: try JWKSet(contentsOfFile: path), validity: nil, stale: false))
+                    loaded.append(
+                        Loaded(source: path, keys: try JWKSet(contentsOfFile: path), validity: nil, stale: false))
                 } catch {
-                    throw CommandFailure(status: error.isMissingFile ? .noInput : .dataError, message: "--jwks \(path): \(error)")
+                    throw CommandFailure(
+                        status: error.isMissingFile ? .noInput : .dataError, message: "--jwks \(path): \(error)")
                 }
             case .url(let url):
                 let keySet = RemoteKeySet(
-                    url: url, fetcher: HTTPKeySetFetcher(), policy: options.policy, snapshotDirectory: options.cacheDirectory)
+                    url: url, fetcher: HTTPKeySetFetcher(), policy: options.policy,
+                    snapshotDirectory: options.cacheDirectory)
                 Blocking.run { await keySet.refreshIfDue() }
                 guard let keys = keySet.currentKeys() else {
                     throw CommandFailure(
-                        status: .unavailable, message: "--jwks \(url): no keys (\(keySet.lastFailure ?? "not fetched"))")
+                        status: .unavailable, message: "--jwks \(url): no keys (\(keySet.lastFailure ?? "not fetched"))"
+                    )
                 }
                 let stale = keySet.isStale
                 if stale {
                     StandardError.write(
-                        "jwtverify: warning: \(url) could not be refreshed (\(keySet.lastFailure ?? "?")); using stale cached keys\n")
+                        "jwtverify: warning: \(url) could not be refreshed (\(keySet.lastFailure ?? "?")); using stale cached keys\n"
+                    )
                 }
                 loaded.append(Loaded(source: url, keys: keys, validity: keySet.validity, stale: stale))
             }
@@ -118,7 +138,8 @@ enum KeySetLoader {
         for next in loaded.dropFirst() { merged = merged.merging(next.keys) }
         for key in merged.keys {
             if let reason = key.unusableReason {
-                StandardError.write("jwtverify: warning: key \(key.keyID.map { "\"\($0)\"" } ?? "(no kid)") is unusable: \(reason)\n")
+                StandardError.write(
+                    "jwtverify: warning: key \(key.keyID.map { "\"\($0)\"" } ?? "(no kid)") is unusable: \(reason)\n")
             }
         }
         guard merged.keys.contains(where: { $0.unusableReason == nil }) else {

@@ -26,15 +26,19 @@ struct Option<Options>: Sendable {
 
     /// An option whose value is stored as given.
     static func value(
-        _ names: String..., placeholder: String, help: String, _ set: @escaping @Sendable (inout Options, _ value: String) -> Void
+        _ names: String..., placeholder: String, help: String,
+        _ set: @escaping @Sendable (inout Options, _ value: String) -> Void
     ) -> Option {
-        Option(names: names, placeholder: placeholder, help: help) { options, value, _ throws(CommandFailure) in set(&options, value) }
+        Option(names: names, placeholder: placeholder, help: help) { options, value, _ throws(CommandFailure) in
+            set(&options, value)
+        }
     }
 
     /// This option applied to the part of a larger options value at `path`.
     func lifted<Outer>(_ path: any WritableKeyPath<Outer, Options> & Sendable) -> Option<Outer> {
         let apply = self.apply
-        return Option<Outer>(names: names, placeholder: placeholder, help: help) { outer, value, name throws(CommandFailure) in
+        return Option<Outer>(names: names, placeholder: placeholder, help: help) {
+            outer, value, name throws(CommandFailure) in
             try apply(&outer[keyPath: path], value, name)
         }
     }

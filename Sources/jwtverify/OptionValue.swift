@@ -36,7 +36,8 @@ enum OptionValue {
     /// A whole number in `range` (`--threads`, `--max-token-bytes`, ...).
     static func count(_ name: String, _ text: String, in range: ClosedRange<Int>) throws(CommandFailure) -> Int {
         guard let value = Int(text), range.contains(value) else {
-            throw .usage("\(name) needs a whole number from \(range.lowerBound) to \(range.upperBound), not \"\(text)\"")
+            throw .usage(
+                "\(name) needs a whole number from \(range.lowerBound) to \(range.upperBound), not \"\(text)\"")
         }
         return value
     }

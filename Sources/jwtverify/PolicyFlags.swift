@@ -41,10 +41,16 @@ struct PolicyFlags {
             }
             flags.profile = value
         },
-        .value("--project", placeholder: "ID", help: "Firebase project ID (instead of --issuer/--audience).") { $0.project = $1 },
-        .value("--project-number", placeholder: "N", help: "Firebase project number (firebase-app-check).") { $0.projectNumber = $1 },
+        .value("--project", placeholder: "ID", help: "Firebase project ID (instead of --issuer/--audience).") {
+            $0.project = $1
+        },
+        .value("--project-number", placeholder: "N", help: "Firebase project number (firebase-app-check).") {
+            $0.projectNumber = $1
+        },
         .value("--hosted-domain", placeholder: "D", help: "Google: required \"hd\".") { $0.hostedDomain = $1 },
-        .value("--authorized-party", placeholder: "A", help: "Google: required \"azp\", when the token has one.") { $0.authorizedParty = $1 },
+        .value("--authorized-party", placeholder: "A", help: "Google: required \"azp\", when the token has one.") {
+            $0.authorizedParty = $1
+        },
         .value("--bundle-id", placeholder: "ID", help: "App Store: an accepted bundle ID (repeatable).") {
             flags, value, name throws(CommandFailure) in
             guard !value.isEmpty else {
@@ -52,13 +58,19 @@ struct PolicyFlags {
             }
             flags.bundleIDs.append(value)
         },
-        .value("--environment", placeholder: "E", help: "App Store: Production or Sandbox, when one is required.") { flags, value, name throws(CommandFailure) in
-            guard let environment = AppStoreEnvironment.allCases.first(where: { $0.rawValue.lowercased() == value.lowercased() }) else {
+        .value("--environment", placeholder: "E", help: "App Store: Production or Sandbox, when one is required.") {
+            flags, value, name throws(CommandFailure) in
+            guard
+                let environment = AppStoreEnvironment.allCases.first(where: {
+                    $0.rawValue.lowercased() == value.lowercased()
+                })
+            else {
                 throw .usage("\(name) takes Production or Sandbox")
             }
             flags.environment = environment
         },
-        .value("--app-apple-id", placeholder: "N", help: "App Store: the app's Apple ID (production notifications).") { flags, value, name throws(CommandFailure) in
+        .value("--app-apple-id", placeholder: "N", help: "App Store: the app's Apple ID (production notifications).") {
+            flags, value, name throws(CommandFailure) in
             guard let number = Int64(value), number > 0 else { throw .usage("\(name) takes a positive integer") }
             flags.appAppleID = number
         },
@@ -68,7 +80,8 @@ struct PolicyFlags {
         ) { $0.appleRoots.append($1) },
         .flag(
             "--online-checks",
-            help: "App Store: ask the chain's OCSP responders (answers kept 15 min) and judge\nthe chain now; certificate_revoked, or revocation_unavailable (retry)."
+            help:
+                "App Store: ask the chain's OCSP responders (answers kept 15 min) and judge\nthe chain now; certificate_revoked, or revocation_unavailable (retry)."
         ) { $0.onlineChecks = true },
         .flag(
             "--accept-missing-nonce-when-unsupported",
@@ -79,14 +92,24 @@ struct PolicyFlags {
     /// `--issuer` and `--audience`; `optional`: wording for faces where they may be left out.
     static func claimOptions(optional: Bool) -> [Option<PolicyFlags>] {
         [
-            .value("--issuer", placeholder: "ISS", help: optional ? "Required \"iss\" (optional here: without it, issuers are reported)." : "Required \"iss\", compared exactly.") {
+            .value(
+                "--issuer", placeholder: "ISS",
+                help: optional
+                    ? "Required \"iss\" (optional here: without it, issuers are reported)."
+                    : "Required \"iss\", compared exactly."
+            ) {
                 flags, value, name throws(CommandFailure) in
                 guard !value.isEmpty else {
                     throw .usage("\(name) takes a non-empty issuer (an empty one accepts no token)")
                 }
                 flags.issuer = value
             },
-            .value("--audience", placeholder: "AUD", help: optional ? "Accepted \"aud\", repeatable (optional here, as --issuer)." : "Accepted \"aud\". Repeatable: any of them is accepted.") {
+            .value(
+                "--audience", placeholder: "AUD",
+                help: optional
+                    ? "Accepted \"aud\", repeatable (optional here, as --issuer)."
+                    : "Accepted \"aud\". Repeatable: any of them is accepted."
+            ) {
                 flags, value, name throws(CommandFailure) in
                 guard !value.isEmpty else {
                     throw .usage("\(name) takes a non-empty audience (an empty one accepts no token)")
@@ -103,7 +126,8 @@ struct PolicyFlags {
 
     static let skipNonceOption: Option<PolicyFlags> = .flag(
         "--skip-nonce",
-        help: "This service uses no nonces: a token is not rejected as nonce_missing for\nwant of a raw nonce, which --profile apple otherwise requires (from\n--nonce or the input line). A raw nonce that is given is still checked."
+        help:
+            "This service uses no nonces: a token is not rejected as nonce_missing for\nwant of a raw nonce, which --profile apple otherwise requires (from\n--nonce or the input line). A raw nonce that is given is still checked."
     ) { $0.skipNonce = true }
 
     static let leewayOption: Option<PolicyFlags> = .value(
@@ -112,25 +136,32 @@ struct PolicyFlags {
 
     static let nowOption: Option<PolicyFlags> = .value(
         "--now", placeholder: "T",
-        help: "Evaluate at T: Unix seconds (fractions allowed) or RFC 3339\n(e.g. 2023-11-14T22:30:00Z). Default: the current time."
+        help:
+            "Evaluate at T: Unix seconds (fractions allowed) or RFC 3339\n(e.g. 2023-11-14T22:30:00Z). Default: the current time."
     ) { flags, value, name throws(CommandFailure) in flags.now = try OptionValue.time(name, value) }
 
     static let algorithmsOption: Option<PolicyFlags> = .value(
         "--algorithms", placeholder: "LIST",
-        help: "Comma-separated allow-list (default RS256,ES256; repeats add up). Known:\nRS256,RS384,RS512,PS256,PS384,PS512,ES256,ES384,ES512,EdDSA."
+        help:
+            "Comma-separated allow-list (default RS256,ES256; repeats add up). Known:\nRS256,RS384,RS512,PS256,PS384,PS512,ES256,ES384,ES512,EdDSA."
     ) { flags, value, name throws(CommandFailure) in
         let parsed = try OptionValue.algorithms(name, value)
         flags.algorithms = (flags.algorithms ?? []).union(parsed)
     }
 
     static let maxTokenBytesOption: Option<PolicyFlags> = .value(
-        "--max-token-bytes", placeholder: "N", help: "Longest token accepted (default 65536); longer ones are \"too_large\"."
-    ) { flags, value, name throws(CommandFailure) in flags.maxTokenBytes = try OptionValue.count(name, value, in: 1...(1 << 30)) }
+        "--max-token-bytes", placeholder: "N",
+        help: "Longest token accepted (default 65536); longer ones are \"too_large\"."
+    ) { flags, value, name throws(CommandFailure) in
+        flags.maxTokenBytes = try OptionValue.count(name, value, in: 1...(1 << 30))
+    }
 
     /// Every policy flag, in help order. `--skip-nonce` is taken everywhere, so one set of flags
     /// serves every face; `audit` and `inspect` never require a nonce anyway.
     static func all(optionalClaims: Bool) -> [Option<PolicyFlags>] {
-        profileOptions + claimOptions(optional: optionalClaims) + [nonceOption, skipNonceOption, leewayOption, nowOption, algorithmsOption, maxTokenBytesOption]
+        profileOptions + claimOptions(optional: optionalClaims) + [
+            nonceOption, skipNonceOption, leewayOption, nowOption, algorithmsOption, maxTokenBytesOption,
+        ]
     }
 
     /// What a command's policy is for.
@@ -152,13 +183,19 @@ struct PolicyFlags {
         var policy: VerificationPolicy
         let given = givenSettings
         if let profile {
-            guard let provider = ProviderRegistry.profile(named: profile) else { throw .usage("--profile takes " + Self.profileNames.joined(separator: ", ")) }
+            guard let provider = ProviderRegistry.profile(named: profile) else {
+                throw .usage("--profile takes " + Self.profileNames.joined(separator: ", "))
+            }
             // The provider's own settings, and only those (``ProviderProfile/settings``).
-            for setting in ProfileSetting.allCases where given.contains(setting) && !provider.settings.contains(setting) {
+            for setting in ProfileSetting.allCases where given.contains(setting) && !provider.settings.contains(setting)
+            {
                 throw .usage("\(Self.flag(setting)) does not go with --profile \(profile)" + Self.takers(setting))
             }
-            for setting in ProfileSetting.allCases where provider.requiredSettings(forService: strict).contains(setting) && !given.contains(setting) {
-                throw .usage("--profile \(profile) needs \(Self.flag(setting))" + (setting == .bundleIDs ? " (repeat it to accept several)" : ""))
+            for setting in ProfileSetting.allCases
+            where provider.requiredSettings(forService: strict).contains(setting) && !given.contains(setting) {
+                throw .usage(
+                    "--profile \(profile) needs \(Self.flag(setting))"
+                        + (setting == .bundleIDs ? " (repeat it to accept several)" : ""))
             }
             let trust = try appStoreTrust()
             do {
@@ -166,16 +203,20 @@ struct PolicyFlags {
                 policy = try VerificationPolicy.profile(
                     named: profile,
                     .init(
-                        audiences: audiences, issuer: issuer, project: project, projectNumber: projectNumber, hostedDomain: hostedDomain,
-                        authorizedParty: authorizedParty, acceptMissingNonceWhenUnsupported: acceptMissingNonceWhenUnsupported,
-                        bundleIDs: bundleIDs.isEmpty ? nil : bundleIDs, environment: environment, appAppleID: appAppleID,
+                        audiences: audiences, issuer: issuer, project: project, projectNumber: projectNumber,
+                        hostedDomain: hostedDomain,
+                        authorizedParty: authorizedParty,
+                        acceptMissingNonceWhenUnsupported: acceptMissingNonceWhenUnsupported,
+                        bundleIDs: bundleIDs.isEmpty ? nil : bundleIDs, environment: environment,
+                        appAppleID: appAppleID,
                         appStoreTrust: trust, onlineChecks: onlineChecks),
                     audienceUnchecked: true)
             } catch {
                 throw .usage("--profile: \(error.description)")
             }
         } else {
-            for setting in ProfileSetting.allCases where given.contains(setting) && setting != .audiences && setting != .issuer {
+            for setting in ProfileSetting.allCases
+            where given.contains(setting) && setting != .audiences && setting != .issuer {
                 throw .usage("\(Self.flag(setting)) needs --profile" + Self.takers(setting))
             }
             if strict && issuer == nil { throw .usage("--issuer is required (or --profile)") }
@@ -197,13 +238,16 @@ struct PolicyFlags {
         guard !appleRoots.isEmpty else { return .appleRootCAG3 }
         var certificates: [[UInt8]] = []
         for path in appleRoots {
-            guard let data = try? JWKSet.readFile(path) else { throw CommandFailure(status: .noInput, message: "--apple-root \(path): cannot read the file") }
+            guard let data = try? JWKSet.readFile(path) else {
+                throw CommandFailure(status: .noInput, message: "--apple-root \(path): cannot read the file")
+            }
             certificates.append(data)
         }
         do {
             return try AppStoreTrust(rootCertificates: certificates)
         } catch {
-            throw CommandFailure(status: .dataError, message: "--apple-root \(appleRoots[error.index]): not a PEM or DER certificate")
+            throw CommandFailure(
+                status: .dataError, message: "--apple-root \(appleRoots[error.index]): not a PEM or DER certificate")
         }
     }
 
@@ -264,7 +308,8 @@ struct CacheFlags {
     static let options: [Option<CacheFlags>] = [
         .value(
             "--cache", placeholder: "N",
-            help: "Keep up to N verified tokens (0, the default: off). A repeat of a kept token\nskips only the signature and what its bytes alone decide; exp/nbf/iat, the\nnonce and the provider's time rules are checked on every use, and a token\nwhose key rotated away or changed is verified again."
+            help:
+                "Keep up to N verified tokens (0, the default: off). A repeat of a kept token\nskips only the signature and what its bytes alone decide; exp/nbf/iat, the\nnonce and the provider's time rules are checked on every use, and a token\nwhose key rotated away or changed is verified again."
         ) { flags, value, name throws(CommandFailure) in
             flags.capacity = try OptionValue.count(name, value, in: 0...10_000_000)
         }

@@ -4,8 +4,11 @@ import JWTVerifyTooling
 /// How `audit render` and `audit merge` print a report: the `--format` they take and the output.
 enum ReportOutput {
     /// `--format table|markdown|json|html`, into `path`.
-    static func formatOption<Command>(_ path: any WritableKeyPath<Command, AuditCommand.Format> & Sendable) -> Option<Command> {
-        .value("--format", placeholder: "F", help: "table (default), markdown, json or html.") { options, value, name throws(CommandFailure) in
+    static func formatOption<Command>(_ path: any WritableKeyPath<Command, AuditCommand.Format> & Sendable) -> Option<
+        Command
+    > {
+        .value("--format", placeholder: "F", help: "table (default), markdown, json or html.") {
+            options, value, name throws(CommandFailure) in
             guard let format = AuditCommand.Format(rawValue: value), !format.writesRecords, format != .partial else {
                 throw .usage("\(name) takes table, markdown, json or html")
             }

@@ -3,9 +3,9 @@ import JWTVerify
 import Synchronization
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// A buffered writer to a file descriptor (stdout), writing with `write(2)` in large blocks.

@@ -2,9 +2,9 @@ import JWTVerify
 import JWTVerifyTooling
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// `jwtverify verify`: verifies one token per input line on all cores and prints results in order.
@@ -14,7 +14,8 @@ struct VerifyCommand {
     func run() throws(CommandFailure) -> ExitStatus {
         let keys = try options.keySets.keys(for: options.flags)
         let evaluator = RequestLineEvaluator(
-            verifier: Verifier(keys: keys, policy: options.policy, cache: options.cache), defaultNonce: options.flags.nonce,
+            verifier: Verifier(keys: keys, policy: options.policy, cache: options.cache),
+            defaultNonce: options.flags.nonce,
             time: options.flags.evaluationTime)
         let inputs = try InputFile.openAll(options.inputs)
         defer { for input in inputs { input.close() } }
@@ -34,12 +35,14 @@ struct VerifyCommand {
             }
         } catch {
             output.flush()
-            throw CommandFailure(status: .ioError, message: "cannot read \(error.input): \(String(cString: strerror(error.code)))")
+            throw CommandFailure(
+                status: .ioError, message: "cannot read \(error.input): \(String(cString: strerror(error.code)))")
         }
         output.flush()
         progress.finish()
         if let failure = output.failure {
-            throw CommandFailure(status: .ioError, message: "cannot write output: \(String(cString: strerror(failure)))")
+            throw CommandFailure(
+                status: .ioError, message: "cannot write output: \(String(cString: strerror(failure)))")
         }
         StandardError.write(tally.summary)
         if let counters = evaluator.verifier.cache?.counters { StandardError.write(Self.cacheSummary(counters)) }
@@ -58,7 +61,9 @@ struct VerifyCommand {
         let tally: Tally
     }
 
-    private static func verify(_ batch: LineBatch, _ range: Range<Int>, file: String?, with evaluator: RequestLineEvaluator) -> Part {
+    private static func verify(
+        _ batch: LineBatch, _ range: Range<Int>, file: String?, with evaluator: RequestLineEvaluator
+    ) -> Part {
         var text = OutputText()
         text.reserveCapacity(range.count * 384)  // a typical record is 300-350 octets
         let tally = batch.storage.withUnsafeBytes { storage in
@@ -67,7 +72,9 @@ struct VerifyCommand {
                 let line: RequestLineEvaluator.Line =
                     switch batch.lines[index] {
                     case .oversized(let length):
-                        .unusable(VerificationError(.tooLarge, detail: "input line of \(length) octets is longer than the line limit"))
+                        .unusable(
+                            VerificationError(
+                                .tooLarge, detail: "input line of \(length) octets is longer than the line limit"))
                     case .piece:
                         // verify's reader discards long lines; it never splits them.
                         .unusable(VerificationError(.tooLarge, detail: "input line is longer than the line limit"))

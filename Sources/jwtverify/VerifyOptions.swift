@@ -1,5 +1,5 @@
-import JWTVerifyTooling
 import JWTVerify
+import JWTVerifyTooling
 
 /// The flags of `jwtverify verify`, parsed and validated before any input is read.
 struct VerifyOptions {
@@ -19,9 +19,12 @@ struct VerifyOptions {
         PolicyFlags.all(optionalClaims: false).map { $0.lifted(\.flags) },
         CacheFlags.options.map { $0.lifted(\.cacheFlags) },
         [
-            .value("--threads", placeholder: "N", help: "Verifying threads (default: the number of CPUs); reading and writing run on one more each.") { options, value, name throws(CommandFailure) in
+            .value(
+                "--threads", placeholder: "N",
+                help: "Verifying threads (default: the number of CPUs); reading and writing run on one more each."
+            ) { options, value, name throws(CommandFailure) in
                 options.threads = try OptionValue.count(name, value, in: 1...256)
-            },
+            }
         ])
 
     static let help = """
@@ -60,7 +63,9 @@ struct VerifyOptions {
 
     /// Parses the words after `verify`.
     init(parsing words: ArraySlice<String>) throws(CommandFailure) {
-        helpRequested = try Self.table.parse(words, into: &self) { options, path throws(CommandFailure) in options.inputs.append(path) }
+        helpRequested = try Self.table.parse(words, into: &self) { options, path throws(CommandFailure) in
+            options.inputs.append(path)
+        }
         if helpRequested { return }
         policy = try flags.policy(.service)
         guard try keySets.resolve(for: flags, policy: policy) else { throw .usage("--jwks is required") }

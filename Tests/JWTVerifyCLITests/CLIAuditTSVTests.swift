@@ -11,7 +11,8 @@ struct CLIAuditTSVTests {
     /// value), or may write as is.
     static var awkwardPayloads: [[String: Any]] {
         let base: [String: Any] = [
-            "iss": "https://appleid.apple.com", "aud": "com.example.app", "iat": 1_700_000_000, "exp": 1_700_003_600, "nonce": "n-aw",
+            "iss": "https://appleid.apple.com", "aud": "com.example.app", "iat": 1_700_000_000, "exp": 1_700_003_600,
+            "nonce": "n-aw",
         ]
         var payloads = ["tab\there", "line\nbreak\r\n", "say \"hi\"", "", "\\N", "x,y", "\"", "é 😀"].map { sub in
             base.merging(["sub": sub]) { $1 }
@@ -36,7 +37,9 @@ struct CLIAuditTSVTests {
         defer { try? FileManager.default.removeItem(at: directory) }
         let awkward = directory.appendingPathComponent("awkward.log")
         try Data(try Self.awkwardLog().utf8).write(to: awkward)
-        let common = ["audit", "--jwks", jwks, "--now", "1700001000", "--issuer", "https://appleid.apple.com", "--discards", "-q"]
+        let common = [
+            "audit", "--jwks", jwks, "--now", "1700001000", "--issuer", "https://appleid.apple.com", "--discards", "-q",
+        ]
         let inputs = files + [awkward.path]
         let jsonl = try CLIRunner.run(common + ["--format", "jsonl"] + inputs)
         let tsv = try CLIRunner.run(common + ["--format", "tsv"] + inputs)
@@ -44,10 +47,13 @@ struct CLIAuditTSVTests {
         #expect(tsv.stderr.isEmpty)
         let rows = try #require(TabSeparatedReader.rows(tsv.stdout))
         let header = rows.first?.map { $0 ?? "" } ?? []
-        #expect(header == [
-            "discarded", "file", "line", "column", "found_in", "valid", "reason", "detail", "alg", "kid", "iss", "sub", "aud", "aud_list",
-            "exp", "iat", "claims_verified", "key_source", "lifetime", "evaluated_at", "fingerprint", "nonce_fingerprint", "anomalies",
-        ])
+        #expect(
+            header == [
+                "discarded", "file", "line", "column", "found_in", "valid", "reason", "detail", "alg", "kid", "iss",
+                "sub", "aud", "aud_list",
+                "exp", "iat", "claims_verified", "key_source", "lifetime", "evaluated_at", "fingerprint",
+                "nonce_fingerprint", "anomalies",
+            ])
         let records = jsonl.records
         #expect(records.count == 9 + 1 + Self.awkwardPayloads.count)  // the fixtures' 9 tokens and 1 discard
         try Self.expectRows(Array(rows.dropFirst()), header: header, equal: records)
@@ -69,7 +75,9 @@ struct CLIAuditTSVTests {
         }
         input.append(Data("untagged \(CLIAuditTests.tA)\n".utf8))
         input.append(Data("t\tpartial \(CLIAuditTests.tA.prefix(60))\n".utf8))
-        let common = ["audit", "--jwks", jwks, "--now", "1700001000", "--tagged-input", "--show-tokens", "--discards", "-q"]
+        let common = [
+            "audit", "--jwks", jwks, "--now", "1700001000", "--tagged-input", "--show-tokens", "--discards", "-q",
+        ]
         let jsonl = try CLIRunner.run(common + ["--format", "jsonl"], input: input)
         let tsv = try CLIRunner.run(common + ["--format", "tsv"], input: input)
         let rows = try #require(TabSeparatedReader.rows(tsv.stdout))
@@ -98,7 +106,9 @@ struct CLIAuditTSVTests {
                     continue
                 }
                 let expected = expectedCell(name, record)
-                #expect(cell == expected, "\(name): \(String(describing: cell)) against \(String(describing: expected)) in \(record)")
+                #expect(
+                    cell == expected,
+                    "\(name): \(String(describing: cell)) against \(String(describing: expected)) in \(record)")
             }
         }
     }
@@ -134,7 +144,9 @@ enum TabSeparatedReader {
                 if cell.isEmpty {
                     row.append(nil)
                 } else if cell.first == UInt8(ascii: "\"") {
-                    guard let text = try? JSONSerialization.jsonObject(with: Data(cell), options: [.fragmentsAllowed]) as? String
+                    guard
+                        let text = try? JSONSerialization.jsonObject(with: Data(cell), options: [.fragmentsAllowed])
+                            as? String
                     else { return nil }
                     row.append(text)
                 } else {

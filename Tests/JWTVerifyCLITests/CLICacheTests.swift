@@ -7,7 +7,8 @@ import Testing
 struct CLICacheTests {
     static let samples = SharedVectors.projectVectors.appendingPathComponent("samples/apple-identity-tokens.jsonl")
     static let flags = [
-        "--jwks", SharedVectors.projectVectors.appendingPathComponent("jwks.json").path, "--issuer", "https://appleid.apple.com",
+        "--jwks", SharedVectors.projectVectors.appendingPathComponent("jwks.json").path, "--issuer",
+        "https://appleid.apple.com",
         "--audience", "com.example.app", "--now", "2026-01-01T00:00:00Z", "--threads", "2",
     ]
 
@@ -30,16 +31,20 @@ struct CLICacheTests {
         #expect(cached.stderr.contains("cache: "), "\(cached.stderr)")
         // On one thread the counts are exact: 7 valid samples met twice more each; 3 of the 27 lines never reach the cache (too large, not a token). (On two, a
         // repeat can be verified while its first occurrence still is, and both miss.)
-        let single = try CLIRunner.run(["verify", "--cache", "1000"] + Self.flags + ["--threads", "1"], input: try Self.input())
+        let single = try CLIRunner.run(
+            ["verify", "--cache", "1000"] + Self.flags + ["--threads", "1"], input: try Self.input())
         #expect(single.stdout == plain.stdout)
-        #expect(single.stderr.contains("cache: 14 hits, 64 misses, 7 insertions, 0 evictions, 0 invalidations"), "\(single.stderr)")
+        #expect(
+            single.stderr.contains("cache: 14 hits, 64 misses, 7 insertions, 0 evictions, 0 invalidations"),
+            "\(single.stderr)")
     }
 
     @Test("audit --cache: the same report and the same records")
     func audit() throws {
         for format in ["json", "jsonl"] {
             let plain = try CLIRunner.run(["audit", "--format", format, "-q"] + Self.flags, input: try Self.input())
-            let cached = try CLIRunner.run(["audit", "--format", format, "-q", "--cache", "1000"] + Self.flags, input: try Self.input())
+            let cached = try CLIRunner.run(
+                ["audit", "--format", format, "-q", "--cache", "1000"] + Self.flags, input: try Self.input())
             #expect(cached.status == plain.status)
             #expect(cached.stdout == plain.stdout, "\(format)")
             #expect(!plain.stdout.isEmpty)

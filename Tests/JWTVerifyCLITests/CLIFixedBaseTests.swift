@@ -9,8 +9,10 @@ import Testing
 /// verdict and exact reason, on 1 and 2 threads, bare and as JSON lines, in `verify` and `audit`.
 @Suite("ES256 batches through the CLI")
 struct CLIFixedBaseTests {
-    static let ecB = TokenFactory.Signer(kid: "ec-b", algorithm: .es256, key: try! EVPPrivateKey.generateEC(curve: "P-256"))
-    static let stranger = TokenFactory.Signer(kid: "ec-a", algorithm: .es256, key: try! EVPPrivateKey.generateEC(curve: "P-256"))
+    static let ecB = TokenFactory.Signer(
+        kid: "ec-b", algorithm: .es256, key: try! EVPPrivateKey.generateEC(curve: "P-256"))
+    static let stranger = TokenFactory.Signer(
+        kid: "ec-a", algorithm: .es256, key: try! EVPPrivateKey.generateEC(curve: "P-256"))
     static let n = Base64URL.decode("_____wAAAAD__________7zm-q2nF56E87nKwvxjJVE".utf8)!
 
     /// Replaces the signature segment of `token` with `signature`.
@@ -28,7 +30,8 @@ struct CLIFixedBaseTests {
         let base = TokenFactory.token(payload: TokenFactory.claims(extra: #""n":-1"#), signer: TokenFactory.ec)
         let other = TokenFactory.token(payload: TokenFactory.claims(extra: #""n":-2"#), signer: TokenFactory.ec)
         let sig = signature(of: base)
-        let r = Array(sig[..<32]), s = Array(sig[32...])
+        let r = Array(sig[..<32])
+        let s = Array(sig[32...])
         let zero = [UInt8](repeating: 0, count: 32)
         var flipped = sig
         flipped[63] ^= 1
@@ -46,12 +49,27 @@ struct CLIFixedBaseTests {
             (resigned(base, der), "bad_signature"),
             (resigned(base, signature(of: other)), "bad_signature"),
             (TokenFactory.token(payload: TokenFactory.claims(), signer: stranger), "bad_signature"),
-            (parts[0] + "." + Base64URL.encode(Array(TokenFactory.claims(extra: #""n":-3"#).utf8)) + "." + parts[2], "bad_signature"),
-            (TokenFactory.token(header: #"{"kid":"rsa-a","alg":"ES256"}"#, payload: TokenFactory.claims(), signer: TokenFactory.ec), "key_alg_mismatch"),
-            (TokenFactory.token(header: #"{"kid":"ec-c","alg":"ES256"}"#, payload: TokenFactory.claims(), signer: TokenFactory.ec), "unknown_kid"),
+            (
+                parts[0] + "." + Base64URL.encode(Array(TokenFactory.claims(extra: #""n":-3"#).utf8)) + "." + parts[2],
+                "bad_signature"
+            ),
+            (
+                TokenFactory.token(
+                    header: #"{"kid":"rsa-a","alg":"ES256"}"#, payload: TokenFactory.claims(), signer: TokenFactory.ec),
+                "key_alg_mismatch"
+            ),
+            (
+                TokenFactory.token(
+                    header: #"{"kid":"ec-c","alg":"ES256"}"#, payload: TokenFactory.claims(), signer: TokenFactory.ec),
+                "unknown_kid"
+            ),
             (TokenFactory.token(payload: TokenFactory.claims(exp: "1700000500"), signer: ecB), "expired"),
-            (TokenFactory.token(payload: #"{"iss":"https://appleid.apple.com","aud":"other","exp":1700003600,"iat":1700000000}"#, signer: ecB),
-             "audience_mismatch"),
+            (
+                TokenFactory.token(
+                    payload: #"{"iss":"https://appleid.apple.com","aud":"other","exp":1700003600,"iat":1700000000}"#,
+                    signer: ecB),
+                "audience_mismatch"
+            ),
         ]
     }()
 
@@ -59,7 +77,10 @@ struct CLIFixedBaseTests {
     /// line's expected reason (`nil`: valid).
     static let corpus: [(token: String, reason: String?)] = {
         var lines: [(String, String?)] = (0..<1000).map { i in
-            (TokenFactory.token(payload: TokenFactory.claims(extra: #""n":\#(i)"#), signer: i % 2 == 0 ? TokenFactory.ec : ecB), nil)
+            (
+                TokenFactory.token(
+                    payload: TokenFactory.claims(extra: #""n":\#(i)"#), signer: i % 2 == 0 ? TokenFactory.ec : ecB), nil
+            )
         }
         for (k, negative) in negatives.enumerated() { lines.insert((negative.0, negative.1), at: 13 + k * 61) }
         return lines
@@ -67,8 +88,12 @@ struct CLIFixedBaseTests {
 
     static func flags(_ directory: URL) throws -> [String] {
         let jwks = directory.appendingPathComponent("jwks.json")
-        try "{\"keys\":[\(TokenFactory.rsa.jwkJSON),\(TokenFactory.ec.jwkJSON),\(ecB.jwkJSON)]}".write(to: jwks, atomically: true, encoding: .utf8)
-        return ["--jwks", jwks.path, "--issuer", TokenFactory.issuer, "--audience", TokenFactory.audience, "--now", "1700001000"]
+        try "{\"keys\":[\(TokenFactory.rsa.jwkJSON),\(TokenFactory.ec.jwkJSON),\(ecB.jwkJSON)]}".write(
+            to: jwks, atomically: true, encoding: .utf8)
+        return [
+            "--jwks", jwks.path, "--issuer", TokenFactory.issuer, "--audience", TokenFactory.audience, "--now",
+            "1700001000",
+        ]
     }
 
     static func expectVerdicts(_ records: [[String: Any]], _ label: String) {
@@ -76,7 +101,10 @@ struct CLIFixedBaseTests {
         var wrong: [String] = []
         for (record, expected) in zip(records, corpus) {
             let reason = record["valid"] as? Bool == true ? nil : record["reason"] as? String
-            if reason != expected.reason { wrong.append("line \(record["line"] ?? "?"): \(reason ?? "valid"), expected \(expected.reason ?? "valid")") }
+            if reason != expected.reason {
+                wrong.append(
+                    "line \(record["line"] ?? "?"): \(reason ?? "valid"), expected \(expected.reason ?? "valid")")
+            }
         }
         #expect(wrong.isEmpty, "\(label): \(wrong.prefix(10))")
     }
@@ -89,7 +117,9 @@ struct CLIFixedBaseTests {
         defer { try? FileManager.default.removeItem(at: directory) }
         let flags = try Self.flags(directory)
         let bare = Data(Self.corpus.map { $0.token + "\n" }.joined().utf8)
-        let jsonLines = Data(Self.corpus.enumerated().map { #"{"id":\#($0.offset),"token":"\#($0.element.token)"}"# + "\n" }.joined().utf8)
+        let jsonLines = Data(
+            Self.corpus.enumerated().map { #"{"id":\#($0.offset),"token":"\#($0.element.token)"}"# + "\n" }.joined()
+                .utf8)
         for threads in ["1", "2"] {
             for (label, input) in [("bare", bare), ("json", jsonLines)] {
                 let run = try CLIRunner.run(["verify", "--threads", threads] + flags, input: input)

@@ -39,21 +39,31 @@ struct CLIOptionsTests {
         let help = try CLIRunner.run(Self.commands.first { $0.name == command }!.helpWords)
         #expect(help.status == 0)
         let listed = Self.listedOptions(String(decoding: help.stdout, as: UTF8.self))
-        #expect(listed == names, "in help only: \(listed.subtracting(names).sorted()); accepted only: \(names.subtracting(listed).sorted())")
+        #expect(
+            listed == names,
+            "in help only: \(listed.subtracting(names).sorted()); accepted only: \(names.subtracting(listed).sorted())")
     }
 
     @Test("the profile flags are accepted, and listed, by verify, audit and inspect alike")
     func sharedPolicyFlags() throws {
         for command in ["verify", "audit", "inspect"] {
-            let names = Set(String(decoding: try CLIRunner.run(["options", command]).stdout, as: UTF8.self).split(separator: "\n").map(String.init))
-            for flag in ["--profile", "--project", "--hosted-domain", "--authorized-party", "--accept-missing-nonce-when-unsupported",
-                         "--issuer", "--audience", "--nonce", "--leeway", "--now", "--algorithms", "--max-token-bytes", "--jwks", "--jwks-cache"] {
+            let names = Set(
+                String(decoding: try CLIRunner.run(["options", command]).stdout, as: UTF8.self).split(separator: "\n")
+                    .map(String.init))
+            for flag in [
+                "--profile", "--project", "--hosted-domain", "--authorized-party",
+                "--accept-missing-nonce-when-unsupported",
+                "--issuer", "--audience", "--nonce", "--leeway", "--now", "--algorithms", "--max-token-bytes", "--jwks",
+                "--jwks-cache",
+            ] {
                 #expect(names.contains(flag), "\(command) lacks \(flag)")
             }
         }
     }
 
-    @Test("every profile, key-set preset and reason code is listed where users look: the help, the README and the DocC guide")
+    @Test(
+        "every profile, key-set preset and reason code is listed where users look: the help, the README and the DocC guide"
+    )
     func listsAreComplete() throws {
         func help(_ words: String...) throws -> String { try CLIRunner.run(Array(words)).stdoutText }
         func file(_ path: String) throws -> String {
@@ -69,16 +79,24 @@ struct CLIOptionsTests {
             if !reasonArticle.contains("| `\(reason)` |") { missing.append("\(reason) in the DocC reason article") }
             if !reasonSection.contains("`\(reason)`") { missing.append("\(reason) in the README's reason codes") }
         }
-        let helps = ["verify": try help("verify", "--help"), "audit": try help("audit", "--help"), "inspect": try help("inspect", "--help"),
-                     "serve": try help("serve", "--help")]
+        let helps = [
+            "verify": try help("verify", "--help"), "audit": try help("audit", "--help"),
+            "inspect": try help("inspect", "--help"),
+            "serve": try help("serve", "--help"),
+        ]
         for profile in VerificationPolicy.profileNames {
-            for (command, text) in helps where !text.contains(profile) { missing.append("profile \(profile) in \(command) --help") }
+            for (command, text) in helps where !text.contains(profile) {
+                missing.append("profile \(profile) in \(command) --help")
+            }
             if !readme.contains("--profile \(profile)") { missing.append("profile \(profile) in the README") }
-            if !policyArticle.contains("| `\(profile)` |") { missing.append("profile \(profile) in the DocC policies article") }
+            if !policyArticle.contains("| `\(profile)` |") {
+                missing.append("profile \(profile) in the DocC policies article")
+            }
         }
         let jwksHelp = try help("jwks", "--help")
         for preset in KeySetSource.presetNames {
-            for (command, text) in helps.merging(["jwks": jwksHelp], uniquingKeysWith: { a, _ in a }) where !text.contains(preset) {
+            for (command, text) in helps.merging(["jwks": jwksHelp], uniquingKeysWith: { a, _ in a })
+            where !text.contains(preset) {
                 missing.append("preset \(preset) in \(command) --help")
             }
             if !readme.contains("`\(preset)`") { missing.append("preset \(preset) in the README") }

@@ -5,11 +5,16 @@ import Testing
 /// `--jwks URL`, `--jwks-cache`, and `jwks fetch|show` against a real HTTP origin on 127.0.0.1.
 @Suite("jwtverify with remote key sets", .serialized)
 struct CLIRemoteKeySetTests {
-    static let jwks = (try? String(contentsOf: CLIRunner.repositoryRoot.appendingPathComponent("Vectors/jwks.json"), encoding: .utf8)) ?? ""
+    static let jwks =
+        (try? String(contentsOf: CLIRunner.repositoryRoot.appendingPathComponent("Vectors/jwks.json"), encoding: .utf8))
+        ?? ""
     static let token = Data((CLITests.validTokens[0] + "\n").utf8)
 
     static func flags(_ source: String, _ extra: [String] = []) -> [String] {
-        ["verify", "--jwks", source, "--issuer", "https://appleid.apple.com", "--audience", "com.example.app", "--now", "1767225600"]
+        [
+            "verify", "--jwks", source, "--issuer", "https://appleid.apple.com", "--audience", "com.example.app",
+            "--now", "1767225600",
+        ]
             + extra
     }
 

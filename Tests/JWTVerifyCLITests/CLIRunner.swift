@@ -1,6 +1,7 @@
 import Foundation
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// Runs the built `jwtverify` binary and captures its stdout, stderr and exit status.
@@ -37,7 +38,8 @@ enum CLIRunner {
     /// inputs cannot deadlock against a full stdout pipe).
     /// `environment`: variables set (or, with `nil`, removed) for this run only.
     static func run(
-        _ arguments: [String], input: Data = Data(), currentDirectory: URL = repositoryRoot, environment: [String: String?] = [:],
+        _ arguments: [String], input: Data = Data(), currentDirectory: URL = repositoryRoot,
+        environment: [String: String?] = [:],
         executable: URL = binary
     ) throws -> Outcome {
         ignoreBrokenPipes()
@@ -50,7 +52,9 @@ enum CLIRunner {
             for (name, value) in environment { variables[name] = value }
             process.environment = variables
         }
-        let stdin = Pipe(), stdout = Pipe(), stderr = Pipe()
+        let stdin = Pipe()
+        let stdout = Pipe()
+        let stderr = Pipe()
         process.standardInput = stdin
         process.standardOutput = stdout
         process.standardError = stderr
@@ -68,7 +72,8 @@ enum CLIRunner {
         process.waitUntilExit()
         group.wait()
         let errorData = errorBox.data
-        return Outcome(status: process.terminationStatus, stdout: out, stderr: String(decoding: errorData, as: UTF8.self))
+        return Outcome(
+            status: process.terminationStatus, stdout: out, stderr: String(decoding: errorData, as: UTF8.self))
     }
 
     /// A write to a pipe or socket whose reader is gone (a command that exits before reading its
@@ -89,7 +94,8 @@ enum CLIRunner {
             print("peak-rss-kib", resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss, file=sys.stderr)
             sys.exit(status)
             """
-        let outcome = try run(["-c", parent, binary.path] + arguments, input: input, executable: URL(fileURLWithPath: "/usr/bin/python3"))
+        let outcome = try run(
+            ["-c", parent, binary.path] + arguments, input: input, executable: URL(fileURLWithPath: "/usr/bin/python3"))
         let lines = outcome.stderr.split(separator: "\n")
         let peak = lines.last.flatMap { $0.hasPrefix("peak-rss-kib ") ? Int($0.dropFirst(13)) : nil } ?? -1
         let stderr = lines.filter { !$0.hasPrefix("peak-rss-kib ") }.joined(separator: "\n")
@@ -103,7 +109,8 @@ enum CLIRunner {
         process.executableURL = binary
         process.arguments = arguments
         process.currentDirectoryURL = repositoryRoot
-        let stdin = Pipe(), stderr = Pipe()
+        let stdin = Pipe()
+        let stderr = Pipe()
         process.standardInput = stdin
         process.standardOutput = FileHandle(forWritingAtPath: path)!
         process.standardError = stderr
@@ -112,7 +119,8 @@ enum CLIRunner {
         try stdin.fileHandleForWriting.close()
         let errors = stderr.fileHandleForReading.readDataToEndOfFile()
         process.waitUntilExit()
-        return Outcome(status: process.terminationStatus, stdout: Data(), stderr: String(decoding: errors, as: UTF8.self))
+        return Outcome(
+            status: process.terminationStatus, stdout: Data(), stderr: String(decoding: errors, as: UTF8.self))
     }
 }
 

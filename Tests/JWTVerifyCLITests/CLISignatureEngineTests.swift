@@ -9,7 +9,9 @@ import Testing
 struct CLISignatureEngineTests {
     static let off: [String: String?] = ["JWTVERIFY_CRYPTO_MB": "off"]
 
-    @Test("verify and audit: byte-identical records and summaries with the engine and without, on RS256 corpora of two key sizes with forgeries")
+    @Test(
+        "verify and audit: byte-identical records and summaries with the engine and without, on RS256 corpora of two key sizes with forgeries"
+    )
     func sameOutput() throws {
         let workspace = try TestWorkspace("engine", withKeys: false)
         let directory = workspace.directory
@@ -27,16 +29,27 @@ struct CLISignatureEngineTests {
         let keys = directory.appendingPathComponent("mixed-jwks.json")
         try Data(TokenFactory.jwksJSON.utf8).write(to: keys)
         let mixed = (0..<60).map { n in
-            TokenFactory.token(payload: TokenFactory.claims(extra: #""n":\#(n)"#), signer: [TokenFactory.rsa, TokenFactory.rsaB, TokenFactory.ec][n % 3])
+            TokenFactory.token(
+                payload: TokenFactory.claims(extra: #""n":\#(n)"#),
+                signer: [TokenFactory.rsa, TokenFactory.rsaB, TokenFactory.ec][n % 3])
         }
         let mixedURL = directory.appendingPathComponent("mixed.txt")
         try Data(mixed.joined(separator: "\n").utf8).write(to: mixedURL)
         try Data(lines.joined(separator: "\n").utf8).write(to: tokensURL)
         let runs: [[String]] = [
-            ["verify", "--jwks", directory.appendingPathComponent("jwks.json").path, "--issuer", "https://appleid.apple.com",
-             "--audience", "com.example.app", "--now", "1767225600", tokensURL.path],
-            ["audit", "--format", "jsonl", "--jwks", directory.appendingPathComponent("jwks.json").path, "--now", "1767225600", tokensURL.path],
-            ["verify", "--jwks", keys.path, "--issuer", TokenFactory.issuer, "--audience", TokenFactory.audience, "--now", "1700001000", mixedURL.path],
+            [
+                "verify", "--jwks", directory.appendingPathComponent("jwks.json").path, "--issuer",
+                "https://appleid.apple.com",
+                "--audience", "com.example.app", "--now", "1767225600", tokensURL.path,
+            ],
+            [
+                "audit", "--format", "jsonl", "--jwks", directory.appendingPathComponent("jwks.json").path, "--now",
+                "1767225600", tokensURL.path,
+            ],
+            [
+                "verify", "--jwks", keys.path, "--issuer", TokenFactory.issuer, "--audience", TokenFactory.audience,
+                "--now", "1700001000", mixedURL.path,
+            ],
             ["audit", "--format", "json", "--jwks", keys.path, "--now", "1700001000", mixedURL.path],
         ]
         for arguments in runs {
@@ -44,20 +57,29 @@ struct CLISignatureEngineTests {
             let without = try CLIRunner.run(arguments, environment: Self.off)
             #expect(with.status == 1 || arguments.contains("mixed.txt") == false || with.status == 0)
             #expect(with.status == without.status, "\(arguments[0]): status")
-            #expect(with.stdout == without.stdout, "\(arguments[0]) \(arguments.last ?? ""): output differs with the engine")
+            #expect(
+                with.stdout == without.stdout, "\(arguments[0]) \(arguments.last ?? ""): output differs with the engine"
+            )
             #expect(with.stderr == without.stderr)
         }
     }
 
-    @Test("--version names the engine, or why none: off, or a path that holds none (bench --json's signature_engine: BenchmarkTests)")
+    @Test(
+        "--version names the engine, or why none: off, or a path that holds none (bench --json's signature_engine: BenchmarkTests)"
+    )
     func engineNamed() throws {
         let version = try CLIRunner.run(["--version"])
         #expect(version.stdoutText.contains("signature engine: "))
-        #expect(version.stdoutText.contains("crypto_mb") == MultiBufferEngine.isLoaded || version.stdoutText.contains("openssl"))
+        #expect(
+            version.stdoutText.contains("crypto_mb") == MultiBufferEngine.isLoaded
+                || version.stdoutText.contains("openssl"))
         let off = try CLIRunner.run(["--version"], environment: Self.off)
         #expect(off.stdoutText.contains("signature engine: openssl; crypto_mb off (JWTVERIFY_CRYPTO_MB=off)"))
-        let missing = try CLIRunner.run(["--version"], environment: ["JWTVERIFY_CRYPTO_MB": "/nonexistent/libcrypto_mb.so.13"])
-        #expect(missing.stdoutText.contains("signature engine: openssl; crypto_mb not loaded: JWTVERIFY_CRYPTO_MB=/nonexistent/libcrypto_mb.so.13"))
+        let missing = try CLIRunner.run(
+            ["--version"], environment: ["JWTVERIFY_CRYPTO_MB": "/nonexistent/libcrypto_mb.so.13"])
+        #expect(
+            missing.stdoutText.contains(
+                "signature engine: openssl; crypto_mb not loaded: JWTVERIFY_CRYPTO_MB=/nonexistent/libcrypto_mb.so.13"))
         if !MultiBufferEngine.isLoaded {
             print("multi-buffer engine: not loaded here (\(MultiBufferEngine.description)); only its absence is tested")
         }

@@ -1,13 +1,14 @@
 import Foundation
-import Testing
 import JWTVerifyTestSupport
+import Testing
 
 /// End-to-end runs of the built `jwtverify` binary: stdout, stderr and exit status.
 @Suite("jwtverify CLI")
 struct CLITests {
     static let sample = "Vectors/samples/apple-identity-tokens.jsonl"
     static let baseFlags = [
-        "verify", "--jwks", "Vectors/jwks.json", "--issuer", "https://appleid.apple.com", "--audience", "com.example.app",
+        "verify", "--jwks", "Vectors/jwks.json", "--issuer", "https://appleid.apple.com", "--audience",
+        "com.example.app",
         "--now", "1767225600",
     ]
 
@@ -47,7 +48,9 @@ struct CLITests {
             let verdict = (record["valid"] as? Bool == true) ? "valid" : (record["reason"] as? String ?? "?")
             #expect(verdict == Self.expectations[id], "\(id)")
             #expect(record["claims_verified"] as? Bool == (verdict == "valid"))
-            for key in ["detail", "alg", "kid", "iss", "sub", "aud", "exp", "iat"] { #expect(record.keys.contains(key)) }
+            for key in ["detail", "alg", "kid", "iss", "sub", "aud", "exp", "iat"] {
+                #expect(record.keys.contains(key))
+            }
         }
         let first = try #require(records.first)
         #expect(first["alg"] as? String == "RS256")
@@ -62,14 +65,16 @@ struct CLITests {
     @Test("all valid: exit 0; threads 1 and 2 give identical output")
     func allValidAndThreads() throws {
         let lines = Self.validTokens.filter { _ in true }
-        let input = Data(lines.map { #"{"token":"\#($0)","nonce":"demo-raw-nonce-0f4e2a","id":7}"# }.joined(separator: "\n").utf8)
+        let input = Data(
+            lines.map { #"{"token":"\#($0)","nonce":"demo-raw-nonce-0f4e2a","id":7}"# }.joined(separator: "\n").utf8)
         let one = try CLIRunner.run(Self.baseFlags + ["--threads", "1"], input: input)
         let two = try CLIRunner.run(Self.baseFlags + ["--threads", "2"], input: input)
         // One valid sample has no nonce claim and is meant to be checked without a nonce.
         #expect(one.records.count == lines.count)
         #expect(one.stdout == two.stdout)
         #expect(one.records.allSatisfy { $0["id"] as? Int == 7 })
-        let withoutNonce = try CLIRunner.run(Self.baseFlags, input: Data((lines.prefix(5).joined(separator: "\n") + "\n").utf8))
+        let withoutNonce = try CLIRunner.run(
+            Self.baseFlags, input: Data((lines.prefix(5).joined(separator: "\n") + "\n").utf8))
         #expect(withoutNonce.status == 0)
         #expect(withoutNonce.records.count == 5)
         #expect(withoutNonce.stderr.contains("5 tokens, 5 valid, 0 rejected"))
@@ -80,7 +85,8 @@ struct CLITests {
         let tokens = Self.validTokens.prefix(5)
         var lines: [String] = []
         for i in 0..<9000 { lines.append(i % 3 == 0 ? "garbage-\(i)" : tokens[tokens.startIndex + i % 5]) }
-        let outcome = try CLIRunner.run(Self.baseFlags + ["--threads", "2"], input: Data(lines.joined(separator: "\n").utf8))
+        let outcome = try CLIRunner.run(
+            Self.baseFlags + ["--threads", "2"], input: Data(lines.joined(separator: "\n").utf8))
         let records = outcome.records
         #expect(records.count == 9000)
         #expect(records.enumerated().allSatisfy { $0.element["line"] as? Int == $0.offset + 1 })
@@ -105,20 +111,26 @@ struct CLITests {
         #expect(reasons == ["valid", "malformed", "malformed", "malformed", "too_large", "too_large"])
         #expect(outcome.records.map { $0["line"] as? Int } == [2, 3, 4, 5, 6, 7])
         #expect(outcome.records[2]["id"] as? [Int] == [1])
-        #expect(outcome.stderr.contains("jwtverify: 6 tokens, 1 valid, 5 rejected, 1 blank line skipped"), "\(outcome.stderr)")
+        #expect(
+            outcome.stderr.contains("jwtverify: 6 tokens, 1 valid, 5 rejected, 1 blank line skipped"),
+            "\(outcome.stderr)")
         #expect(outcome.status == 1)
     }
 
-    @Test("one input rule: whitespace, a trailing newline and a Bearer scheme around a token are taken away in lines and JSON fields; blank lines are skipped")
+    @Test(
+        "one input rule: whitespace, a trailing newline and a Bearer scheme around a token are taken away in lines and JSON fields; blank lines are skipped"
+    )
     func inputRule() throws {
         let valid = Self.validTokens[0]
         let lines = [
-            "Bearer \(valid)", "  \(valid)\t", "bearer\t\(valid)", #"{"token":"Bearer \#(valid)","id":4}"#, #"  {"token":" \#(valid)\n"}"#, "", "   \t",
+            "Bearer \(valid)", "  \(valid)\t", "bearer\t\(valid)", #"{"token":"Bearer \#(valid)","id":4}"#,
+            #"  {"token":" \#(valid)\n"}"#, "", "   \t",
             #"{"token":"  "}"#, "Basic \(valid)",
         ]
         let outcome = try CLIRunner.run(Self.baseFlags, input: Data((lines.joined(separator: "\n") + "\n").utf8))
         let reasons = outcome.records.map { $0["reason"] as? String ?? "valid" }
-        #expect(reasons == ["valid", "valid", "valid", "valid", "valid", "malformed", "malformed"], "\(outcome.stdoutText)")
+        #expect(
+            reasons == ["valid", "valid", "valid", "valid", "valid", "malformed", "malformed"], "\(outcome.stdoutText)")
         #expect(outcome.records.map { $0["line"] as? Int } == [1, 2, 3, 4, 5, 8, 9])
         #expect((outcome.records[5]["detail"] as? String)?.contains("holds no token") == true)
         #expect(outcome.stderr.contains("7 tokens, 5 valid, 2 rejected, 2 blank lines skipped"), "\(outcome.stderr)")
@@ -127,7 +139,10 @@ struct CLITests {
     @Test("--now accepts Unix seconds and RFC 3339 alike")
     func nowFormats() throws {
         let token = Data((Self.validTokens[0] + "\n").utf8)
-        for now in ["1767225600", "1767225600.5", "2026-01-01T00:00:00Z", "2026-01-01T01:00:00+01:00", "2025-12-31T23:59:59.999Z"] {
+        for now in [
+            "1767225600", "1767225600.5", "2026-01-01T00:00:00Z", "2026-01-01T01:00:00+01:00",
+            "2025-12-31T23:59:59.999Z",
+        ] {
             var flags = Self.baseFlags
             flags[flags.count - 1] = now
             #expect(try CLIRunner.run(flags, input: token).status == 0, "\(now)")
@@ -262,7 +277,11 @@ struct CLITests {
         #expect(badCheck.status == 64 && badCheck.stderr.contains("openssl, library or multibuffer"))
         let run = try CLIRunner.run(["bench", "--count", "3", "--reps", "1", "--json"])
         var isDebugBuild = false
-        assert({ isDebugBuild = true; return true }())
+        assert(
+            {
+                isDebugBuild = true
+                return true
+            }())
         if isDebugBuild {  // the binary beside this test bundle was built the same way
             #expect(run.status == 78)
             #expect(run.stderr.contains("debug build"))
@@ -272,34 +291,57 @@ struct CLITests {
         }
     }
 
-    @Test("bench refuses nonsense: rejected tokens are counted by reason and exit 1; a raw limit it cannot measure exits 65")
+    @Test(
+        "bench refuses nonsense: rejected tokens are counted by reason and exit 1; a raw limit it cannot measure exits 65"
+    )
     func benchRefusals() throws {
         let sample = "Vectors/samples/apple-identity-tokens.jsonl"
-        let flags = ["--jwks", "Vectors/jwks.json", "--issuer", "https://appleid.apple.com", "--audience", "com.example.app", "--now", "2026-01-01T00:00:00Z"]
+        let flags = [
+            "--jwks", "Vectors/jwks.json", "--issuer", "https://appleid.apple.com", "--audience", "com.example.app",
+            "--now", "2026-01-01T00:00:00Z",
+        ]
         // JSON lines, as verify reads them (7 valid, 20 rejected with their reasons).
         let mixed = try CLIRunner.run(["bench", "--tokens", sample] + flags)
         #expect(mixed.status == 1 && mixed.stdout.isEmpty, "\(mixed.stderr)")
-        #expect(mixed.stderr.contains("20 of 27 tokens are rejected (") && mixed.stderr.contains("bad_signature") && mixed.stderr.contains("--allow-rejected"))
+        #expect(
+            mixed.stderr.contains("20 of 27 tokens are rejected (") && mixed.stderr.contains("bad_signature")
+                && mixed.stderr.contains("--allow-rejected"))
         // The wrong key set: every token rejected; measured anyway, no signature can be checked.
-        let wrongKeys = FileManager.default.temporaryDirectory.appendingPathComponent("bench-keys-\(UUID().uuidString).json")
+        let wrongKeys = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "bench-keys-\(UUID().uuidString).json")
         defer { try? FileManager.default.removeItem(at: wrongKeys) }
         try TokenFactory.jwksJSON.write(to: wrongKeys, atomically: true, encoding: .utf8)
         var other = flags
         other[1] = wrongKeys.path
         let wrong = try CLIRunner.run(["bench", "--tokens", sample] + other)
-        #expect(wrong.status == 1 && wrong.stderr.contains("27 of 27 tokens are rejected (too_large 1, malformed 2, unsupported_alg 1, alg_none 1, header_invalid 1, crit_unsupported 1, unknown_kid 20)"), "\(wrong.stderr)")
+        #expect(
+            wrong.status == 1
+                && wrong.stderr.contains(
+                    "27 of 27 tokens are rejected (too_large 1, malformed 2, unsupported_alg 1, alg_none 1, header_invalid 1, crit_unsupported 1, unknown_kid 20)"
+                ), "\(wrong.stderr)")
         let forced = try CLIRunner.run(["bench", "--tokens", sample, "--allow-rejected"] + other)
-        #expect(forced.status == 65 && forced.stderr.contains("no token of the corpus has a signature the raw limit"), "\(forced.stderr)")
+        #expect(
+            forced.status == 65 && forced.stderr.contains("no token of the corpus has a signature the raw limit"),
+            "\(forced.stderr)")
         // Only the valid lines: accepted for measuring (a debug build then refuses, as it should).
-        let lines = try String(contentsOf: CLIRunner.repositoryRoot.appendingPathComponent(sample), encoding: .utf8).split(separator: "\n")
-        let valid = FileManager.default.temporaryDirectory.appendingPathComponent("bench-valid-\(UUID().uuidString).jsonl")
+        let lines = try String(contentsOf: CLIRunner.repositoryRoot.appendingPathComponent(sample), encoding: .utf8)
+            .split(separator: "\n")
+        let valid = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "bench-valid-\(UUID().uuidString).jsonl")
         defer { try? FileManager.default.removeItem(at: valid) }
-        try (lines.filter { $0.contains(#""expect":"valid""#) }.joined(separator: "\n") + "\n\n").write(to: valid, atomically: true, encoding: .utf8)
+        try (lines.filter { $0.contains(#""expect":"valid""#) }.joined(separator: "\n") + "\n\n").write(
+            to: valid, atomically: true, encoding: .utf8)
         let good = try CLIRunner.run(["bench", "--tokens", valid.path, "--reps", "1"] + flags)
         var isDebugBuild = false
-        assert({ isDebugBuild = true; return true }())
+        assert(
+            {
+                isDebugBuild = true
+                return true
+            }())
         #expect(good.status == (isDebugBuild ? 78 : 0), "\(good.stderr)")
-        if !isDebugBuild { #expect(good.stdoutText.contains("signature engine:") && good.stdoutText.contains("ratio: tokens/s over")) }
+        if !isDebugBuild {
+            #expect(good.stdoutText.contains("signature engine:") && good.stdoutText.contains("ratio: tokens/s over"))
+        }
     }
 
     @Test("jwks show: a table or JSON lines describing every key, with what it may verify")
@@ -310,7 +352,9 @@ struct CLITests {
         #expect(table.stdoutText.split(separator: "\n").count == 5)
         let json = try CLIRunner.run(["jwks", "show", "--json", "Vectors/jwks.json"])
         #expect(json.records.count == 4)
-        #expect(json.records.allSatisfy { ($0["thumbprint"] as? String)?.utf8.count == 43 && $0["usable"] as? Bool == true })
+        #expect(
+            json.records.allSatisfy { ($0["thumbprint"] as? String)?.utf8.count == 43 && $0["usable"] as? Bool == true }
+        )
         #expect(json.records.last?["algorithms"] as? [String] == ["ES256"])
         #expect(try CLIRunner.run(["jwks", "show", "/nonexistent.json"]).status == 66)
         #expect(try CLIRunner.run(["jwks", "frobnicate"]).status == 64)
@@ -326,8 +370,12 @@ struct CLITests {
             return
         }
         var keys: [Any] = []
-        for (file, kid) in [("rfc7520_4_3_ES512.json", "p521"), ("rfc8037_A4_EdDSA.json", "ed"), ("rfc7520_4_2_PS384.json", "rsa")] {
-            let vector = try JSONSerialization.jsonObject(with: Data(contentsOf: shared.appendingPathComponent(file))) as? [String: Any]
+        for (file, kid) in [
+            ("rfc7520_4_3_ES512.json", "p521"), ("rfc8037_A4_EdDSA.json", "ed"), ("rfc7520_4_2_PS384.json", "rsa"),
+        ] {
+            let vector =
+                try JSONSerialization.jsonObject(with: Data(contentsOf: shared.appendingPathComponent(file)))
+                as? [String: Any]
             var jwk = try #require(vector?["jwk"] as? [String: Any])
             jwk["kid"] = kid
             jwk.removeValue(forKey: "alg")
@@ -345,7 +393,9 @@ struct CLITests {
         #expect(byKid["ed"]?["thumbprint"] as? String == "kPrK_qmxVWaYVA9wwBF6Iuo3vVzz7TxHCTwXBygrS4k")
         #expect(byKid["rsa"]?["algorithms"] as? [String] == ["RS256", "RS384", "RS512", "PS256", "PS384", "PS512"])
         let encOnly = directory.appendingPathComponent("enc.json")
-        let a1 = try JSONSerialization.jsonObject(with: Data(contentsOf: shared.appendingPathComponent("rfc7517_A1_public_jwks.json"))) as? [String: Any]
+        let a1 =
+            try JSONSerialization.jsonObject(
+                with: Data(contentsOf: shared.appendingPathComponent("rfc7517_A1_public_jwks.json"))) as? [String: Any]
         let ecKey = try #require(((a1?["jwks"] as? [String: Any])?["keys"] as? [[String: Any]])?.first)
         try JSONSerialization.data(withJSONObject: ["keys": [ecKey]]).write(to: encOnly)
         let unusable = try CLIRunner.run(["jwks", "show", encOnly.path])
@@ -359,7 +409,8 @@ struct CLITests {
         process.executableURL = CLIRunner.binary
         process.arguments = Self.baseFlags
         process.currentDirectoryURL = CLIRunner.repositoryRoot
-        let stdin = Pipe(), stdout = Pipe()
+        let stdin = Pipe()
+        let stdout = Pipe()
         process.standardInput = stdin
         process.standardOutput = stdout
         process.standardError = FileHandle.nullDevice
@@ -368,14 +419,16 @@ struct CLITests {
         for _ in 0..<256 { try stdin.fileHandleForWriting.write(contentsOf: chunk) }
         // Still running, all but the last pipe-buffer of input consumed: its own peak RSS so far.
         let status = try String(contentsOfFile: "/proc/\(process.processIdentifier)/status", encoding: .utf8)
-        let peak = status.split(separator: "\n").first { $0.hasPrefix("VmHWM:") }
+        let peak =
+            status.split(separator: "\n").first { $0.hasPrefix("VmHWM:") }
             .flatMap { Int($0.split(separator: " ").dropFirst().first ?? "") } ?? -1
         try stdin.fileHandleForWriting.close()
         let output = stdout.fileHandleForReading.readDataToEndOfFile()
         process.waitUntilExit()
         #expect(process.terminationStatus == 1)
         #expect(peak > 0 && peak < 64 * 1024, "peak RSS \(peak) KiB")
-        let record = try JSONSerialization.jsonObject(with: output.split(separator: UInt8(ascii: "\n"))[0]) as? [String: Any]
+        let record =
+            try JSONSerialization.jsonObject(with: output.split(separator: UInt8(ascii: "\n"))[0]) as? [String: Any]
         #expect(record?["reason"] as? String == "too_large")
     }
 }

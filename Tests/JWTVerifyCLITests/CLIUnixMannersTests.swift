@@ -14,22 +14,36 @@ struct CLIUnixMannersTests {
         // 200,000 lines: far more records than a pipe holds, so the writer meets the closed pipe.
         let input = directory.appendingPathComponent("tokens.txt")
         try Data(String(repeating: "not-a-token\n", count: 200_000).utf8).write(to: input)
-        let script = #""$1" verify --jwks "$2" --issuer i --audience a "$3" 2>"$4" | head -1 >/dev/null; echo "${PIPESTATUS[0]}""#
+        let script =
+            #""$1" verify --jwks "$2" --issuer i --audience a "$3" 2>"$4" | head -1 >/dev/null; echo "${PIPESTATUS[0]}""#
         let stderr = directory.appendingPathComponent("stderr.txt")
         let run = try CLIRunner.runProgram(
-            "/bin/bash", ["-c", script, "bash", CLIRunner.binary.path, CLIRunner.repositoryRoot.appendingPathComponent("Vectors/jwks.json").path, input.path, stderr.path])
-        #expect(run.stdoutText.trimmingCharacters(in: .whitespacesAndNewlines) == "141", "exit status \(run.stdoutText)")
+            "/bin/bash",
+            [
+                "-c", script, "bash", CLIRunner.binary.path,
+                CLIRunner.repositoryRoot.appendingPathComponent("Vectors/jwks.json").path, input.path, stderr.path,
+            ])
+        #expect(
+            run.stdoutText.trimmingCharacters(in: .whitespacesAndNewlines) == "141", "exit status \(run.stdoutText)")
         #expect(try String(contentsOf: stderr, encoding: .utf8) == "")
     }
 
     @Test("an unknown command or subcommand lists the ones there are")
     func unknownSubcommands() throws {
         let command = try CLIRunner.run(["verfy"])
-        #expect(command.status == 64 && command.stderr.contains(#"unknown command "verfy" (commands: verify, audit, inspect, serve, bench, apple, jwks, completion, manual); did you mean "verify"?"#), "\(command.stderr)")
+        #expect(
+            command.status == 64
+                && command.stderr.contains(
+                    #"unknown command "verfy" (commands: verify, audit, inspect, serve, bench, apple, jwks, completion, manual); did you mean "verify"?"#
+                ), "\(command.stderr)")
         let jwks = try CLIRunner.run(["jwks", "list"])
-        #expect(jwks.status == 64 && jwks.stderr.contains(#"unknown jwks subcommand "list": show, fetch"#), "\(jwks.stderr)")
+        #expect(
+            jwks.status == 64 && jwks.stderr.contains(#"unknown jwks subcommand "list": show, fetch"#), "\(jwks.stderr)"
+        )
         let apple = try CLIRunner.run(["apple", "renew"])
-        #expect(apple.status == 64 && apple.stderr.contains("client-secret, exchange, refresh, revoke, transfer"), "\(apple.stderr)")
+        #expect(
+            apple.status == 64 && apple.stderr.contains("client-secret, exchange, refresh, revoke, transfer"),
+            "\(apple.stderr)")
         let completion = try CLIRunner.run(["completion", "fish"])
         #expect(completion.status == 64 && completion.stderr.contains("bash, zsh"))
         let manual = try CLIRunner.run(["manual", "verfy"])
@@ -41,7 +55,9 @@ struct CLIUnixMannersTests {
         text.replacingOccurrences(of: "\\", with: "\\e").replacingOccurrences(of: "-", with: "\\-")
     }
 
-    @Test("one command table: each command it lists is dispatched, in the top help with its manual page's summary, and completed by bash and zsh; none of these lists another")
+    @Test(
+        "one command table: each command it lists is dispatched, in the top help with its manual page's summary, and completed by bash and zsh; none of these lists another"
+    )
     func oneCommandTable() throws {
         let commands = try CLIRunner.run(["manual", "--commands"]).stdoutText.split(separator: "\n").map(String.init)
         #expect(commands == ["verify", "audit", "inspect", "serve", "bench", "apple", "jwks", "completion", "manual"])
@@ -69,31 +85,46 @@ struct CLIUnixMannersTests {
             let usage = try #require(help.stdoutText.split(separator: "\n").first.map(String.init), "\(command)")
             #expect(usage.hasPrefix("USAGE: jwtverify \(command)"), "\(command) --help starts \(usage)")
             let page = try CLIRunner.run(["manual", command]).stdoutText
-            #expect(page.contains(".SH SYNOPSIS\n.nf\n" + Self.roff(String(usage.dropFirst("USAGE: ".count))) + "\n"), "jwtverify-\(command)(1)")
+            #expect(
+                page.contains(".SH SYNOPSIS\n.nf\n" + Self.roff(String(usage.dropFirst("USAGE: ".count))) + "\n"),
+                "jwtverify-\(command)(1)")
             // The manual page's NAME is the top help's summary.
             let name = "\n" + Self.roff("jwtverify-\(command)") + " \\- "
-            let summary = page.range(of: name).map { page[$0.upperBound...].prefix { $0 != "\n" } }.map(String.init) ?? ""
+            let summary =
+                page.range(of: name).map { page[$0.upperBound...].prefix { $0 != "\n" } }.map(String.init) ?? ""
             let expected = summary.prefix(1).uppercased() + summary.dropFirst() + "."
             let shown = listed.first { $0.name == command }?.summary ?? ""
-            #expect(!summary.isEmpty && Self.roff(shown) == expected, "\(command): top help \(shown), manual \(summary)")
+            #expect(
+                !summary.isEmpty && Self.roff(shown) == expected, "\(command): top help \(shown), manual \(summary)")
             #expect(bash.contains("\n        \(command)) options="), "bash completion lacks \(command)'s options")
-            #expect(zsh.contains("\n    '\(command):") && zsh.contains("\n    \(command))\n"), "zsh completion lacks \(command)")
+            #expect(
+                zsh.contains("\n    '\(command):") && zsh.contains("\n    \(command))\n"),
+                "zsh completion lacks \(command)")
         }
         // Neither completion offers a command the table lacks.
-        let bashCommands = try #require(bash.range(of: #"compgen -W ""#).map { bash[$0.upperBound...].prefix { $0 != "\"" } })
+        let bashCommands = try #require(
+            bash.range(of: #"compgen -W ""#).map { bash[$0.upperBound...].prefix { $0 != "\"" } })
         #expect(bashCommands.split(separator: " ").map(String.init) == commands + ["--help", "--version"])
         let bashArms = bash.split(separator: "\n").filter { $0.hasPrefix("        ") && $0.contains(") options=") }
         #expect(bashArms.map { String($0.dropFirst(8).prefix { $0 != ")" }) } == commands)
-        let zshCommands = zsh.split(separator: "\n").filter { $0.hasPrefix("    '") }.map { String($0.dropFirst(5).prefix { $0 != ":" }) }
+        let zshCommands = zsh.split(separator: "\n").filter { $0.hasPrefix("    '") }.map {
+            String($0.dropFirst(5).prefix { $0 != ":" })
+        }
         #expect(zshCommands == commands)
-        let zshArms = zsh.split(separator: "\n").filter { $0.hasPrefix("    ") && !$0.hasPrefix("     ") && $0.hasSuffix(")") }
+        let zshArms = zsh.split(separator: "\n").filter {
+            $0.hasPrefix("    ") && !$0.hasPrefix("     ") && $0.hasSuffix(")")
+        }
         #expect(zshArms.map { String($0.dropFirst(4).dropLast()) } == commands)
         // A word the table lacks is refused, with the table's list.
         let unknown = try CLIRunner.run(["summarize", "--help"])
-        #expect(unknown.status == 64 && unknown.stderr.contains("(commands: " + commands.joined(separator: ", ") + ")"), "\(unknown.stderr)")
+        #expect(
+            unknown.status == 64 && unknown.stderr.contains("(commands: " + commands.joined(separator: ", ") + ")"),
+            "\(unknown.stderr)")
     }
 
-    @Test("every command's manual page and both completion scripts name every option its --help names; man renders each page without a warning")
+    @Test(
+        "every command's manual page and both completion scripts name every option its --help names; man renders each page without a warning"
+    )
     func manualAndCompletionsFollowTheTables() throws {
         let commands = try CLIRunner.run(["manual", "--commands"]).stdoutText.split(separator: "\n").map(String.init)
         #expect(commands == ["verify", "audit", "inspect", "serve", "bench", "apple", "jwks", "completion", "manual"])
@@ -109,11 +140,18 @@ struct CLIUnixMannersTests {
             for option in options {
                 let escaped = option.replacingOccurrences(of: "-", with: "\\-")
                 #expect(page.contains("\\fB\(escaped)\\fR"), "jwtverify-\(command)(1) lacks \(option)")
-                #expect(line.contains(" \(option) ") || line.contains("\"\(option) ") || line.contains(" \(option)\""), "bash completion of \(command) lacks \(option)")
+                #expect(
+                    line.contains(" \(option) ") || line.contains("\"\(option) ") || line.contains(" \(option)\""),
+                    "bash completion of \(command) lacks \(option)")
                 #expect(zsh.contains("'\(option)["), "zsh completion lacks \(option)")
             }
             if let man = ExternalProgram.path("man") {
-                let rendered = try CLIRunner.runProgram("/bin/sh", ["-c", #""$1" manual "$2" | MANWIDTH=80 "$3" -l -Tutf8 --warnings -E UTF-8 - 2>&1 >/dev/null"#, "sh", CLIRunner.binary.path, command, man])
+                let rendered = try CLIRunner.runProgram(
+                    "/bin/sh",
+                    [
+                        "-c", #""$1" manual "$2" | MANWIDTH=80 "$3" -l -Tutf8 --warnings -E UTF-8 - 2>&1 >/dev/null"#,
+                        "sh", CLIRunner.binary.path, command, man,
+                    ])
                 #expect(rendered.stdoutText == "", "man warns about jwtverify-\(command)(1): \(rendered.stdoutText)")
             }
         }

@@ -46,7 +46,8 @@ struct FaceAgreementTests {
     /// headers take it (``TokenInput``: whitespace and a `Bearer` scheme around it removed; a
     /// `"token"` field left blank holds no token, `malformed`), the library itself taking the token alone.
     static func library(_ group: Group, cached: Bool = false, inputRule: Bool = false) throws -> [String: String] {
-        let verifier = Verifier(keys: try JWKSet(json: group.jwks), policy: group.policy, cache: cached ? .init(capacity: 4096) : nil)
+        let verifier = Verifier(
+            keys: try JWKSet(json: group.jwks), policy: group.policy, cache: cached ? .init(capacity: 4096) : nil)
         var verdicts: [String: String] = [:]
         for item in group.cases {
             var token = item.token
@@ -74,7 +75,8 @@ struct FaceAgreementTests {
     /// the pipeline's size, mixed as they come); with `cached`, each case twice in a row in the
     /// same batch, under a cache, and the second verdict compared.
     static func batch(_ group: Group, cached: Bool = false) throws -> [String: String] {
-        let verifier = Verifier(keys: try JWKSet(json: group.jwks), policy: group.policy, cache: cached ? .init(capacity: 4096) : nil)
+        let verifier = Verifier(
+            keys: try JWKSet(json: group.jwks), policy: group.policy, cache: cached ? .init(capacity: 4096) : nil)
         var batch = TokenBatch()
         for item in group.cases {
             for _ in 0..<(cached ? 2 : 1) { batch.append(item.token, nonce: item.nonce) }
@@ -83,7 +85,9 @@ struct FaceAgreementTests {
     }
 
     /// Verdicts by case id from batch results, taking the last of every `every` results.
-    static func verdicts(_ group: Group, _ results: [Result<VerifiedToken, VerificationError>], every: Int = 1) -> [String: String] {
+    static func verdicts(_ group: Group, _ results: [Result<VerifiedToken, VerificationError>], every: Int = 1)
+        -> [String: String]
+    {
         var verdicts: [String: String] = [:]
         for (index, item) in group.cases.enumerated() {
             switch results[index * every + every - 1] {
@@ -127,7 +131,8 @@ struct FaceAgreementTests {
     /// refuses the key set (a set with no usable key is a configuration error there, status 65).
     static func verifyCLI(_ group: Group, jwksFile: String) throws -> [String: String] {
         let run = try CLIRunner.run(
-            ["verify", "--jwks", jwksFile, "--now", "\(group.now)", "--threads", "2"] + group.arguments, input: try requestLines(group))
+            ["verify", "--jwks", jwksFile, "--now", "\(group.now)", "--threads", "2"] + group.arguments,
+            input: try requestLines(group))
         if run.status == 65 { return [:] }
         #expect(run.status <= 1, "\(group.name): verify exited \(run.status): \(run.stderr)")
         return try verdicts(group, records: run.stdout)
@@ -162,18 +167,24 @@ struct FaceAgreementTests {
     static func inspectCLI(_ group: Group, jwksFile: String?, time: Bool = true) -> [String: String] {
         let comparable = group.cases.filter { item in
             let segments = item.token.split(separator: ".", omittingEmptySubsequences: false)
-            return segments.count == 3 && segments.allSatisfy { !$0.isEmpty && $0.utf8.allSatisfy(Base64URL.isAlphabet) }
+            return segments.count == 3
+                && segments.allSatisfy { !$0.isEmpty && $0.utf8.allSatisfy(Base64URL.isAlphabet) }
         }
         let verdicts = Mutex<[String: String]>([:])
         DispatchQueue.concurrentPerform(iterations: 2) { worker in
             for item in comparable.enumerated().filter({ $0.offset % 2 == worker }).map(\.element) {
-                let arguments = ["inspect", "-"] + (jwksFile.map { ["--jwks", $0] } ?? []) + (time ? ["--now", "\(group.now)"] : [])
+                let arguments =
+                    ["inspect", "-"] + (jwksFile.map { ["--jwks", $0] } ?? [])
+                    + (time ? ["--now", "\(group.now)"] : [])
                     + (item.nonce.map { ["--nonce", $0] } ?? []) + group.arguments
                 guard let run = try? CLIRunner.run(arguments, input: Data(item.token.utf8)) else { continue }
                 let first = run.stdoutText.prefix { $0 != "\n" }
                 let verdict: String? =
-                    first.hasPrefix("VERIFIED") ? "" : first.hasPrefix("REJECTED: ") ? String(first.dropFirst(10).prefix { $0 != ":" }) : nil
-                verdicts.withLock { $0[item.id] = verdict ?? "(inspect exited \(run.status): \(run.stderr.prefix(120)))" }
+                    first.hasPrefix("VERIFIED")
+                    ? "" : first.hasPrefix("REJECTED: ") ? String(first.dropFirst(10).prefix { $0 != ":" }) : nil
+                verdicts.withLock {
+                    $0[item.id] = verdict ?? "(inspect exited \(run.status): \(run.stderr.prefix(120)))"
+                }
             }
         }
         return verdicts.withLock { $0 }
@@ -184,11 +195,13 @@ struct FaceAgreementTests {
     static func serveVerify(_ group: Group, jwksFile: String) throws -> [String: String] {
         let serve: ServeProcess
         do {
-            serve = try ServeProcess(["--jwks", jwksFile, "--now", "\(group.now)", "--max-body-bytes", "\(64 << 20)"] + group.arguments)
+            serve = try ServeProcess(
+                ["--jwks", jwksFile, "--now", "\(group.now)", "--max-body-bytes", "\(64 << 20)"] + group.arguments)
         } catch ServeFailure.didNotStart(let stderr) where stderr.contains("no usable key") {
             return [:]
         }
-        let answer = try RawHTTP.request(serve.port, method: "POST", path: "/verify", body: [UInt8](try requestLines(group)))
+        let answer = try RawHTTP.request(
+            serve.port, method: "POST", path: "/verify", body: [UInt8](try requestLines(group)))
         #expect(answer.status == 200, "\(group.name): /verify answered \(answer.status): \(answer.text.prefix(300))")
         return try verdicts(group, records: answer.body)
     }
@@ -203,16 +216,24 @@ struct FaceAgreementTests {
         var verdicts: [String: String] = [:]
         for item in group.cases {
             let bytes = Array(item.token.utf8)
-            guard !bytes.isEmpty, bytes.allSatisfy({ Base64URL.isAlphabet($0) || $0 == UInt8(ascii: ".") }) else { continue }
+            guard !bytes.isEmpty, bytes.allSatisfy({ Base64URL.isAlphabet($0) || $0 == UInt8(ascii: ".") }) else {
+                continue
+            }
             let nonce = item.nonce ?? ""
-            let service = services[nonce] ?? {
-                let configuration = RouteConfiguration(name: ServeRoute.defaultName, nonce: item.nonce, time: .fixed(group.now))
-                let route = ServeRoute(configuration: configuration, keys: .files(verifier, loadedAt: 0, count: keys.keys.count))
-                return ServeService(routes: ServeRoutes(routes: [route.name: route]))
-            }()
+            let service =
+                services[nonce]
+                ?? {
+                    let configuration = RouteConfiguration(
+                        name: ServeRoute.defaultName, nonce: item.nonce, time: .fixed(group.now))
+                    let route = ServeRoute(
+                        configuration: configuration, keys: .files(verifier, loadedAt: 0, count: keys.keys.count))
+                    return ServeService(routes: ServeRoutes(routes: [route.name: route]))
+                }()
             services[nonce] = service
-            let answer = service.handle(InMemoryRequest(path: "/auth", headers: ["Authorization": "Bearer " + item.token]))
-            verdicts[item.id] = answer.status == 200 ? "" : answer.header("X-JWT-Reason") ?? "(\(answer.status) without a reason)"
+            let answer = service.handle(
+                InMemoryRequest(path: "/auth", headers: ["Authorization": "Bearer " + item.token]))
+            verdicts[item.id] =
+                answer.status == 200 ? "" : answer.header("X-JWT-Reason") ?? "(\(answer.status) without a reason)"
         }
         return verdicts
     }
@@ -225,11 +246,14 @@ struct FaceAgreementTests {
         // answers another question than the other faces for cases without a nonce (the group
         // under the policy with `nonce: .checkedWhenGiven` compares those).
         let requiresNonce = group.policy.nonceRequirement == .required
-        let comparable = group.cases.filter { !$0.token.contains("\n") && !$0.token.isEmpty && !(requiresNonce && $0.nonce == nil) }
+        let comparable = group.cases.filter {
+            !$0.token.contains("\n") && !$0.token.isEmpty && !(requiresNonce && $0.nonce == nil)
+        }
         let byNonce = Dictionary(grouping: comparable, by: { $0.nonce ?? "" })
         for (nonce, cases) in byNonce {
             let input = Data(cases.map(\.token).joined(separator: "\n").utf8) + Data([0x0A])
-            let arguments = ["audit", "--format", "jsonl", "--show-tokens", "-q", "--jwks", jwksFile, "--now", "\(group.now)"]
+            let arguments =
+                ["audit", "--format", "jsonl", "--show-tokens", "-q", "--jwks", jwksFile, "--now", "\(group.now)"]
                 + (nonce.isEmpty ? [] : ["--nonce", nonce]) + group.arguments
             let run = try CLIRunner.run(arguments, input: input)
             if run.status == 65 { return [:] }
@@ -281,7 +305,9 @@ struct FaceAgreementTests {
                     guard let verdict = verdicts[item.id] else { continue }
                     counts[face, default: 0] += 1
                     let expected = readsInput.contains(face) ? onInput[item.id] ?? "(blank)" : reference
-                    if verdict != expected { disagreements.append("\(group.name)/\(item.id): \(face) \(verdict), library \(expected)") }
+                    if verdict != expected {
+                        disagreements.append("\(group.name)/\(item.id): \(face) \(verdict), library \(expected)")
+                    }
                 }
             }
         }
@@ -312,16 +338,24 @@ struct FaceAgreementTests {
             let maxBytes = (options["max_token_bytes"] as? NSNumber)?.intValue ?? 65536
             let now = (options["now"] as? NSNumber)?.doubleValue ?? 0
             let policy = VerificationPolicy(
-                issuers: [issuer], audiences: audiences, algorithms: Set(algorithms.compactMap(SignatureAlgorithm.init(name:))),
+                issuers: [issuer], audiences: audiences,
+                algorithms: Set(algorithms.compactMap(SignatureAlgorithm.init(name:))),
                 leeway: leeway, maxTokenBytes: maxBytes)
-            let arguments = ["--issuer", issuer] + audiences.flatMap { ["--audience", $0] }
-                + ["--algorithms", algorithms.joined(separator: ","), "--leeway", "\(leeway)", "--max-token-bytes", "\(maxBytes)"]
+            let arguments =
+                ["--issuer", issuer] + audiences.flatMap { ["--audience", $0] }
+                + [
+                    "--algorithms", algorithms.joined(separator: ","), "--leeway", "\(leeway)", "--max-token-bytes",
+                    "\(maxBytes)",
+                ]
             let key = String(decoding: jwks, as: UTF8.self) + arguments.joined(separator: " ") + "\(now)"
             let expect = object["expect"] as? String == "accept" ? "" : object["reason"] as? String
-            let item = Case(id: object["id"] as? String ?? "?", token: object["token"] as? String ?? "", nonce: options["nonce"] as? String, expected: expect)
+            let item = Case(
+                id: object["id"] as? String ?? "?", token: object["token"] as? String ?? "",
+                nonce: options["nonce"] as? String, expected: expect)
             if groups[key] == nil {
                 order.append(key)
-                groups[key] = Group(name: "attacks", jwks: jwks, policy: policy, arguments: arguments, now: now, cases: [])
+                groups[key] = Group(
+                    name: "attacks", jwks: jwks, policy: policy, arguments: arguments, now: now, cases: [])
             }
             groups[key]!.cases.append(item)
         }
@@ -338,7 +372,9 @@ struct FaceAgreementTests {
         #expect(counts["inspect", default: 0] >= 120)
     }
 
-    @Test("App Store signed data: Apple's real tokens and each with a payload byte changed, through every face that takes it", .enabled(if: SharedVectors.available))
+    @Test(
+        "App Store signed data: Apple's real tokens and each with a payload byte changed, through every face that takes it",
+        .enabled(if: SharedVectors.available))
     func appStoreCorpus() async throws {
         let data = try SharedVectors.data("appstore/tokens.jsonl")
         var cases: [Case] = []
@@ -349,11 +385,15 @@ struct FaceAgreementTests {
             var bytes = Array(token.utf8)
             let position = bytes.firstIndex(of: UInt8(ascii: "."))! + 40
             bytes[position] = bytes[position] == UInt8(ascii: "A") ? UInt8(ascii: "Q") : UInt8(ascii: "A")
-            cases.append(Case(id: "changed-\(index)", token: String(decoding: bytes, as: UTF8.self), nonce: nil, expected: nil))
+            cases.append(
+                Case(id: "changed-\(index)", token: String(decoding: bytes, as: UTF8.self), nonce: nil, expected: nil))
         }
         // Every bundle ID the vectors carry, as a service of all those apps would configure.
-        let open = Verifier(policy: VerificationPolicy(issuers: nil, audiences: nil, algorithms: [.es256], rules: .appStore(bundleIDs: nil)))
-        let bundles = Set(cases.compactMap { try? open.verify($0.token).provider(as: AppStoreClaims.self)?.bundleID }).sorted()
+        let open = Verifier(
+            policy: VerificationPolicy(
+                issuers: nil, audiences: nil, algorithms: [.es256], rules: .appStore(bundleIDs: nil)))
+        let bundles = Set(cases.compactMap { try? open.verify($0.token).provider(as: AppStoreClaims.self)?.bundleID })
+            .sorted()
         #expect(bundles.count >= 5)
         let policy = VerificationPolicy.appStore(bundleIDs: bundles)
         let arguments = ["--profile", "app-store"] + bundles.flatMap { ["--bundle-id", $0] }
@@ -365,7 +405,9 @@ struct FaceAgreementTests {
         }
         // Each judged at its signedDate: no face is given a time.
         var library: [String: String] = [:]
-        for item in cases { library[item.id] = verdict(Result { () throws(VerificationError) in try verifier.verify(item.token) }) }
+        for item in cases {
+            library[item.id] = verdict(Result { () throws(VerificationError) in try verifier.verify(item.token) })
+        }
         var batch = TokenBatch()
         for item in cases { batch.append(item.token) }
         let batched = Self.verdicts(group, verifier.verify(batch))
@@ -373,40 +415,52 @@ struct FaceAgreementTests {
         let verified = try Self.verdicts(group, records: verify.stdout)
         var audited: [String: String] = [:]
         let audit = try CLIRunner.run(
-            ["audit", "--format", "jsonl", "--show-tokens", "-q"] + arguments, input: Data(cases.map(\.token).joined(separator: "\n").utf8 + [0x0A]))
+            ["audit", "--format", "jsonl", "--show-tokens", "-q"] + arguments,
+            input: Data(cases.map(\.token).joined(separator: "\n").utf8 + [0x0A]))
         for line in audit.stdout.split(separator: 0x0A) {
             let record = try #require(try JSONSerialization.jsonObject(with: Data(line)) as? [String: Any])
-            if let token = record["token"] as? String, let item = cases.first(where: { $0.token == token }) { audited[item.id] = (record["reason"] as? String) ?? "" }
+            if let token = record["token"] as? String, let item = cases.first(where: { $0.token == token }) {
+                audited[item.id] = (record["reason"] as? String) ?? ""
+            }
         }
         let serve = try ServeProcess(["--max-body-bytes", "\(64 << 20)"] + arguments)
-        let answer = try RawHTTP.request(serve.port, method: "POST", path: "/verify", body: [UInt8](try Self.requestLines(group)))
+        let answer = try RawHTTP.request(
+            serve.port, method: "POST", path: "/verify", body: [UInt8](try Self.requestLines(group)))
         let served = try Self.verdicts(group, records: answer.body)
-        let route = ServeRoute(configuration: RouteConfiguration(name: ServeRoute.defaultName), keys: .files(verifier, loadedAt: 0, count: 0))
+        let route = ServeRoute(
+            configuration: RouteConfiguration(name: ServeRoute.defaultName),
+            keys: .files(verifier, loadedAt: 0, count: 0))
         let service = ServeService(routes: ServeRoutes(routes: [route.name: route]))
         var webhook: [String: String] = [:]
         var auth: [String: String] = [:]
         for item in cases {
-            let posted = service.handle(InMemoryRequest(method: "POST", path: "/appstore", body: Array(#"{"signedPayload":"\#(item.token)"}"#.utf8)))
+            let posted = service.handle(
+                InMemoryRequest(
+                    method: "POST", path: "/appstore", body: Array(#"{"signedPayload":"\#(item.token)"}"#.utf8)))
             webhook[item.id] = posted.status == 200 ? "" : posted.header("X-JWT-Reason") ?? "(\(posted.status))"
-            let gated = service.handle(InMemoryRequest(path: "/auth", headers: ["Authorization": "Bearer " + item.token]))
+            let gated = service.handle(
+                InMemoryRequest(path: "/auth", headers: ["Authorization": "Bearer " + item.token]))
             auth[item.id] = gated.status == 200 ? "" : gated.header("X-JWT-Reason") ?? "(\(gated.status))"
         }
         var disagreements: [String] = []
         let inspected = Self.inspectCLI(group, jwksFile: nil, time: false)
         #expect(inspected.count == cases.count)
         for (face, verdicts) in [
-            ("batch", batched), ("verify", verified), ("audit", audited), ("serve", served), ("appstore", webhook), ("auth", auth), ("inspect", inspected),
+            ("batch", batched), ("verify", verified), ("audit", audited), ("serve", served), ("appstore", webhook),
+            ("auth", auth), ("inspect", inspected),
         ] {
             #expect(verdicts.count == cases.count, "\(face) gave \(verdicts.count) verdicts")
             for item in cases where verdicts[item.id] != library[item.id] {
-                disagreements.append("\(item.id): \(face) \(verdicts[item.id] ?? "none"), library \(library[item.id] ?? "none")")
+                disagreements.append(
+                    "\(item.id): \(face) \(verdicts[item.id] ?? "none"), library \(library[item.id] ?? "none")")
             }
         }
         #expect(disagreements.isEmpty, "\(disagreements.count) disagreements: \(disagreements.prefix(10))")
         // The real tokens: 42 valid (the one without signedDate is claim_type); no changed one passes.
         #expect(cases.filter { $0.id.hasPrefix("real") && library[$0.id] == "" }.count == 42)
         #expect(cases.filter { $0.id.hasPrefix("changed") && library[$0.id] == "" }.isEmpty)
-        let changed = Dictionary(grouping: cases.filter { $0.id.hasPrefix("changed") }, by: { library[$0.id] ?? "" }).mapValues(\.count)
+        let changed = Dictionary(grouping: cases.filter { $0.id.hasPrefix("changed") }, by: { library[$0.id] ?? "" })
+            .mapValues(\.count)
         #expect(changed == ["bad_signature": 43], "\(changed)")
     }
 
@@ -414,16 +468,22 @@ struct FaceAgreementTests {
     func samples() async throws {
         let jwks = [UInt8](try Data(contentsOf: SharedVectors.projectVectors.appendingPathComponent("jwks.json")))
         var cases: [Case] = []
-        let data = try Data(contentsOf: SharedVectors.projectVectors.appendingPathComponent("samples/apple-identity-tokens.jsonl"))
+        let data = try Data(
+            contentsOf: SharedVectors.projectVectors.appendingPathComponent("samples/apple-identity-tokens.jsonl"))
         for line in data.split(separator: 0x0A) {
             let object = try #require(try JSONSerialization.jsonObject(with: Data(line)) as? [String: Any])
-            cases.append(Case(id: object["id"] as? String ?? "?", token: object["token"] as? String ?? "", nonce: object["nonce"] as? String, expected: nil))
+            cases.append(
+                Case(
+                    id: object["id"] as? String ?? "?", token: object["token"] as? String ?? "",
+                    nonce: object["nonce"] as? String, expected: nil))
         }
         let now = 1_767_225_600.0
         let groups = [
             Group(
-                name: "samples/generic", jwks: jwks, policy: .generic(issuer: "https://appleid.apple.com", audiences: ["com.example.app"]),
-                arguments: ["--issuer", "https://appleid.apple.com", "--audience", "com.example.app"], now: now, cases: cases),
+                name: "samples/generic", jwks: jwks,
+                policy: .generic(issuer: "https://appleid.apple.com", audiences: ["com.example.app"]),
+                arguments: ["--issuer", "https://appleid.apple.com", "--audience", "com.example.app"], now: now,
+                cases: cases),
             Group(
                 name: "samples/apple", jwks: jwks, policy: .appleIdentityToken(audiences: ["com.example.app"]),
                 arguments: ["--profile", "apple", "--audience", "com.example.app"], now: now, cases: cases),
@@ -443,13 +503,16 @@ struct FaceAgreementTests {
         let groups = ProfileCorpus.policies.flatMap { policy in
             [nil, "raw-1"].map { nonce in
                 Group(
-                    name: "profiles/\(policy.name)/\(nonce ?? "-")", jwks: Array(TokenFactory.jwksJSON.utf8), policy: policy.policy,
+                    name: "profiles/\(policy.name)/\(nonce ?? "-")", jwks: Array(TokenFactory.jwksJSON.utf8),
+                    policy: policy.policy,
                     arguments: policy.arguments, now: TokenFactory.now,
                     cases: tokens.map { Case(id: $0.id, token: $0.token, nonce: nonce, expected: nil) })
             }
         }
         let counts = try await Self.agree(groups)
-        print("faces agree on the profile corpus (\(tokens.count) tokens x \(groups.count) policy/nonce pairs): \(counts.sorted { $0.key < $1.key })")
+        print(
+            "faces agree on the profile corpus (\(tokens.count) tokens x \(groups.count) policy/nonce pairs): \(counts.sorted { $0.key < $1.key })"
+        )
         let total = tokens.count * groups.count
         #expect(counts["library"] == total)
         #expect(counts["cached"] == total)
@@ -464,7 +527,10 @@ struct FaceAgreementTests {
         #expect(counts["audit"] == total - requiring * tokens.count)
         // The corpus exercises every reason the provider rules can give, under some profile.
         let verdicts = try groups.flatMap { try Self.library($0).values }
-        for reason in ["", "claim_type", "issued_in_future", "hosted_domain_mismatch", "audience_mismatch", "issuer_mismatch", "unsupported_alg", "nonce_missing", "expired"] {
+        for reason in [
+            "", "claim_type", "issued_in_future", "hosted_domain_mismatch", "audience_mismatch", "issuer_mismatch",
+            "unsupported_alg", "nonce_missing", "expired",
+        ] {
             #expect(verdicts.contains(reason), "no case gives \(reason)")
         }
     }
@@ -479,20 +545,38 @@ enum ProfileCorpus {
     }
 
     static let policies: [Policy] = [
-        Policy(name: "generic", policy: .generic(issuer: TokenFactory.issuer, audiences: ["com.example.app"]), arguments: ["--issuer", TokenFactory.issuer, "--audience", "com.example.app"]),
-        Policy(name: "apple", policy: .appleIdentityToken(audiences: ["com.example.app"]), arguments: ["--profile", "apple", "--audience", "com.example.app"]),
         Policy(
-            name: "apple-no-nonces", policy: .appleIdentityToken(audiences: ["com.example.app"], nonce: .checkedWhenGiven),
+            name: "generic", policy: .generic(issuer: TokenFactory.issuer, audiences: ["com.example.app"]),
+            arguments: ["--issuer", TokenFactory.issuer, "--audience", "com.example.app"]),
+        Policy(
+            name: "apple", policy: .appleIdentityToken(audiences: ["com.example.app"]),
+            arguments: ["--profile", "apple", "--audience", "com.example.app"]),
+        Policy(
+            name: "apple-no-nonces",
+            policy: .appleIdentityToken(audiences: ["com.example.app"], nonce: .checkedWhenGiven),
             arguments: ["--profile", "apple", "--audience", "com.example.app", "--skip-nonce"]),
         Policy(
-            name: "apple-relaxed", policy: .appleIdentityToken(audiences: ["com.example.app"], acceptMissingNonceWhenUnsupported: true),
-            arguments: ["--profile", "apple", "--audience", "com.example.app", "--accept-missing-nonce-when-unsupported"]),
-        Policy(name: "apple-notification", policy: .appleNotification(audiences: ["com.example.app"]), arguments: ["--profile", "apple-notification", "--audience", "com.example.app"]),
-        Policy(name: "firebase", policy: .firebase(project: "p-1"), arguments: ["--profile", "firebase", "--project", "p-1"]),
-        Policy(name: "google", policy: .google(audiences: ["client-1"]), arguments: ["--profile", "google", "--audience", "client-1"]),
+            name: "apple-relaxed",
+            policy: .appleIdentityToken(audiences: ["com.example.app"], acceptMissingNonceWhenUnsupported: true),
+            arguments: [
+                "--profile", "apple", "--audience", "com.example.app", "--accept-missing-nonce-when-unsupported",
+            ]),
         Policy(
-            name: "google-hd-azp", policy: .google(audiences: ["client-1"], hostedDomain: "example.com", authorizedParty: "client-1"),
-            arguments: ["--profile", "google", "--audience", "client-1", "--hosted-domain", "example.com", "--authorized-party", "client-1"]),
+            name: "apple-notification", policy: .appleNotification(audiences: ["com.example.app"]),
+            arguments: ["--profile", "apple-notification", "--audience", "com.example.app"]),
+        Policy(
+            name: "firebase", policy: .firebase(project: "p-1"),
+            arguments: ["--profile", "firebase", "--project", "p-1"]),
+        Policy(
+            name: "google", policy: .google(audiences: ["client-1"]),
+            arguments: ["--profile", "google", "--audience", "client-1"]),
+        Policy(
+            name: "google-hd-azp",
+            policy: .google(audiences: ["client-1"], hostedDomain: "example.com", authorizedParty: "client-1"),
+            arguments: [
+                "--profile", "google", "--audience", "client-1", "--hosted-domain", "example.com", "--authorized-party",
+                "client-1",
+            ]),
         Policy(
             name: "oidc", policy: .oidc(issuer: "https://login.example.com", audiences: ["api"]),
             arguments: ["--profile", "oidc", "--issuer", "https://login.example.com", "--audience", "api"]),
@@ -500,28 +584,47 @@ enum ProfileCorpus {
 
     static let nonce = Nonce.expectedClaim(forRawNonce: "raw-1")
 
-    static func apple(_ extra: String = "", iat: String? = "1700000900", nonce: String? = ProfileCorpus.nonce, exp: String = "1700001500") -> String {
-        var members = [#""iss":"https://appleid.apple.com""#, #""aud":"com.example.app""#, #""exp":\#(exp)"#, #""sub":"001234.abc.1234""#, #""auth_time":1700000890"#]
+    static func apple(
+        _ extra: String = "", iat: String? = "1700000900", nonce: String? = ProfileCorpus.nonce,
+        exp: String = "1700001500"
+    ) -> String {
+        var members = [
+            #""iss":"https://appleid.apple.com""#, #""aud":"com.example.app""#, #""exp":\#(exp)"#,
+            #""sub":"001234.abc.1234""#, #""auth_time":1700000890"#,
+        ]
         if let iat { members.append(#""iat":\#(iat)"#) }
         if let nonce { members.append(#""nonce":"\#(nonce)""#) }
         return "{" + members.joined(separator: ",") + extra + "}"
     }
 
-    static func firebase(sub: String = "uid-1", authTime: String? = "1700000000", extra: String = #","firebase":{"sign_in_provider":"apple.com","identities":{"apple.com":["001"],"email":["a@b.c"]}}"#) -> String {
+    static func firebase(
+        sub: String = "uid-1", authTime: String? = "1700000000",
+        extra: String =
+            #","firebase":{"sign_in_provider":"apple.com","identities":{"apple.com":["001"],"email":["a@b.c"]}}"#
+    ) -> String {
         #"{"iss":"https://securetoken.google.com/p-1","aud":"p-1","exp":1700003600,"iat":1700000000,"sub":"\#(sub)""#
-            + (authTime.map { #","auth_time":\#($0)"# } ?? "") + #","email":"a@b.c","email_verified":true,"nonce":"\#(nonce)""# + extra + "}"
+            + (authTime.map { #","auth_time":\#($0)"# } ?? "")
+            + #","email":"a@b.c","email_verified":true,"nonce":"\#(nonce)""# + extra + "}"
     }
 
-    static func google(iss: String = "https://accounts.google.com", extra: String = #","hd":"example.com","azp":"client-1","email_verified":"true""#) -> String {
-        #"{"iss":"\#(iss)","aud":"client-1","exp":1700003600,"iat":1700000000,"sub":"1","email":"a@example.com","nonce":"\#(nonce)""# + extra + "}"
+    static func google(
+        iss: String = "https://accounts.google.com",
+        extra: String = #","hd":"example.com","azp":"client-1","email_verified":"true""#
+    ) -> String {
+        #"{"iss":"\#(iss)","aud":"client-1","exp":1700003600,"iat":1700000000,"sub":"1","email":"a@example.com","nonce":"\#(nonce)""#
+            + extra + "}"
     }
 
-    static let events = #"{\"type\":\"email-disabled\",\"sub\":\"001234.abc.1234\",\"email\":\"x@privaterelay.appleid.com\",\"is_private_email\":\"true\",\"event_time\":1700000950123}"#
+    static let events =
+        #"{\"type\":\"email-disabled\",\"sub\":\"001234.abc.1234\",\"email\":\"x@privaterelay.appleid.com\",\"is_private_email\":\"true\",\"event_time\":1700000950123}"#
 
     static let tokens: [(id: String, token: String)] = {
         var payloads: [(String, String)] = [
             ("apple-valid", apple()),
-            ("apple-email-strings", apple(#","email":"a@privaterelay.appleid.com","email_verified":"true","is_private_email":"false""#)),
+            (
+                "apple-email-strings",
+                apple(#","email":"a@privaterelay.appleid.com","email_verified":"true","is_private_email":"false""#)
+            ),
             ("apple-email-bools", apple(#","email_verified":false,"is_private_email":true"#)),
             ("apple-email-verified-TRUE", apple(#","email_verified":"TRUE""#)),
             ("apple-email-verified-1", apple(#","email_verified":1"#)),
@@ -534,14 +637,29 @@ enum ProfileCorpus {
             ("apple-no-nonce", apple(nonce: nil)),
             ("apple-wrong-nonce", apple(nonce: Nonce.expectedClaim(forRawNonce: "raw-2"))),
             ("apple-c-hash-number", apple(#","c_hash":5"#)),
-            ("apple-auth-time-string", apple().replacingOccurrences(of: #""auth_time":1700000890"#, with: #""auth_time":"x""#)),
+            (
+                "apple-auth-time-string",
+                apple().replacingOccurrences(of: #""auth_time":1700000890"#, with: #""auth_time":"x""#)
+            ),
             ("apple-expired", apple(exp: "1700000000")),
             ("apple-iat-future", apple(iat: "1700009000")),
             ("apple-notification-as-identity", apple(#","events":"\#(events)""#)),
-            ("notification-valid", #"{"iss":"https://appleid.apple.com","aud":"com.example.app","exp":1700001500,"iat":1700000950,"jti":"j","events":"\#(events)"}"#),
-            ("notification-bad-private-flag", #"{"iss":"https://appleid.apple.com","aud":"com.example.app","exp":1700001500,"iat":1700000950,"events":"{\"type\":\"email-enabled\",\"is_private_email\":\"maybe\"}"}"#),
-            ("notification-events-not-json", #"{"iss":"https://appleid.apple.com","aud":"com.example.app","exp":1700001500,"iat":1700000950,"events":"not json"}"#),
-            ("notification-events-object", #"{"iss":"https://appleid.apple.com","aud":"com.example.app","exp":1700001500,"iat":1700000950,"events":{"type":"email-enabled"}}"#),
+            (
+                "notification-valid",
+                #"{"iss":"https://appleid.apple.com","aud":"com.example.app","exp":1700001500,"iat":1700000950,"jti":"j","events":"\#(events)"}"#
+            ),
+            (
+                "notification-bad-private-flag",
+                #"{"iss":"https://appleid.apple.com","aud":"com.example.app","exp":1700001500,"iat":1700000950,"events":"{\"type\":\"email-enabled\",\"is_private_email\":\"maybe\"}"}"#
+            ),
+            (
+                "notification-events-not-json",
+                #"{"iss":"https://appleid.apple.com","aud":"com.example.app","exp":1700001500,"iat":1700000950,"events":"not json"}"#
+            ),
+            (
+                "notification-events-object",
+                #"{"iss":"https://appleid.apple.com","aud":"com.example.app","exp":1700001500,"iat":1700000950,"events":{"type":"email-enabled"}}"#
+            ),
             ("firebase-valid", firebase()),
             ("firebase-sub-128", firebase(sub: String(repeating: "u", count: 128))),
             ("firebase-sub-129", firebase(sub: String(repeating: "u", count: 129))),
@@ -551,7 +669,10 @@ enum ProfileCorpus {
             ("firebase-not-object", firebase(extra: #","firebase":"apple.com""#)),
             ("firebase-provider-number", firebase(extra: #","firebase":{"sign_in_provider":7}"#)),
             ("firebase-identities-array", firebase(extra: #","firebase":{"identities":["x"]}"#)),
-            ("firebase-deep", firebase(extra: #","firebase":{"identities":{"apple.com":["001"]},"tenant":{"a":{"b":{"c":1}}}}"#)),
+            (
+                "firebase-deep",
+                firebase(extra: #","firebase":{"identities":{"apple.com":["001"]},"tenant":{"a":{"b":{"c":1}}}}"#)
+            ),
             ("firebase-other-project", firebase().replacingOccurrences(of: "p-1", with: "p-2")),
             ("google-valid", google()),
             ("google-bare-issuer", google(iss: "accounts.google.com")),
@@ -560,8 +681,14 @@ enum ProfileCorpus {
             ("google-no-hd", google(extra: #","azp":"client-1""#)),
             ("google-other-azp", google(extra: #","hd":"example.com","azp":"client-2""#)),
             ("google-email-verified-yes", google(extra: #","hd":"example.com","email_verified":"yes""#)),
-            ("oidc-valid", #"{"iss":"https://login.example.com","aud":"api","exp":1700003600,"sub":"u","email_verified":false,"nonce":"\#(nonce)"}"#),
-            ("oidc-email-number", #"{"iss":"https://login.example.com","aud":"api","exp":1700003600,"sub":"u","email":3}"#),
+            (
+                "oidc-valid",
+                #"{"iss":"https://login.example.com","aud":"api","exp":1700003600,"sub":"u","email_verified":false,"nonce":"\#(nonce)"}"#
+            ),
+            (
+                "oidc-email-number",
+                #"{"iss":"https://login.example.com","aud":"api","exp":1700003600,"sub":"u","email":3}"#
+            ),
         ]
         var tokens = payloads.map { ($0.0, TokenFactory.token(payload: $0.1)) }
         tokens.append(("apple-es256", TokenFactory.token(payload: apple(), signer: TokenFactory.ec)))

@@ -4,7 +4,7 @@ import JWTVerifyTestSupport
 import Testing
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// `serve` behind the real gateways users run, from Debian: nginx `auth_request` and Caddy

@@ -36,15 +36,21 @@ struct ReadmeConsumerTests {
         var blocks = all.filter { !$0.hasPrefix("// swift-tools-version") }
         #expect(blocks.count >= 4)
         // Every block says what it imports: nothing is added around it.
-        for block in blocks { #expect(block.hasPrefix("import "), "a README block does not start with its imports:\n\(block.prefix(200))") }
+        for block in blocks {
+            #expect(block.hasPrefix("import "), "a README block does not start with its imports:\n\(block.prefix(200))")
+        }
         let catalog = "Sources/JWTVerify/JWTVerify.docc"
-        let articles = try FileManager.default.contentsOfDirectory(atPath: CLIRunner.repositoryRoot.appendingPathComponent(catalog).path)
-        let examples = try articles.filter { $0.hasSuffix(".md") }.sorted().flatMap { try Self.swiftBlocks(in: "\(catalog)/\($0)") }
-            .filter { $0.hasPrefix("import ") }
+        let articles = try FileManager.default.contentsOfDirectory(
+            atPath: CLIRunner.repositoryRoot.appendingPathComponent(catalog).path)
+        let examples = try articles.filter { $0.hasSuffix(".md") }.sorted().flatMap {
+            try Self.swiftBlocks(in: "\(catalog)/\($0)")
+        }
+        .filter { $0.hasPrefix("import ") }
         #expect(examples.count >= 5)  // the batch article's two among them
         blocks += examples
 
-        let package = FileManager.default.temporaryDirectory.appendingPathComponent("jwtverify-consumer-\(UUID().uuidString)")
+        let package = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "jwtverify-consumer-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: package) }
         var targets: [String] = []
         for (index, block) in blocks.enumerated() {
@@ -53,7 +59,8 @@ struct ReadmeConsumerTests {
             try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
             try block.write(to: folder.appendingPathComponent("\(name).swift"), atomically: true, encoding: .utf8)
             targets.append(
-                #"        .target(name: "\#(name)", dependencies: [.product(name: "JWTVerify", package: "JWTVerify"), .product(name: "JWTVerifyRemote", package: "JWTVerify")]),"#)
+                #"        .target(name: "\#(name)", dependencies: [.product(name: "JWTVerify", package: "JWTVerify"), .product(name: "JWTVerifyRemote", package: "JWTVerify")]),"#
+            )
         }
         let manifest = """
             // swift-tools-version:6.0
@@ -73,7 +80,8 @@ struct ReadmeConsumerTests {
 
         // The scratch folder stays in this repository's .build, so a second run builds incrementally.
         let scratch = CLIRunner.repositoryRoot.appendingPathComponent(".build/readme-consumer").path
-        let (status, log) = try ExternalProgram.run("/usr/bin/env", ["swift", "build", "--package-path", package.path, "--scratch-path", scratch])
+        let (status, log) = try ExternalProgram.run(
+            "/usr/bin/env", ["swift", "build", "--package-path", package.path, "--scratch-path", scratch])
         #expect(status == 0, "swift build of the README's examples failed:\n\(log.suffix(4000))")
     }
 }

@@ -3,10 +3,13 @@ import Testing
 
 /// `audit --format html` in a real browser: Debian's headless Chromium loads the page from a
 /// file, and the test reads what it rendered, what it logged and what it drew.
-@Suite("the html report in headless Chromium", .enabled(if: ExternalProgram.path("chromium") != nil, ExternalProgram.missing("chromium")))
+@Suite(
+    "the html report in headless Chromium",
+    .enabled(if: ExternalProgram.path("chromium") != nil, ExternalProgram.missing("chromium")))
 struct ReportBrowserTests {
     static let flags = [
-        "--jwks", CLIRunner.repositoryRoot.appendingPathComponent("Vectors/jwks.json").path, "--issuer", "https://appleid.apple.com",
+        "--jwks", CLIRunner.repositoryRoot.appendingPathComponent("Vectors/jwks.json").path, "--issuer",
+        "https://appleid.apple.com",
         "--audience", "com.example.app", "--now", "2026-01-01T00:00:00Z",
         CLIRunner.repositoryRoot.appendingPathComponent("Vectors/samples/apple-identity-tokens.jsonl").path,
     ]
@@ -15,14 +18,17 @@ struct ReportBrowserTests {
     static func chromium(_ arguments: [String], page: URL) throws -> (stdout: String, stderr: String) {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: ExternalProgram.path("chromium")!)
-        let profile = FileManager.default.temporaryDirectory.appendingPathComponent("jwtverify-chromium-\(UUID().uuidString)")
+        let profile = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "jwtverify-chromium-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: profile) }
-        process.arguments = [
-            "--headless", "--no-sandbox", "--disable-gpu", "--no-first-run", "--user-data-dir=\(profile.path)",
-            "--enable-logging=stderr", "--v=0", "--virtual-time-budget=2000",
-        ] + arguments + [page.absoluteString]
+        process.arguments =
+            [
+                "--headless", "--no-sandbox", "--disable-gpu", "--no-first-run", "--user-data-dir=\(profile.path)",
+                "--enable-logging=stderr", "--v=0", "--virtual-time-budget=2000",
+            ] + arguments + [page.absoluteString]
         process.environment = ["HOME": profile.path, "PATH": "/usr/bin:/bin"]
-        let out = Pipe(), err = Pipe()
+        let out = Pipe()
+        let err = Pipe()
         process.standardOutput = out
         process.standardError = err
         try process.run()
@@ -45,14 +51,17 @@ struct ReportBrowserTests {
     }
 
     static func page(_ html: Data, name: String = "report.html") throws -> URL {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("jwtverify-report-\(UUID().uuidString)")
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "jwtverify-report-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         let url = directory.appendingPathComponent(name)
         try html.write(to: url)
         return url
     }
 
-    @Test("the page loads with no console message and no request; it shows the totals and every reason; its data is --format json's")
+    @Test(
+        "the page loads with no console message and no request; it shows the totals and every reason; its data is --format json's"
+    )
     func rendered() throws {
         let html = try CLIRunner.run(["audit", "--format", "html"] + Self.flags)
         let json = try CLIRunner.run(["audit", "--format", "json"] + Self.flags)
@@ -64,10 +73,14 @@ struct ReportBrowserTests {
         let dom = run.stdout
         #expect(dom.contains("<h1>Token audit</h1>"))
         let report = try #require(try JSONSerialization.jsonObject(with: json.stdout) as? [String: Any])
-        for (name, value) in [("Occurrences", report["tokens"]), ("Valid", report["valid"]), ("Rejected", report["rejected"])] {
+        for (name, value) in [
+            ("Occurrences", report["tokens"]), ("Valid", report["valid"]), ("Rejected", report["rejected"]),
+        ] {
             #expect(dom.contains("<dt>\(name)</dt><dd>\(value as? Int ?? -1)</dd>"), "\(name)")
         }
-        for reason in (report["by_reason"] as? [String: Int] ?? [:]).keys { #expect(dom.contains(">\(reason)</text>"), "\(reason)") }
+        for reason in (report["by_reason"] as? [String: Int] ?? [:]).keys {
+            #expect(dom.contains(">\(reason)</text>"), "\(reason)")
+        }
         #expect(dom.contains("at 2026-01-01T00:00:00Z"))
         // The timeline: one column per hour with tokens, each titled with its counts.
         #expect(dom.contains("Tokens over time (by iat, per hour)"))
@@ -78,7 +91,8 @@ struct ReportBrowserTests {
         // The embedded report, as the browser parsed the page, is --format json's.
         let start = try #require(dom.range(of: #"<script type="application/json" id="report-data">"#))
         let end = try #require(dom.range(of: "</script>", range: start.upperBound..<dom.endIndex))
-        let embedded = try JSONSerialization.jsonObject(with: Data(dom[start.upperBound..<end.lowerBound].utf8)) as? NSDictionary
+        let embedded =
+            try JSONSerialization.jsonObject(with: Data(dom[start.upperBound..<end.lowerBound].utf8)) as? NSDictionary
         #expect(embedded == (report as NSDictionary))
     }
 
@@ -99,7 +113,9 @@ struct ReportBrowserTests {
             #expect(Self.problems(run.stderr).isEmpty, "\(Self.problems(run.stderr))")
             let lines = run.stdout.split(separator: "\n").filter { $0.hasPrefix("<tr class=") }
             let shown = lines.filter { !$0.contains(" hidden") }.compactMap { line -> String? in
-                guard let start = line.range(of: "data-reason=\""), let end = line[start.upperBound...].firstIndex(of: "\"") else { return nil }
+                guard let start = line.range(of: "data-reason=\""),
+                    let end = line[start.upperBound...].firstIndex(of: "\"")
+                else { return nil }
                 return String(line[start.upperBound..<end])
             }
             return (shown, lines.count - shown.count)
@@ -117,7 +133,8 @@ struct ReportBrowserTests {
     @Test("the check for requests and console messages catches a page that makes one")
     func negativeControl() throws {
         let html = try CLIRunner.run(["audit", "--format", "html"] + Self.flags)
-        let tainted = html.stdoutText.replacingOccurrences(of: "</body>", with: #"<img src="http://127.0.0.1:9/x.png" alt="x"></body>"#)
+        let tainted = html.stdoutText.replacingOccurrences(
+            of: "</body>", with: #"<img src="http://127.0.0.1:9/x.png" alt="x"></body>"#)
         let page = try Self.page(Data(tainted.utf8))
         defer { try? FileManager.default.removeItem(at: page.deletingLastPathComponent()) }
         let run = try Self.chromium(["--dump-dom"], page: page)
@@ -131,7 +148,8 @@ struct ReportBrowserTests {
         defer { try? FileManager.default.removeItem(at: page.deletingLastPathComponent()) }
         for size in ["1280,1400", "390,1400"] {
             let shot = page.deletingLastPathComponent().appendingPathComponent("shot-\(size).png")
-            _ = try Self.chromium(["--hide-scrollbars", "--window-size=\(size)", "--screenshot=\(shot.path)"], page: page)
+            _ = try Self.chromium(
+                ["--hide-scrollbars", "--window-size=\(size)", "--screenshot=\(shot.path)"], page: page)
             let colours = try Self.distinctColours(shot)
             #expect(colours > 20, "a \(size) screenshot has \(colours) colours")
         }
@@ -162,7 +180,9 @@ struct ReportBrowserTests {
         #expect(parts.count == 3, "\(value)")
         // Asked for 390 px; headless Chromium's narrowest window is 500 px.
         #expect((Int(parts[0]) ?? 0) <= 500, "\(value)")
-        #expect((Int(parts[1]) ?? .max) <= (Int(parts[0]) ?? 0), "the page is \(parts[1]) px wide at \(parts[0]) px: \(value)")
+        #expect(
+            (Int(parts[1]) ?? .max) <= (Int(parts[0]) ?? 0),
+            "the page is \(parts[1]) px wide at \(parts[0]) px: \(value)")
         #expect(parts.count == 3 && parts[2].isEmpty, "wider than the screen: \(parts.count == 3 ? parts[2] : "")")
     }
 

@@ -1,7 +1,8 @@
 import Foundation
 import Testing
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// What a server wrote to stderr, appended by its reader thread.
@@ -154,7 +155,9 @@ enum RawHTTP {
         address.sin_port = in_port_t(UInt16(port).bigEndian)
         address.sin_addr.s_addr = inet_addr("127.0.0.1")
         let rc = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { Glibc.connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                Glibc.connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+            }
         }
         if rc != 0 {
             close(fd)
@@ -176,7 +179,8 @@ enum RawHTTP {
 
     /// One request on a fresh connection (`Connection: close`), its response read to the end.
     static func request(
-        _ port: Int, method: String = "GET", path: String, headers: [(String, String)] = [], body: [UInt8] = [], timeoutSeconds: Int = 10
+        _ port: Int, method: String = "GET", path: String, headers: [(String, String)] = [], body: [UInt8] = [],
+        timeoutSeconds: Int = 10
     ) throws -> Response {
         let fd = connect(port, timeoutSeconds: timeoutSeconds)
         guard fd >= 0 else { throw ServeFailure.noResponse }
@@ -199,12 +203,15 @@ enum RawHTTP {
     static func parse(_ data: Data, headOnly: Bool = false) throws -> Response {
         guard let end = data.range(of: Data("\r\n\r\n".utf8)) else { throw ServeFailure.noResponse }
         let head = String(decoding: data[..<end.lowerBound], as: UTF8.self).components(separatedBy: "\r\n")
-        guard let statusLine = head.first, let status = Int(statusLine.split(separator: " ").dropFirst().first ?? "") else {
+        guard let statusLine = head.first, let status = Int(statusLine.split(separator: " ").dropFirst().first ?? "")
+        else {
             throw ServeFailure.noResponse
         }
         let headers = head.dropFirst().compactMap { line -> (String, String)? in
             guard let colon = line.firstIndex(of: ":") else { return nil }
-            return (String(line[..<colon]), String(line[line.index(after: colon)...]).trimmingCharacters(in: .whitespaces))
+            return (
+                String(line[..<colon]), String(line[line.index(after: colon)...]).trimmingCharacters(in: .whitespaces)
+            )
         }
         return Response(status: status, headers: headers, body: headOnly ? Data() : Data(data[end.upperBound...]))
     }
@@ -222,7 +229,8 @@ enum ExternalProgram {
 
     /// Runs `path arguments…` to its end (stdin from `input`, when given); its exit status and
     /// what it wrote to stdout and stderr together.
-    static func run(_ path: String, _ arguments: [String], input: URL? = nil) throws -> (status: Int32, output: String) {
+    static func run(_ path: String, _ arguments: [String], input: URL? = nil) throws -> (status: Int32, output: String)
+    {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: path)
         process.arguments = arguments
@@ -247,9 +255,15 @@ enum ExternalProgram {
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
         address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        _ = withUnsafePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) } }
+        _ = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+            }
+        }
         var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        _ = withUnsafeMutablePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) } }
+        _ = withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) }
+        }
         return Int(UInt16(bigEndian: address.sin_port))
     }
 

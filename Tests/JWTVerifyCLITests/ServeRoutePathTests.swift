@@ -72,7 +72,9 @@ struct ServeRoutePathTests {
         ] as [(String, [(String, String)], Int)] {
             let answer = try RawHTTP.request(serve.port, path: path, headers: headers)
             #expect(answer.status == status, "\(path)")
-            if status == 200 { #expect(answer.header("X-JWT-Sub") != nil && answer.header("Cache-Control") == "no-store", "\(path)") }
+            if status == 200 {
+                #expect(answer.header("X-JWT-Sub") != nil && answer.header("Cache-Control") == "no-store", "\(path)")
+            }
         }
     }
 

@@ -60,7 +60,7 @@ struct ServeSlowClientTests {
     func sixteenDrippers() throws {
         let serve = try Self.serve(["--request-timeout", "2", "--timeout", "60", "--max-connections", "16"])
         let drippers = (0..<16).map { _ in RawHTTP.connect(serve.port) }
-        defer { drippers.forEach { close($0) } }
+        defer { for fd in drippers { close(fd) } }
         #expect(drippers.allSatisfy { $0 >= 0 })
         let group = DispatchGroup()
         for fd in drippers {

@@ -5,7 +5,7 @@ import JWTVerifyTestSupport
 import Testing
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// `serve --state-dir DIR`: each notification route's seen-notification window on disk, through

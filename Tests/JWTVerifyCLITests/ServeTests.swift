@@ -3,8 +3,9 @@ import JWTVerify
 import JWTVerifyKeyMaking
 import JWTVerifyTestSupport
 import Testing
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// `jwtverify serve` as a gateway sees it: the real binary on a free loopback port, spoken to over
@@ -12,36 +13,50 @@ import Glibc
 @Suite("jwtverify serve")
 struct ServeTests {
     static func flags(_ workspace: TestWorkspace, _ extra: [String] = []) -> [String] {
-        ["--jwks", workspace.jwks.path, "--issuer", TokenFactory.issuer, "--audience", TokenFactory.audience, "--now", "1700001000", "--threads", "2"]
+        [
+            "--jwks", workspace.jwks.path, "--issuer", TokenFactory.issuer, "--audience", TokenFactory.audience,
+            "--now", "1700001000", "--threads", "2",
+        ]
             + extra
     }
 
     static let valid = TokenFactory.token(
-        payload: TokenFactory.claims(extra: #""email":"a@example.com","groups":["admin","ops"],"name":"Zoë\r\nX-Evil: 1""#))
+        payload: TokenFactory.claims(
+            extra: #""email":"a@example.com","groups":["admin","ops"],"name":"Zoë\r\nX-Evil: 1""#))
 
     static func bearer(_ token: String) -> [(String, String)] { [("Authorization", "Bearer \(token)")] }
 
-    @Test("POST /notifications on an apple-notification route: the typed event, a repeat marked duplicate, 401 tampered, 400 not Apple's, 404 elsewhere")
+    @Test(
+        "POST /notifications on an apple-notification route: the typed event, a repeat marked duplicate, 401 tampered, 400 not Apple's, 404 elsewhere"
+    )
     func notifications() throws {
         let workspace = try TestWorkspace()
         let serve = try ServeProcess([
-            "--jwks", workspace.jwks.path, "--profile", "apple-notification", "--audience", TokenFactory.audience, "--now", "1700001000", "--threads", "1",
+            "--jwks", workspace.jwks.path, "--profile", "apple-notification", "--audience", TokenFactory.audience,
+            "--now", "1700001000", "--threads", "1",
         ])
         let events = #"{\"type\":\"account-delete\",\"sub\":\"001234.abc.1234\",\"event_time\":1700000950123}"#
         let jws = TokenFactory.token(
-            payload: #"{"iss":"https://appleid.apple.com","aud":"com.example.app","exp":1700001500,"iat":1700000950,"jti":"serve-1","events":"\#(events)"}"#)
+            payload:
+                #"{"iss":"https://appleid.apple.com","aud":"com.example.app","exp":1700001500,"iat":1700000950,"jti":"serve-1","events":"\#(events)"}"#
+        )
         let body = Array(#"{"payload":"\#(jws)"}"#.utf8)
         func json(_ response: RawHTTP.Response) -> [String: Any] {
             (try? JSONSerialization.jsonObject(with: response.body) as? [String: Any]) ?? [:]
         }
         let first = try RawHTTP.request(serve.port, method: "POST", path: "/notifications", body: body)
-        #expect(first.status == 200 && json(first)["duplicate"] as? Bool == false && json(first)["id"] as? String == "serve-1")
+        #expect(
+            first.status == 200 && json(first)["duplicate"] as? Bool == false
+                && json(first)["id"] as? String == "serve-1")
         #expect((json(first)["event"] as? [String: Any])?["type"] as? String == "account-delete")
         let again = try RawHTTP.request(serve.port, method: "POST", path: "/notifications", body: body)
         #expect(again.status == 200 && json(again)["duplicate"] as? Bool == true)
-        let tampered = try RawHTTP.request(serve.port, method: "POST", path: "/notifications", body: Array(#"{"payload":"\#(jws.dropLast(3))AAA"}"#.utf8))
+        let tampered = try RawHTTP.request(
+            serve.port, method: "POST", path: "/notifications",
+            body: Array(#"{"payload":"\#(jws.dropLast(3))AAA"}"#.utf8))
         #expect(tampered.status == 401 && tampered.header("X-JWT-Reason") == "bad_signature")
-        let other = try RawHTTP.request(serve.port, method: "POST", path: "/notifications", body: Array("not json".utf8))
+        let other = try RawHTTP.request(
+            serve.port, method: "POST", path: "/notifications", body: Array("not json".utf8))
         #expect(other.status == 400 && json(other)["error"] as? String == "body_not_notification")
         // A name no route has is 404, never the default route.
         #expect(try RawHTTP.request(serve.port, method: "POST", path: "/notifications/none", body: body).status == 404)
@@ -52,11 +67,17 @@ struct ServeTests {
         #expect(help.stdoutText.contains("/notifications[/NAME]") && help.stdoutText.contains("/appstore"))
     }
 
-    @Test("/auth: 200 with the claim headers; 401 with RFC 6750 challenges; 403 for another audience; GET, HEAD and POST")
+    @Test(
+        "/auth: 200 with the claim headers; 401 with RFC 6750 challenges; 403 for another audience; GET, HEAD and POST")
     func auth() throws {
         let workspace = try TestWorkspace()
         let serve = try ServeProcess(
-            Self.flags(workspace, ["--claim-header", "email=X-User-Email", "--claim-header", "groups=X-User-Groups", "--claim-header", "name=X-User-Name"]))
+            Self.flags(
+                workspace,
+                [
+                    "--claim-header", "email=X-User-Email", "--claim-header", "groups=X-User-Groups", "--claim-header",
+                    "name=X-User-Name",
+                ]))
         let ok = try RawHTTP.request(serve.port, path: "/auth", headers: Self.bearer(Self.valid))
         #expect(ok.status == 200)
         #expect(ok.header("X-JWT-Sub") == "001234.abc.1234")
@@ -72,34 +93,49 @@ struct ServeTests {
         #expect(ok.header("X-Evil") == nil)
         #expect(ok.header("X-JWT-Reason") == nil)
         for method in ["HEAD", "POST"] {
-            #expect(try RawHTTP.request(serve.port, method: method, path: "/auth", headers: Self.bearer(Self.valid)).status == 200)
+            #expect(
+                try RawHTTP.request(serve.port, method: method, path: "/auth", headers: Self.bearer(Self.valid)).status
+                    == 200)
             // The default route answers the bare endpoint only.
-            #expect(try RawHTTP.request(serve.port, method: method, path: "/auth/anything", headers: Self.bearer(Self.valid)).status == 404)
+            #expect(
+                try RawHTTP.request(
+                    serve.port, method: method, path: "/auth/anything", headers: Self.bearer(Self.valid)
+                ).status == 404)
         }
-        #expect(try RawHTTP.request(serve.port, path: "/auth", headers: [("Authorization", "bearer   \(Self.valid)  ")]).status == 200)
+        #expect(
+            try RawHTTP.request(serve.port, path: "/auth", headers: [("Authorization", "bearer   \(Self.valid)  ")])
+                .status == 200)
 
         let none = try RawHTTP.request(serve.port, path: "/auth")
         #expect(none.status == 401)
         #expect(none.header("WWW-Authenticate") == "Bearer")
         #expect(none.header("X-JWT-Reason") == nil)
-        #expect(try RawHTTP.request(serve.port, path: "/auth", headers: [("Authorization", "Basic dXNlcjpwYXNz")]).header("WWW-Authenticate") == "Bearer")
+        #expect(
+            try RawHTTP.request(serve.port, path: "/auth", headers: [("Authorization", "Basic dXNlcjpwYXNz")]).header(
+                "WWW-Authenticate") == "Bearer")
 
         var parts = Self.valid.split(separator: ".").map(String.init)
         parts[1] = Base64URL.encode(Array(TokenFactory.claims(extra: #""email":"b@example.com""#).utf8))
         let forged = try RawHTTP.request(serve.port, path: "/auth", headers: Self.bearer(parts.joined(separator: ".")))
         #expect(forged.status == 401)
-        #expect(forged.header("WWW-Authenticate") == #"Bearer error="invalid_token", error_description="bad_signature""#)
+        #expect(
+            forged.header("WWW-Authenticate") == #"Bearer error="invalid_token", error_description="bad_signature""#)
         #expect(forged.header("X-JWT-Reason") == "bad_signature")
         #expect(forged.header("X-JWT-Sub") == nil)
 
-        let expired = try RawHTTP.request(serve.port, path: "/auth", headers: Self.bearer(TokenFactory.token(payload: TokenFactory.claims(exp: "1700000100"))))
+        let expired = try RawHTTP.request(
+            serve.port, path: "/auth",
+            headers: Self.bearer(TokenFactory.token(payload: TokenFactory.claims(exp: "1700000100"))))
         #expect(expired.status == 401)
         #expect(expired.header("X-JWT-Reason") == "expired")
         let garbage = try RawHTTP.request(serve.port, path: "/auth", headers: [("Authorization", "Bearer <script>")])
         #expect(garbage.status == 401)
         #expect(garbage.header("X-JWT-Reason") == "malformed")
 
-        let elsewhere = TokenFactory.token(payload: #"{"iss":"https://appleid.apple.com","aud":"com.example.other","exp":1700003600,"iat":1700000000,"sub":"s"}"#)
+        let elsewhere = TokenFactory.token(
+            payload:
+                #"{"iss":"https://appleid.apple.com","aud":"com.example.other","exp":1700003600,"iat":1700000000,"sub":"s"}"#
+        )
         let forbidden = try RawHTTP.request(serve.port, path: "/auth", headers: Self.bearer(elsewhere))
         #expect(forbidden.status == 403)
         #expect(forbidden.header("X-JWT-Reason") == "audience_mismatch")
@@ -111,7 +147,9 @@ struct ServeTests {
         #expect(try RawHTTP.request(serve.port, path: "/ready").status == 200)
     }
 
-    @Test("/auth gathers requests waiting together: 64 at once on one loop, each connection its own verdict and claims; a lone request is a batch of one")
+    @Test(
+        "/auth gathers requests waiting together: 64 at once on one loop, each connection its own verdict and claims; a lone request is a batch of one"
+    )
     func gathering() throws {
         let workspace = try TestWorkspace()
         let serve = try ServeProcess(Self.flags(workspace, ["--threads", "1", "--claim-header", "n=X-N"]))
@@ -119,14 +157,22 @@ struct ServeTests {
         var expected: [(token: String, status: Int, reason: String?)] = []
         for index in 0..<64 {
             switch index % 4 {
-            case 0: expected.append((TokenFactory.token(payload: TokenFactory.claims(extra: #""n":\#(index)"#)), 200, nil))
-            case 1: expected.append((TokenFactory.token(payload: TokenFactory.claims(exp: "1700000500", extra: #""n":\#(index)"#)), 401, "expired"))
+            case 0:
+                expected.append((TokenFactory.token(payload: TokenFactory.claims(extra: #""n":\#(index)"#)), 200, nil))
+            case 1:
+                expected.append(
+                    (
+                        TokenFactory.token(payload: TokenFactory.claims(exp: "1700000500", extra: #""n":\#(index)"#)),
+                        401, "expired"
+                    ))
             case 2:
                 var token = Array(TokenFactory.token(payload: TokenFactory.claims(extra: #""n":\#(index)"#)).utf8)
-                token[token.count - 5] = token[token.count - 5] == UInt8(ascii: "A") ? UInt8(ascii: "B") : UInt8(ascii: "A")
+                token[token.count - 5] =
+                    token[token.count - 5] == UInt8(ascii: "A") ? UInt8(ascii: "B") : UInt8(ascii: "A")
                 expected.append((String(decoding: token, as: UTF8.self), 401, "bad_signature"))
             default:
-                let payload = TokenFactory.claims(extra: #""n":\#(index)"#).replacingOccurrences(of: TokenFactory.audience, with: "com.other.app")
+                let payload = TokenFactory.claims(extra: #""n":\#(index)"#).replacingOccurrences(
+                    of: TokenFactory.audience, with: "com.other.app")
                 expected.append((TokenFactory.token(payload: payload), 403, "audience_mismatch"))
             }
         }
@@ -135,7 +181,11 @@ struct ServeTests {
         defer { for fd in sockets { close(fd) } }
         #expect(sockets.allSatisfy { $0 >= 0 })
         for (fd, item) in zip(sockets, expected) {
-            RawHTTP.send(fd, Array("GET /auth HTTP/1.1\r\nHost: x\r\nConnection: close\r\nAuthorization: Bearer \(item.token)\r\n\r\n".utf8))
+            RawHTTP.send(
+                fd,
+                Array(
+                    "GET /auth HTTP/1.1\r\nHost: x\r\nConnection: close\r\nAuthorization: Bearer \(item.token)\r\n\r\n"
+                        .utf8))
         }
         for (index, (fd, item)) in zip(sockets, expected).enumerated() {
             var data = Data()
@@ -156,7 +206,10 @@ struct ServeTests {
                 let line = text.split(separator: "\n").first { $0.hasPrefix(name + " ") }
                 return line.flatMap { Int($0.split(separator: " ").last ?? "") } ?? -1
             }
-            return (value("jwtverify_auth_batch_size_count"), value("jwtverify_auth_batch_size_sum"), value(#"jwtverify_auth_batch_size_bucket{le="1"}"#))
+            return (
+                value("jwtverify_auth_batch_size_count"), value("jwtverify_auth_batch_size_sum"),
+                value(#"jwtverify_auth_batch_size_bucket{le="1"}"#)
+            )
         }
         let together = try batches()
         #expect(together.requests == 64)
@@ -171,14 +224,20 @@ struct ServeTests {
     @Test("--token-header and --token-cookie; --realm in the challenge")
     func tokenSources() throws {
         let workspace = try TestWorkspace()
-        let serve = try ServeProcess(Self.flags(workspace, ["--token-header", "X-Id-Token", "--token-cookie", "session", "--realm", "example"]))
+        let serve = try ServeProcess(
+            Self.flags(workspace, ["--token-header", "X-Id-Token", "--token-cookie", "session", "--realm", "example"]))
         #expect(try RawHTTP.request(serve.port, path: "/auth", headers: [("X-Id-Token", Self.valid)]).status == 200)
-        #expect(try RawHTTP.request(serve.port, path: "/auth", headers: [("Cookie", "theme=dark; session=\(Self.valid); x=1")]).status == 200)
+        #expect(
+            try RawHTTP.request(
+                serve.port, path: "/auth", headers: [("Cookie", "theme=dark; session=\(Self.valid); x=1")]
+            ).status == 200)
         let none = try RawHTTP.request(serve.port, path: "/auth", headers: [("Cookie", "theme=dark")])
         #expect(none.status == 401)
         #expect(none.header("WWW-Authenticate") == #"Bearer realm="example""#)
         let bad = try RawHTTP.request(serve.port, path: "/auth", headers: [("X-Id-Token", "a.b.c")])
-        #expect(bad.header("WWW-Authenticate") == #"Bearer realm="example", error="invalid_token", error_description="malformed""#)
+        #expect(
+            bad.header("WWW-Authenticate")
+                == #"Bearer realm="example", error="invalid_token", error_description="malformed""#)
     }
 
     @Test("--config routes: each /auth/NAME has its own policy; --access-log writes the fingerprint, never the token")
@@ -194,7 +253,10 @@ struct ServeTests {
             """#
         try routes.write(to: config, atomically: true, encoding: .utf8)
         let serve = try ServeProcess(["--config", config.path, "--access-log"])
-        let web = TokenFactory.token(payload: #"{"iss":"https://appleid.apple.com","aud":"com.example.web","exp":1700003600,"iat":1700000000,"sub":"w","email":"w@example.com"}"#)
+        let web = TokenFactory.token(
+            payload:
+                #"{"iss":"https://appleid.apple.com","aud":"com.example.web","exp":1700003600,"iat":1700000000,"sub":"w","email":"w@example.com"}"#
+        )
         #expect(try RawHTTP.request(serve.port, path: "/auth/ios", headers: Self.bearer(Self.valid)).status == 200)
         #expect(try RawHTTP.request(serve.port, path: "/auth/web", headers: Self.bearer(Self.valid)).status == 403)
         let answer = try RawHTTP.request(serve.port, path: "/auth/web", headers: Self.bearer(web))
@@ -204,15 +266,20 @@ struct ServeTests {
         // No default route: a path naming no route has nowhere to go.
         #expect(try RawHTTP.request(serve.port, path: "/auth", headers: Self.bearer(web)).status == 404)
         #expect(serve.waitForStderr(#""path":"/auth/web","route":"web","status":200"#))
-        let fingerprint = MessageDigest.sha256.hash(Array(web.utf8)).map { String($0, radix: 16).count == 1 ? "0" + String($0, radix: 16) : String($0, radix: 16) }.joined()
+        let fingerprint = MessageDigest.sha256.hash(Array(web.utf8)).map {
+            String($0, radix: 16).count == 1 ? "0" + String($0, radix: 16) : String($0, radix: 16)
+        }.joined()
         #expect(serve.stderr.contains(#""fingerprint":"\#(fingerprint)""#))
         #expect(!serve.stderr.contains(web))
         #expect(!serve.stderr.contains(Self.valid))
         // A route the config gets wrong is named in the error, and nothing starts.
-        try #"{"routes": {"bad": {"jwks": ["\#(workspace.jwks.path)"], "audience": "x"}}}"#.write(to: config, atomically: true, encoding: .utf8)
+        try #"{"routes": {"bad": {"jwks": ["\#(workspace.jwks.path)"], "audience": "x"}}}"#.write(
+            to: config, atomically: true, encoding: .utf8)
         let refused = try CLIRunner.run(["serve", "--config", config.path, "--listen", "127.0.0.1:0"])
         #expect(refused.status == 65)
-        #expect(refused.stderr.contains(#"--config \#(config.path): route "bad": "issuer" is required"#), "\(refused.stderr)")
+        #expect(
+            refused.stderr.contains(#"--config \#(config.path): route "bad": "issuer" is required"#),
+            "\(refused.stderr)")
     }
 
     @Test("--max-connections is enforced; SIGTERM lets a request in flight finish")
@@ -227,7 +294,9 @@ struct ServeTests {
         }
         usleep(200_000)
         // A fifth connection waits in the listen queue, unserved, while four are open.
-        #expect((try? RawHTTP.request(serve.port, path: "/healthz", timeoutSeconds: 1)) == nil, "a fifth connection was served")
+        #expect(
+            (try? RawHTTP.request(serve.port, path: "/healthz", timeoutSeconds: 1)) == nil,
+            "a fifth connection was served")
         // The four finish their requests and close; then the server takes new ones.
         for fd in open {
             RawHTTP.send(fd, Array("Connection: close\r\n\r\n".utf8))
@@ -260,12 +329,15 @@ struct ServeTests {
         #expect(serve.reap(seconds: 15) == 0)
     }
 
-    @Test("/verify answers verify's records byte for byte, for JSON lines and bare tokens; 400 for a body that is neither; 413 over the cap")
+    @Test(
+        "/verify answers verify's records byte for byte, for JSON lines and bare tokens; 400 for a body that is neither; 413 over the cap"
+    )
     func verify() throws {
         let samples = CLIRunner.repositoryRoot.appendingPathComponent("Vectors/samples/apple-identity-tokens.jsonl")
         let body = try Data(contentsOf: samples)
         let flags = [
-            "--jwks", CLIRunner.repositoryRoot.appendingPathComponent("Vectors/jwks.json").path, "--issuer", "https://appleid.apple.com",
+            "--jwks", CLIRunner.repositoryRoot.appendingPathComponent("Vectors/jwks.json").path, "--issuer",
+            "https://appleid.apple.com",
             "--audience", "com.example.app", "--now", "2026-01-01T00:00:00Z",
         ]
         let serve = try ServeProcess(flags + ["--max-body-bytes", "1000000"])
@@ -277,17 +349,21 @@ struct ServeTests {
         #expect(cli.records.count == 27)
         // One pretty-printed request is one request.
         let token = try #require(cli.records.first.flatMap { _ in CLITests.validTokens.first })
-        let pretty = try RawHTTP.request(serve.port, method: "POST", path: "/verify", body: Array("{\n  \"token\": \"\(token)\",\n  \"id\": 7\n}\n".utf8))
+        let pretty = try RawHTTP.request(
+            serve.port, method: "POST", path: "/verify",
+            body: Array("{\n  \"token\": \"\(token)\",\n  \"id\": 7\n}\n".utf8))
         #expect(pretty.status == 200)
         #expect(pretty.text.hasPrefix(#"{"line":1,"id":7,"valid":true"#), "\(pretty.text)")
         // One bare token, as verify's input line, gets verify's record.
         let bare = try RawHTTP.request(serve.port, method: "POST", path: "/verify", body: Array(token.utf8))
         #expect(bare.status == 200)
         #expect(bare.body == (try CLIRunner.run(["verify"] + flags, input: Data(token.utf8)).stdout))
-        let notJSON = try RawHTTP.request(serve.port, method: "POST", path: "/verify", body: Array("{\"token\":\"x\"}\nhello world\n".utf8))
+        let notJSON = try RawHTTP.request(
+            serve.port, method: "POST", path: "/verify", body: Array("{\"token\":\"x\"}\nhello world\n".utf8))
         #expect(notJSON.status == 400)
         #expect(notJSON.text.contains(#""error":"body_not_json","line":2"#))
-        let big = try RawHTTP.request(serve.port, method: "POST", path: "/verify", body: [UInt8](repeating: UInt8(ascii: " "), count: 1_200_000))
+        let big = try RawHTTP.request(
+            serve.port, method: "POST", path: "/verify", body: [UInt8](repeating: UInt8(ascii: " "), count: 1_200_000))
         #expect(big.status == 413)
         #expect(try RawHTTP.request(serve.port, path: "/verify").status == 405)
     }
@@ -305,29 +381,39 @@ struct ServeTests {
         #expect(serve.stderr.contains("retrying in the background"))
     }
 
-    @Test("a remote key set: a rotated-in kid waits for one refresh, through /auth and through /verify alike; /metrics counts the fetches")
+    @Test(
+        "a remote key set: a rotated-in kid waits for one refresh, through /auth and through /verify alike; /metrics counts the fetches"
+    )
     func remoteRotation() throws {
-        let rotated = TokenFactory.Signer(kid: "rotated", algorithm: .rs256, key: try EVPPrivateKey.generateRSA(bits: 2048))
+        let rotated = TokenFactory.Signer(
+            kid: "rotated", algorithm: .rs256, key: try EVPPrivateKey.generateRSA(bits: 2048))
         let token = TokenFactory.token(payload: TokenFactory.claims(), signer: rotated)
         for first in ["/auth", "/verify"] {
             let origin = try OriginServer()
             try origin.set(["document": "{\"keys\":[\(TokenFactory.rsa.jwkJSON)]}", "max_age": 600, "etag": "\"v1\""])
             let serve = try ServeProcess([
-                "--jwks", origin.keysURL, "--issuer", TokenFactory.issuer, "--audience", TokenFactory.audience, "--now", "1700001000",
+                "--jwks", origin.keysURL, "--issuer", TokenFactory.issuer, "--audience", TokenFactory.audience, "--now",
+                "1700001000",
             ])
             #expect(try RawHTTP.request(serve.port, path: "/ready").status == 200)
             #expect(try RawHTTP.request(serve.port, path: "/auth", headers: Self.bearer(Self.valid)).status == 200)
             // The origin rotates a key in; serve has not fetched since, and its keys are fresh for 600 s.
-            try origin.set(["document": "{\"keys\":[\(TokenFactory.rsa.jwkJSON),\(rotated.jwkJSON)]}", "max_age": 600, "etag": "\"v2\""])
+            try origin.set([
+                "document": "{\"keys\":[\(TokenFactory.rsa.jwkJSON),\(rotated.jwkJSON)]}", "max_age": 600,
+                "etag": "\"v2\"",
+            ])
             if first == "/auth" {
                 #expect(try RawHTTP.request(serve.port, path: "/auth", headers: Self.bearer(token)).status == 200)
             } else {
-                let answer = try RawHTTP.request(serve.port, method: "POST", path: "/verify", body: Array(#"{"id":1,"token":"\#(token)"}"#.utf8))
+                let answer = try RawHTTP.request(
+                    serve.port, method: "POST", path: "/verify", body: Array(#"{"id":1,"token":"\#(token)"}"#.utf8))
                 #expect(answer.status == 200)
                 #expect(answer.text.contains(#""valid":true"#), "\(answer.text)")
             }
             let metrics = try RawHTTP.request(serve.port, path: "/metrics").text
-            #expect(metrics.contains(#"jwtverify_jwks_fetches_total{route="default",outcome="ok"} 2"#), "\(first): \(metrics)")
+            #expect(
+                metrics.contains(#"jwtverify_jwks_fetches_total{route="default",outcome="ok"} 2"#),
+                "\(first): \(metrics)")
             #expect(metrics.contains(#"jwtverify_jwks_unknown_kid_refreshes_total{route="default"} 1"#))
             #expect(metrics.contains(#"jwtverify_keys{route="default"} 2"#))
             #expect(try origin.stats().requests == 2)
@@ -337,18 +423,23 @@ struct ServeTests {
     @Test("SIGHUP reloads the config and key files; a broken file keeps the old keys; SIGTERM drains and exits 0")
     func reload() throws {
         let workspace = try TestWorkspace()
-        let newKey = TokenFactory.Signer(kid: "rotated", algorithm: .rs256, key: try EVPPrivateKey.generateRSA(bits: 2048))
+        let newKey = TokenFactory.Signer(
+            kid: "rotated", algorithm: .rs256, key: try EVPPrivateKey.generateRSA(bits: 2048))
         let routeKeys = workspace.file("route-keys.json")
         try "{\"keys\":[\(TokenFactory.rsa.jwkJSON)]}".write(to: routeKeys, atomically: true, encoding: .utf8)
         let config = workspace.file("routes.json")
-        let route = #"{"routes":{"ios":{"jwks":["\#(routeKeys.path)"],"issuer":"\#(TokenFactory.issuer)","audience":["\#(TokenFactory.audience)"],"now":"1700001000"}}}"#
+        let route =
+            #"{"routes":{"ios":{"jwks":["\#(routeKeys.path)"],"issuer":"\#(TokenFactory.issuer)","audience":["\#(TokenFactory.audience)"],"now":"1700001000"}}}"#
         try route.write(to: config, atomically: true, encoding: .utf8)
         let serve = try ServeProcess(["--config", config.path])
         let rotated = TokenFactory.token(payload: TokenFactory.claims(), signer: newKey)
         #expect(try RawHTTP.request(serve.port, path: "/auth/ios", headers: Self.bearer(Self.valid)).status == 200)
-        #expect(try RawHTTP.request(serve.port, path: "/auth/ios", headers: Self.bearer(rotated)).header("X-JWT-Reason") == "unknown_kid")
+        #expect(
+            try RawHTTP.request(serve.port, path: "/auth/ios", headers: Self.bearer(rotated)).header("X-JWT-Reason")
+                == "unknown_kid")
 
-        try "{\"keys\":[\(TokenFactory.rsa.jwkJSON),\(newKey.jwkJSON)]}".write(to: routeKeys, atomically: true, encoding: .utf8)
+        try "{\"keys\":[\(TokenFactory.rsa.jwkJSON),\(newKey.jwkJSON)]}".write(
+            to: routeKeys, atomically: true, encoding: .utf8)
         serve.signal(SIGHUP)
         #expect(serve.waitForStderr("reloaded (1 route)"))
         #expect(try RawHTTP.request(serve.port, path: "/auth/ios", headers: Self.bearer(rotated)).status == 200)
@@ -367,7 +458,9 @@ struct ServeTests {
         #expect(serve.stderr.contains("jwtverify serve: stopped"))
     }
 
-    @Test("abuse: 300 stalled connections do not delay a request by 1 s; a 100 KiB header gets 431; random bytes do not kill it; 20,000 rejections add < 16 MiB")
+    @Test(
+        "abuse: 300 stalled connections do not delay a request by 1 s; a 100 KiB header gets 431; random bytes do not kill it; 20,000 rejections add < 16 MiB"
+    )
     func abuse() throws {
         let workspace = try TestWorkspace()
         let serve = try ServeProcess(Self.flags(workspace, ["--timeout", "30"]))
@@ -387,12 +480,17 @@ struct ServeTests {
         #expect(answer.status == 200)
         #expect(elapsed < 1.0, "a request behind 300 stalled connections took \(elapsed) s")
 
-        let huge = try RawHTTP.request(serve.port, path: "/auth", headers: [("X-Big", String(repeating: "a", count: 100 << 10))])
+        let huge = try RawHTTP.request(
+            serve.port, path: "/auth", headers: [("X-Big", String(repeating: "a", count: 100 << 10))])
         #expect(huge.status == 431)
         var generator = SystemRandomNumberGenerator()
         for _ in 0..<50 {
             let fd = RawHTTP.connect(serve.port)
-            RawHTTP.send(fd, (0..<Int.random(in: 1...4096, using: &generator)).map { _ in UInt8.random(in: 0...255, using: &generator) })
+            RawHTTP.send(
+                fd,
+                (0..<Int.random(in: 1...4096, using: &generator)).map { _ in
+                    UInt8.random(in: 0...255, using: &generator)
+                })
             close(fd)
         }
         #expect(try RawHTTP.request(serve.port, path: "/auth", headers: Self.bearer(Self.valid)).status == 200)
@@ -402,7 +500,8 @@ struct ServeTests {
         var signature = Base64URL.decode(parts[2].utf8)!
         signature[100] ^= 1
         parts[2] = Base64URL.encode(signature)
-        let rejected = Array("GET /auth HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer \(parts.joined(separator: "."))\r\n\r\n".utf8)
+        let rejected = Array(
+            "GET /auth HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer \(parts.joined(separator: "."))\r\n\r\n".utf8)
         func flood(_ count: Int) {
             let fd = RawHTTP.connect(serve.port)
             defer { close(fd) }
@@ -437,6 +536,9 @@ struct ServeTests {
             #expect(after - before < 16 << 10, "RSS grew from \(before) KiB to \(after) KiB")
         }
         let metrics = try RawHTTP.request(serve.port, path: "/metrics").text
-        #expect(metrics.contains(#"jwtverify_verifications_total{route="default",result="rejected",reason="bad_signature"} 22000"#), "\(metrics.prefix(800))")
+        #expect(
+            metrics.contains(
+                #"jwtverify_verifications_total{route="default",result="rejected",reason="bad_signature"} 22000"#),
+            "\(metrics.prefix(800))")
     }
 }

@@ -39,19 +39,26 @@ struct HTTPKeySetTests {
         return condition()
     }
 
-    static func setUp(_ settings: [String: Any], fetcher: HTTPKeySetFetcher = patient) throws -> (OriginServer, RemoteKeySet, RemoteVerifier, Clock) {
+    static func setUp(_ settings: [String: Any], fetcher: HTTPKeySetFetcher = patient) throws -> (
+        OriginServer, RemoteKeySet, RemoteVerifier, Clock
+    ) {
         let origin = try OriginServer()
         try origin.set(settings)
         let clock = Clock()
         let keySet = RemoteKeySet(url: origin.keysURL, fetcher: fetcher, clock: { clock.now })
         let verifier = RemoteVerifier(
-            keySet: keySet, policy: VerificationPolicy.generic(issuer: TokenFactory.issuer, audiences: [TokenFactory.audience]).clock { clock.now })
+            keySet: keySet,
+            policy: VerificationPolicy.generic(issuer: TokenFactory.issuer, audiences: [TokenFactory.audience]).clock {
+                clock.now
+            })
         return (origin, keySet, verifier, clock)
     }
 
     @Test("Cache-Control max-age and ETag are honoured; expiry revalidates with If-None-Match and a 304 keeps the keys")
     func cachingHeaders() async throws {
-        let (origin, keySet, verifier, clock) = try Self.setUp(["document": Self.keyA, "max_age": 300, "etag": "\"a1\""])
+        let (origin, keySet, verifier, clock) = try Self.setUp([
+            "document": Self.keyA, "max_age": 300, "etag": "\"a1\"",
+        ])
         _ = try await verifier.verify(Self.token(TokenFactory.rsa))
         let validity = try #require(keySet.validity)
         #expect(validity.expiresAt - validity.fetchedAt == 300)
@@ -70,7 +77,8 @@ struct HTTPKeySetTests {
     @Test("max-age is clamped; no Cache-Control gives the default lifetime")
     func clamping() async throws {
         for (settings, lifetime) in [
-            (["document": Self.keyA, "max_age": 5] as [String: Any], 60.0), (["document": Self.keyA, "max_age": 10_000_000], 86_400),
+            (["document": Self.keyA, "max_age": 5] as [String: Any], 60.0),
+            (["document": Self.keyA, "max_age": 10_000_000], 86_400),
             (["document": Self.keyA, "mode": "no_cache"], 3_600),
         ] {
             let (origin, keySet, _, _) = try Self.setUp(settings)
@@ -85,7 +93,8 @@ struct HTTPKeySetTests {
         "origin failures keep the old keys verifying, marked stale",
         arguments: ["hang", "close", "error", "garbage", "empty", "huge"])
     func failuresKeepKeys(mode: String) async throws {
-        let (origin, keySet, verifier, clock) = try Self.setUp(["document": Self.keyA, "max_age": 600], fetcher: Self.fast)
+        let (origin, keySet, verifier, clock) = try Self.setUp(
+            ["document": Self.keyA, "max_age": 600], fetcher: Self.fast)
         _ = try await verifier.verify(Self.token(TokenFactory.rsa))
         try origin.set(["mode": mode])
         clock.advance(700)
@@ -104,9 +113,12 @@ struct HTTPKeySetTests {
     @Test("a refused connection is a fast failure: jwks_unavailable with no keys at all")
     func refused() async throws {
         let keySet = RemoteKeySet(url: "http://127.0.0.1:9/keys", fetcher: Self.fast)
-        let verifier = RemoteVerifier(keySet: keySet, policy: .generic(issuer: TokenFactory.issuer, audiences: [TokenFactory.audience]))
+        let verifier = RemoteVerifier(
+            keySet: keySet, policy: .generic(issuer: TokenFactory.issuer, audiences: [TokenFactory.audience]))
         let started = Date()
-        await #expect(throws: VerificationError(.keySetUnavailable)) { try await verifier.verify(Self.token(TokenFactory.rsa)) }
+        await #expect(throws: VerificationError(.keySetUnavailable)) {
+            try await verifier.verify(Self.token(TokenFactory.rsa))
+        }
         #expect(Date().timeIntervalSince(started) < 2)
         #expect(keySet.metrics.failures == 1)
     }
@@ -119,7 +131,9 @@ struct HTTPKeySetTests {
         let verified = try await verifier.verify(Self.token(TokenFactory.rsaB))
         #expect(verified.keyID == "rsa-b")
         #expect(try origin.stats().requests == 2)
-        await #expect(throws: VerificationError(.unknownKeyID)) { try await verifier.verify(Self.token(TokenFactory.rsa)) }
+        await #expect(throws: VerificationError(.unknownKeyID)) {
+            try await verifier.verify(Self.token(TokenFactory.rsa))
+        }
     }
 
     @Test("10,000 tokens with random unknown kids: one fetch per cooldown window")
@@ -162,17 +176,22 @@ struct HTTPKeySetTests {
     func redirects() async throws {
         let origin = try OriginServer()
         try origin.set(["document": Self.keyA])
-        guard case .document(let body, _, _, _) = await Self.patient.fetch(origin.url("/redirect"), etag: nil, lastModified: nil) else {
+        guard
+            case .document(let body, _, _, _) = await Self.patient.fetch(
+                origin.url("/redirect"), etag: nil, lastModified: nil)
+        else {
             Issue.record("redirect not followed")
             return
         }
         #expect(String(decoding: body, as: UTF8.self) == Self.keyA)
-        guard case .failed(let loop) = await Self.patient.fetch(origin.url("/loop"), etag: nil, lastModified: nil) else {
+        guard case .failed(let loop) = await Self.patient.fetch(origin.url("/loop"), etag: nil, lastModified: nil)
+        else {
             Issue.record("redirect loop followed")
             return
         }
         #expect(loop.contains("redirects"))
-        guard case .failed(let scheme) = await Self.fast.fetch("http://example.com/keys", etag: nil, lastModified: nil) else {
+        guard case .failed(let scheme) = await Self.fast.fetch("http://example.com/keys", etag: nil, lastModified: nil)
+        else {
             Issue.record("plain http off loopback fetched")
             return
         }

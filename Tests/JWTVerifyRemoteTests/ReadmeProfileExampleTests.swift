@@ -1,3 +1,5 @@
+// swift-format-ignore-file
+// The examples here are the README's own text, compared with it line for line: not reformatted.
 import Foundation
 import JWTVerify
 import JWTVerifyRemote

@@ -9,12 +9,14 @@ import Testing
 @Suite("Sign in with Apple's REST client against the stand-in")
 struct SignInWithAppleClientTests {
     static func client(
-        _ standIn: AppleStandIn, key: String = "a", team: (team: String, keyID: String) = AppleStandIn.teamA, timeout: Double = 10,
+        _ standIn: AppleStandIn, key: String = "a", team: (team: String, keyID: String) = AppleStandIn.teamA,
+        timeout: Double = 10,
         secretLifetime: Double = 86_400, clock: @escaping @Sendable () -> Double = VerificationPolicy.systemClock
     ) throws -> SignInWithAppleClient {
         try SignInWithAppleClient(
             credentials: SignInWithAppleCredentials(
-                teamID: team.team, clientID: AppleStandIn.clientID, keyID: team.keyID, privateKeyPEM: try standIn.keyPEM(key)),
+                teamID: team.team, clientID: AppleStandIn.clientID, keyID: team.keyID,
+                privateKeyPEM: try standIn.keyPEM(key)),
             baseURL: standIn.baseURL, timeout: timeout, secretLifetime: secretLifetime, clock: clock)
     }
 
@@ -35,7 +37,8 @@ struct SignInWithAppleClientTests {
     func exchangeAndRefresh() async throws {
         let standIn = try AppleStandIn()
         let apple = try Self.client(standIn)
-        let code = try standIn.authorize(subject: "001234.aa.0001", rawNonce: "raw-nonce-1", email: "x@privaterelay.appleid.com")
+        let code = try standIn.authorize(
+            subject: "001234.aa.0001", rawNonce: "raw-nonce-1", email: "x@privaterelay.appleid.com")
         let grant = try await apple.exchange(code: code, nonce: .raw("raw-nonce-1"))
         #expect(grant.identity.claims.subject == "001234.aa.0001")
         #expect(grant.identity.claims.nonce == Nonce.expectedClaim(forRawNonce: "raw-nonce-1"))
@@ -58,14 +61,17 @@ struct SignInWithAppleClientTests {
         let code = try standIn.authorize(subject: "s1", rawNonce: "n")
         _ = try await apple.exchange(code: code, nonce: .raw("n"))
         let twice = try #require(await Self.failure { try await apple.exchange(code: code, nonce: .raw("n")) })
-        #expect(twice.code == .invalidGrant && twice.kind == .apple && twice.status == 400 && twice.isGrantRefused && !twice.isRetryable)
+        #expect(
+            twice.code == .invalidGrant && twice.kind == .apple && twice.status == 400 && twice.isGrantRefused
+                && !twice.isRetryable)
         let old = try standIn.authorize(subject: "s1", rawNonce: "n")
         try standIn.age(code: old, seconds: 301)
         #expect(await Self.failure { try await apple.exchange(code: old, nonce: .raw("n")) }?.code == .invalidGrant)
         let web = try standIn.authorize(subject: "s1", rawNonce: "n", redirectURI: "https://example.com/callback")
         #expect(await Self.failure { try await apple.exchange(code: web, nonce: .raw("n")) }?.code == .invalidGrant)
         let webAgain = try standIn.authorize(subject: "s1", rawNonce: "n", redirectURI: "https://example.com/callback")
-        let grant = try await apple.exchange(code: webAgain, redirectURI: "https://example.com/callback", nonce: .raw("n"))
+        let grant = try await apple.exchange(
+            code: webAgain, redirectURI: "https://example.com/callback", nonce: .raw("n"))
         #expect(grant.identity.claims.subject == "s1")
     }
 
@@ -74,22 +80,33 @@ struct SignInWithAppleClientTests {
         let standIn = try AppleStandIn()
         let apple = try Self.client(standIn)
         let wrongNonce = try #require(
-            await Self.failure { try await apple.exchange(code: try standIn.authorize(subject: "s", rawNonce: "right"), nonce: .raw("wrong")) })
-        #expect(wrongNonce.kind == .identityToken && wrongNonce.code.rawValue == "nonce_mismatch" && !wrongNonce.isRetryable)
+            await Self.failure {
+                try await apple.exchange(
+                    code: try standIn.authorize(subject: "s", rawNonce: "right"), nonce: .raw("wrong"))
+            })
+        #expect(
+            wrongNonce.kind == .identityToken && wrongNonce.code.rawValue == "nonce_mismatch" && !wrongNonce.isRetryable
+        )
         #expect(wrongNonce.verificationError?.reason == .nonceMismatch)
         // A sign-in without a nonce says so; a nonce given for it is missing from the token.
         let none = try await apple.exchange(code: try standIn.authorize(subject: "s"), nonce: .notUsed)
         #expect(none.identity.claims.nonce == nil)
         #expect(
-            await Self.failure { try await apple.exchange(code: try standIn.authorize(subject: "s"), nonce: .raw("n")) }?.code.rawValue
+            await Self.failure {
+                try await apple.exchange(code: try standIn.authorize(subject: "s"), nonce: .raw("n"))
+            }?.code.rawValue
                 == "nonce_missing")
         try standIn.mode("bad_signature")
         #expect(
-            await Self.failure { try await apple.exchange(code: try standIn.authorize(subject: "s", rawNonce: "n"), nonce: .raw("n")) }?.code.rawValue
+            await Self.failure {
+                try await apple.exchange(code: try standIn.authorize(subject: "s", rawNonce: "n"), nonce: .raw("n"))
+            }?.code.rawValue
                 == "bad_signature")
         try standIn.mode("other_audience")
         #expect(
-            await Self.failure { try await apple.exchange(code: try standIn.authorize(subject: "s", rawNonce: "n"), nonce: .raw("n")) }?.code.rawValue
+            await Self.failure {
+                try await apple.exchange(code: try standIn.authorize(subject: "s", rawNonce: "n"), nonce: .raw("n"))
+            }?.code.rawValue
                 == "audience_mismatch")
     }
 
@@ -115,7 +132,8 @@ struct SignInWithAppleClientTests {
         let impatient = try Self.client(standIn, timeout: 1)
         let expectations: [(String, SignInWithAppleError.Code, SignInWithAppleError.Kind, Bool)] = [
             ("error500", .serverError, .unavailable, true), ("unavailable503", .serverError, .unavailable, true),
-            ("hang", .timeout, .unavailable, true), ("html", .responseInvalid, .response, false), ("cut", .responseInvalid, .response, false),
+            ("hang", .timeout, .unavailable, true), ("html", .responseInvalid, .response, false),
+            ("cut", .responseInvalid, .response, false),
             ("huge", .responseTooLarge, .response, false), ("redirect", .unexpectedStatus, .response, false),
         ]
         for (mode, code, kind, retryable) in expectations {
@@ -143,7 +161,8 @@ struct SignInWithAppleClientTests {
             Issue.record("a revoked refresh token is still active")
             return
         }
-        let second = try await apple.exchange(code: try standIn.authorize(subject: "s", rawNonce: "n"), nonce: .raw("n"))
+        let second = try await apple.exchange(
+            code: try standIn.authorize(subject: "s", rawNonce: "n"), nonce: .raw("n"))
         let secondToken = try #require(second.refreshToken)
         try await apple.revokeAndConfirm(refreshToken: secondToken)
         guard case .revoked = try await apple.checkRefreshToken(secondToken) else {
@@ -152,7 +171,9 @@ struct SignInWithAppleClientTests {
         }
     }
 
-    @Test("revokeAndConfirm throws revocation_unconfirmed (unavailable, retryable) when Apple answers 200 but the token still works")
+    @Test(
+        "revokeAndConfirm throws revocation_unconfirmed (unavailable, retryable) when Apple answers 200 but the token still works"
+    )
     func unconfirmedRevocation() async throws {
         let standIn = try AppleStandIn()
         let apple = try Self.client(standIn)
@@ -161,7 +182,9 @@ struct SignInWithAppleClientTests {
         try standIn.mode("revoke_ignored")
         let error = try #require(await Self.failure { try await apple.revokeAndConfirm(refreshToken: refreshToken) })
         #expect(error.code == .revocationUnconfirmed && error.kind == .unavailable && error.isRetryable, "\(error)")
-        #expect(error.code.rawValue == "revocation_unconfirmed" && error.status == nil && !error.detail.contains(refreshToken))
+        #expect(
+            error.code.rawValue == "revocation_unconfirmed" && error.status == nil
+                && !error.detail.contains(refreshToken))
         // The token did keep working; once a revocation takes, the same call returns.
         #expect(try await apple.checkRefreshToken(refreshToken).isActive)
         try standIn.mode("ok")
@@ -176,9 +199,13 @@ struct SignInWithAppleClientTests {
         let to = try Self.client(standIn, key: "b", team: AppleStandIn.teamB)
         let transferSub = try await from.transferIdentifier(forUser: "001234.aa.0001", toTeam: AppleStandIn.teamB.team)
         #expect(transferSub.hasPrefix("x"))
-        #expect(try await from.transferIdentifier(forUser: "001234.aa.0001", toTeam: AppleStandIn.teamB.team) == transferSub)
+        #expect(
+            try await from.transferIdentifier(forUser: "001234.aa.0001", toTeam: AppleStandIn.teamB.team) == transferSub
+        )
         let user = try await to.exchangeTransferIdentifier(transferSub)
-        #expect(user.subject.hasPrefix("t") && user.isPrivateEmail == true && user.email?.hasSuffix("@privaterelay.appleid.com") == true)
+        #expect(
+            user.subject.hasPrefix("t") && user.isPrivateEmail == true
+                && user.email?.hasSuffix("@privaterelay.appleid.com") == true)
         #expect(await Self.failure { try await to.exchangeTransferIdentifier("x-unknown") }?.code == .invalidRequest)
         // The transferring team cannot redeem what it made for another team.
         #expect(await Self.failure { try await from.exchangeTransferIdentifier(transferSub) }?.code == .invalidRequest)
@@ -205,11 +232,14 @@ struct SignInWithAppleClientTests {
     @Test("an unusable configuration is refused when the client is made")
     func configuration() throws {
         let standIn = try AppleStandIn()
-        func make(baseURL: String = standIn.baseURL, pem: [UInt8]? = nil, teamID: String = "TEAMAAAAAA") throws -> SignInWithAppleError? {
+        func make(baseURL: String = standIn.baseURL, pem: [UInt8]? = nil, teamID: String = "TEAMAAAAAA") throws
+            -> SignInWithAppleError?
+        {
             do {
                 _ = try SignInWithAppleClient(
                     credentials: SignInWithAppleCredentials(
-                        teamID: teamID, clientID: AppleStandIn.clientID, keyID: "KEYAAAAAAA", privateKeyPEM: try pem ?? standIn.keyPEM("a")),
+                        teamID: teamID, clientID: AppleStandIn.clientID, keyID: "KEYAAAAAAA",
+                        privateKeyPEM: try pem ?? standIn.keyPEM("a")),
                     baseURL: baseURL)
                 return nil
             } catch let error as SignInWithAppleError {

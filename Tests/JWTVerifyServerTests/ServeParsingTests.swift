@@ -1,6 +1,6 @@
 import JWTVerify
-import JWTVerifyTestSupport
 import JWTVerifyServer
+import JWTVerifyTestSupport
 import Testing
 
 /// The HTTP-facing parsing of `serve`: bearer credentials (RFC 6750 §2.1), header-safe values,
@@ -68,7 +68,9 @@ struct ServeParsingTests {
 
     @Test("a token from a header or cookie: trimmed, token68 bytes only")
     func plain() {
-        func plain(_ text: String) -> BearerCredential.Parsed { Array(text.utf8).withUnsafeBytes { BearerCredential.parse(plain: $0) } }
+        func plain(_ text: String) -> BearerCredential.Parsed {
+            Array(text.utf8).withUnsafeBytes { BearerCredential.parse(plain: $0) }
+        }
         #expect(plain(" a.b.c ") == .token(1..<6))
         #expect(plain("   ") == .absent)
         #expect(plain("a b") == .malformed)
@@ -90,38 +92,52 @@ struct ServeParsingTests {
         let verifier = TokenFactory.verifier()
         let token = Array(TokenFactory.token(payload: TokenFactory.claims(extra: #""roles":["a","b"],"n":3"#)).utf8)
         let result = token.withUnsafeBytes { verifier.evaluate($0, nonce: nil, at: .clock) }
-        let claimHeaders = [GatewayAnswer.ClaimHeader(parsing: "roles=X-Roles")!, GatewayAnswer.ClaimHeader(parsing: "n=X-N")!]
+        let claimHeaders = [
+            GatewayAnswer.ClaimHeader(parsing: "roles=X-Roles")!, GatewayAnswer.ClaimHeader(parsing: "n=X-N")!,
+        ]
         let valid = GatewayAnswer.verdict(result, claimHeaders: claimHeaders, realm: nil)
         #expect(valid.status == 200)
-        #expect(valid.headers.map(\.0) == [
-            "X-JWT-Sub", "X-JWT-Iss", "X-JWT-Aud", "X-JWT-Exp", "X-JWT-Kid", "X-JWT-Alg", "X-Roles", "X-N",
-            "Cache-Control",
-        ])
+        #expect(
+            valid.headers.map(\.0) == [
+                "X-JWT-Sub", "X-JWT-Iss", "X-JWT-Aud", "X-JWT-Exp", "X-JWT-Kid", "X-JWT-Alg", "X-Roles", "X-N",
+                "Cache-Control",
+            ])
         #expect(valid.headers.first { $0.0 == "X-Roles" }?.1 == "a,b")
         #expect(valid.headers.first { $0.0 == "X-N" }?.1 == "3")
         #expect(GatewayAnswer.rejected(.badSignature, realm: nil).status == 401)
-        #expect(GatewayAnswer.rejected(.expired, realm: "api").headers.first?.1 == #"Bearer realm="api", error="invalid_token", error_description="expired""#)
+        #expect(
+            GatewayAnswer.rejected(.expired, realm: "api").headers.first?.1
+                == #"Bearer realm="api", error="invalid_token", error_description="expired""#)
         #expect(GatewayAnswer.rejected(.audienceMismatch, realm: nil).status == 403)
         #expect(GatewayAnswer.rejected(.hostedDomainMismatch, realm: nil).status == 403)
         #expect(GatewayAnswer.rejected(.keySetUnavailable, realm: nil).status == 503)
-        #expect(GatewayAnswer.noToken(realm: nil)
-            == GatewayAnswer(status: 401, headers: [("WWW-Authenticate", "Bearer"), ("Cache-Control", "no-store")]))
-        #expect(GatewayAnswer.ambiguous(realm: "api") == GatewayAnswer(status: 400, headers: [
-            ("WWW-Authenticate", #"Bearer realm="api", error="invalid_request""#), ("X-JWT-Reason", "invalid_request"),
-            ("Cache-Control", "no-store"),
-        ]))
+        #expect(
+            GatewayAnswer.noToken(realm: nil)
+                == GatewayAnswer(status: 401, headers: [("WWW-Authenticate", "Bearer"), ("Cache-Control", "no-store")]))
+        #expect(
+            GatewayAnswer.ambiguous(realm: "api")
+                == GatewayAnswer(
+                    status: 400,
+                    headers: [
+                        ("WWW-Authenticate", #"Bearer realm="api", error="invalid_request""#),
+                        ("X-JWT-Reason", "invalid_request"),
+                        ("Cache-Control", "no-store"),
+                    ]))
         #expect(GatewayAnswer.ClaimHeader(parsing: "email=X User") == nil)
         #expect(GatewayAnswer.ClaimHeader(parsing: "=X") == nil)
         #expect(GatewayAnswer.ClaimHeader(parsing: "email") == nil)
     }
 
-    @Test("/verify bodies: JSON Lines and bare tokens as verify takes them, blank lines skipped, one pretty-printed object, and the first line that is neither")
+    @Test(
+        "/verify bodies: JSON Lines and bare tokens as verify takes them, blank lines skipped, one pretty-printed object, and the first line that is neither"
+    )
     func verifyBodies() {
         func lines(_ text: String) -> String {
             let bytes = Array(text.utf8)
             return bytes.withUnsafeBytes { body in
                 switch VerifyBody.requests(body) {
-                case .success(let ranges): ranges.map { String(decoding: bytes[$0], as: UTF8.self) }.joined(separator: "|")
+                case .success(let ranges):
+                    ranges.map { String(decoding: bytes[$0], as: UTF8.self) }.joined(separator: "|")
                 case .failure(let problem): "error at \(problem.line)"
                 }
             }

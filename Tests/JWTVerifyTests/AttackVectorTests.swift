@@ -93,7 +93,10 @@ struct AttackVectorTests {
         if let inline = vector.inlineJWKS {
             jwks = try JWKSet(json: [UInt8](inline))
         } else {
-            jwks = try JWKSet(contentsOfFile: SharedVectors.directory.appendingPathComponent("attacks/\(vector.jwksFile ?? "jwks.json")").path)
+            jwks = try JWKSet(
+                contentsOfFile: SharedVectors.directory.appendingPathComponent(
+                    "attacks/\(vector.jwksFile ?? "jwks.json")"
+                ).path)
         }
         return Verifier(
             keys: jwks, issuer: vector.issuer, audiences: vector.audiences,
@@ -107,7 +110,10 @@ struct AttackVectorTests {
         if let inline = vector.inlineJWKS {
             jwks = try JWKSet(json: [UInt8](inline))
         } else {
-            jwks = try JWKSet(contentsOfFile: SharedVectors.directory.appendingPathComponent("attacks/\(vector.jwksFile ?? "jwks.json")").path)
+            jwks = try JWKSet(
+                contentsOfFile: SharedVectors.directory.appendingPathComponent(
+                    "attacks/\(vector.jwksFile ?? "jwks.json")"
+                ).path)
         }
         let algorithms = Set(vector.algorithms.compactMap(SignatureAlgorithm.init(name:)))
         #expect(algorithms.count == vector.algorithms.count)

@@ -1,5 +1,6 @@
-@testable import JWTVerify
 import Testing
+
+@testable import JWTVerify
 
 @Suite("base64url")
 struct Base64URLTests {
@@ -44,7 +45,9 @@ struct Base64URLTests {
         for length in 0..<97 {
             let input = Array(Base64URL.encode(Array(bytes[..<length])).utf8)
             var output = [UInt8](repeating: 0xA5, count: length + 16)
-            let written = input.withUnsafeBytes { inBuffer in output.withUnsafeMutableBytes { Base64URL.decode(inBuffer, into: $0) } }
+            let written = input.withUnsafeBytes { inBuffer in
+                output.withUnsafeMutableBytes { Base64URL.decode(inBuffer, into: $0) }
+            }
             #expect(written == length)
             #expect(Array(output[..<length]) == Array(bytes[..<length]))
             #expect(output[length...].allSatisfy { $0 == 0xA5 }, "length \(length)")
@@ -83,7 +86,9 @@ struct Base64URLTests {
                     var bytes = run
                     bytes[position] = value
                     let expected = alphabet.contains(value) ? run.count : position
-                    #expect(bytes.withUnsafeBytes { Base64URL.endOfRun($0, from: start) } == expected, "\(value) at \(position)")
+                    #expect(
+                        bytes.withUnsafeBytes { Base64URL.endOfRun($0, from: start) } == expected,
+                        "\(value) at \(position)")
                     #expect(Base64URL.isAlphabet(value) == alphabet.contains(value))
                 }
             }

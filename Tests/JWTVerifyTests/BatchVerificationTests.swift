@@ -1,9 +1,10 @@
 import Dispatch
-@testable import JWTVerify
 import JWTVerifyKeyMaking
 import JWTVerifyTestSupport
 import Synchronization
 import Testing
+
+@testable import JWTVerify
 
 /// The batch entry point against the single-token one: the same verdict, reason, detail and
 /// claims for every token of mixed batches, whatever its neighbours.
@@ -12,7 +13,8 @@ struct BatchVerificationTests {
     /// A verdict as comparable text: the reason and detail, or the verified token's essentials.
     static func describe(_ result: Result<VerifiedToken, VerificationError>) -> String {
         switch result {
-        case .success(let token): "valid \(token.algorithm.name) \(token.keyID ?? "-") \(String(decoding: token.payload, as: UTF8.self))"
+        case .success(let token):
+            "valid \(token.algorithm.name) \(token.keyID ?? "-") \(String(decoding: token.payload, as: UTF8.self))"
         case .failure(let error): "\(error.reason.rawValue): \(error.detail)"
         }
     }
@@ -27,7 +29,8 @@ struct BatchVerificationTests {
     /// 400 tokens of every kind, shuffled by a seeded generator, with and without nonces.
     static func mixedTokens(seed: UInt64) throws -> [(token: String, nonce: String?)] {
         var random = SplitMix(state: seed)
-        let foreign = TokenFactory.Signer(kid: "ec-a", algorithm: .es256, key: try EVPPrivateKey.generateEC(curve: "P-256"))
+        let foreign = TokenFactory.Signer(
+            kid: "ec-a", algorithm: .es256, key: try EVPPrivateKey.generateEC(curve: "P-256"))
         let nonceHex = "b0a1d6f6e1c1d9d1ef45c2bc1f8d1e46a4cd0cfb70e9cd00a4c2fa8ce3b1d5e2"
         var cases: [(String, String?)] = []
         for n in 0..<400 {
@@ -43,7 +46,12 @@ struct BatchVerificationTests {
                 case 6: (TokenFactory.unsignedToken(kid: "nope-\(n)"), nil)
                 case 7: ("not.a.token-\(n)", nil)
                 case 8: (String(repeating: "e", count: VerificationPolicy.defaultMaxTokenBytes + n), nil)
-                case 9: (TokenFactory.token(payload: TokenFactory.claims(extra: #""nonce":"\#(nonceHex)""#), signer: TokenFactory.ec), "raw-\(n)")
+                case 9:
+                    (
+                        TokenFactory.token(
+                            payload: TokenFactory.claims(extra: #""nonce":"\#(nonceHex)""#), signer: TokenFactory.ec),
+                        "raw-\(n)"
+                    )
                 case 10: (TokenFactory.token(payload: claims, signer: TokenFactory.rsaB), "a nonce the token lacks")
                 default: (TokenFactory.token(header: #"{"alg":"none"}"#, payload: claims), nil)
                 }
@@ -52,7 +60,9 @@ struct BatchVerificationTests {
         return cases
     }
 
-    @Test("every token of a mixed batch of 400 gets exactly its single-token verdict, with and without ES256 tables", arguments: [false, true])
+    @Test(
+        "every token of a mixed batch of 400 gets exactly its single-token verdict, with and without ES256 tables",
+        arguments: [false, true])
     func differential(tables: Bool) throws {
         let verifier = TokenFactory.verifier()
         if tables { _ = verifier.keys.keys.first { $0.keyID == "ec-a" }?.key?.buildFixedBaseNow() }
@@ -62,7 +72,9 @@ struct BatchVerificationTests {
         #expect(batch.count == cases.count)
         let batched = verifier.verify(batch, at: TokenFactory.now).map(Self.describe)
         let single = cases.map { token, nonce in
-            Self.describe(Result { () throws(VerificationError) in try verifier.verify(token, nonce: nonce, at: TokenFactory.now) })
+            Self.describe(
+                Result { () throws(VerificationError) in try verifier.verify(token, nonce: nonce, at: TokenFactory.now)
+                })
         }
         #expect(batched == single)
         #expect(Set(single.map { $0.split(separator: ":")[0] }).count >= 8)  // the mix covers many reasons
@@ -76,12 +88,19 @@ struct BatchVerificationTests {
 
     @Test("a batch under a verified-token cache: repeats are hits and verdicts do not change")
     func cached() throws {
-        let cached = Verifier(keys: TokenFactory.keys, policy: TokenFactory.verifier().policy, cache: .init(capacity: 64))
+        let cached = Verifier(
+            keys: TokenFactory.keys, policy: TokenFactory.verifier().policy, cache: .init(capacity: 64))
         let plain = TokenFactory.verifier()
-        let tokens = (0..<10).map { TokenFactory.token(payload: TokenFactory.claims(extra: #""n":"u\#($0)""#), signer: $0 % 2 == 0 ? TokenFactory.rsa : TokenFactory.ec) }
+        let tokens = (0..<10).map {
+            TokenFactory.token(
+                payload: TokenFactory.claims(extra: #""n":"u\#($0)""#),
+                signer: $0 % 2 == 0 ? TokenFactory.rsa : TokenFactory.ec)
+        }
         var batch = TokenBatch()
         // Repeats inside one chunk of the pipeline, adjacent and apart, and a forged one twice.
-        for token in [tokens[0], tokens[0]] + tokens + tokens.reversed() + [Self.forged(tokens[0]), Self.forged(tokens[0])] {
+        for token in [tokens[0], tokens[0]] + tokens + tokens.reversed() + [
+            Self.forged(tokens[0]), Self.forged(tokens[0]),
+        ] {
             batch.append(token, nonce: nil)
         }
         let results = cached.verify(batch, at: TokenFactory.now).map(Self.describe)
@@ -101,7 +120,10 @@ struct BatchVerificationTests {
         let verifier = TokenFactory.verifier()
         var outer = TokenBatch()
         var inner = TokenBatch()
-        for n in 0..<3 { outer.append(TokenFactory.token(payload: TokenFactory.claims(extra: #""n":"o\#(n)""#), signer: TokenFactory.ec)) }
+        for n in 0..<3 {
+            outer.append(
+                TokenFactory.token(payload: TokenFactory.claims(extra: #""n":"o\#(n)""#), signer: TokenFactory.ec))
+        }
         inner.append(TokenFactory.token(payload: TokenFactory.claims(extra: #""n":"inner""#)))
         var seen: [String] = []
         verifier.verify(outer, at: TokenFactory.now) { _, result in
@@ -113,7 +135,9 @@ struct BatchVerificationTests {
         #expect(seen[0].contains("o0") && seen[1].contains("inner") && seen[4].contains("o2"))
     }
 
-    @Test("eight threads verifying batches of their own at once agree with one thread (the multi-buffer engine too, where loaded)")
+    @Test(
+        "eight threads verifying batches of their own at once agree with one thread (the multi-buffer engine too, where loaded)"
+    )
     func concurrent() throws {
         let verifier = TokenFactory.verifier()
         let cases = try Self.mixedTokens(seed: 9)

@@ -1,6 +1,7 @@
-@testable import JWTVerify
 import JWTVerifyTestSupport
 import Testing
+
+@testable import JWTVerify
 
 /// Claim types and the claim policy at a fixed clock (now = 1700001000, leeway 60 unless stated).
 @Suite("claims")
@@ -31,7 +32,9 @@ struct ClaimTests {
         #expect(reason(TokenFactory.claims(extra: member)) == expected)
     }
 
-    @Test("iat in the future beyond leeway", arguments: [("1700001060", nil as String?), ("1700001061", "issued_in_future")])
+    @Test(
+        "iat in the future beyond leeway",
+        arguments: [("1700001060", nil as String?), ("1700001061", "issued_in_future")])
     func issuedAt(iat: String, expected: String?) {
         #expect(reason(TokenFactory.claims(iat: iat)) == expected)
     }
@@ -69,7 +72,8 @@ struct ClaimTests {
         arguments: [
             (#""https://appleid.apple.com""#, nil as String?), (#""https:\/\/appleid.apple.com""#, nil),
             (#""https://appleid.apple.com/""#, "issuer_mismatch"), (#""https://AppleID.apple.com""#, "issuer_mismatch"),
-            (#""https://appleid.apple.com\u0000""#, "issuer_mismatch"), (#"" https://appleid.apple.com""#, "issuer_mismatch"),
+            (#""https://appleid.apple.com\u0000""#, "issuer_mismatch"),
+            (#"" https://appleid.apple.com""#, "issuer_mismatch"),
         ])
     func issuer(iss: String, expected: String?) {
         #expect(reason(#"{"iss":\#(iss),"aud":"com.example.app","exp":1700003600}"#) == expected)
@@ -92,13 +96,15 @@ struct ClaimTests {
         let verifier = Verifier(
             keys: TokenFactory.keys, issuer: TokenFactory.issuer, audiences: ["com.example.app", "com.example.web"],
             clock: { TokenFactory.now })
-        let token = TokenFactory.token(payload: #"{"iss":"https://appleid.apple.com","aud":"com.example.web","exp":1700003600}"#)
+        let token = TokenFactory.token(
+            payload: #"{"iss":"https://appleid.apple.com","aud":"com.example.web","exp":1700003600}"#)
         #expect(TokenFactory.reason(token, verifier: verifier) == nil)
     }
 
     @Test("verified tokens expose typed registered claims and every other claim")
     func verifiedClaims() throws {
-        let payload = TokenFactory.claims(extra: #""email_verified":"true","n":{"a":[1,2.5,null,true]},"nbf":1700000000"#)
+        let payload = TokenFactory.claims(
+            extra: #""email_verified":"true","n":{"a":[1,2.5,null,true]},"nbf":1700000000"#)
         let token = try TokenFactory.verifier().verify(TokenFactory.token(payload: payload))
         #expect(token.claims.issuer == "https://appleid.apple.com")
         #expect(token.claims.audience == ["com.example.app"])
@@ -117,14 +123,17 @@ struct ClaimTests {
     func explicitTime() throws {
         let token = TokenFactory.token(payload: TokenFactory.claims())
         #expect(throws: VerificationError(.expired)) { try TokenFactory.verifier().verify(token, at: 1_700_003_660) }
-        #expect(throws: VerificationError(.issuedInFuture)) { try TokenFactory.verifier().verify(token, at: 1_699_999_000) }
+        #expect(throws: VerificationError(.issuedInFuture)) {
+            try TokenFactory.verifier().verify(token, at: 1_699_999_000)
+        }
     }
 }
 
 /// `ProviderClaims` is one case per provider, each with its own typed claims.
 @Suite("provider claims as a value")
 struct ProviderClaimsValueTests {
-    @Test("claims built by hand: equal when their members are, members under JWT names, a provider's case not another's")
+    @Test(
+        "claims built by hand: equal when their members are, members under JWT names, a provider's case not another's")
     func valueSemantics() {
         #expect(ProviderClaims() == .none)
         #expect(ProviderClaims().email == nil && ProviderClaims().members.isEmpty)
@@ -137,7 +146,8 @@ struct ProviderClaimsValueTests {
         #expect(claims.email == "a@example.com" && claims.emailVerified == true)
         #expect(
             claims.members == [
-                "email": .string("a@example.com"), "email_verified": .bool(true), "real_user_status": .integer(2), "auth_time": .number(1_700_000_000.5),
+                "email": .string("a@example.com"), "email_verified": .bool(true), "real_user_status": .integer(2),
+                "auth_time": .number(1_700_000_000.5),
             ])
         var other = apple
         other.email = "b@example.com"
@@ -149,6 +159,10 @@ struct ProviderClaimsValueTests {
         oidc.email = "a@example.com"
         oidc.emailVerified = true
         // The same members under another provider are other claims.
-        #expect(ProviderClaims.oidc(oidc) != claims && ProviderClaims.oidc(oidc).members == ["email": .string("a@example.com"), "email_verified": .bool(true)])
+        #expect(
+            ProviderClaims.oidc(oidc) != claims
+                && ProviderClaims.oidc(oidc).members == [
+                    "email": .string("a@example.com"), "email_verified": .bool(true),
+                ])
     }
 }

@@ -1,6 +1,7 @@
-@testable import JWTVerify
 import JWTVerifyTestSupport
 import Testing
+
+@testable import JWTVerify
 
 @Suite("compact serialization")
 struct CompactJWSTests {
@@ -65,10 +66,13 @@ struct TokenInputTests {
         #expect(Self.locate(" a.b.c\n") == "a.b.c" && Self.locate("\ta.b.c\r\n") == "a.b.c")
         #expect(Self.locate("Bearer a.b.c") == "a.b.c" && Self.locate("bEaReR \t a.b.c  ") == "a.b.c")
         #expect(Self.locate("Bearera.b.c") == "Bearera.b.c")  // no space: part of the token
-        #expect(Self.locate("") == "(blank)" && Self.locate(" \t\r\n") == "(blank)" && Self.locate("Bearer ") == "(blank)")
+        #expect(
+            Self.locate("") == "(blank)" && Self.locate(" \t\r\n") == "(blank)" && Self.locate("Bearer ") == "(blank)")
         #expect(Self.locate("a b") == "a b")  // inner whitespace stays, for the verifier to refuse
         #expect(Self.locate("Basic dXNlcg==", scheme: .required) == nil)
-        #expect(Self.locate("Bearer a.b.c", scheme: .required) == "a.b.c" && Self.locate("Bearer", scheme: .required) == "(blank)")
+        #expect(
+            Self.locate("Bearer a.b.c", scheme: .required) == "a.b.c"
+                && Self.locate("Bearer", scheme: .required) == "(blank)")
     }
 
     @Test("the library stays strict, and names what surrounds a token it refuses")
@@ -84,7 +88,9 @@ struct TokenInputTests {
         do {
             _ = try verifier.verify("Bearer " + valid, at: TokenFactory.now)
         } catch {
-            #expect(error.reason == .malformed && error.detail.hasPrefix("an authorization scheme before the token"), "\(error.detail)")
+            #expect(
+                error.reason == .malformed && error.detail.hasPrefix("an authorization scheme before the token"),
+                "\(error.detail)")
         }
         #expect((try? verifier.verify(valid, at: TokenFactory.now)) != nil)
     }

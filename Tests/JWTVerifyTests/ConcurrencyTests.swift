@@ -1,7 +1,9 @@
 import Dispatch
-@testable import JWTVerify
 import JWTVerifyTestSupport
+import Synchronization
 import Testing
+
+@testable import JWTVerify
 
 @Suite("concurrency")
 struct ConcurrencyTests {
@@ -13,8 +15,16 @@ struct ConcurrencyTests {
             (TokenFactory.token(payload: TokenFactory.claims(), signer: TokenFactory.ec), nil),
             (TokenFactory.token(payload: TokenFactory.claims(), signer: TokenFactory.rsaB), nil),
             (TokenFactory.token(payload: TokenFactory.claims(exp: "1")), "expired"),
-            (TokenFactory.token(header: #"{"kid":"rsa-a","alg":"RS256"}"#, payload: TokenFactory.claims(), signer: TokenFactory.rsaB), "bad_signature"),
-            (TokenFactory.token(header: #"{"kid":"rsa-a","alg":"ES256"}"#, payload: TokenFactory.claims(), signer: TokenFactory.ec), "key_alg_mismatch"),
+            (
+                TokenFactory.token(
+                    header: #"{"kid":"rsa-a","alg":"RS256"}"#, payload: TokenFactory.claims(), signer: TokenFactory.rsaB
+                ), "bad_signature"
+            ),
+            (
+                TokenFactory.token(
+                    header: #"{"kid":"rsa-a","alg":"ES256"}"#, payload: TokenFactory.claims(), signer: TokenFactory.ec),
+                "key_alg_mismatch"
+            ),
         ]
         let wrong = Counter()
         DispatchQueue.concurrentPerform(iterations: 8) { worker in
@@ -34,8 +44,6 @@ final class Counter: @unchecked Sendable {
     func increment() { lock.withLock { count += 1 } }
     var value: Int { lock.withLock { count } }
 }
-
-import Synchronization
 
 /// A minimal lock over `Mutex`.
 final class NSLockLike: Sendable {

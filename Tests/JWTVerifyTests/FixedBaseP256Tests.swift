@@ -1,9 +1,10 @@
 import Foundation
-@testable import JWTVerify
 import JWTVerifyKeyMaking
-import Synchronization
 import JWTVerifyTestSupport
+import Synchronization
 import Testing
+
+@testable import JWTVerify
 
 /// The fixed-base ES256 path (`FixedBaseP256Key`, the batch signature stage): the same
 /// verdict as OpenSSL's `EVP_PKEY_verify` on every vector, alone and in batches, and a bad entry in
@@ -52,32 +53,50 @@ struct FixedBaseP256Tests {
                 #expect(result == "valid" || result == "invalid", "tcId \(id): \(result)")
                 let digest = MessageDigest.sha256.hash([UInt8](hex: test["msg"] as? String ?? ""))
                 let signature = [UInt8](hex: test["sig"] as? String ?? "")
-                groupCases.append(Case(id: id, expected: result == "valid", digest: digest, signature: signature, table: table, key: key))
+                groupCases.append(
+                    Case(
+                        id: id, expected: result == "valid", digest: digest, signature: signature, table: table,
+                        key: key))
             }
             // Alone, and with OpenSSL's own verify as the reference.
             for c in groupCases {
-                let fast = c.signature.withUnsafeBytes { s in c.digest.withUnsafeBytes { table?.isValidSignature(s, digest: $0) ?? false } }
-                let evp = c.signature.withUnsafeBytes { s in c.digest.withUnsafeBytes { key.isValidES256ThroughEVP(s, digest: $0) } }
+                let fast = c.signature.withUnsafeBytes { s in
+                    c.digest.withUnsafeBytes { table?.isValidSignature(s, digest: $0) ?? false }
+                }
+                let evp = c.signature.withUnsafeBytes { s in
+                    c.digest.withUnsafeBytes { key.isValidES256ThroughEVP(s, digest: $0) }
+                }
                 if fast != c.expected { wrong.append("tcId \(c.id) alone: \(fast), expected \(c.expected)") }
                 if evp != fast { wrong.append("tcId \(c.id): EVP says \(evp), fixed base \(fast)") }
             }
             // All of the group's well-sized signatures in batches.
-            wrong += Self.batchDisagreements(groupCases.filter { $0.signature.count == 64 }.map { ($0.id, $0.expected, $0.digest, $0.signature, $0.table!) })
+            wrong += Self.batchDisagreements(
+                groupCases.filter { $0.signature.count == 64 }.map {
+                    ($0.id, $0.expected, $0.digest, $0.signature, $0.table!)
+                })
             cases += groupCases
         }
         // Every key's cases interleaved: batches that mix keys and verdicts.
         let sized = cases.filter { $0.signature.count == 64 }
         var mixed: [(Int, Bool, [UInt8], [UInt8], FixedBaseP256Key)] = []
-        for offset in 0..<7 { for (i, c) in sized.enumerated() where i % 7 == offset { mixed.append((c.id, c.expected, c.digest, c.signature, c.table!)) } }
+        for offset in 0..<7 {
+            for (i, c) in sized.enumerated() where i % 7 == offset {
+                mixed.append((c.id, c.expected, c.digest, c.signature, c.table!))
+            }
+        }
         wrong += Self.batchDisagreements(mixed)
-        print("wycheproof P-256 fixed base: \(cases.count) cases (\(cases.filter(\.expected).count) valid), \(groups.count) keys, \(wrong.count) wrong")
+        print(
+            "wycheproof P-256 fixed base: \(cases.count) cases (\(cases.filter(\.expected).count) valid), \(groups.count) keys, \(wrong.count) wrong"
+        )
         #expect(cases.count == document["numberOfTests"] as? Int)
         #expect(wrong.isEmpty, "\(wrong.prefix(10))")
     }
 
     /// Runs `cases` through `FixedBaseP256Key.verify` in full batches; the cases whose batch verdict
     /// differs from the expected one.
-    static func batchDisagreements(_ cases: [(id: Int, expected: Bool, digest: [UInt8], signature: [UInt8], table: FixedBaseP256Key)]) -> [String] {
+    static func batchDisagreements(
+        _ cases: [(id: Int, expected: Bool, digest: [UInt8], signature: [UInt8], table: FixedBaseP256Key)]
+    ) -> [String] {
         var wrong: [String] = []
         var start = 0
         while start < cases.count {
@@ -95,16 +114,21 @@ struct FixedBaseP256Tests {
         let flat = entries.flatMap { $0.1 + $0.2 }
         return flat.withUnsafeBytes { bytes in
             let list = entries.indices.map { i in
-                FixedBaseP256Key.BatchEntry(key: entries[i].0, digest: bytes.baseAddress! + i * 96, signature: bytes.baseAddress! + i * 96 + 32)
+                FixedBaseP256Key.BatchEntry(
+                    key: entries[i].0, digest: bytes.baseAddress! + i * 96, signature: bytes.baseAddress! + i * 96 + 32)
             }
             var valid = [UInt8](repeating: 7, count: entries.count)
-            list.withUnsafeBufferPointer { list in valid.withUnsafeMutableBufferPointer { FixedBaseP256Key.verify(list, valid: $0) } }
+            list.withUnsafeBufferPointer { list in
+                valid.withUnsafeMutableBufferPointer { FixedBaseP256Key.verify(list, valid: $0) }
+            }
             return valid.map { $0 == 1 }
         }
     }
 
     /// A signer's key, its table, and `count` signatures of distinct messages.
-    static func signatures(_ count: Int, signer: TokenFactory.Signer = TokenFactory.ec) throws -> (FixedBaseP256Key, [([UInt8], [UInt8])]) {
+    static func signatures(_ count: Int, signer: TokenFactory.Signer = TokenFactory.ec) throws -> (
+        FixedBaseP256Key, [([UInt8], [UInt8])]
+    ) {
         let members = Dictionary(uniqueKeysWithValues: signer.key.publicJWKMembers())
         let point = [0x04] + (Base64URL.decode(members["x"]!.utf8) ?? []) + (Base64URL.decode(members["y"]!.utf8) ?? [])
         let table = try #require(FixedBaseP256Key(uncompressedPoint: point))
@@ -120,7 +144,9 @@ struct FixedBaseP256Tests {
         let (table, list) = try Self.signatures(1000)
         var tampered = list
         tampered[617].1[40] ^= 0x01
-        var cases = tampered.enumerated().map { (id: $0.offset, expected: $0.offset != 617, digest: $0.element.0, signature: $0.element.1, table: table) }
+        var cases = tampered.enumerated().map {
+            (id: $0.offset, expected: $0.offset != 617, digest: $0.element.0, signature: $0.element.1, table: table)
+        }
         #expect(Self.batchDisagreements(cases).isEmpty)
         // Every kind of bad: flipped bits, r or s = 0, = n, > n, out-of-range, swapped digests.
         let zero = [UInt8](repeating: 0, count: 32)
@@ -144,7 +170,9 @@ struct FixedBaseP256Tests {
         }
         #expect(Self.batchDisagreements(cases).isEmpty)
         // And an all-valid batch still passes after all that.
-        cases = list.enumerated().map { (id: $0.offset, expected: true, digest: $0.element.0, signature: $0.element.1, table: table) }
+        cases = list.enumerated().map {
+            (id: $0.offset, expected: true, digest: $0.element.0, signature: $0.element.1, table: table)
+        }
         #expect(Self.batchDisagreements(cases).isEmpty)
     }
 
@@ -176,7 +204,8 @@ struct FixedBaseP256Tests {
         var signature17 = Base64URL.decode(parts17[2].utf8)!
         signature17[40] ^= 0x10
         tokens[17] = parts17[0] + "." + parts17[1] + "." + Base64URL.encode(signature17)
-        let foreign = TokenFactory.Signer(kid: "ec-a", algorithm: .es256, key: try EVPPrivateKey.generateEC(curve: "P-256"))
+        let foreign = TokenFactory.Signer(
+            kid: "ec-a", algorithm: .es256, key: try EVPPrivateKey.generateEC(curve: "P-256"))
         tokens[150] = TokenFactory.token(payload: TokenFactory.claims(), signer: foreign)
         tokens[299] = TokenFactory.token(payload: TokenFactory.claims())
         let expected = tokens.indices.map { [17, 150].contains($0) ? "bad_signature" : "valid" }
@@ -188,10 +217,12 @@ struct FixedBaseP256Tests {
 
     @Test("a P-256 key earns its table after a few verifications, once, and only P-256 keys have one")
     func lazyTable() throws {
-        let signer = TokenFactory.Signer(kid: "lazy", algorithm: .es256, key: try EVPPrivateKey.generateEC(curve: "P-256"))
+        let signer = TokenFactory.Signer(
+            kid: "lazy", algorithm: .es256, key: try EVPPrivateKey.generateEC(curve: "P-256"))
         let keys = try JWKSet(json: Array("{\"keys\":[\(signer.jwkJSON)]}".utf8))
         let key = try #require(keys.keys.first?.key)
-        let verifier = Verifier(keys: keys, issuer: TokenFactory.issuer, audiences: [TokenFactory.audience], clock: { TokenFactory.now })
+        let verifier = Verifier(
+            keys: keys, issuer: TokenFactory.issuer, audiences: [TokenFactory.audience], clock: { TokenFactory.now })
         let token = Array(TokenFactory.token(payload: TokenFactory.claims(), signer: signer).utf8)
         #expect(key.fixedBaseSlot != nil)
         for _ in 0..<(FixedBaseSlot.threshold - 1) {
@@ -209,7 +240,8 @@ struct FixedBaseP256Tests {
         #expect(token.withUnsafeBytes { verifier.evaluate($0, nonce: nil, at: .clock) }.errorReason == nil)
         #expect(TokenFactory.keys.keys.first { $0.keyID == "rsa-a" }?.key?.fixedBaseSlot == nil)
         let p384 = try EVPPrivateKey.generateEC(curve: "P-384")
-        let p384Set = try JWKSet(json: Array("{\"keys\":[\(TokenFactory.Signer(kid: "p384", algorithm: .es384, key: p384).jwkJSON)]}".utf8))
+        let p384Set = try JWKSet(
+            json: Array("{\"keys\":[\(TokenFactory.Signer(kid: "p384", algorithm: .es384, key: p384).jwkJSON)]}".utf8))
         #expect(p384Set.keys.first?.key?.fixedBaseSlot == nil)
     }
 }
@@ -217,10 +249,14 @@ struct FixedBaseP256Tests {
 extension FixedBaseP256Tests {
     @Test("8 threads crossing the threshold together: one table is built, every token verifies")
     func concurrentBuild() throws {
-        let signer = TokenFactory.Signer(kid: "race", algorithm: .es256, key: try EVPPrivateKey.generateEC(curve: "P-256"))
+        let signer = TokenFactory.Signer(
+            kid: "race", algorithm: .es256, key: try EVPPrivateKey.generateEC(curve: "P-256"))
         let keys = try JWKSet(json: Array("{\"keys\":[\(signer.jwkJSON)]}".utf8))
-        let verifier = Verifier(keys: keys, issuer: TokenFactory.issuer, audiences: [TokenFactory.audience], clock: { TokenFactory.now })
-        let tokens = (0..<64).map { Array(TokenFactory.token(payload: TokenFactory.claims(extra: #""n":\#($0)"#), signer: signer).utf8) }
+        let verifier = Verifier(
+            keys: keys, issuer: TokenFactory.issuer, audiences: [TokenFactory.audience], clock: { TokenFactory.now })
+        let tokens = (0..<64).map {
+            Array(TokenFactory.token(payload: TokenFactory.claims(extra: #""n":\#($0)"#), signer: signer).utf8)
+        }
         let before = FixedBaseSlot.tableCounts.built
         let failures = Atomic<Int>(0)
         DispatchQueue.concurrentPerform(iterations: 8) { thread in

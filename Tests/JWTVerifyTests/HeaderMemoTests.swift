@@ -1,6 +1,7 @@
-@testable import JWTVerify
 import JWTVerifyTestSupport
 import Testing
+
+@testable import JWTVerify
 
 /// The per-thread header memo gives exactly what decoding the header gives: per verifier (each has
 /// its own keys and allow-list), for every header text, however the verifiers interleave.
@@ -21,9 +22,11 @@ struct HeaderMemoTests {
         let full = TokenFactory.verifier()
         let onlyES256 = TokenFactory.verifier(algorithms: [.es256])
         let impostor = Verifier(
-            keys: try Self.impostorSet(), issuer: TokenFactory.issuer, audiences: [TokenFactory.audience], clock: { TokenFactory.now })
+            keys: try Self.impostorSet(), issuer: TokenFactory.issuer, audiences: [TokenFactory.audience],
+            clock: { TokenFactory.now })
         let noKeys = Verifier(
-            keys: JWKSet(keys: []), issuer: TokenFactory.issuer, audiences: [TokenFactory.audience], clock: { TokenFactory.now })
+            keys: JWKSet(keys: []), issuer: TokenFactory.issuer, audiences: [TokenFactory.audience],
+            clock: { TokenFactory.now })
         for _ in 0..<3 {
             #expect(TokenFactory.reason(Self.signed, verifier: full) == nil)
             #expect(TokenFactory.reason(Self.signed, verifier: impostor) == "bad_signature")
@@ -43,13 +46,15 @@ struct HeaderMemoTests {
         #expect(second.algorithm == "RS256" && second.keyID == "rsa-a")
         #expect(second.verifiedKeyID == "rsa-a")
         var tampered = Array(Self.signed.utf8)
-        tampered[tampered.count - 3] = tampered[tampered.count - 3] == UInt8(ascii: "A") ? UInt8(ascii: "B") : UInt8(ascii: "A")
+        tampered[tampered.count - 3] =
+            tampered[tampered.count - 3] == UInt8(ascii: "A") ? UInt8(ascii: "B") : UInt8(ascii: "A")
         let rejected = verifier.traced(String(decoding: tampered, as: UTF8.self))
         #expect(rejected.reason == "bad_signature")
         #expect(rejected.algorithm == "RS256" && rejected.keyID == "rsa-a")
     }
 
-    @Test("more header texts than the memo keeps: every one still verifies, and an oversized header is decoded each time")
+    @Test(
+        "more header texts than the memo keeps: every one still verifies, and an oversized header is decoded each time")
     func eviction() {
         let verifier = TokenFactory.verifier()
         let tokens = (0..<(HeaderMemo.capacity * 3)).map { n in
@@ -59,7 +64,8 @@ struct HeaderMemoTests {
             for token in tokens { #expect(TokenFactory.reason(token, verifier: verifier) == nil) }
         }
         let padding = String(repeating: "p", count: HeaderMemo.longestSegment)
-        let large = TokenFactory.token(header: #"{"kid":"rsa-a","alg":"RS256","pad":"\#(padding)"}"#, payload: TokenFactory.claims())
+        let large = TokenFactory.token(
+            header: #"{"kid":"rsa-a","alg":"RS256","pad":"\#(padding)"}"#, payload: TokenFactory.claims())
         for _ in 0..<2 { #expect(TokenFactory.reason(large, verifier: verifier) == nil) }
     }
 }

@@ -1,6 +1,7 @@
-@testable import JWTVerify
 import JWTVerifyTestSupport
 import Testing
+
+@testable import JWTVerify
 
 /// Header parameters, in the order the vectors README fixes (§1.5 step 4).
 @Suite("JOSE header")
@@ -51,7 +52,8 @@ struct HeaderTests {
 
     @Test("a header without kid is verified by the only key of a one-key set, never by one of several")
     func missingKid() throws {
-        let token = TokenFactory.token(header: #"{"alg":"ES256"}"#, payload: TokenFactory.claims(), signer: TokenFactory.ec)
+        let token = TokenFactory.token(
+            header: #"{"alg":"ES256"}"#, payload: TokenFactory.claims(), signer: TokenFactory.ec)
         #expect(TokenFactory.reason(token) == "unknown_kid")
         let single = try JWKSet(json: Array("{\"keys\":[\(TokenFactory.ec.jwkJSON)]}".utf8))
         let verifier = Verifier(

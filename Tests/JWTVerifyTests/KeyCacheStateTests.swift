@@ -1,6 +1,7 @@
-@testable import JWTVerify
 import JWTVerifyTestSupport
 import Testing
+
+@testable import JWTVerify
 
 /// The cache's rules, with explicit times and no I/O.
 @Suite("key cache state machine")

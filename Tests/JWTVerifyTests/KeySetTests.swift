@@ -1,8 +1,9 @@
 import Foundation
-@testable import JWTVerify
 import JWTVerifyKeyMaking
 import JWTVerifyTestSupport
 import Testing
+
+@testable import JWTVerify
 
 @Suite("key sets")
 struct KeySetTests {
@@ -10,7 +11,9 @@ struct KeySetTests {
 
     @Test(
         "documents that are not key sets are errors",
-        arguments: ["", "[]", "\"keys\"", "{}", #"{"keys":{}}"#, #"{"keys":[1]}"#, "{\"keys\":[]} x", #"{"keys":[],"keys":[]}"#])
+        arguments: [
+            "", "[]", "\"keys\"", "{}", #"{"keys":{}}"#, #"{"keys":[1]}"#, "{\"keys\":[]} x", #"{"keys":[],"keys":[]}"#,
+        ])
     func notAKeySet(document: String) {
         #expect(throws: JWKSetError.self) { try set(document) }
     }
@@ -47,7 +50,8 @@ struct KeySetTests {
         let entry = try #require(keys.keys.first)
         #expect(entry.unusableReason?.contains(mentions) == true, "\(entry.unusableReason ?? "usable")")
         let token = TokenFactory.token(payload: TokenFactory.claims())
-        let verifier = Verifier(keys: keys, issuer: TokenFactory.issuer, audiences: [TokenFactory.audience], clock: { TokenFactory.now })
+        let verifier = Verifier(
+            keys: keys, issuer: TokenFactory.issuer, audiences: [TokenFactory.audience], clock: { TokenFactory.now })
         #expect(TokenFactory.reason(token, verifier: verifier) == "key_alg_mismatch")
     }
 
@@ -55,8 +59,11 @@ struct KeySetTests {
     func symmetricKey() throws {
         let keys = try set(#"{"keys":[{"kty":"oct","kid":"rsa-a","k":"c2VjcmV0"}]}"#)
         #expect(keys.keys[0].unusableReason?.contains("oct") == true)
-        let verifier = Verifier(keys: keys, issuer: TokenFactory.issuer, audiences: [TokenFactory.audience], clock: { TokenFactory.now })
-        #expect(TokenFactory.reason(TokenFactory.token(payload: TokenFactory.claims()), verifier: verifier) == "key_alg_mismatch")
+        let verifier = Verifier(
+            keys: keys, issuer: TokenFactory.issuer, audiences: [TokenFactory.audience], clock: { TokenFactory.now })
+        #expect(
+            TokenFactory.reason(TokenFactory.token(payload: TokenFactory.claims()), verifier: verifier)
+                == "key_alg_mismatch")
     }
 
     @Test("RSA keys below 2048 bits are unusable")
@@ -65,7 +72,8 @@ struct KeySetTests {
         let keys = try set("{\"keys\":[\(small.jwkJSON)]}")
         #expect(keys.keys[0].unusableReason?.contains("1024 bits") == true)
         let token = TokenFactory.token(payload: TokenFactory.claims(), signer: small)
-        let verifier = Verifier(keys: keys, issuer: TokenFactory.issuer, audiences: [TokenFactory.audience], clock: { TokenFactory.now })
+        let verifier = Verifier(
+            keys: keys, issuer: TokenFactory.issuer, audiences: [TokenFactory.audience], clock: { TokenFactory.now })
         #expect(TokenFactory.reason(token, verifier: verifier) == "key_alg_mismatch")
     }
 
@@ -99,8 +107,11 @@ struct KeySetTests {
         #expect(conflict.keys.count == 1)
         #expect(conflict.keys[0].unusableReason?.contains("more than one") == true)
         let merged = TokenFactory.keys.merging(try set("{\"keys\":[\(other)]}"))
-        let verifier = Verifier(keys: merged, issuer: TokenFactory.issuer, audiences: [TokenFactory.audience], clock: { TokenFactory.now })
-        #expect(TokenFactory.reason(TokenFactory.token(payload: TokenFactory.claims()), verifier: verifier) == "key_alg_mismatch")
+        let verifier = Verifier(
+            keys: merged, issuer: TokenFactory.issuer, audiences: [TokenFactory.audience], clock: { TokenFactory.now })
+        #expect(
+            TokenFactory.reason(TokenFactory.token(payload: TokenFactory.claims()), verifier: verifier)
+                == "key_alg_mismatch")
     }
 
     @Test("a key set file that does not exist is reported as missing")
@@ -124,7 +135,8 @@ extension String {
 struct CertificateMapTests {
     @Test("Google's kid-to-certificate format gives the same keys as the JWKS, and tokens verify with it")
     func certificateMap() throws {
-        let x509 = try JWKSet(contentsOfFile: SharedVectors.projectVectors.appendingPathComponent("google-x509-keys.json").path)
+        let x509 = try JWKSet(
+            contentsOfFile: SharedVectors.projectVectors.appendingPathComponent("google-x509-keys.json").path)
         let jwks = try JWKSet(contentsOfFile: SharedVectors.projectVectors.appendingPathComponent("jwks.json").path)
         #expect(x509.keys.count == 2)
         for key in x509.keys {
@@ -132,7 +144,8 @@ struct CertificateMapTests {
             #expect(key.keyType == "RSA")
             #expect(key.thumbprint == jwks.key(withID: key.keyID ?? "")?.thumbprint)
         }
-        let verifier = Verifier(keys: x509, issuer: "https://appleid.apple.com", audiences: ["com.example.app"], clock: { 1_767_225_600 })
+        let verifier = Verifier(
+            keys: x509, issuer: "https://appleid.apple.com", audiences: ["com.example.app"], clock: { 1_767_225_600 })
         let sample = SampleVectorTests.samples.first { $0.id == "valid-rs256-key2" }
         let token = try #require(sample)
         #expect(throws: Never.self) { try verifier.verify(token.token, nonce: token.nonce) }
@@ -140,7 +153,8 @@ struct CertificateMapTests {
 
     @Test("a map with a broken certificate keeps that kid unusable; other objects are not key sets")
     func brokenCertificate() throws {
-        let set = try JWKSet(json: Array(#"{"abc":"-----BEGIN CERTIFICATE-----\nnot base64\n-----END CERTIFICATE-----\n"}"#.utf8))
+        let set = try JWKSet(
+            json: Array(#"{"abc":"-----BEGIN CERTIFICATE-----\nnot base64\n-----END CERTIFICATE-----\n"}"#.utf8))
         #expect(set.keys.first?.keyID == "abc")
         #expect(set.keys.first?.unusableReason != nil)
         #expect(throws: JWKSetError.self) { try JWKSet(json: Array(#"{"abc":"hello"}"#.utf8)) }

@@ -1,7 +1,8 @@
 import Foundation
-@testable import JWTVerify
 import JWTVerifyTestSupport
 import Testing
+
+@testable import JWTVerify
 
 /// The multi-buffer engine (Intel's crypto_mb, eight RSA public operations per call) against the
 /// key's own chain and OpenSSL's `EVP_PKEY_verify`: every Wycheproof RSASSA-PKCS1-v1_5 vector,
@@ -26,24 +27,33 @@ struct MultiBufferEngineTests {
     typealias Lane = (key: EVPPublicKey, signature: [UInt8], digest: [UInt8], algorithm: SignatureAlgorithm)
 
     /// Every vector of `file` as a lane, with Wycheproof's verdict (`acceptable` counts as invalid).
-    static func lanes(_ file: String, _ algorithm: SignatureAlgorithm) throws -> [(lane: Lane, valid: Bool, id: String)] {
+    static func lanes(_ file: String, _ algorithm: SignatureAlgorithm) throws -> [(lane: Lane, valid: Bool, id: String)]
+    {
         let document = try SharedVectors.json("wycheproof/\(file)")
         var all: [(Lane, Bool, String)] = []
         for group in document["testGroups"] as? [[String: Any]] ?? [] {
             let key = try #require(try WycheproofTests.jwk(for: group, algorithm: algorithm).key)
             for test in group["tests"] as? [[String: Any]] ?? [] {
                 let digest = algorithm.digest!.hash([UInt8](hex: test["msg"] as? String ?? ""))
-                all.append(((key, [UInt8](hex: test["sig"] as? String ?? ""), digest, algorithm), test["result"] as? String == "valid", "\(file) tcId \(test["tcId"] ?? "?")"))
+                all.append(
+                    (
+                        (key, [UInt8](hex: test["sig"] as? String ?? ""), digest, algorithm),
+                        test["result"] as? String == "valid", "\(file) tcId \(test["tcId"] ?? "?")"
+                    ))
             }
         }
         return all
     }
 
     static func throughEVP(_ lane: Lane) -> Bool {
-        lane.signature.withUnsafeBytes { s in lane.digest.withUnsafeBytes { lane.key.isValidPKCS1ThroughEVP(s, digest: $0, algorithm: lane.algorithm) } }
+        lane.signature.withUnsafeBytes { s in
+            lane.digest.withUnsafeBytes { lane.key.isValidPKCS1ThroughEVP(s, digest: $0, algorithm: lane.algorithm) }
+        }
     }
 
-    @Test("every Wycheproof RSASSA-PKCS1-v1_5 vector: alone, eight to a call, and mixed with other keys' lanes", .enabled(if: SharedVectors.available && loaded))
+    @Test(
+        "every Wycheproof RSASSA-PKCS1-v1_5 vector: alone, eight to a call, and mixed with other keys' lanes",
+        .enabled(if: SharedVectors.available && loaded))
     func wycheproof() throws {
         var wrong: [String] = []
         var total = 0
@@ -57,7 +67,9 @@ struct MultiBufferEngineTests {
                 if evp != vector.valid { wrong.append("\(vector.id): EVP_PKEY_verify says \(evp)") }
                 // Alone: one lane of eight (a key the engine does not take is refused, not guessed).
                 let alone = MultiBufferEngine.verify([vector.lane])
-                if (alone == nil) != (MultiBufferEngine.takes(vector.lane.key) == nil) { wrong.append("\(vector.id): taken and refused disagree") }
+                if (alone == nil) != (MultiBufferEngine.takes(vector.lane.key) == nil) {
+                    wrong.append("\(vector.id): taken and refused disagree")
+                }
                 if let alone, alone != [vector.valid] { wrong.append("\(vector.id) alone: \(alone[0])") }
             }
             // Eight to a call, in the file's order, among the keys the engine takes (e = 65537).
@@ -70,7 +82,9 @@ struct MultiBufferEngineTests {
                     wrong.append("\(file): lanes refused")
                     continue
                 }
-                for (vector, verdict) in zip(chunk, verdicts) where verdict != vector.valid { wrong.append("\(vector.id) in lanes: \(verdict)") }
+                for (vector, verdict) in zip(chunk, verdicts) where verdict != vector.valid {
+                    wrong.append("\(vector.id) in lanes: \(verdict)")
+                }
             }
             for vector in taken { bySize[vector.lane.key.bits, default: []].append(vector) }
         }
@@ -82,10 +96,14 @@ struct MultiBufferEngineTests {
             for start in stride(from: 0, to: shuffled.count, by: 8) {
                 let chunk = Array(shuffled[start..<min(start + 8, shuffled.count)])
                 guard let verdicts = MultiBufferEngine.verify(chunk.map(\.lane)) else { continue }
-                for (vector, verdict) in zip(chunk, verdicts) where verdict != vector.valid { wrong.append("\(vector.id) mixed: \(verdict)") }
+                for (vector, verdict) in zip(chunk, verdicts) where verdict != vector.valid {
+                    wrong.append("\(vector.id) mixed: \(verdict)")
+                }
             }
         }
-        print("multi-buffer engine: \(total) Wycheproof RSASSA-PKCS1-v1_5 vectors (\(laned) under keys it takes, the rest refused alone), \(wrong.count) wrong")
+        print(
+            "multi-buffer engine: \(total) Wycheproof RSASSA-PKCS1-v1_5 vectors (\(laned) under keys it takes, the rest refused alone), \(wrong.count) wrong"
+        )
         #expect(total == 2_330)
         #expect(laned > 2_000)
         #expect(wrong.isEmpty, "\(wrong.prefix(10))")
@@ -103,7 +121,9 @@ struct MultiBufferEngineTests {
         return carry == 0 ? result : nil
     }
 
-    @Test("s = n, s = n + 1 and s + n are refused although s + n gives the same s^e mod n; a bad lane changes no other", .enabled(if: loaded))
+    @Test(
+        "s = n, s = n + 1 and s + n are refused although s + n gives the same s^e mod n; a bad lane changes no other",
+        .enabled(if: loaded))
     func signatureBelowModulus() throws {
         let signer = TokenFactory.rsa
         let key = try #require(TokenFactory.keys.keys.first { $0.keyID == signer.kid }?.key)
@@ -115,7 +135,9 @@ struct MultiBufferEngineTests {
         let signature = try signer.key.sign(message, algorithm: .rs256)
         var nPlusOne = n
         nPlusOne[nPlusOne.count - 1] &+= 1  // n is odd: no carry
-        var lanes: [Lane] = [(key, signature, digest, .rs256), (key, n, digest, .rs256), (key, nPlusOne, digest, .rs256)]
+        var lanes: [Lane] = [
+            (key, signature, digest, .rs256), (key, n, digest, .rs256), (key, nPlusOne, digest, .rs256),
+        ]
         var expected = [true, false, false]
         if let shifted = Self.sum(signature, n) {
             lanes.append((key, shifted, digest, .rs256))
@@ -127,13 +149,17 @@ struct MultiBufferEngineTests {
         // One bad signature among 1,000 fails alone, in any lane.
         var verdicts: [Bool] = []
         for start in stride(from: 0, to: 1000, by: 8) {
-            let chunk: [Lane] = (start..<min(start + 8, 1000)).map { $0 == 437 ? (key, nPlusOne, digest, .rs256) : (key, signature, digest, .rs256) }
+            let chunk: [Lane] = (start..<min(start + 8, 1000)).map {
+                $0 == 437 ? (key, nPlusOne, digest, .rs256) : (key, signature, digest, .rs256)
+            }
             verdicts += try #require(MultiBufferEngine.verify(chunk))
         }
         #expect(verdicts.indices.filter { !verdicts[$0] } == [437])
     }
 
-    @Test("the batch stage: RS256 tokens of two keys through the engine, mixed with ES256 and forged ones, each gets its single-token verdict", .enabled(if: loaded))
+    @Test(
+        "the batch stage: RS256 tokens of two keys through the engine, mixed with ES256 and forged ones, each gets its single-token verdict",
+        .enabled(if: loaded))
     func batchStage() throws {
         let verifier = TokenFactory.verifier()
         var tokens: [String] = []
@@ -147,7 +173,8 @@ struct MultiBufferEngineTests {
         for token in tokens { batch.append(token) }
         let batched = verifier.verify(batch, at: TokenFactory.now).map(BatchVerificationTests.describe)
         let single = tokens.map { token in
-            BatchVerificationTests.describe(Result { () throws(VerificationError) in try verifier.verify(token, at: TokenFactory.now) })
+            BatchVerificationTests.describe(
+                Result { () throws(VerificationError) in try verifier.verify(token, at: TokenFactory.now) })
         }
         #expect(batched == single)
         #expect(batched.filter { $0.hasPrefix("bad_signature") }.count == tokens.indices.filter { $0 % 11 == 5 }.count)

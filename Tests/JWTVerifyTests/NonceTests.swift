@@ -1,13 +1,17 @@
-@testable import JWTVerify
 import JWTVerifyTestSupport
 import Testing
+
+@testable import JWTVerify
 
 @Suite("nonce")
 struct NonceTests {
     @Test("the expected claim is the lowercase hex SHA-256 of the raw nonce")
     func expectedClaim() {
-        #expect(Nonce.expectedClaim(forRawNonce: "raw-nonce-123") == "8197cb768cfbf77048a764c35b565b71128226c4813a4f9c0d663e9bd76a88cb")
-        #expect(Nonce.expectedClaim(forRawNonce: "") == "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855")
+        #expect(
+            Nonce.expectedClaim(forRawNonce: "raw-nonce-123")
+                == "8197cb768cfbf77048a764c35b565b71128226c4813a4f9c0d663e9bd76a88cb")
+        #expect(
+            Nonce.expectedClaim(forRawNonce: "") == "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855")
     }
 
     private func reason(claim: String?, raw: String?) -> String? {

@@ -1,7 +1,8 @@
-@testable import JWTVerify
 import Foundation
 import JWTVerifyTestSupport
 import Testing
+
+@testable import JWTVerify
 
 /// The word-at-a-time string escaping of ``OutputText`` against a byte-by-byte reference, and the
 /// shared hex digits.
@@ -40,7 +41,8 @@ struct OutputTextTests {
                 for value in 0...255 {
                     var bytes = [UInt8](repeating: UInt8(ascii: "a"), count: length)
                     bytes[position] = UInt8(value)
-                    #expect(Self.written(bytes) == Self.reference(bytes), "length \(length), byte \(value) at \(position)")
+                    #expect(
+                        Self.written(bytes) == Self.reference(bytes), "length \(length), byte \(value) at \(position)")
                     checked += 1
                 }
             }
@@ -51,7 +53,8 @@ struct OutputTextTests {
     @Test("random strings with several escapes agree with the reference and parse back")
     func randomStrings() throws {
         var rng = SplitMix(state: 11)
-        let alphabet: [UInt8] = Array("abcXYZ019 -_.~".utf8) + [0x22, 0x5C, 0x0A, 0x0D, 0x09, 0x00, 0x1F, 0x7F, 0x20, 0x7E]
+        let alphabet: [UInt8] =
+            Array("abcXYZ019 -_.~".utf8) + [0x22, 0x5C, 0x0A, 0x0D, 0x09, 0x00, 0x1F, 0x7F, 0x20, 0x7E]
         for _ in 0..<5_000 {
             let length = Int.random(in: 0..<48, using: &rng)
             let bytes = (0..<length).map { _ in

@@ -1,7 +1,8 @@
 import Foundation
-@testable import JWTVerify
 import JWTVerifyTestSupport
 import Testing
+
+@testable import JWTVerify
 
 /// The RFC 7515/7517/7520/8037 examples in `../shared/vectors/rfc`.
 @Suite("RFC examples", .enabled(if: SharedVectors.available, Comment(rawValue: SharedVectors.missingMessage)))
@@ -16,7 +17,8 @@ struct RFCExampleTests {
         let vector = try SharedVectors.json("rfc/\(file)")
         let jwk = try JSONSerialization.data(withJSONObject: try #require(vector["jwk"]))
         let verifier = Verifier(
-            keys: try JWKSet(json: [UInt8](jwk)), policy: VerificationPolicy(issuers: nil, audiences: nil, algorithms: Set(SignatureAlgorithm.all)))
+            keys: try JWKSet(json: [UInt8](jwk)),
+            policy: VerificationPolicy(issuers: nil, audiences: nil, algorithms: Set(SignatureAlgorithm.all)))
         let result = verifier.verifySignatureOnly(Array(try #require(vector["token"] as? String).utf8))
         if vector["expect"] as? String == "valid" {
             let (algorithm, payload) = try result.get()
@@ -35,7 +37,8 @@ struct RFCExampleTests {
     func es256FixedBase() throws {
         let vector = try SharedVectors.json("rfc/rfc7515_A3_ES256.json")
         let jwk = try JSONSerialization.data(withJSONObject: try #require(vector["jwk"]))
-        let verifier = Verifier(keys: try JWKSet(json: [UInt8](jwk)), policy: VerificationPolicy(issuers: nil, audiences: nil))
+        let verifier = Verifier(
+            keys: try JWKSet(json: [UInt8](jwk)), policy: VerificationPolicy(issuers: nil, audiences: nil))
         let key = try #require(verifier.keys.keys.first?.key)
         #expect(key.buildFixedBaseNow() != nil)
         let token = Array(try #require(vector["token"] as? String).utf8)
@@ -47,7 +50,8 @@ struct RFCExampleTests {
         let batched = verifier.verify(batch, at: 1_300_819_000)
         #expect((try? batched[0].get())?.payload == Array(try #require(vector["payload_text"] as? String).utf8))
         var tampered = token
-        tampered[tampered.count - 2] = tampered[tampered.count - 2] == UInt8(ascii: "A") ? UInt8(ascii: "B") : UInt8(ascii: "A")
+        tampered[tampered.count - 2] =
+            tampered[tampered.count - 2] == UInt8(ascii: "A") ? UInt8(ascii: "B") : UInt8(ascii: "A")
         if case .failure(let error) = verifier.verifySignatureOnly(tampered) {
             #expect(error.reason == .badSignature)
         } else {
@@ -78,10 +82,14 @@ struct RFCExampleTests {
 
     @Test("RFC 7517 A.2: private members are ignored; the public halves match A.1")
     func privateKeySet() throws {
-        let publicSet = try JWKSet(json: [UInt8](try JSONSerialization.data(
-            withJSONObject: try #require(try SharedVectors.json("rfc/rfc7517_A1_public_jwks.json")["jwks"]))))
-        let privateSet = try JWKSet(json: [UInt8](try JSONSerialization.data(
-            withJSONObject: try #require(try SharedVectors.json("rfc/rfc7517_A2_private_jwks.json")["jwks"]))))
+        let publicSet = try JWKSet(
+            json: [UInt8](
+                try JSONSerialization.data(
+                    withJSONObject: try #require(try SharedVectors.json("rfc/rfc7517_A1_public_jwks.json")["jwks"]))))
+        let privateSet = try JWKSet(
+            json: [UInt8](
+                try JSONSerialization.data(
+                    withJSONObject: try #require(try SharedVectors.json("rfc/rfc7517_A2_private_jwks.json")["jwks"]))))
         #expect(privateSet.keys.count == 2)
         for key in privateSet.keys where key.unusableReason == nil {
             let twin = try #require(publicSet.keys.first { $0.thumbprint == key.thumbprint })

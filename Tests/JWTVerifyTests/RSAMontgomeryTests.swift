@@ -1,9 +1,10 @@
 import Dispatch
-@testable import JWTVerify
 import JWTVerifyKeyMaking
 import JWTVerifyTestSupport
 import Synchronization
 import Testing
+
+@testable import JWTVerify
 
 /// The RS256/RS384/RS512 path through each RSA key's Montgomery chain (`rsa_montgomery.h`),
 /// against OpenSSL's own `EVP_PKEY_verify` on the same keys, digests and signatures.
@@ -14,7 +15,9 @@ struct RSAMontgomeryTests {
     /// The public half of `key`, imported as a JWK's `n` and `e` are.
     static func publicKey(of key: EVPPrivateKey) throws -> EVPPublicKey {
         let members = Dictionary(uniqueKeysWithValues: key.publicJWKMembers())
-        return try EVPPublicKey.rsa(modulus: try #require(Base64URL.decode(members["n"]!.utf8)), exponent: try #require(Base64URL.decode(members["e"]!.utf8)))
+        return try EVPPublicKey.rsa(
+            modulus: try #require(Base64URL.decode(members["n"]!.utf8)),
+            exponent: try #require(Base64URL.decode(members["e"]!.utf8)))
     }
 
     /// Signatures the chain must judge as OpenSSL does: the valid one, then altered ones.
@@ -62,13 +65,16 @@ struct RSAMontgomeryTests {
                     message.withUnsafeBytes { publicKey.isValidSignature(s, over: $0, algorithm: algorithm) }
                 }
                 #expect(throughChain == (name == "valid"), "\(algorithm) \(name): chain says \(throughChain)")
-                #expect(throughEVP == throughChain, "\(algorithm) \(name): EVP says \(throughEVP), chain \(throughChain)")
+                #expect(
+                    throughEVP == throughChain, "\(algorithm) \(name): EVP says \(throughEVP), chain \(throughChain)")
                 #expect(throughToken == throughChain, "\(algorithm) \(name): token path says \(throughToken)")
             }
             // The right signature under another algorithm's digest, and a digest one bit off.
             for other in algorithms where other != algorithm {
                 let otherDigest = other.digest!.hash(message)
-                #expect(!chain.verifies(signature, digest: otherDigest, algorithm: other), "\(algorithm) signature taken as \(other)")
+                #expect(
+                    !chain.verifies(signature, digest: otherDigest, algorithm: other),
+                    "\(algorithm) signature taken as \(other)")
             }
             var altered = digest
             altered[0] ^= 0x80
@@ -79,7 +85,9 @@ struct RSAMontgomeryTests {
 
     @Test(
         "exponents up to 64 bits get a chain that judges every signature as EVP_PKEY_verify does",
-        arguments: [([3], 2048), ([17], 2048), ([1, 0, 1], 2048), ([1, 0, 1], 3072), ([0x80, 0, 0, 0, 0, 0, 0, 0x1D], 2048)] as [([UInt8], Int)])
+        arguments: [
+            ([3], 2048), ([17], 2048), ([1, 0, 1], 2048), ([1, 0, 1], 3072), ([0x80, 0, 0, 0, 0, 0, 0, 0x1D], 2048),
+        ] as [([UInt8], Int)])
     func agreesWithEVP(exponent: [UInt8], bits: Int) throws {
         let privateKey = try EVPPrivateKey.generateRSA(bits: bits, exponent: exponent)
         let publicKey = try Self.publicKey(of: privateKey)
@@ -94,11 +102,15 @@ struct RSAMontgomeryTests {
         #expect(publicKey.rsaChain == nil)
         let message = Array("m".utf8)
         let signature = try privateKey.sign(message, algorithm: .rs256)
-        let valid = signature.withUnsafeBytes { s in message.withUnsafeBytes { publicKey.isValidSignature(s, over: $0, algorithm: .rs256) } }
+        let valid = signature.withUnsafeBytes { s in
+            message.withUnsafeBytes { publicKey.isValidSignature(s, over: $0, algorithm: .rs256) }
+        }
         #expect(valid)
         var flipped = signature
         flipped[100] ^= 1
-        let invalid = flipped.withUnsafeBytes { s in message.withUnsafeBytes { publicKey.isValidSignature(s, over: $0, algorithm: .rs256) } }
+        let invalid = flipped.withUnsafeBytes { s in
+            message.withUnsafeBytes { publicKey.isValidSignature(s, over: $0, algorithm: .rs256) }
+        }
         #expect(!invalid)
     }
 
@@ -117,7 +129,9 @@ struct RSAMontgomeryTests {
                 var signature = signatures[index]
                 let tampered = round % 3 == 0
                 if tampered { signature[round % signature.count] ^= 0x10 }
-                if chain.verifies(signature, digest: digests[index], algorithm: .rs256) == tampered { wrong.add(1, ordering: .relaxed) }
+                if chain.verifies(signature, digest: digests[index], algorithm: .rs256) == tampered {
+                    wrong.add(1, ordering: .relaxed)
+                }
             }
         }
         #expect(wrong.load(ordering: .relaxed) == 0)
@@ -143,7 +157,9 @@ struct RSAMontgomeryTests {
                 var candidate = signature
                 let tampered = (worker + round) % 4 == 0
                 if tampered { candidate[7] ^= 0x40 }
-                let valid = candidate.withUnsafeBytes { s in message.withUnsafeBytes { keys[0].isValidSignature(s, over: $0, algorithm: .rs256) } }
+                let valid = candidate.withUnsafeBytes { s in
+                    message.withUnsafeBytes { keys[0].isValidSignature(s, over: $0, algorithm: .rs256) }
+                }
                 if valid == tampered { wrong.add(1, ordering: .relaxed) }
             }
         }
@@ -152,7 +168,10 @@ struct RSAMontgomeryTests {
         #expect(FixedBaseP256Tests.eventually { keys[0].hasRSAChain })
         #expect(!keys[1].hasRSAChain, "another key's chain was built")
         let ecSignature = try ec.sign(message, algorithm: .es256)
-        #expect(ecSignature.withUnsafeBytes { s in message.withUnsafeBytes { keys[2].isValidSignature(s, over: $0, algorithm: .es256) } })
+        #expect(
+            ecSignature.withUnsafeBytes { s in
+                message.withUnsafeBytes { keys[2].isValidSignature(s, over: $0, algorithm: .es256) }
+            })
         #expect(!keys[2].hasRSAChain && keys[2].rsaChain == nil)
     }
 
@@ -163,8 +182,12 @@ struct RSAMontgomeryTests {
         even[even.count - 1] &= 0xFE
         #expect(RSAMontgomeryKey(modulus: modulus, exponent: [1, 0, 1]) != nil)
         #expect(RSAMontgomeryKey(modulus: even, exponent: [1, 0, 1]) == nil, "even modulus")
-        #expect(RSAMontgomeryKey(modulus: Array(modulus.prefix(32)) + [1], exponent: [3]) == nil, "a modulus under 512 bits")
-        #expect(RSAMontgomeryKey(modulus: [UInt8](repeating: 0xFF, count: 2049), exponent: [3]) == nil, "a modulus over 16384 bits")
+        #expect(
+            RSAMontgomeryKey(modulus: Array(modulus.prefix(32)) + [1], exponent: [3]) == nil, "a modulus under 512 bits"
+        )
+        #expect(
+            RSAMontgomeryKey(modulus: [UInt8](repeating: 0xFF, count: 2049), exponent: [3]) == nil,
+            "a modulus over 16384 bits")
         #expect(RSAMontgomeryKey(modulus: modulus, exponent: [1]) == nil, "e = 1")
         #expect(RSAMontgomeryKey(modulus: modulus, exponent: [2]) == nil, "even e")
         #expect(RSAMontgomeryKey(modulus: modulus, exponent: []) == nil, "e = 0")

@@ -1,13 +1,15 @@
 import Dispatch
 import Foundation
-@testable import JWTVerify
-import Synchronization
 import JWTVerifyTestSupport
+import Synchronization
 import Testing
+
+@testable import JWTVerify
 
 /// A fetcher whose answers the test scripts, counting requests; it can delay each answer.
 final class ScriptedFetcher: KeySetFetcher {
-    private let state = Mutex<(document: [UInt8]?, failing: Bool, requests: Int, conditional: Int, version: Int)>((nil, false, 0, 0, 0))
+    private let state = Mutex<(document: [UInt8]?, failing: Bool, requests: Int, conditional: Int, version: Int)>(
+        (nil, false, 0, 0, 0))
     let delay: UInt64
 
     init(document: String?, delayMilliseconds: UInt64 = 0) {
@@ -117,7 +119,9 @@ struct RemoteKeySetTests {
         #expect(keySet.metrics.failures >= 1)
         #expect(keySet.lastFailure == "origin down")
         clock.advance(86_400)
-        await #expect(throws: VerificationError(.keySetUnavailable)) { try await verifier.verify(Self.token(), at: TokenFactory.now) }
+        await #expect(throws: VerificationError(.keySetUnavailable)) {
+            try await verifier.verify(Self.token(), at: TokenFactory.now)
+        }
     }
 
     @Test("an empty or unparsable document never replaces good keys")
@@ -129,7 +133,9 @@ struct RemoteKeySetTests {
             clock.advance(700)
             let failuresBefore = keySet.metrics.failures
             _ = keySet.currentKeys()
-            for _ in 0..<500 where keySet.metrics.failures == failuresBefore { try await Task.sleep(nanoseconds: 10_000_000) }
+            for _ in 0..<500 where keySet.metrics.failures == failuresBefore {
+                try await Task.sleep(nanoseconds: 10_000_000)
+            }
             #expect(keySet.currentKeys()?.key(withID: "rsa-a") != nil)
             clock.advance(31)
         }
@@ -167,18 +173,22 @@ struct RemoteKeySetTests {
         let directory = workspace.directory.path
         let clock = TestClock(TokenFactory.now)
         let fetcher = ScriptedFetcher(document: Self.oneKey)
-        let first = RemoteKeySet(url: "https://example.test/keys", fetcher: fetcher, snapshotDirectory: directory, clock: clock.function)
+        let first = RemoteKeySet(
+            url: "https://example.test/keys", fetcher: fetcher, snapshotDirectory: directory, clock: clock.function)
         await first.load()
         let down = ScriptedFetcher(document: nil)
         down.fail()
-        let restarted = RemoteKeySet(url: "https://example.test/keys", fetcher: down, snapshotDirectory: directory, clock: clock.function)
+        let restarted = RemoteKeySet(
+            url: "https://example.test/keys", fetcher: down, snapshotDirectory: directory, clock: clock.function)
         #expect(restarted.currentKeys()?.key(withID: "rsa-a") != nil)
         #expect(down.requests == 0)
-        let other = RemoteKeySet(url: "https://example.test/other", fetcher: down, snapshotDirectory: directory, clock: clock.function)
+        let other = RemoteKeySet(
+            url: "https://example.test/other", fetcher: down, snapshotDirectory: directory, clock: clock.function)
         #expect(other.currentKeys() == nil)
         // Past expiry, a conditional request is answered 304 and the keys live on.
         clock.advance(700)
-        let revalidating = RemoteKeySet(url: "https://example.test/keys", fetcher: fetcher, snapshotDirectory: directory, clock: clock.function)
+        let revalidating = RemoteKeySet(
+            url: "https://example.test/keys", fetcher: fetcher, snapshotDirectory: directory, clock: clock.function)
         _ = revalidating.currentKeys()
         for _ in 0..<500 where revalidating.metrics.notModified == 0 { try await Task.sleep(nanoseconds: 10_000_000) }
         #expect(fetcher.conditionalRequests == 1)

@@ -32,7 +32,8 @@ struct SampleVectorTests {
 
     static let verifier: Verifier = {
         let keys = try! JWKSet(contentsOfFile: SharedVectors.projectVectors.appendingPathComponent("jwks.json").path)
-        return Verifier(keys: keys, issuer: "https://appleid.apple.com", audiences: ["com.example.app"], clock: { evaluationTime })
+        return Verifier(
+            keys: keys, issuer: "https://appleid.apple.com", audiences: ["com.example.app"], clock: { evaluationTime })
     }()
 
     @Test("the sample file covers every generic reason code")
@@ -54,7 +55,8 @@ struct SampleVectorTests {
 
     static let appleVerifier: Verifier = {
         let keys = try! JWKSet(contentsOfFile: SharedVectors.projectVectors.appendingPathComponent("jwks.json").path)
-        return Verifier(keys: keys, policy: .appleIdentityToken(audiences: ["com.example.app"]).clock { evaluationTime })
+        return Verifier(
+            keys: keys, policy: .appleIdentityToken(audiences: ["com.example.app"]).clock { evaluationTime })
     }()
 
     @Test("each sample gets its expect_apple verdict under the Apple preset; only the ES256 ones differ")

@@ -1,11 +1,14 @@
-@testable import JWTVerify
 import JWTVerifyKeyMaking
 import JWTVerifyTestSupport
 import Testing
 
+@testable import JWTVerify
+
 @Suite("signatures")
 struct SignatureTests {
-    @Test("RS256 and ES256 tokens signed in-process verify", arguments: [TokenFactory.rsa, TokenFactory.rsaB, TokenFactory.ec])
+    @Test(
+        "RS256 and ES256 tokens signed in-process verify",
+        arguments: [TokenFactory.rsa, TokenFactory.rsaB, TokenFactory.ec])
     func roundTrip(signer: TokenFactory.Signer) throws {
         let token = TokenFactory.token(payload: TokenFactory.claims(), signer: signer)
         let verified = try TokenFactory.verifier().verify(token)
@@ -19,7 +22,8 @@ struct SignatureTests {
         let cases: [(SignatureAlgorithm, EVPPrivateKey)] = [
             (.rs384, TokenFactory.rsa.key), (.rs512, TokenFactory.rsa.key), (.ps256, TokenFactory.rsa.key),
             (.ps384, TokenFactory.rsa.key), (.ps512, TokenFactory.rsa.key),
-            (.es384, try EVPPrivateKey.generateEC(curve: "P-384")), (.es512, try EVPPrivateKey.generateEC(curve: "P-521")),
+            (.es384, try EVPPrivateKey.generateEC(curve: "P-384")),
+            (.es512, try EVPPrivateKey.generateEC(curve: "P-521")),
             (.edDSA, try EVPPrivateKey.generateEd25519()),
         ]
         for (algorithm, key) in cases {
@@ -30,7 +34,9 @@ struct SignatureTests {
                 keys: keys, issuer: TokenFactory.issuer, audiences: [TokenFactory.audience], algorithms: [algorithm],
                 clock: { TokenFactory.now })
             #expect(TokenFactory.reason(token, verifier: allowing) == nil, "\(algorithm)")
-            let defaults = Verifier(keys: keys, issuer: TokenFactory.issuer, audiences: [TokenFactory.audience], clock: { TokenFactory.now })
+            let defaults = Verifier(
+                keys: keys, issuer: TokenFactory.issuer, audiences: [TokenFactory.audience], clock: { TokenFactory.now }
+            )
             #expect(TokenFactory.reason(token, verifier: defaults) == "unsupported_alg", "\(algorithm)")
         }
     }
@@ -50,21 +56,25 @@ struct SignatureTests {
 
     @Test("a signature by another key of the same type is bad_signature")
     func wrongKey() {
-        let token = TokenFactory.token(header: #"{"kid":"rsa-a","alg":"RS256"}"#, payload: TokenFactory.claims(), signer: TokenFactory.rsaB)
+        let token = TokenFactory.token(
+            header: #"{"kid":"rsa-a","alg":"RS256"}"#, payload: TokenFactory.claims(), signer: TokenFactory.rsaB)
         #expect(TokenFactory.reason(token) == "bad_signature")
     }
 
     @Test("signatures of the wrong length are bad_signature", arguments: [0, 63, 65, 255, 257])
     func wrongLength(length: Int) {
-        let header = Base64URL.encode(Array(#"{"kid":"\#(length < 100 ? "ec-a" : "rsa-a")","alg":"\#(length < 100 ? "ES256" : "RS256")"}"#.utf8))
-        let token = header + "." + Base64URL.encode(Array(TokenFactory.claims().utf8)) + "."
+        let header = Base64URL.encode(
+            Array(#"{"kid":"\#(length < 100 ? "ec-a" : "rsa-a")","alg":"\#(length < 100 ? "ES256" : "RS256")"}"#.utf8))
+        let token =
+            header + "." + Base64URL.encode(Array(TokenFactory.claims().utf8)) + "."
             + Base64URL.encode([UInt8](repeating: 1, count: length))
         #expect(TokenFactory.reason(token) == "bad_signature")
     }
 
     @Test("a key type that does not fit the header alg is key_alg_mismatch, never tried")
     func keyTypeMismatch() {
-        let token = TokenFactory.token(header: #"{"kid":"rsa-a","alg":"ES256"}"#, payload: TokenFactory.claims(), signer: TokenFactory.ec)
+        let token = TokenFactory.token(
+            header: #"{"kid":"rsa-a","alg":"ES256"}"#, payload: TokenFactory.claims(), signer: TokenFactory.ec)
         #expect(TokenFactory.reason(token) == "key_alg_mismatch")
     }
 

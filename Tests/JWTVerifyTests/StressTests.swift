@@ -1,9 +1,10 @@
 import Dispatch
 import Foundation
-@testable import JWTVerify
 import JWTVerifyTestSupport
 import Synchronization
 import Testing
+
+@testable import JWTVerify
 
 /// Many threads verifying while the key set is replaced every few milliseconds and the origin flips
 /// between healthy and failing: no crash and no wrong verdict.
@@ -13,7 +14,8 @@ struct StressTests {
     final class FlippingFetcher: KeySetFetcher {
         private let count = Mutex(0)
         let documents = [
-            "{\"keys\":[\(TokenFactory.rsa.jwkJSON)]}", "{\"keys\":[\(TokenFactory.rsa.jwkJSON),\(TokenFactory.rsaB.jwkJSON)]}",
+            "{\"keys\":[\(TokenFactory.rsa.jwkJSON)]}",
+            "{\"keys\":[\(TokenFactory.rsa.jwkJSON),\(TokenFactory.rsaB.jwkJSON)]}",
         ]
         var requests: Int { count.withLock { $0 } }
         func fetch(_ url: String, etag: String?, lastModified: String?) async -> KeySetFetchResult {
@@ -32,11 +34,17 @@ struct StressTests {
         let fetcher = FlippingFetcher()
         var policy = KeyCachePolicy()
         policy.retryAfterFailure = 0
-        let keySet = RemoteKeySet(url: "https://example.test/keys", fetcher: fetcher, policy: policy, clock: clock.function)
-        let verifier = RemoteVerifier(keySet: keySet, policy: VerificationPolicy.generic(issuer: TokenFactory.issuer, audiences: [TokenFactory.audience]).clock(clock.function))
+        let keySet = RemoteKeySet(
+            url: "https://example.test/keys", fetcher: fetcher, policy: policy, clock: clock.function)
+        let verifier = RemoteVerifier(
+            keySet: keySet,
+            policy: VerificationPolicy.generic(issuer: TokenFactory.issuer, audiences: [TokenFactory.audience]).clock(
+                clock.function))
         await keySet.load()
         let genuine = TokenFactory.token(payload: TokenFactory.claims(exp: "1800000000"))
-        let forged = TokenFactory.token(header: #"{"kid":"rsa-a","alg":"RS256"}"#, payload: TokenFactory.claims(exp: "1800000000"), signer: TokenFactory.rsaB)
+        let forged = TokenFactory.token(
+            header: #"{"kid":"rsa-a","alg":"RS256"}"#, payload: TokenFactory.claims(exp: "1800000000"),
+            signer: TokenFactory.rsaB)
         let wrong = Counter()
         let verified = Counter()
         // 16 real threads (not tasks: synchronous verification would starve the cooperative pool that
@@ -69,6 +77,14 @@ struct StressTests {
         await withCheckedContinuation { continuation in done.notify(queue: .global()) { continuation.resume() } }
         #expect(wrong.value == 0)
         #expect(verified.value > 1000)
+        // The refreshes run as tasks: when the rest of a parallel suite holds the cooperative pool
+        // for the whole window, they run only now. Keep the keys due (and asked for) until the
+        // third fetch has been made, or ten seconds pass.
+        for _ in 0..<100 where fetcher.requests < 3 || keySet.metrics.failures == 0 {
+            clock.advance(61)
+            _ = keySet.currentKeys()
+            try await Task.sleep(nanoseconds: 100_000_000)
+        }
         #expect(fetcher.requests >= 3)  // the load, a replacement, and a failed fetch (the third)
         #expect(keySet.metrics.failures > 0)
     }

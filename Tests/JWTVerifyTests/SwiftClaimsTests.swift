@@ -18,7 +18,8 @@ struct SwiftClaimsTests {
         }
     }
 
-    static let payload = #"{"iss":"https://appleid.apple.com","aud":"com.example.app","exp":1700003600.5,"iat":1700000000,"nbf":1699999999,"sub":"u-1","roles":["admin","ops"],"tenant":{"id":42,"name":"Zoë"}}"#
+    static let payload =
+        #"{"iss":"https://appleid.apple.com","aud":"com.example.app","exp":1700003600.5,"iat":1700000000,"nbf":1699999999,"sub":"u-1","roles":["admin","ops"],"tenant":{"id":42,"name":"Zoë"}}"#
 
     @Test("registered times as Dates, exactly the NumericDates (fractions kept)")
     func dates() throws {
@@ -34,8 +35,11 @@ struct SwiftClaimsTests {
     func decodable() throws {
         let token = try TokenFactory.verifier().verify(TokenFactory.token(payload: Self.payload))
         let session = try token.claims(as: SessionClaims.self)
-        #expect(session == SessionClaims(
-            sub: "u-1", exp: Date(timeIntervalSince1970: 1_700_003_600.5), roles: ["admin", "ops"], tenant: .init(id: 42, name: "Zoë")))
+        #expect(
+            session
+                == SessionClaims(
+                    sub: "u-1", exp: Date(timeIntervalSince1970: 1_700_003_600.5), roles: ["admin", "ops"],
+                    tenant: .init(id: 42, name: "Zoë")))
         struct Wrong: Decodable { let roles: Int }
         #expect(throws: DecodingError.self) { try token.claims(as: Wrong.self) }
         // The JSONValue access is still there.
@@ -81,13 +85,18 @@ struct SwiftClaimsTests {
             }
         }
         let base = #""iss":"https://appleid.apple.com","exp":1700003600,"iat":1700000000"#
-        #expect(detail(#"{\#(base),"aud":"com.attacker.app"}"#) == #"aud "com.attacker.app" names no accepted audience"#)
+        #expect(
+            detail(#"{\#(base),"aud":"com.attacker.app"}"#) == #"aud "com.attacker.app" names no accepted audience"#)
         #expect(detail(#"{\#(base),"aud":["a","b"]}"#) == #"aud ["a", "b"] names no accepted audience"#)
         let expired = #"{"iss":"https://appleid.apple.com","aud":"com.example.app","exp":1700000000,"iat":1699999000}"#
-        #expect(detail(expired, at: 1_728_970_578.655377388) == "expired at 1700000000, 28970578s before now (leeway 60s)")
+        #expect(
+            detail(expired, at: 1_728_970_578.655377388) == "expired at 1700000000, 28970578s before now (leeway 60s)")
         #expect(detail(expired, at: 1_700_000_060.25) == "expired at 1700000000, 60s before now (leeway 60s)")
-        let early = #"{"iss":"https://appleid.apple.com","aud":"com.example.app","exp":1700003600,"iat":1700000000,"nbf":1700001090.5}"#
+        let early =
+            #"{"iss":"https://appleid.apple.com","aud":"com.example.app","exp":1700003600,"iat":1700000000,"nbf":1700001090.5}"#
         #expect(detail(early) == "not valid before 1700001090.5, 90s from now")
-        #expect(detail(TokenFactory.claims(), header: #"{"kid":"rsa-a","alg":"ES256"}"#) == "ES256 needs an EC key; this key is RSA")
+        #expect(
+            detail(TokenFactory.claims(), header: #"{"kid":"rsa-a","alg":"ES256"}"#)
+                == "ES256 needs an EC key; this key is RSA")
     }
 }

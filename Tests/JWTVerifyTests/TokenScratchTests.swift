@@ -1,6 +1,7 @@
-@testable import JWTVerify
 import JWTVerifyTestSupport
 import Testing
+
+@testable import JWTVerify
 
 /// The per-thread buffer walks decode tokens into: lent to one walk at a time, never beyond its
 /// limit; tokens too long for it, before and after it has grown, verify as any other.
@@ -26,10 +27,12 @@ struct TokenScratchTests {
     @Test("tokens on either side of the limit, interleaved, get the verdicts of a fresh verifier")
     func aroundTheLimit() {
         let verifier = Verifier(
-            keys: TokenFactory.keys, issuer: TokenFactory.issuer, audiences: [TokenFactory.audience], maxTokenBytes: 1 << 20,
+            keys: TokenFactory.keys, issuer: TokenFactory.issuer, audiences: [TokenFactory.audience],
+            maxTokenBytes: 1 << 20,
             clock: { TokenFactory.now })
         func padded(_ bytes: Int) -> String {
-            TokenFactory.token(payload: TokenFactory.claims(extra: #""pad":"\#(String(repeating: "a", count: bytes))""#))
+            TokenFactory.token(
+                payload: TokenFactory.claims(extra: #""pad":"\#(String(repeating: "a", count: bytes))""#))
         }
         let small = padded(10)
         let large = padded(TokenScratch.limit)  // longer than the limit once encoded
@@ -42,7 +45,8 @@ struct TokenScratchTests {
         #expect(large.utf8.count > TokenScratch.limit)
         #expect(edge.utf8.count <= TokenScratch.limit && edge.utf8.count > TokenScratch.limit - 1024)
         var tampered = Array(large.utf8)
-        tampered[tampered.count - 5] = tampered[tampered.count - 5] == UInt8(ascii: "A") ? UInt8(ascii: "B") : UInt8(ascii: "A")
+        tampered[tampered.count - 5] =
+            tampered[tampered.count - 5] == UInt8(ascii: "A") ? UInt8(ascii: "B") : UInt8(ascii: "A")
         let tamperedLarge = String(decoding: tampered, as: UTF8.self)
         for _ in 0..<3 {
             #expect(TokenFactory.reason(small, verifier: verifier) == nil)

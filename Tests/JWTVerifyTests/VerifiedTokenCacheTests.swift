@@ -1,8 +1,9 @@
 import Dispatch
-@testable import JWTVerify
 import JWTVerifyTestSupport
 import Synchronization
 import Testing
+
+@testable import JWTVerify
 
 /// The verified-token cache: what a hit may skip, and everything it must check again.
 @Suite("verified-token cache")
@@ -10,7 +11,9 @@ struct VerifiedTokenCacheTests {
     /// A clock the test moves.
     static let policy = VerificationPolicy.generic(issuer: TokenFactory.issuer, audiences: [TokenFactory.audience])
 
-    static func cached(_ clock: TestClock, policy: VerificationPolicy = policy, keys: JWKSet = TokenFactory.keys) -> Verifier {
+    static func cached(_ clock: TestClock, policy: VerificationPolicy = policy, keys: JWKSet = TokenFactory.keys)
+        -> Verifier
+    {
         Verifier(keys: keys, policy: policy.clock(clock.function), cache: .init(capacity: 64))
     }
 
@@ -34,7 +37,8 @@ struct VerifiedTokenCacheTests {
     func timeRunsAgain() throws {
         let clock = TestClock(1_700_000_100)
         let verifier = Self.cached(clock)
-        let token = TokenFactory.token(payload: TokenFactory.claims(exp: "1700003600", iat: "1700000000", extra: #""nbf":1700000050"#))
+        let token = TokenFactory.token(
+            payload: TokenFactory.claims(exp: "1700003600", iat: "1700000000", extra: #""nbf":1700000050"#))
         #expect(Self.reason(verifier, token) == "valid")
         clock.set(1_700_003_600 + 59)  // within the 60 s leeway
         #expect(Self.reason(verifier, token) == "valid")
@@ -55,7 +59,8 @@ struct VerifiedTokenCacheTests {
     @Test("a hit checks this call's nonce: wrong is nonce_mismatch, missing when required is nonce_missing")
     func nonceRunsAgain() throws {
         let verifier = Self.cached(TestClock(TokenFactory.now))
-        let withNonce = TokenFactory.token(payload: TokenFactory.claims(extra: #""nonce":"\#(Nonce.expectedClaim(forRawNonce: "r1"))""#))
+        let withNonce = TokenFactory.token(
+            payload: TokenFactory.claims(extra: #""nonce":"\#(Nonce.expectedClaim(forRawNonce: "r1"))""#))
         #expect(Self.reason(verifier, withNonce, nonce: "r1") == "valid")
         #expect(Self.reason(verifier, withNonce, nonce: "r2") == "nonce_mismatch")
         #expect(Self.reason(verifier, withNonce) == "valid")  // no nonce asked for: none checked
@@ -102,11 +107,13 @@ struct VerifiedTokenCacheTests {
         let token = TokenFactory.token(payload: TokenFactory.claims())
         #expect(Self.reason(before, token) == "valid")
         // The same keys fetched again (new OpenSSL objects): still a hit.
-        let refetched = Verifier(keys: try JWKSet(json: Array(TokenFactory.jwksJSON.utf8)), policy: policy, sharedCache: cache)
+        let refetched = Verifier(
+            keys: try JWKSet(json: Array(TokenFactory.jwksJSON.utf8)), policy: policy, sharedCache: cache)
         #expect(Self.reason(refetched, token) == "valid")
         #expect(cache.counters.hits == 1)
         // rsa-a rotated away.
-        let rotated = try JWKSet(json: Array("{\"keys\":[\(TokenFactory.rsaB.jwkJSON),\(TokenFactory.ec.jwkJSON)]}".utf8))
+        let rotated = try JWKSet(
+            json: Array("{\"keys\":[\(TokenFactory.rsaB.jwkJSON),\(TokenFactory.ec.jwkJSON)]}".utf8))
         #expect(Self.reason(Verifier(keys: rotated, policy: policy, sharedCache: cache), token) == "unknown_kid")
         #expect(cache.counters.invalidations == 1)
         // Re-cache, then the kid rsa-a names another key: the entry is dropped and the signature fails.
@@ -137,7 +144,10 @@ struct VerifiedTokenCacheTests {
         let verifier = Self.cached(clock)
         let token = TokenFactory.token(payload: TokenFactory.claims())
         for _ in 0..<3 { #expect(Self.reason(verifier, token) == "expired") }
-        for bad in [TokenFactory.unsignedToken(kid: "rsa-a"), "a.b.c", TokenFactory.token(payload: TokenFactory.claims(extra: #""aud":"x""#))] {
+        for bad in [
+            TokenFactory.unsignedToken(kid: "rsa-a"), "a.b.c",
+            TokenFactory.token(payload: TokenFactory.claims(extra: #""aud":"x""#)),
+        ] {
             #expect(Self.reason(verifier, bad) != "valid")
         }
         #expect(verifier.cache?.counters.insertions == 0)
@@ -151,7 +161,8 @@ struct VerifiedTokenCacheTests {
     func providerTimeRulesRunAgain() throws {
         let clock = TestClock(1_700_000_100)
         let verifier = Self.cached(clock, policy: .firebase(project: "p-1"))
-        let payload = #"{"iss":"https://securetoken.google.com/p-1","aud":"p-1","exp":1700003600,"iat":1699999000,"sub":"u","auth_time":1700000000}"#
+        let payload =
+            #"{"iss":"https://securetoken.google.com/p-1","aud":"p-1","exp":1700003600,"iat":1699999000,"sub":"u","auth_time":1700000000}"#
         let token = TokenFactory.token(payload: payload)
         #expect(Self.reason(verifier, token) == "valid")
         clock.set(1_700_000_000 - 61)  // iat (1699999000) is fine, auth_time is in the future
@@ -162,7 +173,8 @@ struct VerifiedTokenCacheTests {
     @Test("tokens over the size cap are verified every time, never stored")
     func sizeCap() throws {
         let verifier = Verifier(
-            keys: TokenFactory.keys, policy: Self.policy.clock { TokenFactory.now }, cache: .init(capacity: 8, maxTokenBytes: 100))
+            keys: TokenFactory.keys, policy: Self.policy.clock { TokenFactory.now },
+            cache: .init(capacity: 8, maxTokenBytes: 100))
         let token = TokenFactory.token(payload: TokenFactory.claims())
         #expect(Self.reason(verifier, token) == "valid")
         #expect(Self.reason(verifier, token) == "valid")
@@ -194,16 +206,21 @@ struct VerifiedTokenCacheTests {
     @Test("two threads hammering one cached verifier give the verdicts of an uncached one")
     func hammering() throws {
         let clock = TestClock(TokenFactory.now)
-        let cached = Verifier(keys: TokenFactory.keys, policy: Self.policy.clock(clock.function), cache: .init(capacity: 16))
+        let cached = Verifier(
+            keys: TokenFactory.keys, policy: Self.policy.clock(clock.function), cache: .init(capacity: 16))
         let uncached = Verifier(keys: TokenFactory.keys, policy: Self.policy.clock(clock.function))
         let nonce = Nonce.expectedClaim(forRawNonce: "r")
         var tokens: [String] = (0..<24).map { i in
-            TokenFactory.token(payload: TokenFactory.claims(extra: #""n":\#(i),"nonce":"\#(nonce)""#), signer: i % 3 == 0 ? TokenFactory.ec : TokenFactory.rsa)
+            TokenFactory.token(
+                payload: TokenFactory.claims(extra: #""n":\#(i),"nonce":"\#(nonce)""#),
+                signer: i % 3 == 0 ? TokenFactory.ec : TokenFactory.rsa)
         }
         tokens.append(TokenFactory.token(payload: TokenFactory.claims(exp: "1600000000")))
         let tampered = String(tokens[1].dropLast(2)) + "AA"
         tokens.append(tampered)
-        let plan: [(token: String, nonce: String?)] = (0..<4000).map { i in (tokens[(i * 7) % tokens.count], [nil, "r", "x"][i % 3]) }
+        let plan: [(token: String, nonce: String?)] = (0..<4000).map { i in
+            (tokens[(i * 7) % tokens.count], [nil, "r", "x"][i % 3])
+        }
         let expected = plan.map { Self.reason(uncached, $0.token, nonce: $0.nonce) }
         let results = Mutex<[[String]]>([[], []])
         DispatchQueue.concurrentPerform(iterations: 2) { thread in

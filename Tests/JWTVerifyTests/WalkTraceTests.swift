@@ -1,6 +1,7 @@
-@testable import JWTVerify
 import JWTVerifyTestSupport
 import Testing
+
+@testable import JWTVerify
 
 /// One token's verdict and trace through the batch pipeline, with the trace's borrowed payload
 /// copied out.
@@ -47,7 +48,8 @@ struct WalkTraceTests {
 
     @Test("a verified token: the header as read, email_verified and the evaluation time")
     func verified() {
-        let traced = Self.verifier.traced(TokenFactory.token(payload: TokenFactory.claims(extra: #""email_verified":"true""#)))
+        let traced = Self.verifier.traced(
+            TokenFactory.token(payload: TokenFactory.claims(extra: #""email_verified":"true""#)))
         #expect(traced.reason == nil)
         #expect(traced.algorithm == "RS256" && traced.keyID == "rsa-a")
         #expect(traced.emailVerified == true)
@@ -70,7 +72,8 @@ struct WalkTraceTests {
 
     @Test("a header the policy refuses: alg and kid as written, stopped before the payload was decoded")
     func refusedHeader() {
-        let traced = Self.verifier.traced(TokenFactory.token(header: #"{"alg":"none","kid":"nope"}"#, payload: TokenFactory.claims()))
+        let traced = Self.verifier.traced(
+            TokenFactory.token(header: #"{"alg":"none","kid":"nope"}"#, payload: TokenFactory.claims()))
         #expect(traced.reason == "alg_none")
         #expect(traced.algorithm == "none" && traced.keyID == "nope")
         #expect(traced.stoppedAtJWSLayer && traced.unverifiedPayload == nil)
@@ -81,7 +84,9 @@ struct WalkTraceTests {
         for token in ["a.b", String(repeating: "a", count: VerificationPolicy.defaultMaxTokenBytes + 1)] {
             let traced = Self.verifier.traced(token)
             #expect(traced.reason == (token.count > 100 ? "too_large" : "malformed"))
-            #expect(!traced.stoppedAtJWSLayer && traced.algorithm == nil && traced.claims == nil && traced.evaluatedAt == nil)
+            #expect(
+                !traced.stoppedAtJWSLayer && traced.algorithm == nil && traced.claims == nil
+                    && traced.evaluatedAt == nil)
         }
     }
 
@@ -90,7 +95,8 @@ struct WalkTraceTests {
         let expired = Self.verifier.traced(TokenFactory.token(payload: TokenFactory.claims(exp: "1600000000")))
         #expect(expired.reason == "expired")
         #expect(expired.claims?.expiresAt == 1_600_000_000 && expired.evaluatedAt == TokenFactory.now)
-        let mistyped = Self.verifier.traced(TokenFactory.token(payload: TokenFactory.claims(exp: #""soon""#)), at: .issuedAt)
+        let mistyped = Self.verifier.traced(
+            TokenFactory.token(payload: TokenFactory.claims(exp: #""soon""#)), at: .issuedAt)
         #expect(mistyped.reason == "claim_type")
         #expect(mistyped.claims?.issuer == TokenFactory.issuer)
         #expect(mistyped.evaluatedAt == mistyped.claims?.issuedAt)
@@ -103,7 +109,9 @@ struct WalkTraceTests {
         batch.append(TokenFactory.token(payload: TokenFactory.claims(exp: "1600000000")))
         var empty = true
         Self.verifier.evaluate(batch, at: .clock, tracing: false) { _, _, _, trace in
-            empty = trace.algorithm == nil && trace.keyID == nil && trace.claims == nil && trace.evaluatedAt == nil && !trace.stoppedAtJWSLayer
+            empty =
+                trace.algorithm == nil && trace.keyID == nil && trace.claims == nil && trace.evaluatedAt == nil
+                && !trace.stoppedAtJWSLayer
         }
         #expect(empty)
     }

@@ -1,7 +1,8 @@
 import Foundation
-@testable import JWTVerify
 import JWTVerifyTestSupport
 import Testing
+
+@testable import JWTVerify
 
 /// Project Wycheproof through the signature layer: keys imported through the JWK path, signatures
 /// checked exactly as token verification checks them.
@@ -74,7 +75,9 @@ struct WycheproofTests {
                     let throughEVP = signature.withUnsafeBytes { s in
                         digest.withUnsafeBytes { publicKey.isValidPKCS1ThroughEVP(s, digest: $0, algorithm: algorithm) }
                     }
-                    if throughEVP != verified { failures.append("tcId \(id): chain says \(verified), EVP_PKEY_verify \(throughEVP)") }
+                    if throughEVP != verified {
+                        failures.append("tcId \(id): chain says \(verified), EVP_PKEY_verify \(throughEVP)")
+                    }
                 }
                 switch result {
                 case "valid":
@@ -90,7 +93,9 @@ struct WycheproofTests {
                 }
             }
         }
-        print("wycheproof \(file) [\(algorithm)]: \(counts.valid) valid + \(counts.invalid) invalid + \(counts.acceptable) acceptable, \(failures.count) wrong")
+        print(
+            "wycheproof \(file) [\(algorithm)]: \(counts.valid) valid + \(counts.invalid) invalid + \(counts.acceptable) acceptable, \(failures.count) wrong"
+        )
         #expect(counts.valid + counts.invalid + counts.acceptable == document["numberOfTests"] as? Int)
         #expect(failures.isEmpty, "\(failures.prefix(10))")
     }
@@ -109,7 +114,8 @@ struct WycheproofTests {
             let jwkMembers = (group["public"] ?? group["private"]) as? [String: Any] ?? [:]
             let keys = try JWKSet(json: [UInt8](try JSONSerialization.data(withJSONObject: jwkMembers)))
             let verifier = Verifier(
-                keys: keys, policy: VerificationPolicy(issuers: nil, audiences: nil, algorithms: Set(SignatureAlgorithm.all)))
+                keys: keys,
+                policy: VerificationPolicy(issuers: nil, audiences: nil, algorithms: Set(SignatureAlgorithm.all)))
             let isHMAC = (jwkMembers["kty"] as? String) == "oct"
             for test in group["tests"] as? [[String: Any]] ?? [] {
                 let id = test["tcId"] as? Int ?? -1
@@ -117,7 +123,9 @@ struct WycheproofTests {
                 let accepted = (try? verifier.verifySignatureOnly(Array(token.utf8)).get()) != nil
                 let expected = !isHMAC && !Self.knownAnomalies.contains(id) && test["result"] as? String == "valid"
                 checked += 1
-                if accepted != expected { failures.append("tcId \(id) (\(group["comment"] ?? "")): accepted=\(accepted)") }
+                if accepted != expected {
+                    failures.append("tcId \(id) (\(group["comment"] ?? "")): accepted=\(accepted)")
+                }
             }
         }
         print("wycheproof json_web_signature_test.json: \(checked) checked, \(failures.count) wrong")

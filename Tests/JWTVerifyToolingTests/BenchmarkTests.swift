@@ -1,6 +1,7 @@
-@testable import JWTVerify
 import JWTVerifyTooling
 import Testing
+
+@testable import JWTVerify
 
 /// The benchmark's machinery and output contract (never its speed: that is measured, not asserted).
 @Suite("benchmark")
@@ -19,14 +20,17 @@ struct BenchmarkTests {
             let json = report.json()
             for key in [
                 "\"tokens_per_sec\":", "\"cpu_tokens_per_sec\":", "\"n\":12", "\"valid\":12", "\"threads\":2",
-                "\"raw_limit_tokens_per_sec\":", "\"raw_check\":\"openssl\"", "\"signature_engine\":\"\(MultiBufferEngine.name)\"", "\"ratio\":", "\"p50_us\":", "\"p99_us\":",
+                "\"raw_limit_tokens_per_sec\":", "\"raw_check\":\"openssl\"",
+                "\"signature_engine\":\"\(MultiBufferEngine.name)\"", "\"ratio\":", "\"p50_us\":", "\"p99_us\":",
             ] {
                 #expect(json.contains(key), "\(key)")
             }
         }
     }
 
-    @Test("a generated App Store corpus: a chain shaped like Apple's that the App Store policy trusts, every token valid and typed, the raw limit on the leaf's key")
+    @Test(
+        "a generated App Store corpus: a chain shaped like Apple's that the App Store policy trusts, every token valid and typed, the raw limit on the leaf's key"
+    )
     func appStoreCorpus() throws {
         let corpus = try BenchmarkCorpus.appStore(count: 20)
         let report = ThroughputBenchmark.measure(corpus: corpus, threads: 2, rounds: 1)
@@ -34,7 +38,9 @@ struct BenchmarkTests {
         let verified = try corpus.verifier.verify(corpus.tokens[3])
         #expect(verified.provider(as: AppStoreClaims.self)?.transactionID == "2000000003")
         // The chain is trusted for its own root only: Apple's refuses it.
-        #expect(throws: VerificationError(.untrustedChain)) { try Verifier(policy: .appStore(bundleIDs: ["com.example.app"])).verify(corpus.tokens[0]) }
+        #expect(throws: VerificationError(.untrustedChain)) {
+            try Verifier(policy: .appStore(bundleIDs: ["com.example.app"])).verify(corpus.tokens[0])
+        }
     }
 
     @Test("a round's slices cover every token once per presentation, on every thread")
@@ -89,7 +95,9 @@ struct BenchmarkTests {
         #expect(raw.run(3..<3) == 0)
     }
 
-    @Test("the multi-buffer limit verifies what OpenSSL's verifies, whole and in slices that cut its lane groups", .enabled(if: MultiBufferEngine.isLoaded))
+    @Test(
+        "the multi-buffer limit verifies what OpenSSL's verifies, whole and in slices that cut its lane groups",
+        .enabled(if: MultiBufferEngine.isLoaded))
     func rawLimitMultiBuffer() throws {
         let generated = try BenchmarkCorpus.appleShaped(count: 40, algorithm: .rs256)
         var tokens = generated.tokens
@@ -98,7 +106,8 @@ struct BenchmarkTests {
             tokens[index][last] = tokens[index][last] == UInt8(ascii: "A") ? UInt8(ascii: "B") : UInt8(ascii: "A")
         }
         let corpus = BenchmarkCorpus(
-            keys: generated.keys, tokens: tokens, nonces: generated.nonces, issuer: generated.issuer, audience: generated.audience, now: generated.now)
+            keys: generated.keys, tokens: tokens, nonces: generated.nonces, issuer: generated.issuer,
+            audience: generated.audience, now: generated.now)
         let openSSL = RawVerificationLimit(corpus: corpus, check: .openSSL)
         let lanes = RawVerificationLimit(corpus: corpus, check: .multiBuffer)
         #expect(openSSL.runOnce() == 36)

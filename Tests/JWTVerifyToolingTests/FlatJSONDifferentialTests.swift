@@ -1,8 +1,9 @@
 import Foundation
-@testable import JWTVerify
-import JWTVerifyTooling
 import JWTVerifyTestSupport
+import JWTVerifyTooling
 import Testing
+
+@testable import JWTVerify
 
 /// The fast scanner against jansson, the arbiter: whenever the scanner accepts an input, jansson
 /// must accept it too, with the same members, kinds and values. Inputs: real token headers and
@@ -14,10 +15,14 @@ struct FlatJSONDifferentialTests {
         var seeds: [[UInt8]] = [
             Array(#"{"kid":"W6WcOKB6X1","alg":"RS256"}"#.utf8),
             Array(#"{ "alg" : "ES256" , "typ":"JWT","kid":"x" }"#.utf8),
-            Array(TokenFactory.claims(extra: #""nonce":"abc","aud2":["a","b"],"n":null,"t":true,"f":false,"neg":-12"#).utf8),
+            Array(
+                TokenFactory.claims(extra: #""nonce":"abc","aud2":["a","b"],"n":null,"t":true,"f":false,"neg":-12"#)
+                    .utf8),
             Array(#"{}"#.utf8), Array(#"{"a":[]}"#.utf8), Array(#"{"a":[1, 2 ,"x",null]}"#.utf8),
         ]
-        if let data = try? Data(contentsOf: SharedVectors.projectVectors.appendingPathComponent("samples/apple-identity-tokens.jsonl")) {
+        if let data = try? Data(
+            contentsOf: SharedVectors.projectVectors.appendingPathComponent("samples/apple-identity-tokens.jsonl"))
+        {
             for line in data.split(separator: UInt8(ascii: "\n")).prefix(12) {
                 guard let row = try? JSONSerialization.jsonObject(with: Data(line)) as? [String: Any],
                     let token = row["token"] as? String
@@ -31,7 +36,8 @@ struct FlatJSONDifferentialTests {
     }()
 
     /// Bytes that matter to JSON syntax, inserted and substituted by the mutator.
-    static let interesting: [UInt8] = Array(#"{}[]":,\ -+.eE0123456789tfnul"#.utf8) + [0x00, 0x09, 0x0A, 0x0D, 0x7F, 0x80, 0xC3, 0xFF]
+    static let interesting: [UInt8] =
+        Array(#"{}[]":,\ -+.eE0123456789tfnul"#.utf8) + [0x00, 0x09, 0x0A, 0x0D, 0x7F, 0x80, 0xC3, 0xFF]
 
     static func mutate(_ input: [UInt8], _ rng: inout SplitMix) -> [UInt8] {
         var bytes = input
@@ -91,7 +97,9 @@ struct FlatJSONDifferentialTests {
             if let problem = Self.disagreement(input) { failures.append(problem) }
             if input.withUnsafeBytes(JSONDifferential.scannerAccepts) { accepted += 1 }
         }
-        print("flat JSON differential: \(inputs.count) inputs, \(accepted) accepted by the scanner, \(failures.count) disagreements")
+        print(
+            "flat JSON differential: \(inputs.count) inputs, \(accepted) accepted by the scanner, \(failures.count) disagreements"
+        )
         #expect(accepted > 3000)
         #expect(failures.isEmpty, "\(failures.prefix(5))")
     }
@@ -154,7 +162,9 @@ struct StringScanTests {
                         var bytes = [UInt8](repeating: UInt8(ascii: "a"), count: length)
                         bytes[position] = UInt8(value)
                         let found = bytes.withUnsafeBytes { JSONStringBytes.firstEscape($0, from: start) }
-                        #expect(found == Self.escapeReference(bytes, from: start), "length \(length), byte \(value) at \(position)")
+                        #expect(
+                            found == Self.escapeReference(bytes, from: start),
+                            "length \(length), byte \(value) at \(position)")
                     }
                 }
             }
@@ -164,7 +174,8 @@ struct StringScanTests {
     @Test("random strings from every start offset agree with the reference")
     func randomStrings() {
         var rng = SplitMix(state: 7)
-        let alphabet: [UInt8] = Array("abcXYZ019 -_.~".utf8) + [0x22, 0x5C, 0x1F, 0x7F, 0x80, 0xFF, 0x20, 0x7E, 0x21, 0x5B, 0x5D]
+        let alphabet: [UInt8] =
+            Array("abcXYZ019 -_.~".utf8) + [0x22, 0x5C, 0x1F, 0x7F, 0x80, 0xFF, 0x20, 0x7E, 0x21, 0x5B, 0x5D]
         for _ in 0..<20_000 {
             let length = Int.random(in: 0..<120, using: &rng)
             let bytes = (0..<length).map { _ in

@@ -1,6 +1,7 @@
-@testable import JWTVerifyTooling
 import JWTVerifyTestSupport
 import Testing
+
+@testable import JWTVerifyTooling
 
 /// The line reader against a plain split of the same input, over random inputs, read sizes,
 /// line limits and batch bounds: lines across reads and batches, empty lines, lines over the
@@ -24,7 +25,11 @@ struct LineReaderTests {
         var offset = 0
         let reader = LineReader(lineLimit: lineLimit, chunkSize: chunkSize) { buffer in
             let n = min(buffer.count, input.count - offset)
-            if n > 0 { input.withUnsafeBytes { buffer.copyMemory(from: UnsafeRawBufferPointer(rebasing: $0[offset..<(offset + n)])) } }
+            if n > 0 {
+                input.withUnsafeBytes {
+                    buffer.copyMemory(from: UnsafeRawBufferPointer(rebasing: $0[offset..<(offset + n)]))
+                }
+            }
             offset += n
             return n
         }
@@ -59,8 +64,10 @@ struct LineReaderTests {
             let maxLines = Int.random(in: 1...6, using: &rng)
             let maxBytes = Int.random(in: 1...120, using: &rng)
             let expected = Self.reference(input, lineLimit: lineLimit)
-            let read = Self.read(input, lineLimit: lineLimit, chunkSize: chunkSize, maxLines: maxLines, maxBytes: maxBytes)
-            #expect(read.lines == expected, "limit \(lineLimit), chunk \(chunkSize), lines \(maxLines), bytes \(maxBytes)")
+            let read = Self.read(
+                input, lineLimit: lineLimit, chunkSize: chunkSize, maxLines: maxLines, maxBytes: maxBytes)
+            #expect(
+                read.lines == expected, "limit \(lineLimit), chunk \(chunkSize), lines \(maxLines), bytes \(maxBytes)")
             #expect(read.bytesRead == input.count)
             var number = 1
             for batch in read.batches {
@@ -93,11 +100,16 @@ struct LineReaderTests {
     ) -> (lines: [(number: Int, pieces: [(bytes: [UInt8], piece: LinePiece?)])], maxStorage: Int) {
         var offset = 0
         let reader = LineReader(
-            lineLimit: lineLimit, longLines: .split(isSeparator: { $0 == UInt8(ascii: " ") }, searchBytes: searchBytes, headBytes: headBytes),
+            lineLimit: lineLimit,
+            longLines: .split(isSeparator: { $0 == UInt8(ascii: " ") }, searchBytes: searchBytes, headBytes: headBytes),
             chunkSize: chunkSize
         ) { buffer in
             let n = min(buffer.count, input.count - offset)
-            if n > 0 { input.withUnsafeBytes { buffer.copyMemory(from: UnsafeRawBufferPointer(rebasing: $0[offset..<(offset + n)])) } }
+            if n > 0 {
+                input.withUnsafeBytes {
+                    buffer.copyMemory(from: UnsafeRawBufferPointer(rebasing: $0[offset..<(offset + n)]))
+                }
+            }
             offset += n
             return n
         }
@@ -112,7 +124,9 @@ struct LineReaderTests {
                 switch line {
                 case .text(let range): entry = (Array(batch.storage[range]), nil)
                 case .piece(let range, let piece): entry = (Array(batch.storage[range]), piece)
-                case .oversized: Issue.record("a splitting reader discarded a line"); continue
+                case .oversized:
+                    Issue.record("a splitting reader discarded a line")
+                    continue
                 }
                 if open { lines[lines.count - 1].pieces.append(entry) } else { lines.append((number, [entry])) }
                 open = entry.piece.map { !$0.last } ?? false
@@ -122,7 +136,9 @@ struct LineReaderTests {
         return (lines, maxStorage)
     }
 
-    @Test("split mode: each long line comes back whole from pieces cut after a separator, numbered, headed, within the limit")
+    @Test(
+        "split mode: each long line comes back whole from pieces cut after a separator, numbered, headed, within the limit"
+    )
     func splitLines() {
         var rng = SplitMix(state: 7)
         var forcedCuts = 0
@@ -136,7 +152,8 @@ struct LineReaderTests {
                 let length = [0, 1, 5, 39, 40, 41, 150, 400].randomElement(using: &rng)!
                 let spaces = Int.random(in: 0...3, using: &rng)  // 0: no separator at all
                 input += (0..<length).map { _ in
-                    spaces > 0 && Int.random(in: 0..<(8 * spaces), using: &rng) == 0 ? UInt8(ascii: " ") : UInt8.random(in: 0x61...0x7A, using: &rng)
+                    spaces > 0 && Int.random(in: 0..<(8 * spaces), using: &rng) == 0
+                        ? UInt8(ascii: " ") : UInt8.random(in: 0x61...0x7A, using: &rng)
                 }
                 if Int.random(in: 0..<8, using: &rng) > 0 { input.append(UInt8(ascii: "\n")) }
             }
@@ -146,9 +163,11 @@ struct LineReaderTests {
             var expected = input.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false).map(Array.init)
             if input.last == UInt8(ascii: "\n") || input.isEmpty { expected.removeLast() }
             let read = Self.readSplit(
-                input, lineLimit: lineLimit, searchBytes: searchBytes, headBytes: headBytes, chunkSize: chunkSize, maxLines: maxLines,
+                input, lineLimit: lineLimit, searchBytes: searchBytes, headBytes: headBytes, chunkSize: chunkSize,
+                maxLines: maxLines,
                 maxBytes: maxBytes)
-            let context = "limit \(lineLimit), search \(searchBytes), chunk \(chunkSize), lines \(maxLines), bytes \(maxBytes)"
+            let context =
+                "limit \(lineLimit), search \(searchBytes), chunk \(chunkSize), lines \(maxLines), bytes \(maxBytes)"
             #expect(read.lines.map { $0.pieces.flatMap(\.bytes) } == expected, "\(context)")
             #expect(read.lines.map(\.number) == Array(1..<(expected.count + 1)), "\(context)")
             // Storage never holds more than a batch, a piece and two reads (no doubling for long lines).
@@ -168,11 +187,16 @@ struct LineReaderTests {
                     }
                     #expect(piece.offset == offset && piece.last == (index == line.pieces.count - 1), "\(context)")
                     #expect(bytes.count <= lineLimit, "\(context)")
-                    #expect(piece.head == (index == 0 ? [] : Array(whole.prefix(min(headBytes, line.pieces[0].bytes.count)))), "\(context)")
+                    #expect(
+                        piece.head
+                            == (index == 0 ? [] : Array(whole.prefix(min(headBytes, line.pieces[0].bytes.count)))),
+                        "\(context)")
                     if !piece.last {
                         if piece.forcedCut {
                             forcedCuts += 1
-                            #expect(bytes.count == lineLimit && !bytes.suffix(searchBytes).contains(UInt8(ascii: " ")), "\(context)")
+                            #expect(
+                                bytes.count == lineLimit && !bytes.suffix(searchBytes).contains(UInt8(ascii: " ")),
+                                "\(context)")
                         } else {
                             #expect(bytes.last == UInt8(ascii: " "), "\(context)")
                         }

@@ -1,15 +1,17 @@
+import Foundation
 import JWTVerify
 import JWTVerifyTestSupport
-@testable import JWTVerifyTooling
-import Foundation
 import Testing
+
+@testable import JWTVerifyTooling
 
 /// The extractor's block-at-a-time run over a candidate against a byte-by-byte reference, on lines
 /// that mix tokens, truncated tokens, dots, `ey` look-alikes and noise at every alignment.
 @Suite("token extractor: candidates scanned by whole blocks")
 struct TokenExtractorTests {
     static func isBase64URL(_ byte: UInt8) -> Bool {
-        (byte >= 0x41 && byte <= 0x5A) || (byte >= 0x61 && byte <= 0x7A) || (byte >= 0x30 && byte <= 0x39) || byte == 0x2D
+        (byte >= 0x41 && byte <= 0x5A) || (byte >= 0x61 && byte <= 0x7A) || (byte >= 0x30 && byte <= 0x39)
+            || byte == 0x2D
             || byte == 0x5F
     }
 
@@ -20,7 +22,8 @@ struct TokenExtractorTests {
         var i = 0
         let n = text.count
         while i + 1 < n {
-            guard text[i] == UInt8(ascii: "e"), text[i + 1] == UInt8(ascii: "y"), i == 0 || !isBase64URL(text[i - 1]) else {
+            guard text[i] == UInt8(ascii: "e"), text[i + 1] == UInt8(ascii: "y"), i == 0 || !isBase64URL(text[i - 1])
+            else {
                 i += 1
                 continue
             }
@@ -57,7 +60,8 @@ struct TokenExtractorTests {
         let pieces: [[UInt8]] = [
             token, Array(token.prefix(40)), Array(token.prefix(token.count - 5)), token + [UInt8(ascii: ".")],
             Array("eyJhbGciOiJIUzI1NiJ9.x.y".utf8), Array("eyJub3QiOiJhIGhlYWRlciJ9.e30.sig".utf8), Array("ey".utf8),
-            Array(" Bearer ".utf8), Array("token=".utf8), Array("...".utf8), Array("a.b.c".utf8), Array("_-".utf8), [0x22], [0x20],
+            Array(" Bearer ".utf8), Array("token=".utf8), Array("...".utf8), Array("a.b.c".utf8), Array("_-".utf8),
+            [0x22], [0x20],
         ]
         var tokensFound = 0
         for _ in 0..<4_000 {

@@ -1,7 +1,8 @@
 import JWTVerify
 import JWTVerifyTestSupport
-@testable import JWTVerifyTooling
 import Testing
+
+@testable import JWTVerifyTooling
 
 /// What the tooling builds from the pipeline's verdict and trace: the same verdict as `verify`,
 /// what was read on the way, and for a token the JWS layer rejected its payload read without
@@ -23,11 +24,16 @@ struct VerificationOutcomeTests {
     /// The test keys without their JWK `alg`, so one RSA key may verify RS256, PS256 and RS384.
     static let unbound = Verifier(
         keys: try! JWKSet(
-            json: Array(TokenFactory.jwksJSON.split(separator: #","alg":"RS256""#).joined().split(separator: #","alg":"ES256""#).joined().utf8)),
+            json: Array(
+                TokenFactory.jwksJSON.split(separator: #","alg":"RS256""#).joined().split(separator: #","alg":"ES256""#)
+                    .joined().utf8)),
         policy: VerificationPolicy(
-            issuers: [TokenFactory.issuer], audiences: [TokenFactory.audience], algorithms: Set(SignatureAlgorithm.all), clock: { TokenFactory.now }))
+            issuers: [TokenFactory.issuer], audiences: [TokenFactory.audience], algorithms: Set(SignatureAlgorithm.all),
+            clock: { TokenFactory.now }))
 
-    @Test("SHA-256 tokens: the fingerprint continued from the signature's state is SHA-256 of the whole token, valid or forged, alone or batched")
+    @Test(
+        "SHA-256 tokens: the fingerprint continued from the signature's state is SHA-256 of the whole token, valid or forged, alone or batched"
+    )
     func continuedFingerprint() throws {
         let ps256 = TokenFactory.Signer(kid: "rsa-a", algorithm: .ps256, key: TokenFactory.rsa.key)
         _ = Self.unbound.keys.keys.first { $0.keyID == "ec-a" }?.key?.buildFixedBaseNow()
@@ -35,19 +41,29 @@ struct VerificationOutcomeTests {
             let token = TokenFactory.token(payload: TokenFactory.claims(), signer: signer)
             let forged = Self.forged(token)
             for text in [token, forged] {
-                let outcome = Array(text.utf8).withUnsafeBytes { Self.unbound.outcome($0, nonce: nil, at: .clock, fingerprint: true) }
+                let outcome = Array(text.utf8).withUnsafeBytes {
+                    Self.unbound.outcome($0, nonce: nil, at: .clock, fingerprint: true)
+                }
                 #expect(outcome.verified == (text == token), "\(signer.algorithm)")
-                #expect(outcome.fingerprint?.bytes == MessageDigest.sha256.hash(Array(text.utf8)), "\(signer.algorithm)")
-                #expect(Array(text.utf8).withUnsafeBytes { Self.unbound.outcome($0, nonce: nil, at: .clock) }.fingerprint == nil)  // only when asked
+                #expect(
+                    outcome.fingerprint?.bytes == MessageDigest.sha256.hash(Array(text.utf8)), "\(signer.algorithm)")
+                #expect(
+                    Array(text.utf8).withUnsafeBytes { Self.unbound.outcome($0, nonce: nil, at: .clock) }.fingerprint
+                        == nil)  // only when asked
             }
         }
         // Through the batch stage's grouped ES256 check: 130 tokens, every fingerprint right.
         var batch = TokenBatch()
-        let tokens = (0..<130).map { TokenFactory.token(payload: TokenFactory.claims(extra: #""n":\#($0)"#), signer: TokenFactory.ec) }
+        let tokens = (0..<130).map {
+            TokenFactory.token(payload: TokenFactory.claims(extra: #""n":\#($0)"#), signer: TokenFactory.ec)
+        }
         for token in tokens { batch.append(token) }
         var right = 0
         Self.unbound.evaluate(batch, at: .clock, tracing: true, fingerprints: true) { index, _, result, trace in
-            if case .success = result, trace.fingerprint?.bytes == MessageDigest.sha256.hash(Array(tokens[index].utf8)) { right += 1 }
+            if case .success = result, trace.fingerprint?.bytes == MessageDigest.sha256.hash(Array(tokens[index].utf8))
+            {
+                right += 1
+            }
         }
         #expect(right == tokens.count)
     }
@@ -60,7 +76,10 @@ struct VerificationOutcomeTests {
         }
         #expect(signed384.verified && signed384.fingerprint == nil)
         for early in [TokenFactory.unsignedToken(kid: "nope"), "a.b"] {
-            #expect(Array(early.utf8).withUnsafeBytes { Self.unbound.outcome($0, nonce: nil, at: .clock, fingerprint: true) }.fingerprint == nil)
+            #expect(
+                Array(early.utf8).withUnsafeBytes {
+                    Self.unbound.outcome($0, nonce: nil, at: .clock, fingerprint: true)
+                }.fingerprint == nil)
         }
     }
 
@@ -89,7 +108,8 @@ struct VerificationOutcomeTests {
 
     @Test("a refused header: the payload decoded here from the token and read without trust")
     func refusedHeaderPeek() {
-        let outcome = Self.outcome(TokenFactory.token(header: #"{"alg":"none","kid":"nope"}"#, payload: TokenFactory.claims()))
+        let outcome = Self.outcome(
+            TokenFactory.token(header: #"{"alg":"none","kid":"nope"}"#, payload: TokenFactory.claims()))
         #expect(outcome.error?.reason == .algorithmNone)
         #expect(outcome.algorithm == "none" && outcome.keyID == "nope")
         #expect(outcome.claims.issuer == TokenFactory.issuer)

@@ -18,7 +18,8 @@ package final class AppStoreChainFactory: @unchecked Sendable {
 
     /// A folder of its own.
     package init() throws {
-        directory = FileManager.default.temporaryDirectory.appendingPathComponent("jwtverify-chains-\(UUID().uuidString)")
+        directory = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "jwtverify-chains-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         try Data(Self.extensions.utf8).write(to: directory.appendingPathComponent("ext.cnf"))
     }
@@ -59,7 +60,8 @@ package final class AppStoreChainFactory: @unchecked Sendable {
         let message = errors.fileHandleForReading.readDataToEndOfFile()
         process.waitUntilExit()
         guard process.terminationStatus == 0 else {
-            throw Failure(description: "openssl \(arguments.joined(separator: " ")): \(String(decoding: message, as: UTF8.self))")
+            throw Failure(
+                description: "openssl \(arguments.joined(separator: " ")): \(String(decoding: message, as: UTF8.self))")
         }
         return data
     }
@@ -70,10 +72,15 @@ package final class AppStoreChainFactory: @unchecked Sendable {
     }
 
     /// A self-signed root `name.pem` with subject `subject` (a new key unless `name.key` exists).
-    package func root(_ name: String, subject: String = "/CN=Test Root CA - G3/OU=Test Certification Authority/O=Test Inc./C=US") throws {
-        if !FileManager.default.fileExists(atPath: directory.appendingPathComponent("\(name).key").path) { try key(name) }
+    package func root(
+        _ name: String, subject: String = "/CN=Test Root CA - G3/OU=Test Certification Authority/O=Test Inc./C=US"
+    ) throws {
+        if !FileManager.default.fileExists(atPath: directory.appendingPathComponent("\(name).key").path) {
+            try key(name)
+        }
         try openssl([
-            "req", "-x509", "-new", "-key", "\(name).key", "-subj", subject, "-days", "3650", "-addext", "basicConstraints=critical,CA:TRUE",
+            "req", "-x509", "-new", "-key", "\(name).key", "-subj", subject, "-days", "3650", "-addext",
+            "basicConstraints=critical,CA:TRUE",
             "-addext", "keyUsage=critical,keyCertSign,cRLSign", "-out", "\(name).pem",
         ])
     }
@@ -81,19 +88,27 @@ package final class AppStoreChainFactory: @unchecked Sendable {
     /// A certificate `name.pem` for a new key, signed by `issuer`, with the extension section
     /// `section` of the factory's config (`leaf`, `leaf_plain`, `ca`, `ca_plain`), valid for `days`.
     /// With `ocsp`, the certificate names that OCSP responder in its Authority Information Access.
-    package func issue(_ name: String, by issuer: String, section: String, days: Int = 3650, subject: String? = nil, ocsp: String? = nil) throws {
+    package func issue(
+        _ name: String, by issuer: String, section: String, days: Int = 3650, subject: String? = nil,
+        ocsp: String? = nil
+    ) throws {
         try key(name)
-        try openssl(["req", "-new", "-key", "\(name).key", "-subj", subject ?? "/CN=\(name)/O=Test Inc./C=US", "-out", "\(name).csr"])
+        try openssl([
+            "req", "-new", "-key", "\(name).key", "-subj", subject ?? "/CN=\(name)/O=Test Inc./C=US", "-out",
+            "\(name).csr",
+        ])
         var extensions = "ext.cnf"
         var chosen = section
         if let ocsp {
             let base = Self.extensions.components(separatedBy: "[\(section)]\n")[1].components(separatedBy: "[")[0]
             extensions = "\(name).cnf"
             chosen = "this"
-            try Data("[this]\n\(base)authorityInfoAccess = OCSP;URI:\(ocsp)\n".utf8).write(to: directory.appendingPathComponent(extensions))
+            try Data("[this]\n\(base)authorityInfoAccess = OCSP;URI:\(ocsp)\n".utf8).write(
+                to: directory.appendingPathComponent(extensions))
         }
         try openssl([
-            "x509", "-req", "-in", "\(name).csr", "-CA", "\(issuer).pem", "-CAkey", "\(issuer).key", "-CAcreateserial", "-days", "\(days)",
+            "x509", "-req", "-in", "\(name).csr", "-CA", "\(issuer).pem", "-CAkey", "\(issuer).key", "-CAcreateserial",
+            "-days", "\(days)",
             "-extfile", extensions, "-extensions", chosen, "-out", "\(name).pem",
         ])
     }
@@ -108,7 +123,9 @@ package final class AppStoreChainFactory: @unchecked Sendable {
     package func ocspIndex(_ file: String, good: [String], revoked: [String]) throws {
         var lines = ""
         for name in good { lines += "V\t391231235959Z\t\t\(try serial(name))\tunknown\t/CN=\(name)\n" }
-        for name in revoked { lines += "R\t391231235959Z\t240101000000Z,keyCompromise\t\(try serial(name))\tunknown\t/CN=\(name)\n" }
+        for name in revoked {
+            lines += "R\t391231235959Z\t240101000000Z,keyCompromise\t\(try serial(name))\tunknown\t/CN=\(name)\n"
+        }
         try Data(lines.utf8).write(to: directory.appendingPathComponent(file))
     }
 
@@ -126,7 +143,9 @@ package final class AppStoreChainFactory: @unchecked Sendable {
     }
 
     /// The certificate `name.pem`, as PEM bytes.
-    package func pem(_ name: String) throws -> [UInt8] { Array(try Data(contentsOf: directory.appendingPathComponent("\(name).pem"))) }
+    package func pem(_ name: String) throws -> [UInt8] {
+        Array(try Data(contentsOf: directory.appendingPathComponent("\(name).pem")))
+    }
 
     /// The certificate `name.pem` as standard base64 of its DER, as `x5c` carries it.
     package func x5c(_ name: String) throws -> String {
@@ -153,7 +172,8 @@ package final class AppStoreChainFactory: @unchecked Sendable {
         let certificates = try chain.map { "\"\(try self.x5c($0))\"" }.joined(separator: ",")
         let header = #"{"alg":"\#(algorithm)","x5c":[\#(certificates)]}"#
         return TokenFactory.token(
-            header: header, payload: payload, signer: TokenFactory.Signer(kid: "", algorithm: .es256, key: try privateKey(signer)), algorithm: .es256)
+            header: header, payload: payload,
+            signer: TokenFactory.Signer(kid: "", algorithm: .es256, key: try privateKey(signer)), algorithm: .es256)
     }
 
     /// A transaction payload signed at `signedDate` (seconds since the epoch), with `extra` members.
@@ -161,6 +181,7 @@ package final class AppStoreChainFactory: @unchecked Sendable {
         signedDate: Double?, bundleID: String = "com.example.app", environment: String = "Sandbox", extra: String = ""
     ) -> String {
         let date = signedDate.map { #","signedDate":\#(Int64($0 * 1000))"# } ?? ""
-        return #"{"transactionId":"2000000123","originalTransactionId":"2000000100","bundleId":"\#(bundleID)","productId":"pro.monthly","purchaseDate":1700000000000,"expiresDate":1702592000000,"type":"Auto-Renewable Subscription","environment":"\#(environment)"\#(date)\#(extra)}"#
+        return
+            #"{"transactionId":"2000000123","originalTransactionId":"2000000100","bundleId":"\#(bundleID)","productId":"pro.monthly","purchaseDate":1700000000000,"expiresDate":1702592000000,"type":"Auto-Renewable Subscription","environment":"\#(environment)"\#(date)\#(extra)}"#
     }
 }

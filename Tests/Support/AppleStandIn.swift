@@ -18,8 +18,14 @@ package final class AppleStandIn: Sendable {
         folder = FileManager.default.temporaryDirectory.appendingPathComponent("apple-standin-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         for name in ["a", "b", "stranger"] {
-            try Self.openssl(["genpkey", "-algorithm", "EC", "-pkeyopt", "ec_paramgen_curve:P-256", "-out", folder.appendingPathComponent("\(name).p8").path])
-            try Self.openssl(["pkey", "-in", folder.appendingPathComponent("\(name).p8").path, "-pubout", "-out", folder.appendingPathComponent("\(name).pub").path])
+            try Self.openssl([
+                "genpkey", "-algorithm", "EC", "-pkeyopt", "ec_paramgen_curve:P-256", "-out",
+                folder.appendingPathComponent("\(name).p8").path,
+            ])
+            try Self.openssl([
+                "pkey", "-in", folder.appendingPathComponent("\(name).p8").path, "-pubout", "-out",
+                folder.appendingPathComponent("\(name).pub").path,
+            ])
         }
         script = try LoopbackScript(
             "apple_standin.py",
@@ -39,22 +45,30 @@ package final class AppleStandIn: Sendable {
     /// The path of a team's `.p8` key: `a`, `b`, or `stranger` (registered nowhere).
     package func keyPath(_ name: String) -> String { folder.appendingPathComponent("\(name).p8").path }
     /// The bytes of that key.
-    package func keyPEM(_ name: String) throws -> [UInt8] { Array(try Data(contentsOf: URL(fileURLWithPath: keyPath(name)))) }
+    package func keyPEM(_ name: String) throws -> [UInt8] {
+        Array(try Data(contentsOf: URL(fileURLWithPath: keyPath(name))))
+    }
 
     /// What a user's sign-in leaves: an authorization code for `subject`, whose identity token
     /// will carry SHA-256(`rawNonce`) when given.
-    package func authorize(subject: String, rawNonce: String? = nil, redirectURI: String? = nil, email: String? = nil, team: String? = nil) throws -> String {
+    package func authorize(
+        subject: String, rawNonce: String? = nil, redirectURI: String? = nil, email: String? = nil, team: String? = nil
+    ) throws -> String {
         var request: [String: Any] = ["sub": subject]
         if let rawNonce { request["raw_nonce"] = rawNonce }
         if let redirectURI { request["redirect_uri"] = redirectURI }
         if let email { request["email"] = email }
         if let team { request["team"] = team }
-        let answer = try JSONSerialization.jsonObject(with: Data(try script.send("/test/authorize", json: request))) as? [String: Any]
+        let answer =
+            try JSONSerialization.jsonObject(with: Data(try script.send("/test/authorize", json: request)))
+            as? [String: Any]
         return answer?["code"] as? String ?? ""
     }
 
     /// Makes `code` older by `seconds`.
-    package func age(code: String, seconds: Int) throws { _ = try script.send("/test/age", json: ["code": code, "seconds": seconds]) }
+    package func age(code: String, seconds: Int) throws {
+        _ = try script.send("/test/age", json: ["code": code, "seconds": seconds])
+    }
 
     /// How the endpoints answer from now on: `ok`, `error500`, `unavailable503`, `hang`, `html`,
     /// `cut`, `huge`, `bad_signature`, `other_audience`, `redirect`, `revoke_ignored` (`/auth/revoke`
@@ -63,7 +77,8 @@ package final class AppleStandIn: Sendable {
 
     /// Distinct client secrets accepted, REST requests, and secrets refused.
     package func stats() throws -> (secrets: Int, requests: Int, refusedSecrets: Int) {
-        let object = try JSONSerialization.jsonObject(with: Data(try script.send("/test/stats"))) as? [String: Int] ?? [:]
+        let object =
+            try JSONSerialization.jsonObject(with: Data(try script.send("/test/stats"))) as? [String: Int] ?? [:]
         return (object["secrets"] ?? -1, object["requests"] ?? -1, object["refused_secrets"] ?? -1)
     }
 

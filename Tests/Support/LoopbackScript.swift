@@ -1,6 +1,7 @@
 import Foundation
+
 #if canImport(FoundationNetworking)
-import FoundationNetworking
+    import FoundationNetworking
 #endif
 
 /// A Python script of this folder serving HTTP on 127.0.0.1 for the duration of a test: started
@@ -28,7 +29,8 @@ package final class LoopbackScript: @unchecked Sendable {
             guard !chunk.isEmpty else { break }
             line.append(chunk)
         }
-        guard let port = Int(String(decoding: line, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)) else {
+        guard let port = Int(String(decoding: line, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines))
+        else {
             process.terminate()
             throw ScriptError.didNotStart
         }

@@ -16,6 +16,9 @@ package final class OriginServer: Sendable {
     /// The origin's request counters.
     package func stats() throws -> (requests: Int, conditional: Int, notModified: Int, ifModifiedSince: Int) {
         let object = try JSONSerialization.jsonObject(with: Data(try script.send("/stats"))) as? [String: Int] ?? [:]
-        return (object["requests"] ?? -1, object["conditional"] ?? -1, object["not_modified"] ?? -1, object["if_modified_since"] ?? -1)
+        return (
+            object["requests"] ?? -1, object["conditional"] ?? -1, object["not_modified"] ?? -1,
+            object["if_modified_since"] ?? -1
+        )
     }
 }

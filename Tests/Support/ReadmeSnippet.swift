@@ -8,10 +8,12 @@ package enum ReadmeSnippet {
     /// (`ReadmeConsumerTests` compiles every block as pasted, imports included).
     package static func isInReadme(sourceFile: String, marker: String, importing modules: [String]) throws -> Bool {
         let source = try String(contentsOf: URL(fileURLWithPath: sourceFile), encoding: .utf8)
-        guard let begin = source.range(of: "// \(marker)-BEGIN\n"), let end = source.range(of: "// \(marker)-END") else {
+        guard let begin = source.range(of: "// \(marker)-BEGIN\n"), let end = source.range(of: "// \(marker)-END")
+        else {
             return false
         }
-        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent()
         let readme = try String(contentsOf: root.appendingPathComponent("README.md"), encoding: .utf8)
         let imports = modules.map { "import \($0)\n" }.joined()
         return readme.contains("```swift\n" + imports + "\n" + source[begin.upperBound..<end.lowerBound] + "```")

@@ -19,7 +19,8 @@ package enum SharedVectors {
 
     /// Whether the shared vectors are present. When they are not, the suites that need them are
     /// disabled and the test output says why.
-    package static let available: Bool = FileManager.default.fileExists(atPath: directory.appendingPathComponent("README.md").path)
+    package static let available: Bool = FileManager.default.fileExists(
+        atPath: directory.appendingPathComponent("README.md").path)
 
     /// The message shown when the vectors are absent.
     package static let missingMessage = "shared vectors not found at \(directory.path): conformance suites SKIPPED"
@@ -34,7 +35,8 @@ package enum SharedVectors {
 
     /// Reads and parses a JSON file below the shared vectors folder.
     package static func json(_ relativePath: String) throws -> [String: Any] {
-        try JSONSerialization.jsonObject(with: data(relativePath), options: [.fragmentsAllowed]) as? [String: Any] ?? [:]
+        try JSONSerialization.jsonObject(with: data(relativePath), options: [.fragmentsAllowed]) as? [String: Any]
+            ?? [:]
     }
 }
 

@@ -49,8 +49,11 @@ package enum TokenFactory {
     package static let now = 1_700_001_000.0
 
     /// A verifier over ``keys`` with a fixed clock at ``now``.
-    package static func verifier(leeway: Double = 60, algorithms: Set<SignatureAlgorithm> = SignatureAlgorithm.defaultAllowed) -> Verifier {
-        Verifier(keys: keys, issuer: issuer, audiences: [audience], algorithms: algorithms, leeway: leeway, clock: { now })
+    package static func verifier(
+        leeway: Double = 60, algorithms: Set<SignatureAlgorithm> = SignatureAlgorithm.defaultAllowed
+    ) -> Verifier {
+        Verifier(
+            keys: keys, issuer: issuer, audiences: [audience], algorithms: algorithms, leeway: leeway, clock: { now })
     }
 
     /// Apple-shaped claims as JSON text, with `extra` members appended verbatim.
@@ -60,7 +63,9 @@ package enum TokenFactory {
     }
 
     /// A compact token over exactly `header` and `payload` text, signed by `signer` with `algorithm`.
-    package static func token(header: String? = nil, payload: String, signer: Signer = rsa, algorithm: SignatureAlgorithm? = nil) -> String {
+    package static func token(
+        header: String? = nil, payload: String, signer: Signer = rsa, algorithm: SignatureAlgorithm? = nil
+    ) -> String {
         let alg = algorithm ?? signer.algorithm
         let headerText = header ?? #"{"kid":"\#(signer.kid)","alg":"\#(alg.name)"}"#
         let signingInput = Base64URL.encode(Array(headerText.utf8)) + "." + Base64URL.encode(Array(payload.utf8))
@@ -71,7 +76,8 @@ package enum TokenFactory {
     /// A token naming `kid` with a placeholder signature: unknown kids are rejected before any
     /// signature work, so floods of them need no real signing.
     package static func unsignedToken(kid: String) -> String {
-        Base64URL.encode(Array(#"{"kid":"\#(kid)","alg":"RS256"}"#.utf8)) + "." + Base64URL.encode(Array(claims().utf8)) + ".AAAA"
+        Base64URL.encode(Array(#"{"kid":"\#(kid)","alg":"RS256"}"#.utf8)) + "." + Base64URL.encode(Array(claims().utf8))
+            + ".AAAA"
     }
 
     /// The reason `token` is rejected with (by `verifier`, with `nonce`, at `time` when given), or

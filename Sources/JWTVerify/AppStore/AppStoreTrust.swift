@@ -47,7 +47,9 @@ public final class AppStoreTrust: Sendable, Hashable, CustomStringConvertible {
     ///
     /// - Throws: ``InvalidRoot`` for a root that is neither.
     public convenience init(rootCertificates: [[UInt8]]) throws(InvalidRoot) {
-        try self.init(rootCertificates: rootCertificates, name: "\(rootCertificates.count) configured root\(rootCertificates.count == 1 ? "" : "s")")
+        try self.init(
+            rootCertificates: rootCertificates,
+            name: "\(rootCertificates.count) configured root\(rootCertificates.count == 1 ? "" : "s")")
     }
 
     private init(rootCertificates: [[UInt8]], name: String) throws(InvalidRoot) {
@@ -86,12 +88,16 @@ public final class AppStoreTrust: Sendable, Hashable, CustomStringConvertible {
     /// leads to a root by every X.509 rule but the validity periods (``judge(_:at:)`` applies
     /// those, once the token's time is known), with online checks not revoked; else the reason.
     /// Cached: the verdict does not depend on the time.
-    func chain(leaf: String, intermediate: String, onlineChecks: Bool = false) -> Result<TrustedChain, VerificationError> {
+    func chain(leaf: String, intermediate: String, onlineChecks: Bool = false) -> Result<
+        TrustedChain, VerificationError
+    > {
         var material = Array(leaf.utf8)
         material.append(0)
         material.append(contentsOf: intermediate.utf8)
         let key = material.withUnsafeBytes { SHA256Digest(hashing: $0) }
-        if let entry = chains.withLock({ $0.entries[key] }) { return settle(entry, key: key, onlineChecks: onlineChecks) }
+        if let entry = chains.withLock({ $0.entries[key] }) {
+            return settle(entry, key: key, onlineChecks: onlineChecks)
+        }
         guard let leafDER = StandardBase64.decode(leaf.utf8) else {
             return .failure(VerificationError(.x5cInvalid, detail: "x5c[0] is not standard base64"))
         }
@@ -110,7 +116,9 @@ public final class AppStoreTrust: Sendable, Hashable, CustomStringConvertible {
         case .notDER(let position):
             entry = .refused(VerificationError(.x5cInvalid, detail: "x5c[\(position)] is not a DER certificate"))
         case .leafKeyNotP256:
-            entry = .refused(VerificationError(.keyAlgorithmMismatch, detail: "the x5c leaf's key is not a P-256 key (ES256 needs one)"))
+            entry = .refused(
+                VerificationError(
+                    .keyAlgorithmMismatch, detail: "the x5c leaf's key is not a P-256 key (ES256 needs one)"))
         case .untrusted(let why):
             entry = .refused(VerificationError(.untrustedChain, detail: "x5c does not chain to \(name): \(why)"))
         }
@@ -123,11 +131,15 @@ public final class AppStoreTrust: Sendable, Hashable, CustomStringConvertible {
         guard !validity.contains(time) else { return nil }
         return VerificationError(
             .untrustedChain,
-            detail: "the x5c chain is valid from \(Verifier.number(validity.lowerBound)) to \(Verifier.number(validity.upperBound)), not at \(Verifier.number(time.rounded(.down)))")
+            detail:
+                "the x5c chain is valid from \(Verifier.number(validity.lowerBound)) to \(Verifier.number(validity.upperBound)), not at \(Verifier.number(time.rounded(.down)))"
+        )
     }
 
     /// A cached or new chain, then, with online checks, its revocation status.
-    private func settle(_ entry: ChainEntry, key: SHA256Digest, onlineChecks: Bool) -> Result<TrustedChain, VerificationError> {
+    private func settle(_ entry: ChainEntry, key: SHA256Digest, onlineChecks: Bool) -> Result<
+        TrustedChain, VerificationError
+    > {
         switch entry {
         case .refused(let error): return .failure(error)
         case .trusted(let chain, let certificates):
@@ -146,8 +158,13 @@ public final class AppStoreTrust: Sendable, Hashable, CustomStringConvertible {
     /// time. `nil` when both are good.
     private func revocation(of certificates: Certificates, key: SHA256Digest) -> VerificationError? {
         let now = VerificationPolicy.systemClock()
-        if let known = revocations.withLock({ $0[key] }), now - known.checkedAt < Self.revocationCacheSeconds { return known.failure }
-        for (name, certificate, issuer) in [("leaf", certificates.leaf, certificates.intermediate), ("intermediate", certificates.intermediate, certificates.root)] {
+        if let known = revocations.withLock({ $0[key] }), now - known.checkedAt < Self.revocationCacheSeconds {
+            return known.failure
+        }
+        for (name, certificate, issuer) in [
+            ("leaf", certificates.leaf, certificates.intermediate),
+            ("intermediate", certificates.intermediate, certificates.root),
+        ] {
             switch store.revocationStatus(of: certificate, issuer: issuer, timeout: Self.revocationTimeoutSeconds) {
             case .good: continue
             case .revoked(let why):

@@ -1,9 +1,9 @@
 import Synchronization
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// An optional, bounded, thread-safe cache of tokens that fully verified, owned by one verifier
@@ -124,7 +124,8 @@ public final class VerifiedTokenCache: Sendable {
     /// Stores `entry` for `token` (whose length is within the limit).
     func insert(_ token: UnsafeRawBufferPointer, hash: UInt64, entry: Entry) {
         let bytes = [UInt8](token)
-        shards[Int(hash % UInt64(shards.count))].state.withLock { state in state.insert(bytes, hash: hash, entry: entry) }
+        shards[Int(hash % UInt64(shards.count))].state.withLock { state in state.insert(bytes, hash: hash, entry: entry)
+        }
     }
 
     /// One shard: a fixed number of slots, an index from hash to slot, and a CLOCK hand.

@@ -26,7 +26,9 @@ public enum Nonce {
     }
 
     /// Writes the 64 lowercase hex digits of SHA-256(`raw`) into `out`.
-    private static func writeExpectedClaim(forRawNonce raw: UnsafeRawBufferPointer, into out: UnsafeMutableRawBufferPointer) {
+    private static func writeExpectedClaim(
+        forRawNonce raw: UnsafeRawBufferPointer, into out: UnsafeMutableRawBufferPointer
+    ) {
         withUnsafeTemporaryAllocation(byteCount: 32, alignment: 8) { digest in
             _ = MessageDigest.unretainedSHA256._withUnsafeGuaranteedRef { $0.hash(raw, into: digest) }
             HexDigits.write(UnsafeRawBufferPointer(digest), to: out.baseAddress!)

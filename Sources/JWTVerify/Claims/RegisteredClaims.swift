@@ -37,7 +37,9 @@ public struct RegisteredClaims: Sendable, Hashable {
     ///
     /// Every string is the token's own, never one shared with the configuration: a shared string
     /// would cost each token a reference-count round trip on memory all threads contend for.
-    package static func read<Object: JSONObjectReading>(_ payload: Object) -> Result<RegisteredClaims, VerificationError> {
+    package static func read<Object: JSONObjectReading>(_ payload: Object) -> Result<
+        RegisteredClaims, VerificationError
+    > {
         var claims = RegisteredClaims()
         if let error = read(payload, into: &claims) { return .failure(error) }
         return .success(claims)
@@ -96,7 +98,9 @@ public struct RegisteredClaims: Sendable, Hashable {
         } catch {
             return VerificationError(.claimType, detail: "\(error)")
         }
-        guard claims.expiresAt != nil || !requiresExpiration else { return VerificationError(.claimType, detail: "exp is missing") }
+        guard claims.expiresAt != nil || !requiresExpiration else {
+            return VerificationError(.claimType, detail: "exp is missing")
+        }
         return nil
     }
 }

@@ -6,7 +6,8 @@ internal import CByteKernels
 /// ≡ 1 (mod 4) is invalid, and the unused low bits of the last character must be zero, so every
 /// byte string has exactly one accepted encoding.
 package enum Base64URL {
-    private static let alphabet: [UInt8] = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_".utf8)
+    private static let alphabet: [UInt8] = Array(
+        "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_".utf8)
 
     /// Maps an input byte to its 6-bit value, or 0xFF for bytes outside the alphabet.
     private static let decodeTable: [UInt8] = {
@@ -67,7 +68,8 @@ package enum Base64URL {
             var bad: UInt32 = 0
             var o = i / 4 * 3
             while i < full {
-                let word = table[Int(input[i])] | table[256 + Int(input[i + 1])]
+                let word =
+                    table[Int(input[i])] | table[256 + Int(input[i + 1])]
                     | table[512 + Int(input[i + 2])] | table[768 + Int(input[i + 3])]
                 bad |= word
                 output[o] = UInt8(truncatingIfNeeded: word >> 16)

@@ -1,7 +1,7 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// The three segments of a compact JWS (RFC 7515 §7.1), located in the original token bytes.
@@ -45,7 +45,9 @@ struct CompactJWS {
 
     /// The offset of the next `.` at or after `start` (memchr: vectorised).
     private static func nextDot(_ base: UnsafeRawPointer, from start: Int, count: Int) -> Int? {
-        guard start < count, let found = memchr(base + start, Int32(UInt8(ascii: ".")), count - start) else { return nil }
+        guard start < count, let found = memchr(base + start, Int32(UInt8(ascii: ".")), count - start) else {
+            return nil
+        }
         return base.distance(to: UnsafeRawPointer(found))
     }
 

@@ -1,7 +1,7 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// The last few JOSE headers one thread verified, by their exact base64url text.
@@ -36,10 +36,13 @@ struct HeaderMemo {
     func lookup(_ segment: UnsafeRawBufferPointer, verifier: UInt64) -> (header: JOSEHeader, keyIndex: Int)? {
         guard let wanted = segment.baseAddress else { return nil }
         return entries.withUnsafeBufferPointer { entries in
-            for i in entries.indices where entries[i].verifier == verifier && entries[i].segment.count == segment.count {
+            for i in entries.indices where entries[i].verifier == verifier && entries[i].segment.count == segment.count
+            {
                 let same = entries[i].segment.withUnsafeBytes { memcmp($0.baseAddress!, wanted, segment.count) == 0 }
                 guard same else { continue }
-                let keyID = entries[i].keyID.map { bytes in bytes.withUnsafeBytes { String(decoding: $0, as: UTF8.self) } }
+                let keyID = entries[i].keyID.map { bytes in
+                    bytes.withUnsafeBytes { String(decoding: $0, as: UTF8.self) }
+                }
                 return (JOSEHeader(algorithm: entries[i].algorithm, keyID: keyID), entries[i].keyIndex)
             }
             return nil
@@ -50,7 +53,8 @@ struct HeaderMemo {
     mutating func remember(_ segment: UnsafeRawBufferPointer, verifier: UInt64, header: JOSEHeader, keyIndex: Int) {
         guard segment.count <= Self.longestSegment else { return }
         let entry = Entry(
-            verifier: verifier, segment: Array(segment), algorithm: header.algorithm, keyID: header.keyID.map { Array($0.utf8) },
+            verifier: verifier, segment: Array(segment), algorithm: header.algorithm,
+            keyID: header.keyID.map { Array($0.utf8) },
             keyIndex: keyIndex)
         if entries.count < Self.capacity {
             entries.append(entry)

@@ -22,11 +22,13 @@ struct JOSEHeader {
             return .failure(VerificationError(.algorithmNone, detail: "alg none is never accepted"))
         }
         guard let algorithm = allowList.match(alg) else {
-            return .failure(VerificationError(
-                .unsupportedAlgorithm, detail: "alg \(printable(alg)) is not in the allowed list (\(allowList))"))
+            return .failure(
+                VerificationError(
+                    .unsupportedAlgorithm, detail: "alg \(printable(alg)) is not in the allowed list (\(allowList))"))
         }
         if header.member("crit") != nil {
-            return .failure(VerificationError(.critUnsupported, detail: "crit is present; no JWS extension is supported"))
+            return .failure(
+                VerificationError(.critUnsupported, detail: "crit is present; no JWS extension is supported"))
         }
         if let b64 = header.member("b64"), b64.kind != .true {
             return .failure(VerificationError(.headerInvalid, detail: "b64 is present and not true"))
@@ -38,7 +40,8 @@ struct JOSEHeader {
             }
             keyID = value
         } else if requirements.keyID {
-            return .failure(VerificationError(.headerInvalid, detail: "kid is missing, and this provider always sends one"))
+            return .failure(
+                VerificationError(.headerInvalid, detail: "kid is missing, and this provider always sends one"))
         }
         if let typ = header.member("typ") {
             guard let value = typ.stringBytes,
@@ -47,7 +50,8 @@ struct JOSEHeader {
                 return .failure(VerificationError(.headerInvalid, detail: "typ is not JWT or application/jwt"))
             }
         } else if requirements.type {
-            return .failure(VerificationError(.headerInvalid, detail: "typ is missing, and this provider always sends JWT"))
+            return .failure(
+                VerificationError(.headerInvalid, detail: "typ is missing, and this provider always sends JWT"))
         }
         return .success(JOSEHeader(algorithm: algorithm, keyID: keyID))
     }
@@ -118,20 +122,28 @@ struct HeaderReading: JSONObjectConsumer {
         let certificates = readsCertificates ? Self.certificates(object) : nil
         guard report else { return HeaderRead(header: header, certificates: certificates) }
         let keyID: String? = if case .success(let valid) = header { valid.keyID } else { object.member("kid")?.string }
-        let algorithm: String? = if case .success(let valid) = header { valid.algorithm.name } else { object.member("alg")?.string }
+        let algorithm: String? =
+            if case .success(let valid) = header { valid.algorithm.name } else { object.member("alg")?.string }
         return HeaderRead(header: header, certificates: certificates, algorithm: algorithm, keyID: keyID)
     }
 
     /// `x5c` as App Store signed data has it: exactly three strings (leaf, intermediate, root).
-    private static func certificates<Object: JSONObjectReading>(_ object: Object) -> Result<[String], VerificationError> {
-        guard let x5c = object.member("x5c") else { return .failure(VerificationError(.x5cInvalid, detail: "x5c is missing")) }
+    private static func certificates<Object: JSONObjectReading>(_ object: Object) -> Result<[String], VerificationError>
+    {
+        guard let x5c = object.member("x5c") else {
+            return .failure(VerificationError(.x5cInvalid, detail: "x5c is missing"))
+        }
         guard x5c.kind == .array else { return .failure(VerificationError(.x5cInvalid, detail: "x5c is not an array")) }
         guard x5c.count == 3 else {
-            return .failure(VerificationError(.x5cInvalid, detail: "x5c holds \(x5c.count) certificates, not 3 (leaf, intermediate, root)"))
+            return .failure(
+                VerificationError(
+                    .x5cInvalid, detail: "x5c holds \(x5c.count) certificates, not 3 (leaf, intermediate, root)"))
         }
         var chain: [String] = []
         for index in 0..<3 {
-            guard let text = x5c[index]?.string else { return .failure(VerificationError(.x5cInvalid, detail: "x5c[\(index)] is not a string")) }
+            guard let text = x5c[index]?.string else {
+                return .failure(VerificationError(.x5cInvalid, detail: "x5c[\(index)] is not a string"))
+            }
             chain.append(text)
         }
         return .success(chain)

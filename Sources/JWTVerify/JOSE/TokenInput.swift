@@ -53,7 +53,8 @@ package enum TokenInput {
 
     @inline(__always)
     private static func isSpace(_ byte: UInt8) -> Bool {
-        byte == UInt8(ascii: " ") || byte == UInt8(ascii: "\t") || byte == UInt8(ascii: "\r") || byte == UInt8(ascii: "\n")
+        byte == UInt8(ascii: " ") || byte == UInt8(ascii: "\t") || byte == UInt8(ascii: "\r")
+            || byte == UInt8(ascii: "\n")
     }
 
     /// Whether `bearer` (any letter case) starts at `start`.

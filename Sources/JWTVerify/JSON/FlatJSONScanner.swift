@@ -1,7 +1,7 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// A strict, allocation-free JSON scanner for the shape real token headers and payloads have: one
@@ -131,7 +131,8 @@ package enum FlatJSONScanner {
                 }
             }
             table.members[count] = Member(
-                nameStart: Int32(nameStart), nameEnd: Int32(nameEnd), valueStart: Int32(i), valueEnd: Int32(valueEnd), kind: kind)
+                nameStart: Int32(nameStart), nameEnd: Int32(nameEnd), valueStart: Int32(i), valueEnd: Int32(valueEnd),
+                kind: kind)
             table.keys[count] = key
             count += 1
             i = valueEnd
@@ -176,11 +177,15 @@ package enum FlatJSONScanner {
             let digitsStart = i
             while i < end && bytes[i] >= UInt8(ascii: "0") && bytes[i] <= UInt8(ascii: "9") { i += 1 }
             let digits = i - digitsStart
-            guard digits >= 1, digits <= 15, !(digits > 1 && bytes[digitsStart] == UInt8(ascii: "0")) else { return nil }
+            guard digits >= 1, digits <= 15, !(digits > 1 && bytes[digitsStart] == UInt8(ascii: "0")) else {
+                return nil
+            }
             // A fraction or exponent, or anything glued to the digits: let jansson decide.
             if i < end {
                 let next = bytes[i]
-                guard isSpace(next) || next == UInt8(ascii: ",") || next == UInt8(ascii: "}") || next == UInt8(ascii: "]") else {
+                guard
+                    isSpace(next) || next == UInt8(ascii: ",") || next == UInt8(ascii: "}") || next == UInt8(ascii: "]")
+                else {
                     return nil
                 }
             }
@@ -214,7 +219,9 @@ package enum FlatJSONScanner {
         }
     }
 
-    private static func literal(_ bytes: UnsafeRawBufferPointer, _ start: Int, _ word: StaticString, _ kind: JSONKind) -> (JSONKind, Int)? {
+    private static func literal(_ bytes: UnsafeRawBufferPointer, _ start: Int, _ word: StaticString, _ kind: JSONKind)
+        -> (JSONKind, Int)?
+    {
         let length = word.utf8CodeUnitCount
         guard start + length <= bytes.count else { return nil }
         let matches = word.withUTF8Buffer { expected in
@@ -224,7 +231,8 @@ package enum FlatJSONScanner {
         let after = start + length
         if after < bytes.count {
             let next = bytes[after]
-            guard isSpace(next) || next == UInt8(ascii: ",") || next == UInt8(ascii: "}") || next == UInt8(ascii: "]") else {
+            guard isSpace(next) || next == UInt8(ascii: ",") || next == UInt8(ascii: "}") || next == UInt8(ascii: "]")
+            else {
                 return nil
             }
         }
@@ -249,7 +257,8 @@ package struct FlatJSONObject: JSONObjectReading {
 
     /// The member of `members` named `name`.
     static func find(
-        _ name: StaticString, in members: UnsafeBufferPointer<FlatJSONScanner.Member>, keys: UnsafeBufferPointer<UInt64>,
+        _ name: StaticString, in members: UnsafeBufferPointer<FlatJSONScanner.Member>,
+        keys: UnsafeBufferPointer<UInt64>,
         base: UnsafeRawPointer
     ) -> FlatJSONValue? {
         name.withUTF8Buffer { find(bytes: UnsafeRawBufferPointer($0), in: members, keys: keys, base: base) }
@@ -257,7 +266,8 @@ package struct FlatJSONObject: JSONObjectReading {
 
     /// The member of `members` whose name is the UTF-8 `wanted`.
     static func find(
-        bytes wanted: UnsafeRawBufferPointer, in members: UnsafeBufferPointer<FlatJSONScanner.Member>, keys: UnsafeBufferPointer<UInt64>,
+        bytes wanted: UnsafeRawBufferPointer, in members: UnsafeBufferPointer<FlatJSONScanner.Member>,
+        keys: UnsafeBufferPointer<UInt64>,
         base: UnsafeRawPointer
     ) -> FlatJSONValue? {
         let length = wanted.count
@@ -278,7 +288,8 @@ package struct FlatJSONObject: JSONObjectReading {
                     k += 1
                 }
                 if same {
-                    return FlatJSONValue(base: base, kind: member.kind, start: Int(member.valueStart), end: Int(member.valueEnd))
+                    return FlatJSONValue(
+                        base: base, kind: member.kind, start: Int(member.valueStart), end: Int(member.valueEnd))
                 }
             }
             return nil
@@ -353,7 +364,9 @@ package struct FlatJSONValue: JSONValueReading {
     private func withMembers<R>(_ body: (FlatJSONObject) -> R) -> R {
         FlatJSONScanner.MemberTable.with { table in
             var count = 0
-            if kind == .object, let (scanned, _) = FlatJSONScanner.scanObject(prefix, from: start, depth: 1, into: table) {
+            if kind == .object,
+                let (scanned, _) = FlatJSONScanner.scanObject(prefix, from: start, depth: 1, into: table)
+            {
                 count = scanned
             }
             return body(
@@ -401,9 +414,13 @@ package struct FlatJSONValue: JSONValueReading {
                 var copy: [String: JSONValue] = [:]
                 for member in object.members {
                     let name = String(
-                        decoding: UnsafeRawBufferPointer(start: base + Int(member.nameStart), count: Int(member.nameEnd - member.nameStart)),
+                        decoding: UnsafeRawBufferPointer(
+                            start: base + Int(member.nameStart), count: Int(member.nameEnd - member.nameStart)),
                         as: UTF8.self)
-                    copy[name] = FlatJSONValue(base: base, kind: member.kind, start: Int(member.valueStart), end: Int(member.valueEnd)).value
+                    copy[name] =
+                        FlatJSONValue(
+                            base: base, kind: member.kind, start: Int(member.valueStart), end: Int(member.valueEnd)
+                        ).value
                 }
                 return .object(copy)
             }

@@ -85,7 +85,12 @@ package struct JSONNode: JSONValueReading, JSONObjectReading {
         case JSON_STRING: .string
         case JSON_INTEGER: .integer
         case JSON_REAL:
-            if widened, case let value = json_real_value(raw), value == value.rounded(), abs(value) < Self.integerLimit { .integer } else { .real }
+            if widened, case let value = json_real_value(raw), value == value.rounded(), abs(value) < Self.integerLimit
+            {
+                .integer
+            } else {
+                .real
+            }
         case JSON_TRUE: .true
         case JSON_FALSE: .false
         default: .null
@@ -101,7 +106,9 @@ package struct JSONNode: JSONValueReading, JSONObjectReading {
 
     /// The member whose name is the UTF-8 `name` (`nil` if absent or not an object).
     package func member(named name: UnsafeRawBufferPointer) -> JSONNode? {
-        json_object_getn(raw, name.baseAddress?.assumingMemoryBound(to: CChar.self), name.count).map { JSONNode($0, widened: widened) }
+        json_object_getn(raw, name.baseAddress?.assumingMemoryBound(to: CChar.self), name.count).map {
+            JSONNode($0, widened: widened)
+        }
     }
 
     /// The member named `name` of an object (`nil` if absent or not an object).
@@ -153,7 +160,9 @@ package struct JSONNode: JSONValueReading, JSONObjectReading {
         var iterator = json_object_iter(raw)
         while let current = iterator {
             if let key = json_object_iter_key(current), let value = json_object_iter_value(current) {
-                body(UnsafeRawBufferPointer(start: key, count: json_object_iter_key_len(current)), JSONNode(value, widened: widened))
+                body(
+                    UnsafeRawBufferPointer(start: key, count: json_object_iter_key_len(current)),
+                    JSONNode(value, widened: widened))
             }
             iterator = json_object_iter_next(raw, current)
         }

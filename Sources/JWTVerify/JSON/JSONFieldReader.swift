@@ -35,7 +35,10 @@ package enum JSONFieldReader {
             slots.initialize(repeating: nil)
             defer { slots.deinitialize() }
             let reading = Reading(input: input, strings: strings, jsonValues: jsonValues, slots: slots)
-            body(JSONObjectParser.parse(input, reading).map { Fields(slots: UnsafeBufferPointer(slots), stringCount: strings.count) })
+            body(
+                JSONObjectParser.parse(input, reading).map {
+                    Fields(slots: UnsafeBufferPointer(slots), stringCount: strings.count)
+                })
         }
     }
 
@@ -60,7 +63,9 @@ package enum JSONFieldReader {
                 slots[index] = object.member(name).map { Field(kind: $0.kind, string: bytes($0), json: nil) }
             }
             for (index, name) in jsonValues.enumerated() {
-                slots[strings.count + index] = object.member(name).map { Field(kind: $0.kind, string: nil, json: $0.value.description) }
+                slots[strings.count + index] = object.member(name).map {
+                    Field(kind: $0.kind, string: nil, json: $0.value.description)
+                }
             }
         }
     }

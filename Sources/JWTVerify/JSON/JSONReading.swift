@@ -29,12 +29,14 @@ extension JSONValueReading {
     package var lenientBool: Bool? {
         if let bool { return bool }
         guard let bytes = stringBytes else { return nil }
-        if bytes.count == 4 && bytes[0] == UInt8(ascii: "t") && bytes[1] == UInt8(ascii: "r") && bytes[2] == UInt8(ascii: "u")
+        if bytes.count == 4 && bytes[0] == UInt8(ascii: "t") && bytes[1] == UInt8(ascii: "r")
+            && bytes[2] == UInt8(ascii: "u")
             && bytes[3] == UInt8(ascii: "e")
         {
             return true
         }
-        if bytes.count == 5 && bytes[0] == UInt8(ascii: "f") && bytes[1] == UInt8(ascii: "a") && bytes[2] == UInt8(ascii: "l")
+        if bytes.count == 5 && bytes[0] == UInt8(ascii: "f") && bytes[1] == UInt8(ascii: "a")
+            && bytes[2] == UInt8(ascii: "l")
             && bytes[3] == UInt8(ascii: "s") && bytes[4] == UInt8(ascii: "e")
         {
             return false
@@ -70,7 +72,9 @@ package enum JSONObjectParser {
     }
 
     /// Parses `bytes` and runs `consumer` on the object.
-    package static func parse<Consumer: JSONObjectConsumer>(_ bytes: UnsafeRawBufferPointer, _ consumer: Consumer) -> Result<Consumer.Output, Problem> {
+    package static func parse<Consumer: JSONObjectConsumer>(_ bytes: UnsafeRawBufferPointer, _ consumer: Consumer)
+        -> Result<Consumer.Output, Problem>
+    {
         // The scanner reports acceptance as a Bool, and the output lands in a fully initialised
         // variable (an Optional-wrapped generic Result confused memcheck's definedness tracking).
         var output: Result<Consumer.Output, Problem> = .failure(.notObject)

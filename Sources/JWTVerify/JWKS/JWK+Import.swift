@@ -68,7 +68,9 @@ extension JWK {
     }
 
     /// Decodes a required base64url member, optionally of an exact length.
-    private static func octets(_ node: JSONNode, _ name: StaticString, length: Int? = nil) -> Result<[UInt8], ImportProblem> {
+    private static func octets(_ node: JSONNode, _ name: StaticString, length: Int? = nil) -> Result<
+        [UInt8], ImportProblem
+    > {
         guard let text = node.member(name)?.stringBytes else {
             return .failure(ImportProblem(description: "\(name) is missing or not a string"))
         }
@@ -81,7 +83,8 @@ extension JWK {
         return .success(bytes)
     }
 
-    private static func importKey(_ node: JSONNode, keyType: String, curve: String?) -> Result<Imported, ImportProblem> {
+    private static func importKey(_ node: JSONNode, keyType: String, curve: String?) -> Result<Imported, ImportProblem>
+    {
         do {
             // Over the bytes: a `switch` over the `String` would take "O\u{212A}P" for "OKP".
             switch ExactBytes(keyType) {
@@ -103,7 +106,9 @@ extension JWK {
                 case "P-256": size = 32
                 case "P-384": size = 48
                 case "P-521": size = 66
-                default: throw ImportProblem(description: "EC curve \(curve.map { "\"\($0)\"" } ?? "(missing)") is not supported")
+                default:
+                    throw ImportProblem(
+                        description: "EC curve \(curve.map { "\"\($0)\"" } ?? "(missing)") is not supported")
                 }
                 let x = try octets(node, "x", length: size).get()
                 let y = try octets(node, "y", length: size).get()
@@ -114,7 +119,8 @@ extension JWK {
                 return .success(Imported(key: key, material: x + y, thumbprint: thumb))
             case "OKP":
                 guard exactlyEquals(curve, "Ed25519") else {
-                    throw ImportProblem(description: "OKP curve \(curve.map { "\"\($0)\"" } ?? "(missing)") is not supported")
+                    throw ImportProblem(
+                        description: "OKP curve \(curve.map { "\"\($0)\"" } ?? "(missing)") is not supported")
                 }
                 let x = try octets(node, "x", length: 32).get()
                 let key = try EVPPublicKey.ed25519(x)

@@ -34,7 +34,8 @@ public struct JWK: Sendable {
     func mismatch(for algorithm: SignatureAlgorithm) -> String? {
         if let unusableReason { return unusableReason }
         guard exactlyEquals(keyType, algorithm.keyType) else {
-            return "\(algorithm.name) needs an \(algorithm.keyType) key; this key is \(keyType ?? "untyped")"  // RSA, EC, OKP: all "an"
+            // RSA, EC, OKP: all "an"
+            return "\(algorithm.name) needs an \(algorithm.keyType) key; this key is \(keyType ?? "untyped")"
         }
         if let required = algorithm.curve, !exactlyEquals(curve, required) {
             return "\(algorithm.name) needs curve \(required); this key is on \(curve ?? "no curve")"

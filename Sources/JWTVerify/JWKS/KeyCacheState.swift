@@ -74,10 +74,14 @@ struct KeyCacheState: Sendable {
         guard !refreshing else { return false }
         switch reason {
         case .initial:
-            guard freshness(at: now) == .empty || freshness(at: now) == .unusable, now >= retryNotBefore else { return false }
+            guard freshness(at: now) == .empty || freshness(at: now) == .unusable, now >= retryNotBefore else {
+                return false
+            }
         case .scheduled:
             let state = freshness(at: now)
-            guard state == .refreshDue || state == .stale || state == .unusable, now >= retryNotBefore else { return false }
+            guard state == .refreshDue || state == .stale || state == .unusable, now >= retryNotBefore else {
+                return false
+            }
         case .unknownKeyID:
             guard now >= unknownKeyIDCooldownUntil else {
                 metrics.cooldownHits += 1
@@ -133,7 +137,9 @@ struct KeyCacheState: Sendable {
     }
 
     /// Restores keys from an on-disk snapshot (before any fetch).
-    mutating func restore(_ snapshotKeys: JWKSet, fetchedAt: Double, expiresAt: Double, etag: String?, lastModified: String?) {
+    mutating func restore(
+        _ snapshotKeys: JWKSet, fetchedAt: Double, expiresAt: Double, etag: String?, lastModified: String?
+    ) {
         keys = snapshotKeys
         generation += 1
         self.fetchedAt = fetchedAt

@@ -1,7 +1,7 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// A fetched key-set document on disk, so a restarted service or an offline audit has keys at once.
@@ -48,7 +48,9 @@ struct KeySetSnapshotFile {
 
     /// Reads a snapshot for `url` (`nil` when absent, unreadable, or for another URL).
     static func read(from path: String, url: String) -> KeySetSnapshotFile? {
-        guard let bytes = try? JWKSet.readFile(path), case .success(let document) = JSONDocument.parse(bytes) else { return nil }
+        guard let bytes = try? JWKSet.readFile(path), case .success(let document) = JSONDocument.parse(bytes) else {
+            return nil
+        }
         return document.withRoot { root -> KeySetSnapshotFile? in
             guard root.member("url")?.string == url, let fetchedAt = root.member("fetched_at")?.number,
                 let expiresAt = root.member("expires_at")?.number, let body = root.member("document")?.stringBytes

@@ -14,7 +14,8 @@ public enum KeySetSource: Sendable, Equatable, CustomStringConvertible {
         "https://www.googleapis.com/service_accounts/v1/jwk/securetoken@system.gserviceaccount.com")
 
     /// Firebase Authentication session-cookie keys (a `kid`-to-certificate map).
-    public static let firebaseSessionCookie = KeySetSource.url("https://www.googleapis.com/identitytoolkit/v3/relyingparty/publicKeys")
+    public static let firebaseSessionCookie = KeySetSource.url(
+        "https://www.googleapis.com/identitytoolkit/v3/relyingparty/publicKeys")
     /// Firebase App Check's keys (JWKS).
     public static let firebaseAppCheck = KeySetSource.url("https://firebaseappcheck.googleapis.com/v1/jwks")
     /// Firebase phone-number verification keys (JWKS).

@@ -15,7 +15,9 @@ package enum NotificationEnvelope {
     package static let notEnvelopeCode = "body_not_notification"
 
     /// Runs `use` with the JWS inside `body` (valid only inside `use`), or says why there is none.
-    package static func withSignedPayload<R>(_ body: UnsafeRawBufferPointer, _ use: (UnsafeRawBufferPointer) -> R) -> Result<R, Problem> {
+    package static func withSignedPayload<R>(_ body: UnsafeRawBufferPointer, _ use: (UnsafeRawBufferPointer) -> R)
+        -> Result<R, Problem>
+    {
         withoutActuallyEscaping(use) { use in
             switch JSONObjectParser.parse(body, Unwrapping(use: use)) {
             case .success(let outcome): outcome
@@ -31,9 +33,14 @@ package enum NotificationEnvelope {
             let memberNames = NotificationEnvelope.memberNames
             let payload = object.member(memberNames[0])
             let signedPayload = object.member(memberNames[1])
-            if payload != nil, signedPayload != nil { return .failure(Problem(description: "the body has both payload and signedPayload")) }
+            if payload != nil, signedPayload != nil {
+                return .failure(Problem(description: "the body has both payload and signedPayload"))
+            }
             guard let jws = (payload ?? signedPayload)?.stringBytes else {
-                return .failure(Problem(description: "the body has no payload (Sign in with Apple) or signedPayload (App Store) string"))
+                return .failure(
+                    Problem(
+                        description: "the body has no payload (Sign in with Apple) or signedPayload (App Store) string")
+                )
             }
             return .success(use(jws))
         }

@@ -44,7 +44,9 @@ public struct NotificationReceiver: Sendable {
     ///   - body: the request body exactly as Apple posted it.
     ///   - time: evaluate at this time instead of the policy's rule (the clock; App Store data
     ///     at its `signedDate`).
-    public func receive(_ body: [UInt8], at time: Double? = nil) async -> Result<ReceivedNotification, NotificationRejection> {
+    public func receive(_ body: [UInt8], at time: Double? = nil) async -> Result<
+        ReceivedNotification, NotificationRejection
+    > {
         switch keys {
         case .local(let verifier):
             return body.withUnsafeBytes { bytes in

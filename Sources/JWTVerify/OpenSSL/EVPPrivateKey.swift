@@ -88,7 +88,10 @@ extension EVPPublicKey {
     package func jwkMembers() -> [(String, String)] {
         switch keyType {
         case "RSA":
-            return [("kty", "RSA"), ("n", Base64URL.encode(bigNumber("n") ?? [])), ("e", Base64URL.encode(bigNumber("e") ?? []))]
+            return [
+                ("kty", "RSA"), ("n", Base64URL.encode(bigNumber("n") ?? [])),
+                ("e", Base64URL.encode(bigNumber("e") ?? [])),
+            ]
         case "EC":
             let point = octets("pub") ?? []
             let half = max(0, (point.count - 1) / 2)

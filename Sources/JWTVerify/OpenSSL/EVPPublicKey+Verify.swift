@@ -17,7 +17,9 @@ extension EVPPublicKey {
         guard let digest = algorithm.unretainedDigest else { return false }
         return withUnsafeTemporaryAllocation(byteCount: 64, alignment: 8) { hash in
             let length = digest._withUnsafeGuaranteedRef { contexts.hash(signingInput, with: $0, into: hash) }
-            return isValidSignature(signature, digest: UnsafeRawBufferPointer(rebasing: hash[..<length]), algorithm: algorithm, contexts: contexts)
+            return isValidSignature(
+                signature, digest: UnsafeRawBufferPointer(rebasing: hash[..<length]), algorithm: algorithm,
+                contexts: contexts)
         }
     }
 
@@ -31,7 +33,8 @@ extension EVPPublicKey {
     /// key that has a chain through ``RSAMontgomeryKey``; everything else through
     /// `EVP_PKEY_verify` with this thread's prepared context.
     func isValidSignature(
-        _ signature: UnsafeRawBufferPointer, digest: UnsafeRawBufferPointer, algorithm: SignatureAlgorithm, contexts: ThreadContexts
+        _ signature: UnsafeRawBufferPointer, digest: UnsafeRawBufferPointer, algorithm: SignatureAlgorithm,
+        contexts: ThreadContexts
     ) -> Bool {
         switch algorithm.family {
         case .edDSA:
@@ -39,7 +42,8 @@ extension EVPPublicKey {
         case .rsaPKCS1, .rsaPSS:
             guard signature.count == (bits + 7) / 8 else { return false }
             if algorithm.family == .rsaPKCS1, let chain = montgomeryChain {
-                return RSAMontgomeryKey.isValidSignature(signature, digest: digest, algorithm: algorithm, key: chain, contexts: contexts)
+                return RSAMontgomeryKey.isValidSignature(
+                    signature, digest: digest, algorithm: algorithm, key: chain, contexts: contexts)
             }
             return verifyDigest(signature, digest, algorithm: algorithm, contexts: contexts)
         case .ecdsa(_, let scalarSize):
@@ -53,7 +57,9 @@ extension EVPPublicKey {
                     OpenSSLFailure.clear()
                     return false
                 }
-                return verifyDigest(UnsafeRawBufferPointer(rebasing: der[..<derLength]), digest, algorithm: algorithm, contexts: contexts)
+                return verifyDigest(
+                    UnsafeRawBufferPointer(rebasing: der[..<derLength]), digest, algorithm: algorithm,
+                    contexts: contexts)
             }
         }
     }
@@ -61,7 +67,8 @@ extension EVPPublicKey {
     /// `EVP_PKEY_verify` of a DER (ECDSA) or raw (RSA) signature over `digest`, with this thread's
     /// prepared context for this key and algorithm.
     private func verifyDigest(
-        _ signature: UnsafeRawBufferPointer, _ digest: UnsafeRawBufferPointer, algorithm: SignatureAlgorithm, contexts: ThreadContexts
+        _ signature: UnsafeRawBufferPointer, _ digest: UnsafeRawBufferPointer, algorithm: SignatureAlgorithm,
+        contexts: ThreadContexts
     ) -> Bool {
         guard let context = contexts.verifyContext(for: self, algorithm: algorithm) else { return false }
         let rc = EVP_PKEY_verify(
@@ -79,13 +86,15 @@ extension EVPPublicKey {
         else { return false }
         return withUnsafeTemporaryAllocation(byteCount: 80, alignment: 1) { der in
             let derLength = copenssl_ecdsa_raw_to_der(
-                signature.baseAddress?.assumingMemoryBound(to: UInt8.self), 64, der.baseAddress?.assumingMemoryBound(to: UInt8.self), der.count)
+                signature.baseAddress?.assumingMemoryBound(to: UInt8.self), 64,
+                der.baseAddress?.assumingMemoryBound(to: UInt8.self), der.count)
             guard derLength > 0 else {
                 OpenSSLFailure.clear()
                 return false
             }
             let rc = EVP_PKEY_verify(
-                context, der.baseAddress?.assumingMemoryBound(to: UInt8.self), derLength, digest.baseAddress?.assumingMemoryBound(to: UInt8.self), 32)
+                context, der.baseAddress?.assumingMemoryBound(to: UInt8.self), derLength,
+                digest.baseAddress?.assumingMemoryBound(to: UInt8.self), 32)
             if rc != 1 { OpenSSLFailure.clear() }
             return rc == 1
         }
@@ -93,7 +102,9 @@ extension EVPPublicKey {
 
     /// An RS256, RS384 or RS512 signature of `digest` checked by OpenSSL's own `EVP_PKEY_verify`,
     /// never the Montgomery chain: the reference that path is tested and fuzzed against.
-    package func isValidPKCS1ThroughEVP(_ signature: UnsafeRawBufferPointer, digest: UnsafeRawBufferPointer, algorithm: SignatureAlgorithm) -> Bool {
+    package func isValidPKCS1ThroughEVP(
+        _ signature: UnsafeRawBufferPointer, digest: UnsafeRawBufferPointer, algorithm: SignatureAlgorithm
+    ) -> Bool {
         guard algorithm.family == .rsaPKCS1, digest.count == algorithm.digest?.size,
             let context = ThreadContexts.current.verifyContext(for: self, algorithm: algorithm)
         else { return false }

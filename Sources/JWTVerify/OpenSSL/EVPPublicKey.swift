@@ -53,7 +53,8 @@ package final class EVPPublicKey: @unchecked Sendable {
             OpenSSLFailure.clear()
             return false
         }
-        return String(decoding: name.prefix(while: { $0 != 0 }).map { UInt8(bitPattern: $0) }, as: UTF8.self) == "prime256v1"
+        return String(decoding: name.prefix(while: { $0 != 0 }).map { UInt8(bitPattern: $0) }, as: UTF8.self)
+            == "prime256v1"
     }
 
     /// Whether this key has its fixed-base table now (without counting a use).
@@ -100,7 +101,10 @@ package final class EVPPublicKey: @unchecked Sendable {
     func bigNumber(_ name: String) -> [UInt8]? {
         var out = [UInt8](repeating: 0, count: 2048)
         let n = out.withUnsafeMutableBufferPointer { copenssl_get_bn_param(pointer, name, $0.baseAddress, $0.count) }
-        guard n > 0 else { OpenSSLFailure.clear(); return nil }
+        guard n > 0 else {
+            OpenSSLFailure.clear()
+            return nil
+        }
         return Array(out[..<n])
     }
 
@@ -108,7 +112,10 @@ package final class EVPPublicKey: @unchecked Sendable {
     package func octets(_ name: String) -> [UInt8]? {
         var out = [UInt8](repeating: 0, count: 256)
         let n = out.withUnsafeMutableBufferPointer { copenssl_get_octet_param(pointer, name, $0.baseAddress, $0.count) }
-        guard n > 0 else { OpenSSLFailure.clear(); return nil }
+        guard n > 0 else {
+            OpenSSLFailure.clear()
+            return nil
+        }
         return Array(out[..<n])
     }
 }

@@ -27,7 +27,8 @@ package final class FixedBaseP256Key: @unchecked Sendable {
     /// this thread's scratch.
     package func isValidSignature(_ signature: UnsafeRawBufferPointer, digest: UnsafeRawBufferPointer) -> Bool {
         guard signature.count == 64, digest.count == 32 else { return false }
-        return jwtv_p256_verify(pointer, ThreadContexts.current.p256Scratch, digest.baseAddress, signature.baseAddress) == 1
+        return jwtv_p256_verify(pointer, ThreadContexts.current.p256Scratch, digest.baseAddress, signature.baseAddress)
+            == 1
     }
 
     /// The most signatures one ``verify(_:)`` call takes.

@@ -18,11 +18,15 @@ extension MultiBufferEngine {
 
         /// Lanes for `keys` (1…8, one modulus size, each taken by the engine) verifying `algorithm`.
         package init?(keys: [EVPPublicKey], algorithm: SignatureAlgorithm) {
-            guard isLoaded, (1...8).contains(keys.count), let kind = digestKind(algorithm), let digest = algorithm.digest else { return nil }
+            guard isLoaded, (1...8).contains(keys.count), let kind = digestKind(algorithm),
+                let digest = algorithm.digest
+            else { return nil }
             var chains: [OpaquePointer?] = []
             var bits = 0
             for key in keys {
-                guard let chain = key.rsaChain?.pointer, let size = MultiBufferEngine.lanes(for: chain), bits == 0 || size == bits else { return nil }
+                guard let chain = key.rsaChain?.pointer, let size = MultiBufferEngine.lanes(for: chain),
+                    bits == 0 || size == bits
+                else { return nil }
                 bits = size
                 chains.append(chain)
             }
@@ -36,14 +40,16 @@ extension MultiBufferEngine {
         /// One engine call: lane i checks `signatures[i]` against `digests[i]` (8 pointers each,
         /// `nil` past ``count``); `valid[i]` is 1 or 0.
         package mutating func verify(
-            signatures: UnsafeMutablePointer<UnsafeRawPointer?>, digests: UnsafeMutablePointer<UnsafeRawPointer?>, valid: UnsafeMutablePointer<UInt8>
+            signatures: UnsafeMutablePointer<UnsafeRawPointer?>, digests: UnsafeMutablePointer<UnsafeRawPointer?>,
+            valid: UnsafeMutablePointer<UInt8>
         ) {
             let bits = self.bits
             chains.withUnsafeMutableBufferPointer { chains in
                 kinds.withUnsafeMutableBufferPointer { kinds in
                     lengths.withUnsafeMutableBufferPointer { lengths in
                         verify8(
-                            keys: chains.baseAddress!, signatures: signatures, kinds: kinds.baseAddress!, digests: digests,
+                            keys: chains.baseAddress!, signatures: signatures, kinds: kinds.baseAddress!,
+                            digests: digests,
                             digestLengths: lengths.baseAddress!, bits: bits, valid: valid)
                     }
                 }

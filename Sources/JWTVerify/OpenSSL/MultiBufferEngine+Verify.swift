@@ -11,13 +11,16 @@ extension MultiBufferEngine {
     /// Up to eight RS256/RS384/RS512 verifications of one modulus size in one engine call, over
     /// digests already made: for tests and the differential fuzz target, which hold the engine
     /// against `EVP_PKEY_verify`. `nil` when the engine is not loaded, or does not take a key.
-    package static func verify(_ lanes: [(key: EVPPublicKey, signature: [UInt8], digest: [UInt8], algorithm: SignatureAlgorithm)]) -> [Bool]? {
+    package static func verify(
+        _ lanes: [(key: EVPPublicKey, signature: [UInt8], digest: [UInt8], algorithm: SignatureAlgorithm)]
+    ) -> [Bool]? {
         guard isLoaded, !lanes.isEmpty, lanes.count <= 8 else { return nil }
         var chains: [OpaquePointer?] = []
         var kinds: [jwtv_rsa_digest] = []
         var bits = 0
         for lane in lanes {
-            guard let chain = lane.key.rsaChain?.pointer, let size = Self.lanes(for: chain), let kind = digestKind(lane.algorithm), bits == 0 || size == bits
+            guard let chain = lane.key.rsaChain?.pointer, let size = Self.lanes(for: chain),
+                let kind = digestKind(lane.algorithm), bits == 0 || size == bits
             else { return nil }
             bits = size
             chains.append(chain)
@@ -33,17 +36,23 @@ extension MultiBufferEngine {
         let width = 512 + 64
         var storage = [UInt8](repeating: 0, count: 8 * width)
         for (i, lane) in lanes.enumerated() {
-            storage.replaceSubrange((i * width)..<(i * width + min(lane.signature.count, 512)), with: lane.signature.prefix(512))
-            storage.replaceSubrange((i * width + 512)..<(i * width + 512 + min(lane.digest.count, 64)), with: lane.digest.prefix(64))
+            storage.replaceSubrange(
+                (i * width)..<(i * width + min(lane.signature.count, 512)), with: lane.signature.prefix(512))
+            storage.replaceSubrange(
+                (i * width + 512)..<(i * width + 512 + min(lane.digest.count, 64)), with: lane.digest.prefix(64))
         }
-        for (i, lane) in lanes.enumerated() where lane.signature.count != bits / 8 { chains[i] = nil }  // a wrong size never verifies
+        // a wrong size never verifies
+        for (i, lane) in lanes.enumerated() where lane.signature.count != bits / 8 { chains[i] = nil }
         storage.withUnsafeBytes { all in
             var pointers: [UnsafeRawPointer?] = (0..<16).map { slot in
-                slot < 8 ? (slot < lanes.count ? all.baseAddress! + slot * width : nil) : (slot - 8 < lanes.count ? all.baseAddress! + (slot - 8) * width + 512 : nil)
+                slot < 8
+                    ? (slot < lanes.count ? all.baseAddress! + slot * width : nil)
+                    : (slot - 8 < lanes.count ? all.baseAddress! + (slot - 8) * width + 512 : nil)
             }
             pointers.withUnsafeMutableBufferPointer { pointers in
                 verify8(
-                    keys: &chains, signatures: pointers.baseAddress!, kinds: &kinds, digests: pointers.baseAddress! + 8, digestLengths: &lengths,
+                    keys: &chains, signatures: pointers.baseAddress!, kinds: &kinds, digests: pointers.baseAddress! + 8,
+                    digestLengths: &lengths,
                     bits: bits, valid: &valid)
             }
         }

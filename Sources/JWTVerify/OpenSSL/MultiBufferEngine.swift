@@ -1,9 +1,10 @@
 internal import CCryptoMB
 internal import CRSAMontgomery
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// Intel's crypto_mb, the signature stage's multi-buffer engine: eight RSA public operations per
@@ -56,8 +57,10 @@ package enum MultiBufferEngine {
     /// Up to eight verifications, lane by lane (see `jwtv_mb_rsa_verify8`): `keys[i]` nil for an
     /// unused lane; every key of `bits` bits.
     static func verify8(
-        keys: UnsafeMutablePointer<OpaquePointer?>, signatures: UnsafeMutablePointer<UnsafeRawPointer?>, kinds: UnsafeMutablePointer<jwtv_rsa_digest>,
-        digests: UnsafeMutablePointer<UnsafeRawPointer?>, digestLengths: UnsafeMutablePointer<Int>, bits: Int, valid: UnsafeMutablePointer<UInt8>
+        keys: UnsafeMutablePointer<OpaquePointer?>, signatures: UnsafeMutablePointer<UnsafeRawPointer?>,
+        kinds: UnsafeMutablePointer<jwtv_rsa_digest>,
+        digests: UnsafeMutablePointer<UnsafeRawPointer?>, digestLengths: UnsafeMutablePointer<Int>, bits: Int,
+        valid: UnsafeMutablePointer<UInt8>
     ) {
         jwtv_mb_rsa_verify8(keys, signatures, kinds, digests, digestLengths, Int32(bits), valid)
     }

@@ -1,10 +1,11 @@
 import Dispatch
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 import Synchronization
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
 
 /// When an RSA key gets its Montgomery chain (``RSAMontgomeryKey``): at the first RS256, RS384 or
 /// RS512 verification that uses the key, built once, off the verifying threads (a background
@@ -35,7 +36,8 @@ struct RSAChainSlot: ~Copyable, Sendable {
     func montgomeryChain(for key: EVPPublicKey) -> OpaquePointer? {
         let value = word.load(ordering: .acquiring)
         if value > Self.refused { return OpaquePointer(bitPattern: value) }
-        guard value == Self.untried, word.compareExchange(expected: Self.untried, desired: Self.building, ordering: .relaxed).exchanged
+        guard value == Self.untried,
+            word.compareExchange(expected: Self.untried, desired: Self.building, ordering: .relaxed).exchanged
         else { return nil }
         DispatchQueue.global(qos: .utility).async { key.rsaChainSlot.build(for: key) }
         return nil
@@ -54,7 +56,9 @@ struct RSAChainSlot: ~Copyable, Sendable {
     /// The chain itself, built now on this thread if no one has started it, else waited for
     /// (tests, the benchmark's raw limit, the engine's test lanes); `nil` when the key cannot have one.
     func chain(for key: EVPPublicKey) -> RSAMontgomeryKey? {
-        if word.compareExchange(expected: Self.untried, desired: Self.building, ordering: .relaxed).exchanged { build(for: key) }
+        if word.compareExchange(expected: Self.untried, desired: Self.building, ordering: .relaxed).exchanged {
+            build(for: key)
+        }
         while word.load(ordering: .acquiring) == Self.building { sched_yield() }
         return owner.withLock { $0 }
     }

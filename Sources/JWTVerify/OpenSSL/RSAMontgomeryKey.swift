@@ -24,14 +24,17 @@ package final class RSAMontgomeryKey: @unchecked Sendable {
 
     /// Whether `signature` is a valid RSASSA-PKCS1-v1_5 signature of the message whose `digest`
     /// (SHA-256, SHA-384 or SHA-512, as `algorithm` says) is given, using this thread's scratch.
-    package func isValidSignature(_ signature: UnsafeRawBufferPointer, digest: UnsafeRawBufferPointer, algorithm: SignatureAlgorithm) -> Bool {
+    package func isValidSignature(
+        _ signature: UnsafeRawBufferPointer, digest: UnsafeRawBufferPointer, algorithm: SignatureAlgorithm
+    ) -> Bool {
         Self.isValidSignature(signature, digest: digest, algorithm: algorithm, key: pointer, contexts: .current)
     }
 
     /// ``isValidSignature(_:digest:algorithm:)`` with a chain's C key (`jwtv_rsa_key *`, kept
     /// alive by its owner for the call) and the calling thread's contexts in hand.
     static func isValidSignature(
-        _ signature: UnsafeRawBufferPointer, digest: UnsafeRawBufferPointer, algorithm: SignatureAlgorithm, key: OpaquePointer,
+        _ signature: UnsafeRawBufferPointer, digest: UnsafeRawBufferPointer, algorithm: SignatureAlgorithm,
+        key: OpaquePointer,
         contexts: ThreadContexts
     ) -> Bool {
         let kind: jwtv_rsa_digest
@@ -42,11 +45,14 @@ package final class RSAMontgomeryKey: @unchecked Sendable {
         default: return false
         }
         return jwtv_rsa_verify_pkcs1(
-            key, contexts.rsaScratch, kind, digest.baseAddress, digest.count, signature.baseAddress, signature.count) == 1
+            key, contexts.rsaScratch, kind, digest.baseAddress, digest.count, signature.baseAddress, signature.count)
+            == 1
     }
 
     /// ``isValidSignature(_:digest:algorithm:)`` for callers outside the core (tests, the fuzzer).
     package func verifies(_ signature: [UInt8], digest: [UInt8], algorithm: SignatureAlgorithm) -> Bool {
-        signature.withUnsafeBytes { s in digest.withUnsafeBytes { isValidSignature(s, digest: $0, algorithm: algorithm) } }
+        signature.withUnsafeBytes { s in
+            digest.withUnsafeBytes { isValidSignature(s, digest: $0, algorithm: algorithm) }
+        }
     }
 }

@@ -30,7 +30,8 @@ package struct SHA256Digest: Hashable, Sendable {
 
     /// Whether both hold the same octets.
     package static func == (lhs: SHA256Digest, rhs: SHA256Digest) -> Bool {
-        lhs.words.0 == rhs.words.0 && lhs.words.1 == rhs.words.1 && lhs.words.2 == rhs.words.2 && lhs.words.3 == rhs.words.3
+        lhs.words.0 == rhs.words.0 && lhs.words.1 == rhs.words.1 && lhs.words.2 == rhs.words.2
+            && lhs.words.3 == rhs.words.3
     }
 
     /// Hashes the octets.

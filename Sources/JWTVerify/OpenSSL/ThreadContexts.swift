@@ -1,10 +1,11 @@
 internal import CFixedBaseP256
-internal import CRSAMontgomery
 internal import COpenSSL
+internal import CRSAMontgomery
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// OpenSSL contexts owned by one thread and reused for every token that thread verifies.
@@ -119,7 +120,8 @@ package final class ThreadContexts {
             EVP_MD_CTX_copy_ex(fingerprintContext, digestContext) == 1,
             EVP_DigestFinal_ex(digestContext, output.baseAddress?.assumingMemoryBound(to: UInt8.self), &length) == 1,
             EVP_DigestUpdate(fingerprintContext, rest.baseAddress, rest.count) == 1,
-            EVP_DigestFinal_ex(fingerprintContext, continued.baseAddress?.assumingMemoryBound(to: UInt8.self), &continuedLength) == 1
+            EVP_DigestFinal_ex(
+                fingerprintContext, continued.baseAddress?.assumingMemoryBound(to: UInt8.self), &continuedLength) == 1
         else {
             fatalError("\(digest.name) digest failed: \(OpenSSLFailure.drain("digest"))")
         }
@@ -127,7 +129,9 @@ package final class ThreadContexts {
     }
 
     /// Hashes `input` with `digest` into `output` (at least `digest.size` octets); returns the length.
-    package func hash(_ input: UnsafeRawBufferPointer, with digest: MessageDigest, into output: UnsafeMutableRawBufferPointer) -> Int {
+    package func hash(
+        _ input: UnsafeRawBufferPointer, with digest: MessageDigest, into output: UnsafeMutableRawBufferPointer
+    ) -> Int {
         var length: UInt32 = 0
         guard EVP_DigestInit_ex(digestContext, digest.pointer, nil) == 1,
             EVP_DigestUpdate(digestContext, input.baseAddress, input.count) == 1,
@@ -156,7 +160,8 @@ package final class ThreadContexts {
     /// the prepared `context`; OpenSSL's `1` only counts as valid, and a failure leaves the
     /// thread's error queue empty.
     package func verify(
-        prehashed context: PreparedVerifyContext, signature: UnsafeRawBufferPointer, over signingInput: UnsafeRawBufferPointer,
+        prehashed context: PreparedVerifyContext, signature: UnsafeRawBufferPointer,
+        over signingInput: UnsafeRawBufferPointer,
         digest: MessageDigest
     ) -> Bool {
         verify(prehashed: context.pointer, signature: signature, over: signingInput, digest: digest)
@@ -178,7 +183,9 @@ package final class ThreadContexts {
     }
 
     /// One-shot (EdDSA) verification of `message` with `key`.
-    package func verifyOneShot(_ signature: UnsafeRawBufferPointer, over message: UnsafeRawBufferPointer, key: EVPPublicKey) -> Bool {
+    package func verifyOneShot(
+        _ signature: UnsafeRawBufferPointer, over message: UnsafeRawBufferPointer, key: EVPPublicKey
+    ) -> Bool {
         let ctx = oneShotContext
         // A one-shot context must be reset before reuse, or a failed verification poisons the next.
         _ = EVP_MD_CTX_reset(ctx)
@@ -209,7 +216,8 @@ package final class ThreadContexts {
         case .rsaPKCS1:
             ok = ok && copenssl_set_rsa_padding(ctx, RSA_PKCS1_PADDING) == 1
         case .rsaPSS:
-            ok = ok && copenssl_set_rsa_padding(ctx, RSA_PKCS1_PSS_PADDING) == 1
+            ok =
+                ok && copenssl_set_rsa_padding(ctx, RSA_PKCS1_PSS_PADDING) == 1
                 && copenssl_set_rsa_mgf1_md(ctx, digest.pointer) == 1
                 && copenssl_set_rsa_pss_saltlen(ctx, Int32(digest.size)) == 1
         case .ecdsa, .edDSA:

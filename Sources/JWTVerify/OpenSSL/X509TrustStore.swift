@@ -15,7 +15,9 @@ final class X509TrustStore: @unchecked Sendable {
         guard let store = copenssl_x509_store_new() else { preconditionFailure("X509_STORE_new failed") }
         self.store = store
         for der in anchors {
-            let added = der.withUnsafeBytes { copenssl_x509_store_add_der(store, $0.bindMemory(to: UInt8.self).baseAddress, $0.count) }
+            let added = der.withUnsafeBytes {
+                copenssl_x509_store_add_der(store, $0.bindMemory(to: UInt8.self).baseAddress, $0.count)
+            }
             guard added == 1 else { throw InvalidCertificate() }
         }
     }
@@ -26,7 +28,10 @@ final class X509TrustStore: @unchecked Sendable {
     static func der(ofCertificate data: [UInt8]) -> [UInt8]? {
         var out = [UInt8](repeating: 0, count: max(data.count, 1) + 64)
         let length = data.withUnsafeBytes { input in
-            out.withUnsafeMutableBytes { copenssl_certificate_der(input.baseAddress, input.count, $0.bindMemory(to: UInt8.self).baseAddress, $0.count) }
+            out.withUnsafeMutableBytes {
+                copenssl_certificate_der(
+                    input.baseAddress, input.count, $0.bindMemory(to: UInt8.self).baseAddress, $0.count)
+            }
         }
         return length == 0 ? nil : Array(out[..<length])
     }
@@ -50,12 +55,13 @@ final class X509TrustStore: @unchecked Sendable {
             issuer.withUnsafeBytes { issuerBytes in
                 detail.withUnsafeMutableBufferPointer { text in
                     copenssl_ocsp_status(
-                        cert.bindMemory(to: UInt8.self).baseAddress, cert.count, issuerBytes.bindMemory(to: UInt8.self).baseAddress, issuerBytes.count,
+                        cert.bindMemory(to: UInt8.self).baseAddress, cert.count,
+                        issuerBytes.bindMemory(to: UInt8.self).baseAddress, issuerBytes.count,
                         store, Int32(timeout), text.baseAddress, text.count)
                 }
             }
         }
-        let words = String(cString: detail)
+        let words = String(decoding: detail.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
         switch status {
         case Int32(COPENSSL_OCSP_GOOD.rawValue): return .good
         case Int32(COPENSSL_OCSP_REVOKED.rawValue): return .revoked(words)
@@ -84,12 +90,15 @@ final class X509TrustStore: @unchecked Sendable {
     /// certificate offered: a root sent along is never used), then requires exactly that path,
     /// `leafExtension` on the leaf, `intermediateExtension` on the intermediate (dotted OIDs) and a
     /// P-256 leaf key.
-    func verify(leaf: [UInt8], intermediate: [UInt8], leafExtension: String, intermediateExtension: String) -> ChainVerdict {
+    func verify(leaf: [UInt8], intermediate: [UInt8], leafExtension: String, intermediateExtension: String)
+        -> ChainVerdict
+    {
         var result = copenssl_chain_result()
         let status = leaf.withUnsafeBytes { leafBytes in
             intermediate.withUnsafeBytes { caBytes in
                 copenssl_verify_chain(
-                    store, leafBytes.bindMemory(to: UInt8.self).baseAddress, leafBytes.count, caBytes.bindMemory(to: UInt8.self).baseAddress,
+                    store, leafBytes.bindMemory(to: UInt8.self).baseAddress, leafBytes.count,
+                    caBytes.bindMemory(to: UInt8.self).baseAddress,
                     caBytes.count, leafExtension, intermediateExtension, &result)
             }
         }
@@ -99,7 +108,8 @@ final class X509TrustStore: @unchecked Sendable {
             let root = Array(UnsafeBufferPointer(start: result.root_der, count: Int(result.root_len)))
             copenssl_free(result.root_der)
             return .trusted(
-                EVPPublicKey(takingOwnershipOf: result.leaf_key), validFrom: Double(result.valid_from), validUntil: Double(result.valid_until),
+                EVPPublicKey(takingOwnershipOf: result.leaf_key), validFrom: Double(result.valid_from),
+                validUntil: Double(result.valid_until),
                 root: root)
         case Int32(COPENSSL_CHAIN_NOT_DER.rawValue):
             return .notDER(position: Int(result.depth))

@@ -1,7 +1,7 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// Whole small files, read and written the one way the package does it: a key set, a snapshot,
@@ -19,7 +19,11 @@ package enum LocalFile {
     /// The whole of `path` (`/dev/stdin` reads standard input), at most `limit` octets.
     package static func read(_ path: String, limit: Int) -> Result<[UInt8], ReadFailure> {
         let fd = open(path, O_RDONLY)
-        guard fd >= 0 else { return .failure(ReadFailure(description: "cannot open \(path): \(String(cString: strerror(errno)))", isUnreadable: true)) }
+        guard fd >= 0 else {
+            return .failure(
+                ReadFailure(description: "cannot open \(path): \(String(cString: strerror(errno)))", isUnreadable: true)
+            )
+        }
         defer { close(fd) }
         var info = stat()
         if fstat(fd, &info) == 0 && (info.st_mode & S_IFMT) == S_IFDIR {
@@ -31,11 +35,15 @@ package enum LocalFile {
             let n = chunk.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress, $0.count) }
             if n < 0 {
                 if errno == EINTR { continue }
-                return .failure(ReadFailure(description: "cannot read \(path): \(String(cString: strerror(errno)))", isUnreadable: true))
+                return .failure(
+                    ReadFailure(
+                        description: "cannot read \(path): \(String(cString: strerror(errno)))", isUnreadable: true))
             }
             if n == 0 { return .success(bytes) }
             bytes += chunk[..<n]
-            if bytes.count > limit { return .failure(ReadFailure(description: "\(path) is larger than \(limit) octets", isUnreadable: false)) }
+            if bytes.count > limit {
+                return .failure(ReadFailure(description: "\(path) is larger than \(limit) octets", isUnreadable: false))
+            }
         }
     }
 

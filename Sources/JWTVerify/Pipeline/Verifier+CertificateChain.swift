@@ -3,8 +3,11 @@ extension Verifier {
     /// intermediate validates to a pinned root (``AppStoreTrust``) by every rule but the validity
     /// periods, which ``judgeCertificates(_:at:tokenInstant:)`` applies in the walk, once the signature has
     /// held and the payload (its `signedDate`) can be read. No payload byte is read before then.
-    func chooseCertificateKey(_ prepared: inout PreparedToken, certificates: [String], trust: (roots: AppStoreTrust, onlineChecks: Bool)) {
-        switch trust.roots.chain(leaf: certificates[0], intermediate: certificates[1], onlineChecks: trust.onlineChecks) {
+    func chooseCertificateKey(
+        _ prepared: inout PreparedToken, certificates: [String], trust: (roots: AppStoreTrust, onlineChecks: Bool)
+    ) {
+        switch trust.roots.chain(leaf: certificates[0], intermediate: certificates[1], onlineChecks: trust.onlineChecks)
+        {
         case .success(let chain):
             prepared.certificateKey = chain.key
             prepared.certificateValidity = chain.validity
@@ -15,7 +18,9 @@ extension Verifier {
     /// Whether a verified chain was valid when the token is judged: at the call's fixed time,
     /// else at the instant its provider judges it at (`signedDate`, then required); with online
     /// checks, now.
-    func judgeCertificates(_ validity: ClosedRange<Double>, at time: EvaluationTime, tokenInstant: Double?) -> VerificationError? {
+    func judgeCertificates(_ validity: ClosedRange<Double>, at time: EvaluationTime, tokenInstant: Double?)
+        -> VerificationError?
+    {
         let instant: Double
         if policy.rules.certificateTrust?.onlineChecks == true {
             instant = policy.clock()
@@ -24,7 +29,8 @@ extension Verifier {
         } else if let tokenInstant {
             instant = tokenInstant
         } else {
-            return VerificationError(.claimType, detail: "signedDate is missing: the chain is judged at signedDate unless a time is given")
+            return VerificationError(
+                .claimType, detail: "signedDate is missing: the chain is judged at signedDate unless a time is given")
         }
         return AppStoreTrust.judge(validity, at: instant)
     }
@@ -35,7 +41,9 @@ extension Verifier {
     /// payload's one parse read them), each verified as a token of its own under this policy (its
     /// own chain, signature, kind and rules) and attached to the notification's claims. A nested
     /// token that fails fails the notification, with its reason.
-    func verifyNestedSignedData(_ notification: AppStoreClaims, time: EvaluationTime) -> Result<AppStoreClaims, VerificationError> {
+    func verifyNestedSignedData(_ notification: AppStoreClaims, time: EvaluationTime) -> Result<
+        AppStoreClaims, VerificationError
+    > {
         var verified: [AppStoreClaims?] = [nil, nil]
         let nested = [
             (notification.signedTransactionInfo, "data.signedTransactionInfo", AppStoreClaims.Kind.transaction),
@@ -45,10 +53,12 @@ extension Verifier {
             guard var token = signed else { continue }
             let result = token.withUTF8 { evaluateOne(UnsafeRawBufferPointer($0), rawNonce: nil, time: time) }
             switch result {
-            case .failure(let error): return .failure(VerificationError(error.reason, detail: "\(field): \(error.detail)"))
+            case .failure(let error):
+                return .failure(VerificationError(error.reason, detail: "\(field): \(error.detail)"))
             case .success(let inner):
                 guard case .appStore(let claims) = inner.provider, claims.kind == expected else {
-                    return .failure(VerificationError(.claimType, detail: "\(field) is not a signed \(expected.rawValue)"))
+                    return .failure(
+                        VerificationError(.claimType, detail: "\(field) is not a signed \(expected.rawValue)"))
                 }
                 verified[position] = claims
             }

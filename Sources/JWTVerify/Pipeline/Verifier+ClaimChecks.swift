@@ -1,13 +1,15 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 extension Verifier {
     /// The generic claim checks: issuer, audience, exp, nbf, iat, nonce — in that order.
     /// `provider`: the provider's claims, whose rules may excuse a missing nonce.
-    func check(_ claims: RegisteredClaims, rawNonce: UnsafeRawBufferPointer?, now: Double, provider: ProviderClaims?) -> VerificationError? {
+    func check(_ claims: RegisteredClaims, rawNonce: UnsafeRawBufferPointer?, now: Double, provider: ProviderClaims?)
+        -> VerificationError?
+    {
         checkIssuerAndAudience(claims) ?? checkTimeAndNonce(claims, rawNonce: rawNonce, now: now, provider: provider)
     }
 
@@ -17,14 +19,22 @@ extension Verifier {
             guard let iss = claims.issuer else { return VerificationError(.issuerMismatch, detail: "iss is missing") }
             guard issuerBytes.contains(where: { exactlyEquals(iss, $0) }) else {
                 return VerificationError(
-                    .issuerMismatch, detail: "iss \(Self.quoted(iss)) is not \(policy.issuers?.map(Self.quoted).joined(separator: " or ") ?? "")")
+                    .issuerMismatch,
+                    detail:
+                        "iss \(Self.quoted(iss)) is not \(policy.issuers?.map(Self.quoted).joined(separator: " or ") ?? "")"
+                )
             }
         }
         if let audienceBytes {
-            guard let aud = claims.audience else { return VerificationError(.audienceMismatch, detail: "aud is missing") }
+            guard let aud = claims.audience else {
+                return VerificationError(.audienceMismatch, detail: "aud is missing")
+            }
             let matches = aud.contains { member in audienceBytes.contains { exactlyEquals(member, $0) } }
             guard matches else {
-                let named = aud.count == 1 ? Self.quoted(aud[0]) : "[" + aud.prefix(8).map(Self.quoted).joined(separator: ", ") + (aud.count > 8 ? ", …]" : "]")
+                let named =
+                    aud.count == 1
+                    ? Self.quoted(aud[0])
+                    : "[" + aud.prefix(8).map(Self.quoted).joined(separator: ", ") + (aud.count > 8 ? ", …]" : "]")
                 return VerificationError(.audienceMismatch, detail: "aud \(named) names no accepted audience")
             }
         }
@@ -33,20 +43,29 @@ extension Verifier {
 
     /// `exp`, `nbf`, `iat` against `now` with the leeway, then this call's nonce: what a cache hit
     /// must check again.
-    func checkTimeAndNonce(_ claims: RegisteredClaims, rawNonce: UnsafeRawBufferPointer?, now: Double, provider: ProviderClaims?) -> VerificationError? {
+    func checkTimeAndNonce(
+        _ claims: RegisteredClaims, rawNonce: UnsafeRawBufferPointer?, now: Double, provider: ProviderClaims?
+    ) -> VerificationError? {
         let leeway = policy.leeway
         if let exp = claims.expiresAt, now >= exp + leeway {
-            return VerificationError(.expired, detail: "expired at \(Self.number(exp)), \(Self.seconds(now - exp)) before now (leeway \(Self.seconds(leeway)))")
+            return VerificationError(
+                .expired,
+                detail:
+                    "expired at \(Self.number(exp)), \(Self.seconds(now - exp)) before now (leeway \(Self.seconds(leeway)))"
+            )
         }
         if let nbf = claims.notBefore, nbf > now + leeway {
-            return VerificationError(.notYetValid, detail: "not valid before \(Self.number(nbf)), \(Self.seconds(nbf - now)) from now")
+            return VerificationError(
+                .notYetValid, detail: "not valid before \(Self.number(nbf)), \(Self.seconds(nbf - now)) from now")
         }
         if let iat = claims.issuedAt, iat > now + leeway {
-            return VerificationError(.issuedInFuture, detail: "issued at \(Self.number(iat)), \(Self.seconds(iat - now)) in the future")
+            return VerificationError(
+                .issuedInFuture, detail: "issued at \(Self.number(iat)), \(Self.seconds(iat - now)) in the future")
         }
         guard let rawNonce else {
             guard policy.nonceRequirement == .required else { return nil }
-            return VerificationError(.nonceMissing, detail: "this policy requires the raw nonce of the sign-in, and none was given")
+            return VerificationError(
+                .nonceMissing, detail: "this policy requires the raw nonce of the sign-in, and none was given")
         }
         guard var nonce = claims.nonce else {
             if policy.rules.excusesMissingNonce(provider) { return nil }
@@ -61,7 +80,9 @@ extension Verifier {
 
     /// Untrusted text quoted for a detail, cut at 60 characters.
     static func quoted(_ text: String) -> String {
-        let cut = text.unicodeScalars.count > 60 ? String(String.UnicodeScalarView(text.unicodeScalars.prefix(60))) + "…" : text
+        let cut =
+            text.unicodeScalars.count > 60
+            ? String(String.UnicodeScalarView(text.unicodeScalars.prefix(60))) + "…" : text
         var json = OutputText()
         json.string(cut)
         return json.string

@@ -7,9 +7,12 @@ extension Verifier {
     /// One token through the pipeline's three stages — prepare, signature, walk — with nothing
     /// traced: the library's own path. The segments are decoded into this thread's scratch (a
     /// temporary buffer for a token over ``TokenScratch/limit`` or while it is lent).
-    func evaluateOne(_ token: UnsafeRawBufferPointer, rawNonce: UnsafeRawBufferPointer?, time: EvaluationTime) -> Result<VerifiedToken, VerificationError> {
+    func evaluateOne(_ token: UnsafeRawBufferPointer, rawNonce: UnsafeRawBufferPointer?, time: EvaluationTime)
+        -> Result<VerifiedToken, VerificationError>
+    {
         if policy.rules.readsNotificationEnvelope, token.first == UInt8(ascii: "{"),
-            case .success(let unwrapped) = NotificationEnvelope.withSignedPayload(token, { evaluateOne($0, rawNonce: rawNonce, time: time) })
+            case .success(let unwrapped) = NotificationEnvelope.withSignedPayload(
+                token, { evaluateOne($0, rawNonce: rawNonce, time: time) })
         {
             return unwrapped
         }
@@ -45,7 +48,10 @@ extension Verifier {
     /// more than one token calls this.
     package func evaluate(
         _ batch: TokenBatch, at time: EvaluationTime, tracing: Bool, fingerprints: Bool = false,
-        _ body: (_ index: Int, _ token: UnsafeRawBufferPointer, _ result: Result<VerifiedToken, VerificationError>, _ trace: borrowing WalkTrace)
+        _ body: (
+            _ index: Int, _ token: UnsafeRawBufferPointer, _ result: Result<VerifiedToken, VerificationError>,
+            _ trace: borrowing WalkTrace
+        )
             -> Void
     ) {
         guard !batch.isEmpty else { return }
@@ -57,7 +63,8 @@ extension Verifier {
             while start < batch.count {
                 let end = min(start + Verifier.stageSize, batch.count)
                 evaluateChunk(
-                    batch, start..<end, bytes: bytes, workspace: workspace, contexts: contexts, time: time, tracing: tracing,
+                    batch, start..<end, bytes: bytes, workspace: workspace, contexts: contexts, time: time,
+                    tracing: tracing,
                     fingerprints: fingerprints, body)
                 start = end
             }
@@ -66,13 +73,16 @@ extension Verifier {
 
     /// One chunk of ``evaluate(_:at:tracing:_:)``, stage by stage.
     private func evaluateChunk(
-        _ batch: TokenBatch, _ range: Range<Int>, bytes: UnsafeRawBufferPointer, workspace: BatchWorkspace, contexts: ThreadContexts,
+        _ batch: TokenBatch, _ range: Range<Int>, bytes: UnsafeRawBufferPointer, workspace: BatchWorkspace,
+        contexts: ThreadContexts,
         time: EvaluationTime, tracing: Bool, fingerprints: Bool,
         _ body: (Int, UnsafeRawBufferPointer, Result<VerifiedToken, VerificationError>, borrowing WalkTrace) -> Void
     ) {
         // Room only for tokens the size check lets through: a batch of huge ones needs none.
         var decodedBytes = 0
-        for index in range where batch.tokenRange(at: index).count <= policy.maxTokenBytes { decodedBytes += batch.tokenRange(at: index).count }
+        for index in range where batch.tokenRange(at: index).count <= policy.maxTokenBytes {
+            decodedBytes += batch.tokenRange(at: index).count
+        }
         let arena = workspace.arena(byteCount: decodedBytes)
         let prepared = workspace.prepared
         var count = 0
@@ -84,7 +94,8 @@ extension Verifier {
             let slot = prepared + count
             if policy.rules.readsNotificationEnvelope, token.first == UInt8(ascii: "{") {
                 let rawNonce = batch.nonceRange(at: index).map { UnsafeRawBufferPointer(rebasing: bytes[$0]) }
-                slot.initialize(to: PreparedToken(token, stage: .decided(evaluateOne(token, rawNonce: rawNonce, time: time))))
+                slot.initialize(
+                    to: PreparedToken(token, stage: .decided(evaluateOne(token, rawNonce: rawNonce, time: time))))
                 count += 1
                 continue
             }
@@ -93,7 +104,10 @@ extension Verifier {
             count += 1
             switch slot.pointee.stage {
             case .awaitingSignature:
-                prepare(&slot.pointee, scratch: UnsafeMutableRawBufferPointer(rebasing: arena[offset..<(offset + token.count)]), contexts: contexts, tracing: tracing)
+                prepare(
+                    &slot.pointee,
+                    scratch: UnsafeMutableRawBufferPointer(rebasing: arena[offset..<(offset + token.count)]),
+                    contexts: contexts, tracing: tracing)
                 offset += token.count
             case .repeatOf:
                 slot.pointee.scratch = UnsafeMutableRawBufferPointer(rebasing: arena[offset..<(offset + token.count)])
@@ -102,7 +116,8 @@ extension Verifier {
             }
         }
         // Stage B: every signature of the chunk at once.
-        checkSignatures(UnsafeMutableBufferPointer(start: prepared, count: count), contexts: contexts, fingerprints: fingerprints)
+        checkSignatures(
+            UnsafeMutableBufferPointer(start: prepared, count: count), contexts: contexts, fingerprints: fingerprints)
         // Stage C: the rest of each token's walk, handed out in order.
         for (position, index) in range.enumerated() {
             let rawNonce = batch.nonceRange(at: index).map { UnsafeRawBufferPointer(rebasing: bytes[$0]) }
@@ -118,7 +133,9 @@ extension Verifier {
     /// that are not JWTs (RFC examples, Wycheproof) and for diagnostics; never for accepting sign-ins.
     package func verifySignatureOnly(_ token: [UInt8]) -> Result<(SignatureAlgorithm, [UInt8]), VerificationError> {
         guard token.count <= policy.maxTokenBytes else {
-            return .failure(VerificationError(.tooLarge, detail: "token is \(token.count) octets; the limit is \(policy.maxTokenBytes)"))
+            return .failure(
+                VerificationError(
+                    .tooLarge, detail: "token is \(token.count) octets; the limit is \(policy.maxTokenBytes)"))
         }
         return token.withUnsafeBytes { bytes in
             withUnsafeTemporaryAllocation(byteCount: max(bytes.count, 1), alignment: 8) { scratch in
@@ -128,7 +145,8 @@ extension Verifier {
                 switch prepared.stage {
                 case .signed: return .success((prepared.header.algorithm, Array(prepared.payload!)))
                 case .rejected(let error): return .failure(error)
-                case .awaitingSignature, .cached, .decided, .repeatOf: preconditionFailure("a JWS-only check ends signed or rejected")
+                case .awaitingSignature, .cached, .decided, .repeatOf:
+                    preconditionFailure("a JWS-only check ends signed or rejected")
                 }
             }
         }

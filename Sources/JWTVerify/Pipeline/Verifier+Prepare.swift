@@ -1,7 +1,7 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 extension Verifier {
@@ -13,7 +13,9 @@ extension Verifier {
     func admit(_ prepared: inout PreparedToken, earlier: UnsafeBufferPointer<PreparedToken>? = nil) {
         let token = prepared.token
         guard token.count <= policy.maxTokenBytes else {
-            prepared.stage = .rejected(VerificationError(.tooLarge, detail: "token is \(token.count) octets; the limit is \(policy.maxTokenBytes)"))
+            prepared.stage = .rejected(
+                VerificationError(
+                    .tooLarge, detail: "token is \(token.count) octets; the limit is \(policy.maxTokenBytes)"))
             return
         }
         guard let cache, token.count <= cache.configuration.maxTokenBytes else { return }
@@ -33,10 +35,16 @@ extension Verifier {
     }
 
     /// The position of an earlier token of the batch with these bytes that the cache missed.
-    private static func firstSighting(of token: UnsafeRawBufferPointer, hash: UInt64, in earlier: UnsafeBufferPointer<PreparedToken>) -> Int? {
+    private static func firstSighting(
+        of token: UnsafeRawBufferPointer, hash: UInt64, in earlier: UnsafeBufferPointer<PreparedToken>
+    ) -> Int? {
         for position in earlier.indices where earlier[position].cacheHash == hash {
             let other = earlier[position].token
-            if other.count == token.count, token.isEmpty || memcmp(other.baseAddress!, token.baseAddress!, token.count) == 0 { return position }
+            if other.count == token.count,
+                token.isEmpty || memcmp(other.baseAddress!, token.baseAddress!, token.count) == 0
+            {
+                return position
+            }
         }
         return nil
     }
@@ -47,7 +55,9 @@ extension Verifier {
     /// payload is decoded, not parsed. With `tracing`, the header's `alg` and `kid` as written
     /// go into the trace. `contexts` are this thread's. App Store signed data takes its key from
     /// its `x5c` chain instead (its validity periods judged in the walk).
-    func prepare(_ prepared: inout PreparedToken, scratch: UnsafeMutableRawBufferPointer, contexts: ThreadContexts, tracing: Bool) {
+    func prepare(
+        _ prepared: inout PreparedToken, scratch: UnsafeMutableRawBufferPointer, contexts: ThreadContexts, tracing: Bool
+    ) {
         let token = prepared.token
         prepared.scratch = scratch
         switch CompactJWS.split(token) {
@@ -55,7 +65,8 @@ extension Verifier {
             prepared.jws = split
             prepared.isSplit = true
         case .failure(.encrypted):
-            prepared.stage = .rejected(VerificationError(.unsupportedAlgorithm, detail: "token has 5 segments: JWE is not supported"))
+            prepared.stage = .rejected(
+                VerificationError(.unsupportedAlgorithm, detail: "token has 5 segments: JWE is not supported"))
             return
         case .failure(.segmentCount(let count)):
             prepared.stage = .rejected(Self.malformed(token, "token has \(count) segment(s), not 3"))
@@ -83,8 +94,12 @@ extension Verifier {
                 return
             }
             headerLength = length
-            switch JSONObjectParser.parse(UnsafeRawBufferPointer(rebasing: scratch[..<length]), HeaderReading(
-                    allowList: allowList, requirements: policy.rules.headerRequirements, readsCertificates: certificateTrust != nil, report: tracing)) {
+            switch JSONObjectParser.parse(
+                UnsafeRawBufferPointer(rebasing: scratch[..<length]),
+                HeaderReading(
+                    allowList: allowList, requirements: policy.rules.headerRequirements,
+                    readsCertificates: certificateTrust != nil, report: tracing))
+            {
             case .success(let read):
                 if tracing {
                     prepared.trace.algorithm = read.algorithm
@@ -107,7 +122,8 @@ extension Verifier {
                     return
                 }
             case .failure(.invalid(let message)):
-                prepared.stage = .rejected(VerificationError(.malformed, detail: "header is not valid JSON: \(message)"))
+                prepared.stage = .rejected(
+                    VerificationError(.malformed, detail: "header is not valid JSON: \(message)"))
                 return
             case .failure(.notObject):
                 prepared.stage = .rejected(VerificationError(.malformed, detail: "header is not a JSON object"))
@@ -117,7 +133,10 @@ extension Verifier {
 
         // Payload and signature segments: strict base64url, after the header in the scratch.
         let payloadBuffer = UnsafeMutableRawBufferPointer(rebasing: scratch[headerLength...])
-        guard let payloadLength = Base64URL.decode(UnsafeRawBufferPointer(rebasing: token[jws.payload]), into: payloadBuffer) else {
+        guard
+            let payloadLength = Base64URL.decode(
+                UnsafeRawBufferPointer(rebasing: token[jws.payload]), into: payloadBuffer)
+        else {
             prepared.stage = .rejected(Self.malformed(token, "payload segment is not strict base64url"))
             return
         }
@@ -125,7 +144,8 @@ extension Verifier {
         let signatureStart = headerLength + payloadLength
         guard
             let signatureLength = Base64URL.decode(
-                UnsafeRawBufferPointer(rebasing: token[jws.signature]), into: UnsafeMutableRawBufferPointer(rebasing: scratch[signatureStart...]))
+                UnsafeRawBufferPointer(rebasing: token[jws.signature]),
+                into: UnsafeMutableRawBufferPointer(rebasing: scratch[signatureStart...]))
         else {
             prepared.stage = .rejected(Self.malformed(token, "signature segment is not strict base64url"))
             return
@@ -143,7 +163,8 @@ extension Verifier {
                 prepared.stage = .rejected(error)
                 return
             }
-            contexts.headers.remember(headerSegment, verifier: identity, header: prepared.header, keyIndex: prepared.keyIndex)
+            contexts.headers.remember(
+                headerSegment, verifier: identity, header: prepared.header, keyIndex: prepared.keyIndex)
         }
     }
 
@@ -159,12 +180,15 @@ extension Verifier {
             index = found
         } else {
             guard keys.slots.count == 1 else {
-                return .failure(VerificationError(.unknownKeyID, detail: "token has no kid and the key set has \(keys.keys.count) keys"))
+                return .failure(
+                    VerificationError(
+                        .unknownKeyID, detail: "token has no kid and the key set has \(keys.keys.count) keys"))
             }
             index = 0
         }
         guard keys.slots[index].allows(header.algorithm) else {
-            let mismatch = keys.keys[index].mismatch(for: header.algorithm) ?? "the key may not verify \(header.algorithm.name)"
+            let mismatch =
+                keys.keys[index].mismatch(for: header.algorithm) ?? "the key may not verify \(header.algorithm.name)"
             return .failure(VerificationError(.keyAlgorithmMismatch, detail: mismatch))
         }
         return .success(index)
@@ -186,7 +210,9 @@ extension Verifier {
     /// A `malformed` rejection saying `what`, or, when the token has something around it that
     /// only a face takes away (``TokenInput``), naming that instead: the library takes the token alone.
     static func malformed(_ token: UnsafeRawBufferPointer, _ what: String) -> VerificationError {
-        guard let around = TokenInput.surroundings(of: token) else { return VerificationError(.malformed, detail: what) }
+        guard let around = TokenInput.surroundings(of: token) else {
+            return VerificationError(.malformed, detail: what)
+        }
         return VerificationError(.malformed, detail: "\(around) (pass the token alone: \(what))")
     }
 }

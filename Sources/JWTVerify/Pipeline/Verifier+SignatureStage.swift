@@ -7,14 +7,18 @@ extension Verifier {
         let algorithm = prepared.header.algorithm
         guard let key = signingKey(of: prepared) else { return settle(&prepared, valid: false) }
         guard fingerprint, algorithm.hashesWithSHA256 else {
-            let valid = key._withUnsafeGuaranteedRef { $0.isValidSignature(prepared.signature, over: prepared.signingInput, algorithm: algorithm) }
+            let valid = key._withUnsafeGuaranteedRef {
+                $0.isValidSignature(prepared.signature, over: prepared.signingInput, algorithm: algorithm)
+            }
             return settle(&prepared, valid: valid)
         }
         let contexts = ThreadContexts.current
         let valid = withUnsafeTemporaryAllocation(byteCount: 32, alignment: 8) { digest in
             hashSigningInput(&prepared, into: digest, contexts: contexts)
             return key._withUnsafeGuaranteedRef {
-                $0.isValidSignature(prepared.signature, digest: UnsafeRawBufferPointer(digest), algorithm: algorithm, contexts: contexts)
+                $0.isValidSignature(
+                    prepared.signature, digest: UnsafeRawBufferPointer(digest), algorithm: algorithm, contexts: contexts
+                )
             }
         }
         settle(&prepared, valid: valid)
@@ -22,11 +26,14 @@ extension Verifier {
 
     /// SHA-256 of the signing input into `digest`, and the token's fingerprint continued from the
     /// same state into its trace.
-    func hashSigningInput(_ prepared: inout PreparedToken, into digest: UnsafeMutableRawBufferPointer, contexts: ThreadContexts) {
+    func hashSigningInput(
+        _ prepared: inout PreparedToken, into digest: UnsafeMutableRawBufferPointer, contexts: ThreadContexts
+    ) {
         var fingerprint = SHA256Digest()
         fingerprint.withUnsafeMutableBytes { continued in
             _ = contexts.hash(
-                prepared.signingInput, continuing: UnsafeRawBufferPointer(rebasing: prepared.token[prepared.jws.signingInput.upperBound...]),
+                prepared.signingInput,
+                continuing: UnsafeRawBufferPointer(rebasing: prepared.token[prepared.jws.signingInput.upperBound...]),
                 with: MessageDigest.sha256, into: digest, continued: continued)
         }
         prepared.trace.fingerprint = fingerprint
@@ -39,11 +46,14 @@ extension Verifier {
     /// (``MultiBufferEngine``); every other signature by its key's own check, as for one token.
     /// Each verdict depends on its own token alone. With `fingerprints`, as
     /// ``checkSignature(_:fingerprint:)``.
-    func checkSignatures(_ batch: UnsafeMutableBufferPointer<PreparedToken>, contexts: ThreadContexts, fingerprints: Bool) {
+    func checkSignatures(
+        _ batch: UnsafeMutableBufferPointer<PreparedToken>, contexts: ThreadContexts, fingerprints: Bool
+    ) {
         precondition(batch.count <= Verifier.stageSize, "a signature batch of \(batch.count)")
         withUnsafeTemporaryAllocation(byteCount: 32 * max(batch.count, 1), alignment: 8) { digests in
             withUnsafeTemporaryAllocation(of: OpaquePointer?.self, capacity: max(batch.count, 1)) { tables in
-                withUnsafeTemporaryAllocation(of: UnsafeRawPointer?.self, capacity: 2 * max(batch.count, 1)) { pointers in
+                withUnsafeTemporaryAllocation(of: UnsafeRawPointer?.self, capacity: 2 * max(batch.count, 1)) {
+                    pointers in
                     withUnsafeTemporaryAllocation(of: Int.self, capacity: 3 * max(batch.count, 1)) { scratch in
                         // Indices of grouped ES256 tokens from the start, of laned RS* tokens from the
                         // end of the first part; each laned token's modulus size in the second.
@@ -66,7 +76,8 @@ extension Verifier {
                                 checkSignature(&tokens[index], fingerprint: fingerprints)
                                 continue
                             }
-                            let digest = UnsafeMutableRawBufferPointer(rebasing: digests[(grouped * 32)..<(grouped * 32 + 32)])
+                            let digest = UnsafeMutableRawBufferPointer(
+                                rebasing: digests[(grouped * 32)..<(grouped * 32 + 32)])
                             if fingerprints {
                                 hashSigningInput(&tokens[index], into: digest, contexts: contexts)
                             } else {
@@ -80,9 +91,11 @@ extension Verifier {
                         }
                         if laned > 0 {
                             // In batch order: the lanes were noted from the end down.
-                            var laneMembers = UnsafeMutableBufferPointer(rebasing: members[(2 * batch.count - laned)..<(2 * batch.count)])
+                            var laneMembers = UnsafeMutableBufferPointer(
+                                rebasing: members[(2 * batch.count - laned)..<(2 * batch.count)])
                             laneMembers.reverse()
-                            checkRSALanes(tokens, laneMembers, sizes: sizes, contexts: contexts, fingerprints: fingerprints)
+                            checkRSALanes(
+                                tokens, laneMembers, sizes: sizes, contexts: contexts, fingerprints: fingerprints)
                         }
                         guard grouped > 0 else { return }
                         // Signatures follow the digests in `pointers`: move them up against them.

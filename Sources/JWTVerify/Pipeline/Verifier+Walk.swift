@@ -33,10 +33,13 @@ extension Verifier {
             preconditionFailure("the walk reached a token the signature stage did not see")
         case .signed:
             let result = readPayload(&prepared, rawNonce: rawNonce, time: time, tracing: tracing)
-            if let hash = prepared.cacheHash, let cache, case .success(let verified) = result, let slot = slot(for: verified) {
+            if let hash = prepared.cacheHash, let cache, case .success(let verified) = result,
+                let slot = slot(for: verified)
+            {
                 cache.insert(
                     prepared.token, hash: hash,
-                    entry: VerifiedTokenCache.Entry(verified: verified, keyIdentity: slot.identity, emailVerified: prepared.trace.emailVerified))
+                    entry: VerifiedTokenCache.Entry(
+                        verified: verified, keyIdentity: slot.identity, emailVerified: prepared.trace.emailVerified))
             }
             return result
         }
@@ -44,7 +47,8 @@ extension Verifier {
 
     /// A cache hit: the time, nonce and provider rules of this call, in the walk's order.
     private func recheck(
-        _ entry: VerifiedTokenCache.Entry, rawNonce: UnsafeRawBufferPointer?, time: EvaluationTime, trace: inout WalkTrace, tracing: Bool
+        _ entry: VerifiedTokenCache.Entry, rawNonce: UnsafeRawBufferPointer?, time: EvaluationTime,
+        trace: inout WalkTrace, tracing: Bool
     ) -> Result<VerifiedToken, VerificationError> {
         let verified = entry.verified
         if tracing { trace.emailVerified = entry.emailVerified }
@@ -73,7 +77,8 @@ extension Verifier {
         _ prepared: inout PreparedToken, rawNonce: UnsafeRawBufferPointer?, time: EvaluationTime, tracing: Bool
     ) -> Result<VerifiedToken, VerificationError> {
         // A cache miss keeps what a traced hit must show (email_verified), read on the same pass.
-        let reading = PayloadReading(rules: policy.rules, report: tracing || prepared.cacheHash != nil, captured: capturedClaimBytes)
+        let reading = PayloadReading(
+            rules: policy.rules, report: tracing || prepared.cacheHash != nil, captured: capturedClaimBytes)
         let payload = prepared.payload!
         var read: PayloadRead
         switch JSONObjectParser.parse(payload, reading) {
@@ -81,7 +86,8 @@ extension Verifier {
         case .failure(let problem):
             if tracing { prepared.trace.evaluatedAt = evaluationInstant(time, issuedAt: nil) }
             switch problem {
-            case .invalid(let message): return .failure(VerificationError(.malformed, detail: "payload is not valid JSON: \(message)"))
+            case .invalid(let message):
+                return .failure(VerificationError(.malformed, detail: "payload is not valid JSON: \(message)"))
             case .notObject: return .failure(VerificationError(.malformed, detail: "payload is not a JSON object"))
             }
         }
@@ -95,7 +101,8 @@ extension Verifier {
             return .failure(error)
         }
         let result = checkClaims(
-            &read, header: prepared.header, payload: payload, certificateValidity: prepared.certificateValidity, rawNonce: rawNonce, time: time,
+            &read, header: prepared.header, payload: payload, certificateValidity: prepared.certificateValidity,
+            rawNonce: rawNonce, time: time,
             trace: &prepared.trace, tracing: tracing)
         // A trace shows a rejected token's claims from here; a verified one's come with the token.
         if tracing, case .failure = result { prepared.trace.claims = read.takeClaims() }
@@ -105,7 +112,8 @@ extension Verifier {
     /// Steps 10–17 over claims already read (and type-checked): the evaluation time, the generic
     /// checks, the provider's rules, and the verified token, which takes the claims out of `read`.
     private func checkClaims(
-        _ read: inout PayloadRead, header: JOSEHeader, payload: UnsafeRawBufferPointer, certificateValidity: ClosedRange<Double>?,
+        _ read: inout PayloadRead, header: JOSEHeader, payload: UnsafeRawBufferPointer,
+        certificateValidity: ClosedRange<Double>?,
         rawNonce: UnsafeRawBufferPointer?, time: EvaluationTime, trace: inout WalkTrace, tracing: Bool
     ) -> Result<VerifiedToken, VerificationError> {
         var now: Double
@@ -127,10 +135,14 @@ extension Verifier {
         let tokenInstant = provider.flatMap { policy.rules.evaluationInstant($0) }
         if !time.isFixed, let tokenInstant { now = tokenInstant }
         if tracing { trace.evaluatedAt = now }
-        if let failure = check(read.claims, rawNonce: rawNonce, now: now, provider: provider) { return .failure(failure) }
+        if let failure = check(read.claims, rawNonce: rawNonce, now: now, provider: provider) {
+            return .failure(failure)
+        }
         if let providerFailure { return .failure(providerFailure) }
         if let claims = provider {
-            if let certificateValidity, let failure = judgeCertificates(certificateValidity, at: time, tokenInstant: tokenInstant) {
+            if let certificateValidity,
+                let failure = judgeCertificates(certificateValidity, at: time, tokenInstant: tokenInstant)
+            {
                 return .failure(failure)
             }
             if let failure = policy.rules.check(claims, now: now, leeway: policy.leeway) { return .failure(failure) }
@@ -150,7 +162,8 @@ extension Verifier {
     /// The time verified claims are checked at; evaluating at `iat` needs one.
     private func evaluationTime(_ time: EvaluationTime, claims: RegisteredClaims) -> Result<Double, VerificationError> {
         guard let instant = evaluationInstant(time, issuedAt: claims.issuedAt) else {
-            return .failure(VerificationError(.claimType, detail: "evaluation at the token's iat: the token has no usable iat"))
+            return .failure(
+                VerificationError(.claimType, detail: "evaluation at the token's iat: the token has no usable iat"))
         }
         return .success(instant)
     }

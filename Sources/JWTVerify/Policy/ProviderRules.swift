@@ -23,13 +23,17 @@ public struct ProviderRules: Sendable, Hashable {
     /// Firebase Authentication ID tokens of a project (see ``VerificationPolicy/firebase(project:)``).
     public static func firebase(project: String) -> ProviderRules { ProviderRules(FirebaseProfile()) }
     /// Firebase Authentication session cookies of a project (see ``VerificationPolicy/firebaseSessionCookie(project:)``).
-    public static func firebaseSessionCookie(project: String) -> ProviderRules { ProviderRules(FirebaseSessionProfile()) }
+    public static func firebaseSessionCookie(project: String) -> ProviderRules {
+        ProviderRules(FirebaseSessionProfile())
+    }
     /// Firebase App Check tokens (see ``VerificationPolicy/firebaseAppCheck(projectNumber:project:)``).
     public static func firebaseAppCheck(projectNumber: String, project: String? = nil) -> ProviderRules {
         ProviderRules(FirebaseAppCheckProfile())
     }
     /// Firebase phone-number verification tokens (see ``VerificationPolicy/firebasePhoneNumber(project:)``).
-    public static func firebasePhoneNumber(project: String) -> ProviderRules { ProviderRules(FirebasePhoneNumberProfile()) }
+    public static func firebasePhoneNumber(project: String) -> ProviderRules {
+        ProviderRules(FirebasePhoneNumberProfile())
+    }
     /// Google ID tokens (see ``VerificationPolicy/google(audiences:hostedDomain:authorizedParty:)``).
     public static func google(hostedDomain: String? = nil, authorizedParty: String? = nil) -> ProviderRules {
         ProviderRules(GoogleProfile(hostedDomain: hostedDomain, authorizedParty: authorizedParty))
@@ -37,10 +41,14 @@ public struct ProviderRules: Sendable, Hashable {
     /// App Store signed data (see ``VerificationPolicy/appStore(bundleIDs:environment:appAppleID:trust:onlineChecks:)``);
     /// `bundleIDs: nil` checks no bundle ID (for audits of captured data, never for a service).
     public static func appStore(
-        bundleIDs: [String]?, environment: AppStoreEnvironment? = nil, appAppleID: Int64? = nil, trust: AppStoreTrust = .appleRootCAG3,
+        bundleIDs: [String]?, environment: AppStoreEnvironment? = nil, appAppleID: Int64? = nil,
+        trust: AppStoreTrust = .appleRootCAG3,
         onlineChecks: Bool = false
     ) -> ProviderRules {
-        ProviderRules(AppStoreProfile(bundleIDs: bundleIDs, environment: environment, appAppleID: appAppleID, trust: trust, onlineChecks: onlineChecks))
+        ProviderRules(
+            AppStoreProfile(
+                bundleIDs: bundleIDs, environment: environment, appAppleID: appAppleID, trust: trust,
+                onlineChecks: onlineChecks))
     }
     /// Generic OpenID Connect ID tokens (see ``VerificationPolicy/oidc(issuer:audiences:algorithms:)``).
     public static let oidc = ProviderRules(OIDCProfile())

@@ -31,7 +31,8 @@ extension VerificationPolicy {
         /// Settings; each unset one is absent.
         public init(
             audiences: [String] = [], issuer: String? = nil, project: String? = nil, projectNumber: String? = nil,
-            hostedDomain: String? = nil, authorizedParty: String? = nil, acceptMissingNonceWhenUnsupported: Bool = false,
+            hostedDomain: String? = nil, authorizedParty: String? = nil,
+            acceptMissingNonceWhenUnsupported: Bool = false,
             bundleIDs: [String]? = nil, environment: AppStoreEnvironment? = nil, appAppleID: Int64? = nil,
             appStoreTrust: AppStoreTrust = .appleRootCAG3, onlineChecks: Bool = false
         ) {
@@ -64,7 +65,9 @@ extension VerificationPolicy {
     ///   Firebase project or project number, an OpenID Connect issuer), or a policy that would
     ///   accept no token: no audience for a profile that takes them (Apple, Google, OpenID
     ///   Connect), an empty bundle ID list for App Store data.
-    public static func profile(named name: String, _ settings: ProfileSettings) throws(ProfileError) -> VerificationPolicy {
+    public static func profile(named name: String, _ settings: ProfileSettings) throws(ProfileError)
+        -> VerificationPolicy
+    {
         try profile(named: name, settings, audienceUnchecked: false)
     }
 
@@ -74,9 +77,11 @@ extension VerificationPolicy {
         named name: String, _ settings: ProfileSettings, audienceUnchecked: Bool
     ) throws(ProfileError) -> VerificationPolicy {
         guard let profile = ProviderRegistry.profile(named: name) else {
-            throw ProfileError(description: "no profile is named \(name) (" + profileNames.joined(separator: ", ") + ")")
+            throw ProfileError(
+                description: "no profile is named \(name) (" + profileNames.joined(separator: ", ") + ")")
         }
-        for setting in ProfileSetting.allCases where profile.requiredSettings(forService: false).contains(setting) && !setting.isGiven(in: settings) {
+        for setting in ProfileSetting.allCases
+        where profile.requiredSettings(forService: false).contains(setting) && !setting.isGiven(in: settings) {
             throw ProfileError(description: "the \(name) profile needs \(setting.described)")
         }
         if let bundleIDs = settings.bundleIDs, bundleIDs.isEmpty {

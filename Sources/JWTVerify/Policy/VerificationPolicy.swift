@@ -1,7 +1,7 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// Everything that decides a verdict apart from the keys: issuers, audiences, algorithms, leeway,
@@ -169,7 +169,8 @@ public struct VerificationPolicy: Sendable {
     ) -> VerificationPolicy {
         VerificationPolicy(
             issuers: [appleIssuer], audiences: audiences, algorithms: [.rs256],
-            rules: .appleIdentityToken(acceptMissingNonceWhenUnsupported: acceptMissingNonceWhenUnsupported), keySource: .apple,
+            rules: .appleIdentityToken(acceptMissingNonceWhenUnsupported: acceptMissingNonceWhenUnsupported),
+            keySource: .apple,
             nonceRequirement: nonce)
     }
 
@@ -177,7 +178,9 @@ public struct VerificationPolicy: Sendable {
     /// claim (a JSON object in a string) must be there with a `type`. A notification's POST body
     /// `{"payload": "<JWS>"}` is accepted in place of the JWS.
     public static func appleNotification(audiences: [String]) -> VerificationPolicy {
-        VerificationPolicy(issuers: [appleIssuer], audiences: audiences, algorithms: [.rs256], rules: .appleNotification, keySource: .apple)
+        VerificationPolicy(
+            issuers: [appleIssuer], audiences: audiences, algorithms: [.rs256], rules: .appleNotification,
+            keySource: .apple)
     }
 
     /// Firebase Authentication ID tokens of `project`: `iss` `https://securetoken.google.com/<project>`
@@ -247,14 +250,17 @@ public struct VerificationPolicy: Sendable {
     ///     `revocation_unavailable` when no trustworthy answer came), and judge the chain at the
     ///     current time instead of `signedDate`. Each check blocks the verifying thread up to 5 s.
     public static func appStore(
-        bundleIDs: [String], environment: AppStoreEnvironment? = nil, appAppleID: Int64? = nil, trust: AppStoreTrust = .appleRootCAG3,
+        bundleIDs: [String], environment: AppStoreEnvironment? = nil, appAppleID: Int64? = nil,
+        trust: AppStoreTrust = .appleRootCAG3,
         onlineChecks: Bool = false
     ) -> VerificationPolicy {
         precondition(
             !bundleIDs.isEmpty, "VerificationPolicy.appStore: bundleIDs is empty, so the policy would accept no token")
         return VerificationPolicy(
             issuers: nil, audiences: nil, algorithms: [.es256],
-            rules: .appStore(bundleIDs: bundleIDs, environment: environment, appAppleID: appAppleID, trust: trust, onlineChecks: onlineChecks))
+            rules: .appStore(
+                bundleIDs: bundleIDs, environment: environment, appAppleID: appAppleID, trust: trust,
+                onlineChecks: onlineChecks))
     }
 
     /// Google ID tokens: `iss` `https://accounts.google.com` or `accounts.google.com`, RS256.
@@ -263,7 +269,9 @@ public struct VerificationPolicy: Sendable {
     ///   - audiences: the accepted `aud` values: your OAuth client IDs.
     ///   - hostedDomain: when set, `hd` must be exactly this (else `hosted_domain_mismatch`).
     ///   - authorizedParty: when set, an `azp` the token carries must be this (else `audience_mismatch`).
-    public static func google(audiences: [String], hostedDomain: String? = nil, authorizedParty: String? = nil) -> VerificationPolicy {
+    public static func google(audiences: [String], hostedDomain: String? = nil, authorizedParty: String? = nil)
+        -> VerificationPolicy
+    {
         VerificationPolicy(
             issuers: ["https://accounts.google.com", "accounts.google.com"], audiences: audiences, algorithms: [.rs256],
             rules: .google(hostedDomain: hostedDomain, authorizedParty: authorizedParty), keySource: .google)

@@ -75,7 +75,9 @@ public struct AppStoreClaims: ProviderClaimSet, Hashable {
             self.transaction = transaction
             self.renewalInfo = renewalInfo
         }
-        static func == (a: Nested, b: Nested) -> Bool { a.transaction == b.transaction && a.renewalInfo == b.renewalInfo }
+        static func == (a: Nested, b: Nested) -> Bool {
+            a.transaction == b.transaction && a.renewalInfo == b.renewalInfo
+        }
         func hash(into hasher: inout Hasher) {
             hasher.combine(transaction)
             hasher.combine(renewalInfo)
@@ -85,7 +87,8 @@ public struct AppStoreClaims: ProviderClaimSet, Hashable {
     /// These claims with a notification's nested transaction and renewal info.
     func with(transaction: AppStoreClaims?, renewalInfo: AppStoreClaims?) -> AppStoreClaims {
         var copy = self
-        copy.replaceNested(transaction == nil && renewalInfo == nil ? nil : Nested(transaction: transaction, renewalInfo: renewalInfo))
+        copy.replaceNested(
+            transaction == nil && renewalInfo == nil ? nil : Nested(transaction: transaction, renewalInfo: renewalInfo))
         return copy
     }
 
@@ -123,7 +126,9 @@ public struct AppStoreClaims: ProviderClaimSet, Hashable {
         let reader = ProviderClaimReader(payload: payload)
         func integer(_ value: Double?, _ name: String) throws(VerificationError) -> Int64? {
             guard let value else { return nil }
-            guard value == value.rounded(), abs(value) < 9.0e15 else { throw VerificationError(.claimType, detail: "\(name) is not an integer") }
+            guard value == value.rounded(), abs(value) < 9.0e15 else {
+                throw VerificationError(.claimType, detail: "\(name) is not an integer")
+            }
             return Int64(value)
         }
         if payload.member("notificationType") != nil {
@@ -140,11 +145,14 @@ public struct AppStoreClaims: ProviderClaimSet, Hashable {
             var found = false
             let parts = [
                 ("data", payload.member("data")), ("summary", payload.member("summary")),
-                ("externalPurchaseToken", payload.member("externalPurchaseToken")), ("appData", payload.member("appData")),
+                ("externalPurchaseToken", payload.member("externalPurchaseToken")),
+                ("appData", payload.member("appData")),
             ]
             for (name, part) in parts {
                 guard let part, !found else { continue }
-                guard part.kind == .object else { throw VerificationError(.claimType, detail: "\(name) is not an object") }
+                guard part.kind == .object else {
+                    throw VerificationError(.claimType, detail: "\(name) is not an object")
+                }
                 found = true
                 let inner = ProviderClaimReader(payload: NestedObject(value: part))
                 bundleID = try inner.string("bundleId")
@@ -157,9 +165,15 @@ public struct AppStoreClaims: ProviderClaimSet, Hashable {
                 }
                 if name == "summary" { productID = try inner.string("productId") }
                 if name == "data" {
-                    for (position, field) in [("signedTransactionInfo", "data.signedTransactionInfo"), ("signedRenewalInfo", "data.signedRenewalInfo")].enumerated() {
-                        guard let node = part.member(position == 0 ? "signedTransactionInfo" : "signedRenewalInfo") else { continue }
-                        guard let text = node.string else { throw VerificationError(.claimType, detail: "\(field.1) is not a string") }
+                    for (position, field) in [
+                        ("signedTransactionInfo", "data.signedTransactionInfo"),
+                        ("signedRenewalInfo", "data.signedRenewalInfo"),
+                    ].enumerated() {
+                        guard let node = part.member(position == 0 ? "signedTransactionInfo" : "signedRenewalInfo")
+                        else { continue }
+                        guard let text = node.string else {
+                            throw VerificationError(.claimType, detail: "\(field.1) is not a string")
+                        }
                         signed[position] = text
                     }
                 }
@@ -199,7 +213,10 @@ public struct AppStoreClaims: ProviderClaimSet, Hashable {
                 appAppleID = nil
             } else {
                 throw VerificationError(
-                    .claimType, detail: "not App Store signed data: none of notificationType, transactionId, autoRenewStatus, receiptType")
+                    .claimType,
+                    detail:
+                        "not App Store signed data: none of notificationType, transactionId, autoRenewStatus, receiptType"
+                )
             }
             bundleID = try reader.string("bundleId")
             productID = try reader.string("productId")
@@ -220,12 +237,16 @@ public struct AppStoreClaims: ProviderClaimSet, Hashable {
     /// The App Store's rules against the configuration, in Apple's order: bundle ID (renewal
     /// infos carry none), app Apple ID (production notifications and AppTransactions, when
     /// configured), then environment (Xcode and LocalTesting never pass).
-    func check(bundleIDs: [String]?, environment expected: AppStoreEnvironment?, appAppleID expectedAppAppleID: Int64?) -> VerificationError? {
+    func check(bundleIDs: [String]?, environment expected: AppStoreEnvironment?, appAppleID expectedAppAppleID: Int64?)
+        -> VerificationError?
+    {
         if let bundleIDs, kind != .renewalInfo {
             guard let bundleID, bundleIDs.containsExactly(bundleID) else {
                 return VerificationError(
                     .bundleMismatch,
-                    detail: "bundleId \(bundleID.map(Verifier.quoted) ?? "(none)") is not \(bundleIDs.map(Verifier.quoted).joined(separator: " or "))")
+                    detail:
+                        "bundleId \(bundleID.map(Verifier.quoted) ?? "(none)") is not \(bundleIDs.map(Verifier.quoted).joined(separator: " or "))"
+                )
             }
         }
         if let expectedAppAppleID, kind == .notification || kind == .appTransaction,
@@ -233,15 +254,18 @@ public struct AppStoreClaims: ProviderClaimSet, Hashable {
         {
             guard appAppleID == expectedAppAppleID else {
                 return VerificationError(
-                    .appAppleIDMismatch, detail: "appAppleId \(appAppleID.map { String($0) } ?? "(none)") is not \(expectedAppAppleID)")
+                    .appAppleIDMismatch,
+                    detail: "appAppleId \(appAppleID.map { String($0) } ?? "(none)") is not \(expectedAppAppleID)")
             }
         }
         if let environment, exactlyEquals(environment, "Xcode") || exactlyEquals(environment, "LocalTesting") {
-            return VerificationError(.environmentMismatch, detail: "environment \(environment): locally signed data is never accepted")
+            return VerificationError(
+                .environmentMismatch, detail: "environment \(environment): locally signed data is never accepted")
         }
         if let expected, !exactlyEquals(environment, expected.rawValue) {
             return VerificationError(
-                .environmentMismatch, detail: "environment \(environment.map(Verifier.quoted) ?? "(none)") is not \(expected.rawValue)")
+                .environmentMismatch,
+                detail: "environment \(environment.map(Verifier.quoted) ?? "(none)") is not \(expected.rawValue)")
         }
         return nil
     }

@@ -35,7 +35,8 @@ public struct AppleIdentityClaims: ProviderEmailClaims, Hashable {
     static func read<Object>(_ reader: ProviderClaimReader<Object>) throws(VerificationError) -> AppleIdentityClaims {
         try reader.requireIssuedAt()
         if reader.payload.member("events") != nil {
-            throw VerificationError(.claimType, detail: "this is a server-to-server notification, not an identity token")
+            throw VerificationError(
+                .claimType, detail: "this is a server-to-server notification, not an identity token")
         }
         var claims = AppleIdentityClaims()
         claims.email = try reader.string("email")

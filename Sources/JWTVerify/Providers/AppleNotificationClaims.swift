@@ -18,13 +18,16 @@ public struct AppleNotificationClaims: ProviderClaimSet, Hashable {
     }
 
     /// Reads the notification's `events` (the notification rules).
-    static func read<Object>(_ reader: ProviderClaimReader<Object>) throws(VerificationError) -> AppleNotificationClaims {
+    static func read<Object>(_ reader: ProviderClaimReader<Object>) throws(VerificationError) -> AppleNotificationClaims
+    {
         try reader.requireIssuedAt()
         guard let events = reader.payload.member("events")?.stringBytes else {
-            throw VerificationError(.claimType, detail: "events is missing or not a string: not a server-to-server notification")
+            throw VerificationError(
+                .claimType, detail: "events is missing or not a string: not a server-to-server notification")
         }
         // The ID, when a string; never a rejection.
-        return AppleNotificationClaims(event: try AppleNotificationEvent.parse(events), id: reader.payload.member("jti")?.string)
+        return AppleNotificationClaims(
+            event: try AppleNotificationEvent.parse(events), id: reader.payload.member("jti")?.string)
     }
 }
 

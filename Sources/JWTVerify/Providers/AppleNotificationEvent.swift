@@ -12,7 +12,9 @@ public struct AppleNotificationEvent: Sendable, Hashable {
     public let eventTime: Double?
 
     /// The event types Apple documents.
-    public static let knownTypes: Set<String> = ["email-disabled", "email-enabled", "consent-revoked", "account-delete"]
+    public static let knownTypes: Set<String> = [
+        "email-disabled", "email-enabled", "consent-revoked", "account-delete",
+    ]
 
     /// The event as a JSON object (`type`, `sub`, `email`, `is_private_email`, `event_time`).
     public var members: [String: JSONValue] {
@@ -34,11 +36,14 @@ public struct AppleNotificationEvent: Sendable, Hashable {
     }
 
     private struct EventReading: JSONObjectConsumer {
-        func consume<Object: JSONObjectReading>(_ object: Object) -> Result<AppleNotificationEvent, VerificationError>? {
+        func consume<Object: JSONObjectReading>(_ object: Object) -> Result<AppleNotificationEvent, VerificationError>?
+        {
             guard let type = object.member("type")?.string else { return nil }
             let isPrivate = object.member("is_private_email")
             if let isPrivate, isPrivate.lenientBool == nil {
-                return .failure(VerificationError(.claimType, detail: "events.is_private_email is neither a boolean nor \"true\"/\"false\""))
+                return .failure(
+                    VerificationError(
+                        .claimType, detail: "events.is_private_email is neither a boolean nor \"true\"/\"false\""))
             }
             return .success(
                 AppleNotificationEvent(

@@ -12,7 +12,8 @@ public struct FirebaseAppCheckClaims: ProviderClaimSet, Hashable {
     private init(appID: String) { self.appID = appID }
 
     /// `sub` must be a non-empty string: App Check's app ID.
-    static func read<Object>(_ reader: ProviderClaimReader<Object>) throws(VerificationError) -> FirebaseAppCheckClaims {
+    static func read<Object>(_ reader: ProviderClaimReader<Object>) throws(VerificationError) -> FirebaseAppCheckClaims
+    {
         FirebaseAppCheckClaims(appID: try reader.requireSubject("the app ID"))
     }
 }

@@ -30,7 +30,9 @@ public struct FirebaseClaims: ProviderEmailClaims, Hashable {
     }
 
     /// Reads and types Firebase's claims.
-    static func read<Object>(_ reader: ProviderClaimReader<Object>, sessionCookie: Bool) throws(VerificationError) -> FirebaseClaims {
+    static func read<Object>(_ reader: ProviderClaimReader<Object>, sessionCookie: Bool) throws(VerificationError)
+        -> FirebaseClaims
+    {
         try reader.requireIssuedAt()
         guard let subject = reader.payload.member("sub")?.string, !subject.isEmpty, subject.count <= 128 else {
             throw VerificationError(.claimType, detail: "sub must be a non-empty string of at most 128 characters")
@@ -42,7 +44,9 @@ public struct FirebaseClaims: ProviderEmailClaims, Hashable {
         claims.email = try reader.string("email")
         claims.emailVerified = try reader.flag("email_verified")
         if let firebase = reader.payload.member("firebase") {
-            guard firebase.kind == .object else { throw VerificationError(.claimType, detail: "firebase is not an object") }
+            guard firebase.kind == .object else {
+                throw VerificationError(.claimType, detail: "firebase is not an object")
+            }
             if let provider = firebase.member("sign_in_provider") {
                 guard let value = provider.string else {
                     throw VerificationError(.claimType, detail: "firebase.sign_in_provider is not a string")

@@ -12,7 +12,9 @@ public struct FirebasePhoneNumberClaims: ProviderClaimSet, Hashable {
     private init(phoneNumber: String) { self.phoneNumber = phoneNumber }
 
     /// `sub` must be a non-empty string: the phone number.
-    static func read<Object>(_ reader: ProviderClaimReader<Object>) throws(VerificationError) -> FirebasePhoneNumberClaims {
+    static func read<Object>(_ reader: ProviderClaimReader<Object>) throws(VerificationError)
+        -> FirebasePhoneNumberClaims
+    {
         FirebasePhoneNumberClaims(phoneNumber: try reader.requireSubject("the phone number"))
     }
 }

@@ -101,7 +101,9 @@ private struct FacetsVisitor: ProviderClaimsVisitor {
 
 private struct NotificationIDVisitor: ProviderClaimsVisitor {
     var id: String?
-    mutating func visit<Claims: ProviderClaimSet & ProviderClaimMembers>(_ claims: Claims) { id = claims.notificationID }
+    mutating func visit<Claims: ProviderClaimSet & ProviderClaimMembers>(_ claims: Claims) {
+        id = claims.notificationID
+    }
 }
 
 extension JSONValue {

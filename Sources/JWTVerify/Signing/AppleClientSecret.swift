@@ -29,9 +29,13 @@ public enum AppleClientSecret {
         guard lifetime >= 1, lifetime <= maximumLifetime else {
             throw Failure(description: "lifetime must be 1 to \(Int(maximumLifetime)) seconds")
         }
-        guard !teamID.isEmpty, !keyID.isEmpty, !clientID.isEmpty else { throw Failure(description: "team, key and client IDs are required") }
+        guard !teamID.isEmpty, !keyID.isEmpty, !clientID.isEmpty else {
+            throw Failure(description: "team, key and client IDs are required")
+        }
         let key: EVPPrivateKey
-        do { key = try EVPPrivateKey.pem(privateKeyPEM) } catch { throw Failure(description: "cannot read the private key: \(error)") }
+        do { key = try EVPPrivateKey.pem(privateKeyPEM) } catch {
+            throw Failure(description: "cannot read the private key: \(error)")
+        }
         guard exactlyEquals(key.keyType, "EC"),
             key.publicJWKMembers().contains(where: { exactlyEquals($0.0, "crv") && exactlyEquals($0.1, "P-256") })
         else {

@@ -11,7 +11,9 @@ final class ClientSecretKeeper: Sendable, CustomStringConvertible, CustomDebugSt
 
     /// A keeper making secrets of `lifetime` seconds for `credentials`; the first is made here, so
     /// an unusable key fails at once.
-    init(credentials: SignInWithAppleCredentials, lifetime: Double, clock: @escaping @Sendable () -> Double) throws(SignInWithAppleError) {
+    init(credentials: SignInWithAppleCredentials, lifetime: Double, clock: @escaping @Sendable () -> Double)
+        throws(SignInWithAppleError)
+    {
         self.credentials = credentials
         self.lifetime = lifetime
         self.clock = clock
@@ -23,12 +25,14 @@ final class ClientSecretKeeper: Sendable, CustomStringConvertible, CustomDebugSt
 
     var description: String {
         Redacted.describe(
-            "ClientSecretKeeper", ["credentials": credentials, "lifetime": lifetime, "made": made, "secret": Redacted.marker])
+            "ClientSecretKeeper",
+            ["credentials": credentials, "lifetime": lifetime, "made": made, "secret": Redacted.marker])
     }
     var debugDescription: String { description }
     var customMirror: Mirror {
         Mirror(
-            self, children: ["credentials": credentials, "lifetime": lifetime, "made": made, "secret": Redacted.marker],
+            self,
+            children: ["credentials": credentials, "lifetime": lifetime, "made": made, "secret": Redacted.marker],
             displayStyle: .class)
     }
 
@@ -43,7 +47,8 @@ final class ClientSecretKeeper: Sendable, CustomStringConvertible, CustomDebugSt
                 teamID: credentials.teamID, keyID: credentials.keyID, clientID: credentials.clientID,
                 privateKeyPEM: credentials.privateKeyPEM, lifetime: lifetime, now: now)
         } catch {
-            throw SignInWithAppleError(.configuration, .invalidConfiguration, detail: "cannot make a client secret: \(error.description)")
+            throw SignInWithAppleError(
+                .configuration, .invalidConfiguration, detail: "cannot make a client secret: \(error.description)")
         }
         return current.withLock { kept in
             // Another thread may have renewed it meanwhile: keep the newer one.

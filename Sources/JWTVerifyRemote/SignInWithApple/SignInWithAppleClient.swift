@@ -80,30 +80,36 @@ public final class SignInWithAppleClient:
     /// - Throws: ``SignInWithAppleError/Kind/configuration`` for an unusable key, an empty ID, or
     ///   a base URL that is neither https nor http to loopback.
     public convenience init(
-        credentials: SignInWithAppleCredentials, baseURL: String = SignInWithAppleClient.appleBaseURL, timeout: Double = 15,
+        credentials: SignInWithAppleCredentials, baseURL: String = SignInWithAppleClient.appleBaseURL,
+        timeout: Double = 15,
         maximumResponseBytes: Int = 256 << 10, identityTokens: RemoteVerifier? = nil, secretLifetime: Double = 86_400,
         clock: @escaping @Sendable () -> Double = VerificationPolicy.systemClock
     ) throws(SignInWithAppleError) {
         let base = try Self.checkedBase(baseURL)
         let verifier =
             identityTokens
-            ?? RemoteVerifier(keySet: .https(base + "/auth/keys"), policy: .appleIdentityToken(audiences: [credentials.clientID]))
+            ?? RemoteVerifier(
+                keySet: .https(base + "/auth/keys"), policy: .appleIdentityToken(audiences: [credentials.clientID]))
         try self.init(
             credentials: credentials, base: base, timeout: timeout, maximumResponseBytes: maximumResponseBytes,
-            identityTokens: .remote(verifier, withoutNonce: RemoteVerifier(keySet: verifier.keySet, policy: Self.withoutNonce(verifier.policy))),
+            identityTokens: .remote(
+                verifier,
+                withoutNonce: RemoteVerifier(keySet: verifier.keySet, policy: Self.withoutNonce(verifier.policy))),
             secretLifetime: secretLifetime, clock: clock)
     }
 
     /// A client for `credentials` whose identity tokens are verified by `identityTokens`, over
     /// keys you load yourself (a key file); the other parameters as for remote keys.
     public convenience init(
-        credentials: SignInWithAppleCredentials, baseURL: String = SignInWithAppleClient.appleBaseURL, timeout: Double = 15,
+        credentials: SignInWithAppleCredentials, baseURL: String = SignInWithAppleClient.appleBaseURL,
+        timeout: Double = 15,
         maximumResponseBytes: Int = 256 << 10, identityTokens: Verifier, secretLifetime: Double = 86_400,
         clock: @escaping @Sendable () -> Double = VerificationPolicy.systemClock
     ) throws(SignInWithAppleError) {
         try self.init(
             credentials: credentials, baseURL: baseURL, timeout: timeout, maximumResponseBytes: maximumResponseBytes,
-            identityTokens: identityTokens, secretLifetime: secretLifetime, clock: clock, transport: HTTPTransfer.perform)
+            identityTokens: identityTokens, secretLifetime: secretLifetime, clock: clock,
+            transport: HTTPTransfer.perform)
     }
 
     /// What carries one request to Apple and brings its reply (or why none came).
@@ -112,14 +118,17 @@ public final class SignInWithAppleClient:
     /// A client over keys at hand whose requests go through `transport` instead of the network:
     /// the seam unit tests use to script Apple's answers and read what was sent.
     convenience init(
-        credentials: SignInWithAppleCredentials, baseURL: String = SignInWithAppleClient.appleBaseURL, timeout: Double = 15,
+        credentials: SignInWithAppleCredentials, baseURL: String = SignInWithAppleClient.appleBaseURL,
+        timeout: Double = 15,
         maximumResponseBytes: Int = 256 << 10, identityTokens: Verifier, secretLifetime: Double = 86_400,
         clock: @escaping @Sendable () -> Double = VerificationPolicy.systemClock, transport: @escaping Transport
     ) throws(SignInWithAppleError) {
         let withoutNonce = Verifier(keys: identityTokens.keys, policy: Self.withoutNonce(identityTokens.policy))
         try self.init(
-            credentials: credentials, base: try Self.checkedBase(baseURL), timeout: timeout, maximumResponseBytes: maximumResponseBytes,
-            identityTokens: .local(identityTokens, withoutNonce: withoutNonce), secretLifetime: secretLifetime, clock: clock,
+            credentials: credentials, base: try Self.checkedBase(baseURL), timeout: timeout,
+            maximumResponseBytes: maximumResponseBytes,
+            identityTokens: .local(identityTokens, withoutNonce: withoutNonce), secretLifetime: secretLifetime,
+            clock: clock,
             transport: transport)
     }
 
@@ -129,11 +138,13 @@ public final class SignInWithAppleClient:
         transport: @escaping Transport = HTTPTransfer.perform
     ) throws(SignInWithAppleError) {
         guard timeout > 0, timeout.isFinite, maximumResponseBytes > 0 else {
-            throw SignInWithAppleError(.configuration, .invalidConfiguration, detail: "timeout and response cap must be positive")
+            throw SignInWithAppleError(
+                .configuration, .invalidConfiguration, detail: "timeout and response cap must be positive")
         }
         guard secretLifetime >= 1, secretLifetime <= AppleClientSecret.maximumLifetime else {
             throw SignInWithAppleError(
-                .configuration, .invalidConfiguration, detail: "secret lifetime must be 1 to \(Int(AppleClientSecret.maximumLifetime)) seconds")
+                .configuration, .invalidConfiguration,
+                detail: "secret lifetime must be 1 to \(Int(AppleClientSecret.maximumLifetime)) seconds")
         }
         self.credentials = credentials
         self.baseURL = base
@@ -149,7 +160,8 @@ public final class SignInWithAppleClient:
     private static func checkedBase(_ baseURL: String) throws(SignInWithAppleError) -> String {
         let base = baseURL.hasSuffix("/") ? String(baseURL.dropLast()) : baseURL
         guard let url = URL(string: base), HTTPTransfer.isAllowed(url) else {
-            throw SignInWithAppleError(.configuration, .invalidConfiguration, detail: "base URL must be https://, or http:// to loopback")
+            throw SignInWithAppleError(
+                .configuration, .invalidConfiguration, detail: "base URL must be https://, or http:// to loopback")
         }
         return base
     }
@@ -175,7 +187,9 @@ public final class SignInWithAppleClient:
     /// - Returns: the tokens and the verified identity token.
     /// - Throws: ``SignInWithAppleError``: `invalid_grant` for a used or expired code; the identity
     ///   token's reason when it fails (then no token is handed out).
-    public func exchange(code: String, redirectURI: String? = nil, nonce: SignInNonce) async throws(SignInWithAppleError) -> AppleTokenGrant {
+    public func exchange(code: String, redirectURI: String? = nil, nonce: SignInNonce)
+        async throws(SignInWithAppleError) -> AppleTokenGrant
+    {
         var form = [("grant_type", "authorization_code"), ("code", code)]
         if let redirectURI { form.append(("redirect_uri", redirectURI)) }
         let answer = try await post("/auth/token", form, secrets: [code])
@@ -190,9 +204,11 @@ public final class SignInWithAppleClient:
     /// - Throws: ``SignInWithAppleError`` for every other failure (nothing is concluded about the user).
     public func checkRefreshToken(_ refreshToken: String) async throws(SignInWithAppleError) -> RefreshTokenStatus {
         do {
-            let answer = try await post("/auth/token", [("grant_type", "refresh_token"), ("refresh_token", refreshToken)], secrets: [refreshToken])
+            let answer = try await post(
+                "/auth/token", [("grant_type", "refresh_token"), ("refresh_token", refreshToken)],
+                secrets: [refreshToken])
             return .active(try await grant(answer, requireRefreshToken: false, nonce: nil))
-        } catch where error.isGrantRefused {
+        } catch  where error.isGrantRefused {
             return .revoked
         }
     }
@@ -201,7 +217,9 @@ public final class SignInWithAppleClient:
     /// token, so this confirms only that Apple took the request: ``revokeAndConfirm(refreshToken:)``
     /// also checks that the token stopped working.
     public func revoke(_ token: String, type: AppleTokenType = .refreshToken) async throws(SignInWithAppleError) {
-        _ = try await post("/auth/revoke", [("token", token), ("token_type_hint", type.rawValue)], secrets: [token], expectsObject: false)
+        _ = try await post(
+            "/auth/revoke", [("token", token), ("token_type_hint", type.rawValue)], secrets: [token],
+            expectsObject: false)
     }
 
     /// Revokes a refresh token, then checks it: returns when the check fails with `invalid_grant`
@@ -219,7 +237,8 @@ public final class SignInWithAppleClient:
 
     /// Posts `form` (with the client's ID and secret) to `path` and judges the answer.
     func post(
-        _ path: String, _ form: [(String, String)], bearer: String? = nil, secrets extra: [String], expectsObject: Bool = true
+        _ path: String, _ form: [(String, String)], bearer: String? = nil, secrets extra: [String],
+        expectsObject: Bool = true
     ) async throws(SignInWithAppleError) -> AppleAnswer {
         let secret = try secrets.secret()
         var request = HTTPOutgoing(url: baseURL + path)
@@ -228,17 +247,22 @@ public final class SignInWithAppleClient:
         request.setHeader("Accept", "application/json")
         if let bearer { request.setHeader("Authorization", "Bearer " + bearer) }
         request.body = FormEncoding.encode([("client_id", credentials.clientID), ("client_secret", secret)] + form)
-        let limits = HTTPTransferLimits(connectTimeout: timeout, totalTimeout: timeout, maximumBytes: maximumResponseBytes, maximumRedirects: 0)
+        let limits = HTTPTransferLimits(
+            connectTimeout: timeout, totalTimeout: timeout, maximumBytes: maximumResponseBytes, maximumRedirects: 0)
         let result = await transport(request, limits)
-        return try AppleAnswer.judge(result, expectsObject: expectsObject, redacting: [secret] + extra + (bearer.map { [$0] } ?? []))
+        return try AppleAnswer.judge(
+            result, expectsObject: expectsObject, redacting: [secret] + extra + (bearer.map { [$0] } ?? []))
     }
 
     /// The grant in `answer`, its identity token verified (with `nonce` when given; else by the
     /// rules without a nonce).
-    private func grant(_ answer: AppleAnswer, requireRefreshToken: Bool, nonce: String?) async throws(SignInWithAppleError) -> AppleTokenGrant {
+    private func grant(_ answer: AppleAnswer, requireRefreshToken: Bool, nonce: String?)
+        async throws(SignInWithAppleError) -> AppleTokenGrant
+    {
         let accessToken = try answer.string("access_token")
         let expiresIn = try answer.number("expires_in")
-        let refreshToken = requireRefreshToken ? try answer.string("refresh_token") : answer.members["refresh_token"]?.stringValue
+        let refreshToken =
+            requireRefreshToken ? try answer.string("refresh_token") : answer.members["refresh_token"]?.stringValue
         let idToken = try answer.string("id_token")
         let identity: VerifiedToken
         do {
@@ -247,7 +271,8 @@ public final class SignInWithAppleClient:
             throw .identityToken(error)
         }
         return AppleTokenGrant(
-            accessToken: accessToken, tokenType: answer.members["token_type"]?.stringValue ?? "bearer", expiresIn: expiresIn,
+            accessToken: accessToken, tokenType: answer.members["token_type"]?.stringValue ?? "bearer",
+            expiresIn: expiresIn,
             refreshToken: refreshToken, identity: identity)
     }
 
@@ -256,7 +281,8 @@ public final class SignInWithAppleClient:
     func migrationAccessToken() async throws(SignInWithAppleError) -> String {
         let now = clock()
         if let kept = migrationToken.withLock({ $0 }), kept.expiresAt - now > 60 { return kept.token }
-        let answer = try await post("/auth/token", [("grant_type", "client_credentials"), ("scope", "user.migration")], secrets: [])
+        let answer = try await post(
+            "/auth/token", [("grant_type", "client_credentials"), ("scope", "user.migration")], secrets: [])
         let token = try answer.string("access_token")
         let expiresIn = try answer.number("expires_in")
         migrationToken.withLock { $0 = (token, now + expiresIn) }
@@ -273,8 +299,10 @@ private enum IdentityTokenVerification: Sendable {
     /// Verifies `token` with `nonce`, or without one under the rules that need none.
     func verify(_ token: String, nonce: String?) async throws(VerificationError) -> VerifiedToken {
         switch self {
-        case .remote(let verifier, let withoutNonce): try await (nonce == nil ? withoutNonce : verifier).verify(token, nonce: nonce)
-        case .local(let verifier, let withoutNonce): try (nonce == nil ? withoutNonce : verifier).verify(token, nonce: nonce)
+        case .remote(let verifier, let withoutNonce):
+            try await (nonce == nil ? withoutNonce : verifier).verify(token, nonce: nonce)
+        case .local(let verifier, let withoutNonce):
+            try (nonce == nil ? withoutNonce : verifier).verify(token, nonce: nonce)
         }
     }
 }

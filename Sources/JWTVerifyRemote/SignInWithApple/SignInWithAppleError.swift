@@ -102,7 +102,8 @@ public struct SignInWithAppleError: Error, Hashable, Sendable, CustomStringConve
     /// The failure of an identity token Apple returned: its reason is the code.
     public static func identityToken(_ error: VerificationError) -> SignInWithAppleError {
         SignInWithAppleError(
-            .identityToken, Code(rawValue: error.reason.rawValue), detail: "the id token Apple returned is not acceptable: \(error.detail)",
+            .identityToken, Code(rawValue: error.reason.rawValue),
+            detail: "the id token Apple returned is not acceptable: \(error.detail)",
             verificationError: error)
     }
 

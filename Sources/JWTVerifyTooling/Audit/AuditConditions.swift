@@ -1,4 +1,4 @@
-package import JWTVerify
+import JWTVerify
 
 /// How an audit judged its tokens: when, and what it checked. Every format states it, and partial
 /// reports merge only when theirs are equal.
@@ -66,7 +66,9 @@ package struct AuditConditions: Equatable, Sendable {
     /// The conditions a saved report or partial wrote (a report saved before a check was written:
     /// the nonce unchecked, issuer and audience checked, keys from key sets).
     init(json members: [String: JSONValue]) throws(AuditReport.ParseFailure) {
-        guard case .object(let evaluation)? = members["evaluation"] else { throw AuditReport.ParseFailure(message: "\"evaluation\" is not an object") }
+        guard case .object(let evaluation)? = members["evaluation"] else {
+            throw AuditReport.ParseFailure(message: "\"evaluation\" is not an object")
+        }
         switch (evaluation["mode"], evaluation["time"]) {
         case (.string("iat")?, nil): self.evaluation = .issuedAt
         case (.string("signed_date")?, nil): self.evaluation = .signedDate
@@ -74,7 +76,9 @@ package struct AuditConditions: Equatable, Sendable {
         case (.string("now")?, .number(let time)?): self.evaluation = .at(time)
         default:
             throw AuditReport.ParseFailure(
-                message: "\"evaluation\" is not {\"mode\":\"iat\"}, {\"mode\":\"signed_date\"} or {\"mode\":\"now\",\"time\":T}")
+                message:
+                    "\"evaluation\" is not {\"mode\":\"iat\"}, {\"mode\":\"signed_date\"} or {\"mode\":\"now\",\"time\":T}"
+            )
         }
         func flag(_ name: String, absent: Bool) throws(AuditReport.ParseFailure) -> Bool {
             switch members[name] {

@@ -54,16 +54,23 @@ extension AuditReport {
     var findings: [AuditFinding] {
         var found: [AuditFinding] = []
         if sharedNonces > 0 {
-            let items = sharedNonceList.map { AuditFinding.Evidence(value: "nonce sha256 " + $0.fingerprint, count: $0.count, first: $0.first, last: $0.last) }
+            let items = sharedNonceList.map {
+                AuditFinding.Evidence(
+                    value: "nonce sha256 " + $0.fingerprint, count: $0.count, first: $0.first, last: $0.last)
+            }
             found.append(
                 AuditFinding(
-                    .sharedNonce, "Nonces shared by distinct tokens (possible replay): \(sharedNonces) nonce\(sharedNonces == 1 ? "" : "s"), \(tokensSharingNonces) tokens",
+                    .sharedNonce,
+                    "Nonces shared by distinct tokens (possible replay): \(sharedNonces) nonce\(sharedNonces == 1 ? "" : "s"), \(tokensSharingNonces) tokens",
                     count: sharedNonces, evidence: items, total: sharedNonces))
         }
         if repeatedTokens > 0 {
             let list = repeats
             let across = list.filter { $0.first.source != $0.last.source }.count
-            let items = list.map { AuditFinding.Evidence(value: "token sha256 " + $0.fingerprint, count: $0.count, first: $0.first, last: $0.last) }
+            let items = list.map {
+                AuditFinding.Evidence(
+                    value: "token sha256 " + $0.fingerprint, count: $0.count, first: $0.first, last: $0.last)
+            }
             found.append(
                 AuditFinding(
                     .replayedToken,
@@ -71,9 +78,14 @@ extension AuditReport {
                         + (across > 0 ? " (\(across) listed across sources)" : ""),
                     count: repeatedTokens, evidence: items, total: repeatedTokens))
         }
-        let keyAnomalies: Set<String> = [AuditAnomaly.algNone, .hmac, .algOutsideAllowList, .unknownKeyID].map(\.rawValue).reduce(into: []) { $0.insert($1) }
+        let keyAnomalies: Set<String> = [AuditAnomaly.algNone, .hmac, .algOutsideAllowList, .unknownKeyID].map(
+            \.rawValue
+        ).reduce(into: []) { $0.insert($1) }
         for (kind, title, selected) in [
-            (AuditFinding.Kind.algorithmOrKey, "Algorithm and key anomalies", anomalies.filter { keyAnomalies.contains($0.key) }),
+            (
+                AuditFinding.Kind.algorithmOrKey, "Algorithm and key anomalies",
+                anomalies.filter { keyAnomalies.contains($0.key) }
+            ),
             (.anomaly, "Other anomalies", anomalies.filter { !keyAnomalies.contains($0.key) }),
             (.rejections, "Rejections by reason", byReason),
         ] where !selected.isEmpty {
@@ -91,7 +103,8 @@ extension AuditReport.Sighting {
         switch origin {
         case .line(let file, _): return file
         case .tag(let tag):
-            guard let tag, let colon = tag.lastIndex(of: ":"), tag[tag.index(after: colon)...].allSatisfy(\.isNumber) else { return tag ?? "?" }
+            guard let tag, let colon = tag.lastIndex(of: ":"), tag[tag.index(after: colon)...].allSatisfy(\.isNumber)
+            else { return tag ?? "?" }
             return String(tag[..<colon])
         }
     }

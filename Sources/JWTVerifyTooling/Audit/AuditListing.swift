@@ -27,14 +27,18 @@ package struct AuditListing: Sendable {
             guard let position = positions[file] else { return nil }
             return AuditReduction.Order(file: Int64(position), line: Int64(number), column: Int64(column))
         case .tag:
-            guard case .tagged(let file, let line) = AuditRun.Place(tag: origin.tag), file < names.count else { return nil }
+            guard case .tagged(let file, let line) = AuditRun.Place(tag: origin.tag), file < names.count else {
+                return nil
+            }
             return AuditReduction.Order(file: Int64(file), line: Int64(line), column: Int64(column))
         }
     }
 
     /// `origin` as one run over the files names it: a tag `FILE:LINE` becomes that file and line.
     package func named(_ origin: AuditOrigin) -> AuditOrigin {
-        guard case .tag(let tag) = origin, case .tagged(let file, let line) = AuditRun.Place(tag: tag), file < names.count else { return origin }
+        guard case .tag(let tag) = origin, case .tagged(let file, let line) = AuditRun.Place(tag: tag),
+            file < names.count
+        else { return origin }
         return .line(file: names[file], number: line)
     }
 }

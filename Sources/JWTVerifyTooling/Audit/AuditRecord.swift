@@ -20,7 +20,8 @@ package struct AuditRecord: Sendable {
     let lifetime: Double?
 
     package init(
-        origin: AuditOrigin, column: Int, place: TokenExtractor.Place, token: UnsafeRawBufferPointer, keepingToken: Bool,
+        origin: AuditOrigin, column: Int, place: TokenExtractor.Place, token: UnsafeRawBufferPointer,
+        keepingToken: Bool,
         outcome: VerificationOutcome, keySource: String?, allowList: Set<SignatureAlgorithm>
     ) {
         self.origin = origin
@@ -63,14 +64,18 @@ package struct AuditRecord: Sendable {
             let isNone = alg.utf8.count == 4 && alg.lowercased() == "none"
             if isNone { found.append(.algNone) }
             if alg.hasPrefix("HS") { found.append(.hmac) }
-            if !alg.isEmpty, !isNone, !alg.hasPrefix("HS"), SignatureAlgorithm(name: alg).map({ !allowList.contains($0) }) ?? true {
+            if !alg.isEmpty, !isNone, !alg.hasPrefix("HS"),
+                SignatureAlgorithm(name: alg).map({ !allowList.contains($0) }) ?? true
+            {
                 found.append(.algOutsideAllowList)
             }
         }
         if outcome.error?.reason == .unknownKeyID { found.append(.unknownKeyID) }
         if claims.nonce == nil { found.append(.noNonce) }
         if let iat = claims.issuedAt, let at = outcome.evaluatedAt, iat > at { found.append(.issuedAfterEvaluation) }
-        if let exp = claims.expiresAt, let iat = claims.issuedAt, exp - iat > 86_400 { found.append(.lifetimeOver24Hours) }
+        if let exp = claims.expiresAt, let iat = claims.issuedAt, exp - iat > 86_400 {
+            found.append(.lifetimeOver24Hours)
+        }
         if outcome.emailVerified == false { found.append(.emailNotVerified) }
         return found
     }

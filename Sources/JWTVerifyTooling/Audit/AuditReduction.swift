@@ -48,7 +48,8 @@ package struct AuditReduction {
         }
         init?(_ text: Substring) {
             let parts = text.split(separator: ",", omittingEmptySubsequences: false)
-            guard parts.count == 3, let file = Int64(parts[0]), let line = Int64(parts[1]), let column = Int64(parts[2]) else { return nil }
+            guard parts.count == 3, let file = Int64(parts[0]), let line = Int64(parts[1]), let column = Int64(parts[2])
+            else { return nil }
             self.file = file
             self.line = line
             self.column = column
@@ -100,13 +101,16 @@ package struct AuditReduction {
         }
         switch key {
         case .tokens:
-            guard fields.count == 7, let count = Int(fields[2]), count > 0, let first = Order(fields[3]), let last = Order(fields[4]), !lineKey.isEmpty
+            guard fields.count == 7, let count = Int(fields[2]), count > 0, let first = Order(fields[3]),
+                let last = Order(fields[4]), !lineKey.isEmpty
             else {
-                throw AuditReport.ParseFailure(message: "a tokens line is not FINGERPRINT, NONCE, COUNT, FIRST_ORDER, LAST_ORDER, FIRST and LAST")
+                throw AuditReport.ParseFailure(
+                    message: "a tokens line is not FINGERPRINT, NONCE, COUNT, FIRST_ORDER, LAST_ORDER, FIRST and LAST")
             }
             if group == nil {
                 try start(lineKey)
-                group = Group(key: lineKey, other: fields[1], count: count, first: (first, fields[5]), last: (last, fields[6]))
+                group = Group(
+                    key: lineKey, other: fields[1], count: count, first: (first, fields[5]), last: (last, fields[6]))
             } else {
                 group!.count += count
                 if first < group!.first.order { group!.first = (first, fields[5]) }
@@ -114,11 +118,13 @@ package struct AuditReduction {
             }
         case .nonces:
             guard fields.count == 6, let first = Order(fields[2]), let last = Order(fields[3]), !lineKey.isEmpty else {
-                throw AuditReport.ParseFailure(message: "a nonces line is not NONCE, FINGERPRINT, FIRST_ORDER, LAST_ORDER, FIRST and LAST")
+                throw AuditReport.ParseFailure(
+                    message: "a nonces line is not NONCE, FINGERPRINT, FIRST_ORDER, LAST_ORDER, FIRST and LAST")
             }
             if group == nil {
                 try start(lineKey)
-                group = Group(key: lineKey, other: fields[1], count: 1, first: (first, fields[4]), last: (last, fields[5]))
+                group = Group(
+                    key: lineKey, other: fields[1], count: 1, first: (first, fields[4]), last: (last, fields[5]))
             } else {
                 group!.count += 1
                 if first < group!.first.order { group!.first = (first, fields[4]) }
@@ -150,11 +156,17 @@ package struct AuditReduction {
             repeatedGroups += 1
             extraLines += group.count - 1
             linesInRepeatedGroups += group.count
-            consider(Candidate(fingerprint: String(group.key), count: group.count, first: String(group.first.sighting), last: String(group.last.sighting)))
+            consider(
+                Candidate(
+                    fingerprint: String(group.key), count: group.count, first: String(group.first.sighting),
+                    last: String(group.last.sighting)))
         }
         guard key == .tokens, !group.other.isEmpty else { return nil }
-        return [group.other, group.key, Substring(group.first.order.text), Substring(group.last.order.text), group.first.sighting, group.last.sighting]
-            .joined(separator: "\t")
+        return [
+            group.other, group.key, Substring(group.first.order.text), Substring(group.last.order.text),
+            group.first.sighting, group.last.sighting,
+        ]
+        .joined(separator: "\t")
     }
 
     /// Keeps the candidate if it is among the best: more lines first, then the smaller fingerprint
@@ -167,7 +179,9 @@ package struct AuditReduction {
     }
 
     /// The report's order for its lists.
-    static func ranksBefore(_ a: Candidate, _ b: Candidate) -> Bool { (b.count, a.fingerprint) < (a.count, b.fingerprint) }
+    static func ranksBefore(_ a: Candidate, _ b: Candidate) -> Bool {
+        (b.count, a.fingerprint) < (a.count, b.fingerprint)
+    }
 
     /// The reduction as `audit merge` takes it (one JSON object).
     package func json() -> String {

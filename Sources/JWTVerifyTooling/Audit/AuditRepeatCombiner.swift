@@ -25,7 +25,9 @@ package struct AuditRepeatCombiner {
     /// Takes one occurrence; returns the lines to hand on when the combiner was full.
     package mutating func add(_ record: AuditRecord) -> FinishedOutputText? {
         // A sighting without a place in the listing (a tag too long to read) sorts first.
-        let order = listing.order(record.origin, column: record.column) ?? AuditReduction.Order(file: -1, line: 0, column: Int64(record.column))
+        let order =
+            listing.order(record.origin, column: record.column)
+            ?? AuditReduction.Order(file: -1, line: 0, column: Int64(record.column))
         let sighting = (order, record.column, listing.named(record.origin))
         if var summary = held[record.fingerprint] {
             summary.count += 1
@@ -46,7 +48,10 @@ package struct AuditRepeatCombiner {
         for (fingerprint, summary) in held {
             text.appendRaw(Array(AuditReduction.summaryMark.utf8))
             text.appendRaw(Array(fingerprint.hex.utf8))
-            text.appendRaw(Array("\t\(summary.nonce?.hex ?? "")\t\(summary.count)\t\(summary.first.order.text)\t\(summary.last.order.text)\t".utf8))
+            text.appendRaw(
+                Array(
+                    "\t\(summary.nonce?.hex ?? "")\t\(summary.count)\t\(summary.first.order.text)\t\(summary.last.order.text)\t"
+                        .utf8))
             AuditReport.Sighting(origin: summary.first.origin, column: summary.first.column).appendJSON(to: &text)
             text.appendRaw(Array("\t".utf8))
             AuditReport.Sighting(origin: summary.last.origin, column: summary.last.column).appendJSON(to: &text)

@@ -10,7 +10,8 @@ extension AuditReport {
     /// from those same counts. Token strings (kids, audiences, issuers) are HTML-escaped.
     package func html() -> String {
         var page = HTMLText()
-        page.raw("""
+        page.raw(
+            """
             <!doctype html>
             <html lang="en">
             <head>
@@ -47,18 +48,34 @@ extension AuditReport {
             <h1>Token audit</h1>
 
             """)
-        page.raw("<p class=\"note\">From <code>jwtverify audit</code>. \(tokens) occurrence\(tokens == 1 ? "" : "s") of compact JWS found and evaluated.</p>\n</header>\n")
+        page.raw(
+            "<p class=\"note\">From <code>jwtverify audit</code>. \(tokens) occurrence\(tokens == 1 ? "" : "s") of compact JWS found and evaluated.</p>\n</header>\n"
+        )
         page.raw("<dl class=\"summary\" aria-label=\"Summary\">\n")
         var summary = [
-            ("Occurrences", "\(tokens)", ""), ("Distinct tokens", "\(tokens - repeatedOccurrences)", ""), ("Valid", "\(valid)", "valid"),
+            ("Occurrences", "\(tokens)", ""), ("Distinct tokens", "\(tokens - repeatedOccurrences)", ""),
+            ("Valid", "\(valid)", "valid"),
             ("Rejected", "\(tokens - valid)", "rejected"), ("Evaluated", conditions.evaluationText, "evaluation"),
         ]
         if !conditions.keysFromTokens {
-            summary.append(("Nonces", conditions.nonceChecked ? "checked against --nonce" : "not checked: no raw nonces in captures", "evaluation"))
             summary.append(
-                ("Issuer and audience", conditions.issuerChecked && conditions.audienceChecked ? "checked" : "not checked: "
-                    + [conditions.issuerChecked ? nil : "issuer", conditions.audienceChecked ? nil : "audience"].compactMap { $0 }.joined(separator: ", ")
-                    + " counted", "evaluation"))
+                (
+                    "Nonces",
+                    conditions.nonceChecked ? "checked against --nonce" : "not checked: no raw nonces in captures",
+                    "evaluation"
+                ))
+            summary.append(
+                (
+                    "Issuer and audience",
+                    conditions.issuerChecked && conditions.audienceChecked
+                        ? "checked"
+                        : "not checked: "
+                            + [
+                                conditions.issuerChecked ? nil : "issuer",
+                                conditions.audienceChecked ? nil : "audience",
+                            ].compactMap { $0 }.joined(separator: ", ")
+                            + " counted", "evaluation"
+                ))
         }
         for (name, value, style) in summary {
             page.raw("<div class=\"\(style)\"><dt>\(name)</dt><dd>")
@@ -77,17 +94,23 @@ extension AuditReport {
             page.chart("kids", "By kid", Self.rankedRows(byKeyID))
             page.chart("audiences", "By audience", Self.rankedRows(byAudience))
             page.chart("issuers", "By issuer", Self.rankedRows(byIssuer))
-            page.chart("lifetimes", "Lifetimes (exp − iat)", Self.lifetimeBuckets.compactMap { bucket in lifetimes[bucket].map { (bucket, $0) } })
+            page.chart(
+                "lifetimes", "Lifetimes (exp − iat)",
+                Self.lifetimeBuckets.compactMap { bucket in lifetimes[bucket].map { (bucket, $0) } })
         }
         for (name, title) in ProviderRegistry.reportFacets {
-            if let counts = facets[name] { page.chart("app-store-" + String(name.map { $0 == "_" ? "-" : $0 }), title, Self.rankedRows(counts)) }
+            if let counts = facets[name] {
+                page.chart("app-store-" + String(name.map { $0 == "_" ? "-" : $0 }), title, Self.rankedRows(counts))
+            }
         }
         page.chart("anomalies", "Anomalies worth a look", Self.rankedRows(anomalies.merging(findingRows) { a, _ in a }))
         page.table("repeats", "Repeats", repeatRows, header: "")
         page.table("discarded", "Discarded fragments by cause", Self.rankedRows(discarded), header: "cause")
         page.raw("</div>\n")
         page.sightings("repeated", "Repeated tokens", "occurrences", repeats)
-        if !conditions.keysFromTokens { page.sightings("shared", "Nonces shared by distinct tokens (possible replay)", "tokens", sharedNonceList) }
+        if !conditions.keysFromTokens {
+            page.sightings("shared", "Nonces shared by distinct tokens (possible replay)", "tokens", sharedNonceList)
+        }
         page.tokensTable(tableRows, omitted: tableOmitted, reasons: Self.rankedRows(byReason).map(\.0))
         if trackingCapped {
             page.raw("<p class=\"note\">Repeat tracking stopped at \(Self.trackingLimit) distinct values.</p>\n")
@@ -136,18 +159,28 @@ private struct HTMLText {
         let validWidth = Double(valid) / Double(total) * 1160
         raw("<svg viewBox=\"0 0 1200 56\" role=\"img\" aria-label=\"\(valid) valid, \(rejected) rejected\">")
         raw("<rect x=\"20\" y=\"6\" width=\"\(Self.fixed(validWidth))\" height=\"22\" fill=\"var(--valid)\"/>")
-        raw("<rect x=\"\(Self.fixed(20 + validWidth))\" y=\"6\" width=\"\(Self.fixed(1160 - validWidth))\" height=\"22\" fill=\"var(--rejected)\"/>")
+        raw(
+            "<rect x=\"\(Self.fixed(20 + validWidth))\" y=\"6\" width=\"\(Self.fixed(1160 - validWidth))\" height=\"22\" fill=\"var(--rejected)\"/>"
+        )
         raw("<text x=\"20\" y=\"48\">valid \(valid) (\(Self.percent(valid, total)))</text>")
-        raw("<text x=\"1180\" y=\"48\" text-anchor=\"end\">rejected \(rejected) (\(Self.percent(rejected, total)))</text></svg>\n")
+        raw(
+            "<text x=\"1180\" y=\"48\" text-anchor=\"end\">rejected \(rejected) (\(Self.percent(rejected, total)))</text></svg>\n"
+        )
     }
 
     /// Tokens or nonces met more than once, by fingerprint, with their first and last sighting.
     mutating func sightings(_ id: String, _ title: String, _ countName: String, _ items: [AuditReport.Repeat]) {
         guard openCard(id, title, empty: items.isEmpty, spaced: true) else { return }
-        if items.count == AuditReport.listLimit { raw("<p class=\"note\">The first \(AuditReport.listLimit), most frequent first.</p>\n") }
-        raw("<div class=\"scroll\"><table><thead><tr><th scope=\"col\">fingerprint</th><th scope=\"col\" class=\"n\">\(countName)</th><th scope=\"col\">first seen</th><th scope=\"col\">last seen</th></tr></thead><tbody>\n")
+        if items.count == AuditReport.listLimit {
+            raw("<p class=\"note\">The first \(AuditReport.listLimit), most frequent first.</p>\n")
+        }
+        raw(
+            "<div class=\"scroll\"><table><thead><tr><th scope=\"col\">fingerprint</th><th scope=\"col\" class=\"n\">\(countName)</th><th scope=\"col\">first seen</th><th scope=\"col\">last seen</th></tr></thead><tbody>\n"
+        )
         for item in items {
-            raw("<tr><td><code title=\"\(item.fingerprint)\">\(item.fingerprint.prefix(16))</code></td><td class=\"n\">\(item.count)</td><td>")
+            raw(
+                "<tr><td><code title=\"\(item.fingerprint)\">\(item.fingerprint.prefix(16))</code></td><td class=\"n\">\(item.count)</td><td>"
+            )
             text(Self.place(item.first))
             raw("</td><td>")
             text(Self.place(item.last))
@@ -190,10 +223,16 @@ private struct HTMLText {
     /// The per-token table, filterable by reason and sortable by column (inline script), with the
     /// initial filter also taken from `#reason=CODE` in the address.
     mutating func tokensTable(_ rows: [AuditReport.TableRow], omitted: Int, reasons: [String]) {
-        raw("<section class=\"card\" aria-labelledby=\"tokens-title\" style=\"margin-top:16px\"><h2 id=\"tokens-title\">Tokens</h2>\n")
-        raw("<p class=\"note\" id=\"tokens-count\">\(rows.count) shown (the first \(AuditReport.tableLimit) rejected and the first \(AuditReport.tableLimit) valid, in input order)")
+        raw(
+            "<section class=\"card\" aria-labelledby=\"tokens-title\" style=\"margin-top:16px\"><h2 id=\"tokens-title\">Tokens</h2>\n"
+        )
+        raw(
+            "<p class=\"note\" id=\"tokens-count\">\(rows.count) shown (the first \(AuditReport.tableLimit) rejected and the first \(AuditReport.tableLimit) valid, in input order)"
+        )
         if omitted > 0 { raw("; \(omitted) left out: <code>--format jsonl</code> has every one") }
-        raw(".</p>\n<p class=\"controls\"><label for=\"reason-filter\">Show</label> <select id=\"reason-filter\"><option value=\"\">every verdict</option><option value=\"valid\">valid</option>")
+        raw(
+            ".</p>\n<p class=\"controls\"><label for=\"reason-filter\">Show</label> <select id=\"reason-filter\"><option value=\"\">every verdict</option><option value=\"valid\">valid</option>"
+        )
         for reason in reasons {
             raw("<option value=\"")
             text(reason)
@@ -202,7 +241,8 @@ private struct HTMLText {
             raw("</option>")
         }
         raw("</select></p>\n<div class=\"scroll\"><table id=\"tokens\"><thead><tr>")
-        for (index, name) in ["fingerprint", "where", "found in", "verdict", "reason", "kid", "aud", "iat"].enumerated() {
+        for (index, name) in ["fingerprint", "where", "found in", "verdict", "reason", "kid", "aud", "iat"].enumerated()
+        {
             raw("<th scope=\"col\" data-column=\"\(index)\">\(name)</th>")
         }
         raw("</tr></thead><tbody>\n")
@@ -225,7 +265,8 @@ private struct HTMLText {
             raw("</td></tr>\n")
         }
         raw("</tbody></table></div>\n")
-        raw("""
+        raw(
+            """
             <script>
             (function () {
               var table = document.getElementById("tokens"), select = document.getElementById("reason-filter");
@@ -259,7 +300,9 @@ private struct HTMLText {
     /// Occurrences over time by `iat`, valid and rejected stacked in each column, with the time
     /// span, the unit and the busiest column written out.
     mutating func timeline(_ timeline: (unit: String, buckets: [AuditReport.TimelineBucket]), withoutIssuedAt: Int) {
-        raw("<section class=\"card\" aria-labelledby=\"timeline\" style=\"margin-top:16px\"><h2 id=\"timeline\">Tokens over time (by iat, per \(timeline.unit))</h2>\n")
+        raw(
+            "<section class=\"card\" aria-labelledby=\"timeline\" style=\"margin-top:16px\"><h2 id=\"timeline\">Tokens over time (by iat, per \(timeline.unit))</h2>\n"
+        )
         let buckets = timeline.buckets
         guard let first = buckets.first, let last = buckets.last else {
             raw("<p class=\"empty\">no token has a usable iat</p></section>\n")
@@ -271,27 +314,45 @@ private struct HTMLText {
         let most = max(1, busiest.valid + busiest.rejected)
         let width = 1160.0 / Double(columns)
         raw("<svg viewBox=\"0 0 1200 210\" role=\"img\" aria-labelledby=\"timeline\">")
-        raw("<rect x=\"20\" y=\"8\" width=\"12\" height=\"12\" fill=\"var(--valid)\"/><text x=\"38\" y=\"19\">valid</text>")
-        raw("<rect x=\"90\" y=\"8\" width=\"12\" height=\"12\" fill=\"var(--rejected)\"/><text x=\"108\" y=\"19\">rejected</text>")
+        raw(
+            "<rect x=\"20\" y=\"8\" width=\"12\" height=\"12\" fill=\"var(--valid)\"/><text x=\"38\" y=\"19\">valid</text>"
+        )
+        raw(
+            "<rect x=\"90\" y=\"8\" width=\"12\" height=\"12\" fill=\"var(--rejected)\"/><text x=\"108\" y=\"19\">rejected</text>"
+        )
         raw("<text x=\"1180\" y=\"19\" text-anchor=\"end\">most in one \(timeline.unit): \(most)</text>")
         for bucket in buckets {
             let x = 20 + Double((bucket.start - first.start) / seconds) * width
             let validHeight = Double(bucket.valid) / Double(most) * 150
             let rejectedHeight = Double(bucket.rejected) / Double(most) * 150
-            raw("<g><title>\(Timestamp.format(Double(bucket.start))): \(bucket.valid) valid, \(bucket.rejected) rejected</title>")
-            raw("<rect x=\"\(Self.fixed(x))\" y=\"\(Self.fixed(180 - validHeight))\" width=\"\(Self.fixed(max(width - 1, 0.6)))\" height=\"\(Self.fixed(validHeight))\" fill=\"var(--valid)\"/>")
-            raw("<rect x=\"\(Self.fixed(x))\" y=\"\(Self.fixed(180 - validHeight - rejectedHeight))\" width=\"\(Self.fixed(max(width - 1, 0.6)))\" height=\"\(Self.fixed(rejectedHeight))\" fill=\"var(--rejected)\"/></g>")
+            raw(
+                "<g><title>\(Timestamp.format(Double(bucket.start))): \(bucket.valid) valid, \(bucket.rejected) rejected</title>"
+            )
+            raw(
+                "<rect x=\"\(Self.fixed(x))\" y=\"\(Self.fixed(180 - validHeight))\" width=\"\(Self.fixed(max(width - 1, 0.6)))\" height=\"\(Self.fixed(validHeight))\" fill=\"var(--valid)\"/>"
+            )
+            raw(
+                "<rect x=\"\(Self.fixed(x))\" y=\"\(Self.fixed(180 - validHeight - rejectedHeight))\" width=\"\(Self.fixed(max(width - 1, 0.6)))\" height=\"\(Self.fixed(rejectedHeight))\" fill=\"var(--rejected)\"/></g>"
+            )
         }
         raw("<text x=\"20\" y=\"200\">\(Timestamp.format(Double(first.start)))</text>")
-        raw("<text x=\"1180\" y=\"200\" text-anchor=\"end\">\(Timestamp.format(Double(last.start + seconds)))</text></svg>\n")
-        raw("<p class=\"note\">Busiest \(timeline.unit): \(Timestamp.format(Double(busiest.start))), \(busiest.valid) valid and \(busiest.rejected) rejected.")
-        if withoutIssuedAt > 0 { raw(" \(withoutIssuedAt) occurrence\(withoutIssuedAt == 1 ? "" : "s") without a usable iat.") }
+        raw(
+            "<text x=\"1180\" y=\"200\" text-anchor=\"end\">\(Timestamp.format(Double(last.start + seconds)))</text></svg>\n"
+        )
+        raw(
+            "<p class=\"note\">Busiest \(timeline.unit): \(Timestamp.format(Double(busiest.start))), \(busiest.valid) valid and \(busiest.rejected) rejected."
+        )
+        if withoutIssuedAt > 0 {
+            raw(" \(withoutIssuedAt) occurrence\(withoutIssuedAt == 1 ? "" : "s") without a usable iat.")
+        }
         raw("</p></section>\n")
     }
 
     /// Opens a titled card; an `empty` one says "none" and is closed at once (returns false).
     mutating func openCard(_ id: String, _ title: String, empty: Bool, spaced: Bool = false) -> Bool {
-        raw("<section class=\"card\" aria-labelledby=\"\(id)\"\(spaced ? " style=\"margin-top:16px\"" : "")><h2 id=\"\(id)\">")
+        raw(
+            "<section class=\"card\" aria-labelledby=\"\(id)\"\(spaced ? " style=\"margin-top:16px\"" : "")><h2 id=\"\(id)\">"
+        )
         text(title)
         raw("</h2>\n")
         if empty { raw("<p class=\"empty\">none</p></section>\n") }
@@ -314,7 +375,9 @@ private struct HTMLText {
             text("\(row.0): \(row.1)")
             raw("</title><text x=\"0\" y=\"\(y + 14)\">")
             text(label)
-            raw("</text><rect x=\"240\" y=\"\(y + 2)\" width=\"\(Self.fixed(width))\" height=\"16\" fill=\"var(--bar)\"/>")
+            raw(
+                "</text><rect x=\"240\" y=\"\(y + 2)\" width=\"\(Self.fixed(width))\" height=\"16\" fill=\"var(--bar)\"/>"
+            )
             raw("<text class=\"count\" x=\"\(Self.fixed(246 + width))\" y=\"\(y + 14)\">\(row.1)</text></g>")
         }
         raw("</svg>\n</section>\n")
@@ -336,5 +399,7 @@ private struct HTMLText {
 
     static func fixed(_ value: Double) -> String { "\(Double(Int((value * 10).rounded())) / 10)" }
 
-    static func percent(_ part: Int, _ total: Int) -> String { "\(Double(Int((Double(part) / Double(total) * 1000).rounded())) / 10)%" }
+    static func percent(_ part: Int, _ total: Int) -> String {
+        "\(Double(Int((Double(part) / Double(total) * 1000).rounded())) / 10)%"
+    }
 }

@@ -11,13 +11,17 @@ extension AuditReport {
     package init(json value: JSONValue) throws(ParseFailure) {
         guard case .object(let members) = value else { throw ParseFailure(message: "not a JSON object") }
         func integer(_ name: String) throws(ParseFailure) -> Int {
-            guard case .integer(let number)? = members[name] else { throw ParseFailure(message: "\"\(name)\" is not an integer") }
+            guard case .integer(let number)? = members[name] else {
+                throw ParseFailure(message: "\"\(name)\" is not an integer")
+            }
             return Int(number)
         }
         func counts(_ name: String) throws(ParseFailure) -> [String: Int] { try Self.counts(members, name) }
         tokens = try integer("tokens")
         valid = try integer("valid")
-        guard try integer("rejected") == tokens - valid else { throw ParseFailure(message: "\"rejected\" is not tokens - valid") }
+        guard try integer("rejected") == tokens - valid else {
+            throw ParseFailure(message: "\"rejected\" is not tokens - valid")
+        }
         conditions = try AuditConditions(json: members)
         guard case .object(let timeline)? = members["timeline"], case .string(let unit)? = timeline["unit"],
             case .array(let buckets)? = timeline["buckets"], case .integer(let without)? = timeline["without_iat"],
@@ -25,8 +29,10 @@ extension AuditReport {
         else { throw ParseFailure(message: "\"timeline\" is not {\"unit\", \"buckets\", \"without_iat\"}") }
         var parsed: [TimelineBucket] = []
         for bucket in buckets {
-            guard case .array(let fields) = bucket, fields.count == 3, case .integer(let start) = fields[0], case .integer(let valid) = fields[1],
-                case .integer(let rejected) = fields[2], start % (hours * 3600) == 0, parsed.last.map({ $0.start < start }) ?? true
+            guard case .array(let fields) = bucket, fields.count == 3, case .integer(let start) = fields[0],
+                case .integer(let valid) = fields[1],
+                case .integer(let rejected) = fields[2], start % (hours * 3600) == 0,
+                parsed.last.map({ $0.start < start }) ?? true
             else { throw ParseFailure(message: "a timeline bucket is not [start, valid, rejected] in order") }
             parsed.append(TimelineBucket(start: start, valid: Int(valid), rejected: Int(rejected)))
         }
@@ -46,13 +52,18 @@ extension AuditReport {
         discarded = try counts("discarded")
         func sighting(_ value: JSONValue?) throws(ParseFailure) -> Sighting { try Self.sighting(value) }
         func list(_ name: String, _ countName: String, _ fingerprintName: String) throws(ParseFailure) -> [Repeat] {
-            guard case .array(let items)? = members[name] else { throw ParseFailure(message: "\"\(name)\" is not an array") }
+            guard case .array(let items)? = members[name] else {
+                throw ParseFailure(message: "\"\(name)\" is not an array")
+            }
             var result: [Repeat] = []
             for item in items {
                 guard case .object(let fields) = item, case .string(let fingerprint)? = fields[fingerprintName],
                     case .integer(let count)? = fields[countName]
                 else { throw ParseFailure(message: "an entry of \"\(name)\" lacks \(fingerprintName) or \(countName)") }
-                result.append(Repeat(fingerprint: fingerprint, count: Int(count), first: try sighting(fields["first"]), last: try sighting(fields["last"])))
+                result.append(
+                    Repeat(
+                        fingerprint: fingerprint, count: Int(count), first: try sighting(fields["first"]),
+                        last: try sighting(fields["last"])))
             }
             return result
         }
@@ -63,7 +74,9 @@ extension AuditReport {
         else { throw ParseFailure(message: "\"tokens_table\" is not {\"rows\", \"omitted\"}") }
         tableOmitted = Int(omitted)
         for row in rows { tableRows.append(try Self.tableRow(row)) }
-        guard case .bool(let capped)? = members["tracking_capped"] else { throw ParseFailure(message: "\"tracking_capped\" is not a Boolean") }
+        guard case .bool(let capped)? = members["tracking_capped"] else {
+            throw ParseFailure(message: "\"tracking_capped\" is not a Boolean")
+        }
         trackingCapped = capped
     }
 
@@ -157,10 +170,14 @@ extension AuditReport {
 
     /// `"name"`: an object of integer counts.
     static func counts(_ members: [String: JSONValue], _ name: String) throws(ParseFailure) -> [String: Int] {
-        guard case .object(let entries)? = members[name] else { throw ParseFailure(message: "\"\(name)\" is not an object") }
+        guard case .object(let entries)? = members[name] else {
+            throw ParseFailure(message: "\"\(name)\" is not an object")
+        }
         var result: [String: Int] = [:]
         for (key, value) in entries {
-            guard case .integer(let number) = value else { throw ParseFailure(message: "\"\(name)\".\"\(key)\" is not an integer") }
+            guard case .integer(let number) = value else {
+                throw ParseFailure(message: "\"\(name)\".\"\(key)\" is not an integer")
+            }
             result[key] = Int(number)
         }
         return result
@@ -203,7 +220,8 @@ extension AuditReport {
         var audience: [String]? = nil
         if case .array(let values)? = fields["aud"] { audience = values.compactMap(\.stringValue) }
         return TableRow(
-            fingerprint: fingerprint, origin: origin, column: Int(column), foundIn: fields["found_in"]?.stringValue ?? "text",
+            fingerprint: fingerprint, origin: origin, column: Int(column),
+            foundIn: fields["found_in"]?.stringValue ?? "text",
             valid: valid, reason: fields["reason"]?.stringValue, keyID: fields["kid"]?.stringValue, audience: audience,
             issuedAt: fields["iat"]?.doubleValue)
     }

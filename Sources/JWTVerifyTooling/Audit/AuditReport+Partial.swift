@@ -111,11 +111,15 @@ extension AuditReport {
                 reductions[key, default: []].append(value)
                 continue
             }
-            guard case .object(let members) = value, case .integer(let version)? = members["audit_partial"], version == partialVersion else {
+            guard case .object(let members) = value, case .integer(let version)? = members["audit_partial"],
+                version == partialVersion
+            else {
                 throw ParseFailure(message: "part \(part + 1) is not a partial report (version \(partialVersion))")
             }
             func integer(_ name: String) throws(ParseFailure) -> Int {
-                guard case .integer(let number)? = members[name] else { throw ParseFailure(message: "part \(part + 1): \"\(name)\" is not an integer") }
+                guard case .integer(let number)? = members[name] else {
+                    throw ParseFailure(message: "part \(part + 1): \"\(name)\" is not an integer")
+                }
                 return Int(number)
             }
             guard case .bool(let capped)? = members["tracking_capped"] else {
@@ -125,7 +129,10 @@ extension AuditReport {
             if part == 0 {
                 report.conditions = conditions
             } else if conditions != report.conditions {
-                throw ParseFailure(message: "part \(part + 1) was evaluated otherwise than part 1 (time, or nonce): give every part the same --now or --at")
+                throw ParseFailure(
+                    message:
+                        "part \(part + 1) was evaluated otherwise than part 1 (time, or nonce): give every part the same --now or --at"
+                )
             }
             report.trackingCapped = report.trackingCapped || capped
             if case .bool(false)? = members["repeats_tracked"] { untracked = true }
@@ -147,9 +154,13 @@ extension AuditReport {
             try add("discarded", into: &report.discarded)
             guard case .array(let hours)? = members["hours"], case .array(let rows)? = members["table_rows"],
                 case .array(let distinct)? = members["distinct"]
-            else { throw ParseFailure(message: "part \(part + 1): \"hours\", \"table_rows\" or \"distinct\" is not an array") }
+            else {
+                throw ParseFailure(
+                    message: "part \(part + 1): \"hours\", \"table_rows\" or \"distinct\" is not an array")
+            }
             for hour in hours {
-                guard case .array(let fields) = hour, fields.count == 3, case .integer(let start) = fields[0], case .integer(let valid) = fields[1],
+                guard case .array(let fields) = hour, fields.count == 3, case .integer(let start) = fields[0],
+                    case .integer(let valid) = fields[1],
                     case .integer(let rejected) = fields[2]
                 else { throw ParseFailure(message: "part \(part + 1): an hour is not [hour, valid, rejected]") }
                 let sum = report.issuedByHour[start] ?? (0, 0)
@@ -163,13 +174,20 @@ extension AuditReport {
                 }
             }
             for value in distinct {
-                guard case .object(let fields) = value, case .string(let fingerprint)? = fields["fingerprint"], let key = DigestKey(hex: fingerprint),
-                    case .integer(let count)? = fields["count"], case .integer(let firstOccurrence)? = fields["first_occurrence"],
+                guard case .object(let fields) = value, case .string(let fingerprint)? = fields["fingerprint"],
+                    let key = DigestKey(hex: fingerprint),
+                    case .integer(let count)? = fields["count"],
+                    case .integer(let firstOccurrence)? = fields["first_occurrence"],
                     case .integer(let lastOccurrence)? = fields["last_occurrence"]
-                else { throw ParseFailure(message: "part \(part + 1): a distinct token lacks its fingerprint, count or occurrences") }
+                else {
+                    throw ParseFailure(
+                        message: "part \(part + 1): a distinct token lacks its fingerprint, count or occurrences")
+                }
                 var nonce: (key: DigestKey, hex: String)? = nil
                 if case .string(let hex)? = fields["nonce_fingerprint"] {
-                    guard let nonceKey = DigestKey(hex: hex) else { throw ParseFailure(message: "part \(part + 1): a nonce fingerprint is not hex") }
+                    guard let nonceKey = DigestKey(hex: hex) else {
+                        throw ParseFailure(message: "part \(part + 1): a nonce fingerprint is not hex")
+                    }
                     nonce = (nonceKey, hex)
                 }
                 let first = report.place(try sighting(fields["first"]))
@@ -185,7 +203,8 @@ extension AuditReport {
                     if count > 1 { report.lastPlaces[key] = last }
                     order.append(key)
                     merged[key] = MergedToken(
-                        fingerprint: fingerprint, nonce: nonce, firstOrder: (part, Int(firstOccurrence)), lastOrder: (part, Int(lastOccurrence)),
+                        fingerprint: fingerprint, nonce: nonce, firstOrder: (part, Int(firstOccurrence)),
+                        lastOrder: (part, Int(lastOccurrence)),
                         last: last)
                 } else {
                     report.trackingCapped = true
@@ -196,7 +215,9 @@ extension AuditReport {
         if untracked || !reductions.isEmpty {
             guard untracked, order.isEmpty, reductions.count == 2 else {
                 throw ParseFailure(
-                    message: "partials that track no repeats go with both reductions ('audit reduce tokens' and 'nonces'), and only with them")
+                    message:
+                        "partials that track no repeats go with both reductions ('audit reduce tokens' and 'nonces'), and only with them"
+                )
             }
             try report.addReductions(tokens: reductions[.tokens]!, nonces: reductions[.nonces]!)
             return report
@@ -245,21 +266,28 @@ extension AuditReport {
     /// Repeats and shared nonces from the reductions of the records (``AuditReduction``): their
     /// counts added, their lists' candidates ranked and cut to ``listLimit``, as one run ranks them.
     private mutating func addReductions(tokens: [JSONValue], nonces: [JSONValue]) throws(ParseFailure) {
-        func reduce(_ parts: [JSONValue]) throws(ParseFailure) -> (repeated: Int, extra: Int, lines: Int, list: [Repeat]) {
+        func reduce(_ parts: [JSONValue]) throws(ParseFailure) -> (
+            repeated: Int, extra: Int, lines: Int, list: [Repeat]
+        ) {
             var sums = (repeated: 0, extra: 0, lines: 0)
             var list: [Repeat] = []
             for part in parts {
                 guard case .object(let members) = part, case .integer(let repeated)? = members["repeated_groups"],
-                    case .integer(let extra)? = members["extra_lines"], case .integer(let lines)? = members["lines_in_repeated_groups"],
+                    case .integer(let extra)? = members["extra_lines"],
+                    case .integer(let lines)? = members["lines_in_repeated_groups"],
                     case .array(let items)? = members["list"]
                 else { throw ParseFailure(message: "a reduction lacks its counts or its list") }
                 sums.repeated += Int(repeated)
                 sums.extra += Int(extra)
                 sums.lines += Int(lines)
                 for item in items {
-                    guard case .object(let fields) = item, case .string(let fingerprint)? = fields["fingerprint"], case .integer(let count)? = fields["count"]
+                    guard case .object(let fields) = item, case .string(let fingerprint)? = fields["fingerprint"],
+                        case .integer(let count)? = fields["count"]
                     else { throw ParseFailure(message: "an entry of a reduction lacks its fingerprint or count") }
-                    list.append(Repeat(fingerprint: fingerprint, count: Int(count), first: try Self.sighting(fields["first"]), last: try Self.sighting(fields["last"])))
+                    list.append(
+                        Repeat(
+                            fingerprint: fingerprint, count: Int(count), first: try Self.sighting(fields["first"]),
+                            last: try Self.sighting(fields["last"])))
                 }
             }
             let ranked = list.sorted { ($1.count, $0.fingerprint) < ($0.count, $1.fingerprint) }.prefix(Self.listLimit)

@@ -131,7 +131,8 @@ package struct AuditReport {
 
     func sighting(_ place: Place) -> Sighting {
         Sighting(
-            origin: place.file >= 0 ? .line(file: fileNames[Int(place.file)], number: place.line) : .tag(place.tag), column: Int(place.column))
+            origin: place.file >= 0 ? .line(file: fileNames[Int(place.file)], number: place.line) : .tag(place.tag),
+            column: Int(place.column))
     }
 
     /// A token seen more than once, or a nonce shared by distinct tokens, for the report's lists.
@@ -148,7 +149,8 @@ package struct AuditReport {
         tokens += 1
         var firstSighting = true
         let tokenKey = DigestKey(record.fingerprint)
-        let here: Place? = keepsPlaces && tracksRepeats ? place(Sighting(origin: record.origin, column: record.column)) : nil
+        let here: Place? =
+            keepsPlaces && tracksRepeats ? place(Sighting(origin: record.origin, column: record.column)) : nil
         if !tracksRepeats {
             // Counted where the records are reduced.
         } else if let count = seen[tokenKey] {
@@ -167,7 +169,8 @@ package struct AuditReport {
             if keepsDistinctTokens {
                 distinctOrder.append(tokenKey)
                 distinct[tokenKey] = DistinctToken(
-                    fingerprint: record.fingerprint, nonce: record.nonceDigest, firstOccurrence: tokens, lastOccurrence: tokens)
+                    fingerprint: record.fingerprint, nonce: record.nonceDigest, firstOccurrence: tokens,
+                    lastOccurrence: tokens)
             }
         } else {
             trackingCapped = true
@@ -231,7 +234,8 @@ package struct AuditReport {
             if verified { tableValid += 1 } else { tableRejected += 1 }
             tableRows.append(
                 TableRow(
-                    fingerprint: record.fingerprint.hex, origin: record.origin, column: record.column, foundIn: record.place.description,
+                    fingerprint: record.fingerprint.hex, origin: record.origin, column: record.column,
+                    foundIn: record.place.description,
                     valid: verified,
                     reason: record.outcome.error?.reason.rawValue, keyID: record.outcome.keyID, audience: audience,
                     issuedAt: issuedAt))
@@ -247,7 +251,6 @@ package struct AuditReport {
     }
 
     package mutating func discard(_ reason: TokenExtractor.Discard) { discarded[reason.rawValue, default: 0] += 1 }
-
 
     /// One occurrence in the per-token table: no token, only its fingerprint.
     struct TableRow {
@@ -303,7 +306,9 @@ package struct AuditReport {
     ) -> [Repeat] {
         hex.compactMap { key, fingerprint -> Repeat? in
             guard let count = counts[key], let firstPlace = first[key] else { return nil }
-            return Repeat(fingerprint: fingerprint, count: count, first: sighting(firstPlace), last: sighting(last[key] ?? firstPlace))
+            return Repeat(
+                fingerprint: fingerprint, count: count, first: sighting(firstPlace),
+                last: sighting(last[key] ?? firstPlace))
         }
         .sorted { ($1.count, $0.fingerprint) < ($0.count, $1.fingerprint) }
         .prefix(Self.listLimit).map { $0 }
@@ -321,21 +326,31 @@ package struct AuditReport {
     var timeline: (unit: String, buckets: [TimelineBucket]) {
         if let savedTimeline { return savedTimeline }
         guard let first = issuedByHour.keys.min(), let last = issuedByHour.keys.max() else { return ("hour", []) }
-        let (unit, hours): (String, Int64) = last - first <= 14 * 24 ? ("hour", 1) : last - first <= 400 * 24 ? ("day", 24) : ("week", 168)
+        let (unit, hours): (String, Int64) =
+            last - first <= 14 * 24 ? ("hour", 1) : last - first <= 400 * 24 ? ("day", 24) : ("week", 168)
         var merged: [Int64: (valid: Int, rejected: Int)] = [:]
         for (hour, counts) in issuedByHour {
             let start = (hour / hours) * hours * 3600
             let sum = merged[start] ?? (0, 0)
             merged[start] = (sum.valid + counts.valid, sum.rejected + counts.rejected)
         }
-        return (unit, merged.keys.sorted().map { TimelineBucket(start: $0, valid: merged[$0]!.valid, rejected: merged[$0]!.rejected) })
+        return (
+            unit,
+            merged.keys.sorted().map {
+                TimelineBucket(start: $0, valid: merged[$0]!.valid, rejected: merged[$0]!.rejected)
+            }
+        )
     }
 
     /// The repeat counts, as the reports list them (nonces only where tokens carry them).
     var repeatRows: [(String, Int)] {
         [("tokens seen more than once", repeatedTokens), ("extra occurrences", repeatedOccurrences)]
             + (conditions.keysFromTokens
-                ? [] : [("nonces shared by distinct tokens (possible replay)", sharedNonces), ("distinct tokens sharing a nonce", tokensSharingNonces)])
+                ? []
+                : [
+                    ("nonces shared by distinct tokens (possible replay)", sharedNonces),
+                    ("distinct tokens sharing a nonce", tokensSharingNonces),
+                ])
     }
 
     /// What the anomalies panel adds from the findings, so it never says "none" while something

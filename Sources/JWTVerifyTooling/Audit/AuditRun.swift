@@ -16,7 +16,8 @@ package struct AuditRun: Sendable {
 
         /// The place of a tagged line's tag (`nil`: unreadable).
         package init(tag: String?) {
-            guard let tag, let colon = tag.firstIndex(of: ":"), let file = Int(tag[..<colon]), let line = Int(tag[tag.index(after: colon)...]),
+            guard let tag, let colon = tag.firstIndex(of: ":"), let file = Int(tag[..<colon]),
+                let line = Int(tag[tag.index(after: colon)...]),
                 file >= 0, line >= 0
             else {
                 self = .unknown
@@ -30,7 +31,8 @@ package struct AuditRun: Sendable {
         package func isContinued(by next: Place) -> Bool {
             switch (self, next) {
             case (.file(let a), .file(let b)): a == b
-            case (.tagged(let file, let line), .tagged(let nextFile, let nextLine)): file == nextFile && (nextLine == line || nextLine == line + 1)
+            case (.tagged(let file, let line), .tagged(let nextFile, let nextLine)):
+                file == nextFile && (nextLine == line || nextLine == line + 1)
             default: false
             }
         }

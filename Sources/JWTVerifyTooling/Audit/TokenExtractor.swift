@@ -1,10 +1,10 @@
-package import JWTVerify
 internal import CByteKernels
+package import JWTVerify
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 /// Finds compact JWS tokens inside arbitrary text: log lines, HAR and JSON dumps, URLs and form
 /// bodies, cookies, `Authorization: Bearer` headers.
@@ -86,11 +86,15 @@ package enum TokenExtractor {
             // `Bearer ` in any letter case (after an opening quote, the value of a JSON member).
             if i >= 7 {
                 let word = UnsafeRawBufferPointer(rebasing: text[(i - 7)..<i])
-                if word[6] == UInt8(ascii: " "), zip(word.prefix(6), "bearer".utf8).allSatisfy({ $0 | 0x20 == $1 }) { return .bearer }
+                if word[6] == UInt8(ascii: " "), zip(word.prefix(6), "bearer".utf8).allSatisfy({ $0 | 0x20 == $1 }) {
+                    return .bearer
+                }
             }
             // `name=`.
             if i > 0, text[i - 1] == UInt8(ascii: "="), let (key, first) = name(endingAt: i - 1) {
-                if first > 0, text[first - 1] == UInt8(ascii: "?") || text[first - 1] == UInt8(ascii: "&") { return .query(name: key) }
+                if first > 0, text[first - 1] == UInt8(ascii: "?") || text[first - 1] == UInt8(ascii: "&") {
+                    return .query(name: key)
+                }
                 // The cookie header's name, within a few hundred bytes before.
                 let line = UnsafeRawBufferPointer(rebasing: text[max(0, first - 512)..<first])
                 if containsIgnoringCase(line, "cookie") { return .cookie(name: key) }
@@ -100,7 +104,8 @@ package enum TokenExtractor {
         }
 
         private static func isNameByte(_ byte: UInt8) -> Bool {
-            Base64URL.isAlphabet(byte) || byte == UInt8(ascii: ".") || byte == UInt8(ascii: "[") || byte == UInt8(ascii: "]")
+            Base64URL.isAlphabet(byte) || byte == UInt8(ascii: ".") || byte == UInt8(ascii: "[")
+                || byte == UInt8(ascii: "]")
         }
 
         /// Whether `haystack` contains `needle` (lowercase ASCII) in any letter case.
@@ -137,7 +142,8 @@ package enum TokenExtractor {
     /// extractor undoes: `byte` is neither base64url, `.`, `%` nor `\` (a `%XX` or `\uXXXX`
     /// escape's inner bytes are all alphanumeric; `\/` ends with its `/`).
     package static func isSeparator(_ byte: UInt8) -> Bool {
-        !(Base64URL.isAlphabet(byte) || byte == UInt8(ascii: ".") || byte == UInt8(ascii: "%") || byte == UInt8(ascii: "\\"))
+        !(Base64URL.isAlphabet(byte) || byte == UInt8(ascii: ".") || byte == UInt8(ascii: "%")
+            || byte == UInt8(ascii: "\\"))
     }
 
     /// The tokens in `line` (spans relative to it), and the fragments discarded.
@@ -153,7 +159,9 @@ package enum TokenExtractor {
     package static func scan(_ line: UnsafeRawBufferPointer, found: (Found) -> Void, discarded: (Discard) -> Void) {
         // Most lines have nothing to undo: scan them in place.
         guard let base = line.baseAddress else { return }
-        guard memchr(base, Int32(UInt8(ascii: "%")), line.count) == nil, memchr(base, Int32(UInt8(ascii: "\\")), line.count) == nil else {
+        guard memchr(base, Int32(UInt8(ascii: "%")), line.count) == nil,
+            memchr(base, Int32(UInt8(ascii: "\\")), line.count) == nil
+        else {
             normalized(line).withUnsafeBytes { text in
                 scan(normalizedText: text, inPlace: false, found: found, discarded: discarded)
             }
@@ -198,7 +206,8 @@ package enum TokenExtractor {
             let looksLikeHeader = isJOSEHeader(UnsafeRawBufferPointer(rebasing: text[i..<headerEnd]))
             if dots >= 2 {
                 if looksLikeHeader {
-                    let token: InputBytes = inPlace ? .span(i..<j) : .copy(Array(UnsafeRawBufferPointer(rebasing: text[i..<j])))
+                    let token: InputBytes =
+                        inPlace ? .span(i..<j) : .copy(Array(UnsafeRawBufferPointer(rebasing: text[i..<j])))
                     found(Found(column: i + 1, token: token, place: Place.of(text, before: i)))
                 } else {
                     discarded(.notAHeader)
@@ -216,7 +225,8 @@ package enum TokenExtractor {
         return withUnsafeTemporaryAllocation(byteCount: segment.count, alignment: 1) { buffer in
             guard let length = Base64URL.decode(segment, into: buffer) else { return false }
             var isHeader = false
-            JSONFieldReader.read(UnsafeRawBufferPointer(rebasing: buffer[..<length]), strings: ["alg"], jsonValues: []) { read in
+            JSONFieldReader.read(UnsafeRawBufferPointer(rebasing: buffer[..<length]), strings: ["alg"], jsonValues: [])
+            { read in
                 if case .success(let fields) = read { isHeader = fields.string(0)?.kind == .string }
             }
             return isHeader

@@ -39,7 +39,8 @@ final class BatchPrefetch: @unchecked Sendable {
                 if stopped.load(ordering: .acquiring) { return }
                 let entry: Entry
                 do throws(LineReader.ReadFailure) {
-                    entry = .success(try reader.nextBatch(maxLines: maxLines, maxBytes: maxBytes).map { ($0, reader.bytesRead) })
+                    entry = .success(
+                        try reader.nextBatch(maxLines: maxLines, maxBytes: maxBytes).map { ($0, reader.bytesRead) })
                 } catch {
                     entry = .failure(error)
                 }

@@ -52,7 +52,9 @@ package struct BatchRunner {
         var bytesBefore = 0
         for input in inputs {
             // The next batch is read while this one is verified.
-            let prefetch = BatchPrefetch(fd: input.fd, lineLimit: lineLimit, longLines: longLines, maxLines: Self.batchLines, maxBytes: Self.batchBytes)
+            let prefetch = BatchPrefetch(
+                fd: input.fd, lineLimit: lineLimit, longLines: longLines, maxLines: Self.batchLines,
+                maxBytes: Self.batchBytes)
             defer { prefetch.finish() }
             var bytesRead = 0
             while true {
@@ -64,7 +66,9 @@ package struct BatchRunner {
                 }
                 guard let (batch, read) = next else { break }
                 bytesRead = read
-                let parts = ParallelMap.chunks(count: batch.lines.count, threads: threads) { range in process(batch, range, input) }
+                let parts = ParallelMap.chunks(count: batch.lines.count, threads: threads) { range in
+                    process(batch, range, input)
+                }
                 for part in parts where !consume(part, bytesBefore + bytesRead) { return }
             }
             bytesBefore += bytesRead
@@ -103,10 +107,13 @@ package struct Tally: Sendable {
 
     /// `jwtverify: 12 tokens, 4 valid, 8 rejected` and one indented line per reason.
     package var summary: String {
-        var text = "jwtverify: \(total) token\(total == 1 ? "" : "s"), \(valid) valid, \(rejected) rejected"
+        var text =
+            "jwtverify: \(total) token\(total == 1 ? "" : "s"), \(valid) valid, \(rejected) rejected"
             + (blank == 0 ? "" : ", \(blank) blank line\(blank == 1 ? "" : "s") skipped") + "\n"
         let known = VerificationError.Reason.all.map(\.rawValue)
-        let ordered = byReason.keys.sorted { (known.firstIndex(of: $0) ?? 99, $0) < (known.firstIndex(of: $1) ?? 99, $1) }
+        let ordered = byReason.keys.sorted {
+            (known.firstIndex(of: $0) ?? 99, $0) < (known.firstIndex(of: $1) ?? 99, $1)
+        }
         for reason in ordered {
             let padding = String(repeating: " ", count: max(0, 18 - reason.count))
             text += "  \(reason)\(padding) \(byReason[reason]!)\n"

@@ -1,8 +1,9 @@
 import JWTVerify
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// Lines of input gathered into one contiguous buffer, for one round of parallel verification.
@@ -93,13 +94,16 @@ package final class LineReader {
 
     /// Reads `fd` with `read(2)`.
     package convenience init(fd: Int32, lineLimit: Int, longLines: LongLines = .discard, chunkSize: Int = 1 << 20) {
-        self.init(lineLimit: lineLimit, longLines: longLines, chunkSize: chunkSize) { buffer in read(fd, buffer.baseAddress, buffer.count) }
+        self.init(lineLimit: lineLimit, longLines: longLines, chunkSize: chunkSize) { buffer in
+            read(fd, buffer.baseAddress, buffer.count)
+        }
     }
 
     /// Reads from `source`, which fills a buffer (at most `chunkSize` octets per call) and returns
     /// the count, 0 at the end, or -1 with `errno` set (the fuzz target feeds memory through it).
     package init(
-        lineLimit: Int, longLines: LongLines = .discard, chunkSize: Int = 1 << 20, source: @escaping (UnsafeMutableRawBufferPointer) -> Int
+        lineLimit: Int, longLines: LongLines = .discard, chunkSize: Int = 1 << 20,
+        source: @escaping (UnsafeMutableRawBufferPointer) -> Int
     ) {
         self.source = source
         self.longLines = longLines
@@ -160,9 +164,15 @@ package final class LineReader {
                         k -= 1
                     }
                     let offset = splitting?.offset ?? 0
-                    lines.append(.piece(lineStart..<end, LinePiece(offset: offset, head: splitting?.head ?? [], forcedCut: forced, last: false)))
+                    lines.append(
+                        .piece(
+                            lineStart..<end,
+                            LinePiece(offset: offset, head: splitting?.head ?? [], forcedCut: forced, last: false)))
                     continued.append(lines.count - 1)
-                    let head = splitting?.head ?? Array(UnsafeRawBufferPointer(start: base + lineStart, count: min(headBytes, end - lineStart)))
+                    let head =
+                        splitting?.head
+                        ?? Array(
+                            UnsafeRawBufferPointer(start: base + lineStart, count: min(headBytes, end - lineStart)))
                     splitting = (offset + end - lineStart, head)
                     lineStart = end
                 }
@@ -172,7 +182,9 @@ package final class LineReader {
                     let end = base.distance(to: found)
                     splitPieces(before: end)
                     if let (offset, head) = splitting {
-                        lines.append(.piece(lineStart..<end, LinePiece(offset: offset, head: head, forcedCut: false, last: true)))
+                        lines.append(
+                            .piece(lineStart..<end, LinePiece(offset: offset, head: head, forcedCut: false, last: true))
+                        )
                         splitting = nil
                     } else if let seen = discarding {
                         lines.append(.oversized(length: seen + end - lineStart))
@@ -204,7 +216,10 @@ package final class LineReader {
                 if atEOF {
                     // A last line without a newline still counts.
                     if let (offset, head) = splitting {
-                        lines.append(.piece(lineStart..<filled, LinePiece(offset: offset, head: head, forcedCut: false, last: true)))
+                        lines.append(
+                            .piece(
+                                lineStart..<filled, LinePiece(offset: offset, head: head, forcedCut: false, last: true))
+                        )
                         splitting = nil
                         nextLineNumber += 1
                         lineStart = filled
@@ -223,7 +238,8 @@ package final class LineReader {
                     full = true
                     break
                 }
-                let n = source(UnsafeMutableRawBufferPointer(start: base + filled, count: min(readSize, capacity - filled)))
+                let n = source(
+                    UnsafeMutableRawBufferPointer(start: base + filled, count: min(readSize, capacity - filled)))
                 if n < 0 {
                     if errno == EINTR { continue }
                     failure = ReadFailure(code: errno)

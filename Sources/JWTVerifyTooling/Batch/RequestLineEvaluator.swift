@@ -69,7 +69,9 @@ package struct RequestLineEvaluator: Sendable {
             case .blank:
                 return .blank
             case .problem(let problem):
-                return .unusable(number: number, error: VerificationError(.malformed, detail: problem.description), idJSON: problem.idJSON)
+                return .unusable(
+                    number: number, error: VerificationError(.malformed, detail: problem.description),
+                    idJSON: problem.idJSON)
             case .request(let request):
                 withNonce(request.nonce) { batch.append(bytes: request.token, nonce: $0) }
                 return .token(number: number, idJSON: request.idJSON)
@@ -78,13 +80,16 @@ package struct RequestLineEvaluator: Sendable {
     }
 
     /// The batch through the pipeline, and every entry's record in order.
-    private func write(_ entries: [Entry], _ batch: TokenBatch, file: String?, into out: inout OutputText, tally: inout Tally) {
+    private func write(
+        _ entries: [Entry], _ batch: TokenBatch, file: String?, into out: inout OutputText, tally: inout Tally
+    ) {
         let rules = verifier.policy.rules
         var cursor = 0
         func writeUnusable(upTo limit: Int) {
             while cursor < limit {
                 switch entries[cursor] {
-                case .unusable(let number, let error, let idJSON): tally.count(unusable(error, number: number, file: file, idJSON: idJSON, into: &out))
+                case .unusable(let number, let error, let idJSON):
+                    tally.count(unusable(error, number: number, file: file, idJSON: idJSON, into: &out))
                 case .blank: tally.blank += 1
                 case .token: return
                 }
@@ -93,11 +98,14 @@ package struct RequestLineEvaluator: Sendable {
         }
         verifier.evaluate(batch, at: time, tracing: true) { _, token, result, trace in
             writeUnusable(upTo: entries.count)
-            guard case .token(let number, let idJSON) = entries[cursor] else { preconditionFailure("a verdict without its line") }
+            guard case .token(let number, let idJSON) = entries[cursor] else {
+                preconditionFailure("a verdict without its line")
+            }
             cursor += 1
             let reason: VerificationError.Reason? = if case .failure(let error) = result { error.reason } else { nil }
             let outcome = VerificationOutcome(result, trace: trace, token: token, verifier: verifier, time: time)
-            TokenRecordWriter.appendLineRecord(to: &out, line: number, file: file, idJSON: idJSON, outcome: outcome, rules: rules)
+            TokenRecordWriter.appendLineRecord(
+                to: &out, line: number, file: file, idJSON: idJSON, outcome: outcome, rules: rules)
             tally.count(reason)
         }
         writeUnusable(upTo: entries.count)
@@ -109,7 +117,8 @@ package struct RequestLineEvaluator: Sendable {
         _ error: VerificationError, number: Int, file: String?, idJSON: String?, into out: inout OutputText
     ) -> VerificationError.Reason {
         TokenRecordWriter.appendLineRecord(
-            to: &out, line: number, file: file, idJSON: idJSON, outcome: VerificationOutcome(.failure(error)), rules: .none)
+            to: &out, line: number, file: file, idJSON: idJSON, outcome: VerificationOutcome(.failure(error)),
+            rules: .none)
         return error.reason
     }
 

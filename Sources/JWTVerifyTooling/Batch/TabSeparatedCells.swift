@@ -31,7 +31,9 @@ extension OutputText {
     /// Appends the bytes of a string cell: as a JSON string when they are empty, start with a
     /// quote or hold a control character; as they are otherwise.
     package mutating func cellText(_ value: UnsafeRawBufferPointer) {
-        guard let first = value.first, first != 0x22, !value.contains(where: { $0 < 0x20 }) else { return string(value) }
+        guard let first = value.first, first != 0x22, !value.contains(where: { $0 < 0x20 }) else {
+            return string(value)
+        }
         appendRaw(value)
     }
 

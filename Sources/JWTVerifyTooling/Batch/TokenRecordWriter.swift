@@ -19,7 +19,8 @@ package enum TokenRecordWriter {
             out.key("detail")
             out.null()
             token.withClaims { claims, _ in
-                appendFields(algorithm: token.algorithm.name, keyID: token.keyID, claims: claims, verified: true, to: &out)
+                appendFields(
+                    algorithm: token.algorithm.name, keyID: token.keyID, claims: claims, verified: true, to: &out)
             }
         case .failure(let error):
             out.bool(false)
@@ -28,7 +29,8 @@ package enum TokenRecordWriter {
             out.key("detail")
             out.string(error.detail)
             outcome.withClaims { claims in
-                appendFields(algorithm: outcome.algorithm, keyID: outcome.keyID, claims: claims, verified: false, to: &out)
+                appendFields(
+                    algorithm: outcome.algorithm, keyID: outcome.keyID, claims: claims, verified: false, to: &out)
             }
         }
     }
@@ -62,7 +64,8 @@ package enum TokenRecordWriter {
             out.cellSeparator()
             out.cellSeparator()
             token.withClaims { claims, _ in
-                appendCells(algorithm: token.algorithm.name, keyID: token.keyID, claims: claims, verified: true, to: &out)
+                appendCells(
+                    algorithm: token.algorithm.name, keyID: token.keyID, claims: claims, verified: true, to: &out)
             }
         case .failure(let error):
             out.boolCell(false)
@@ -71,7 +74,8 @@ package enum TokenRecordWriter {
             out.cellSeparator()
             out.stringCell(error.detail)
             outcome.withClaims { claims in
-                appendCells(algorithm: outcome.algorithm, keyID: outcome.keyID, claims: claims, verified: false, to: &out)
+                appendCells(
+                    algorithm: outcome.algorithm, keyID: outcome.keyID, claims: claims, verified: false, to: &out)
             }
         }
     }
@@ -109,12 +113,15 @@ package enum TokenRecordWriter {
     /// profile shows it) and what the claims attach (a notification's `event`), when the policy
     /// has provider rules and the token verified. Members are written in name order, straight
     /// from the typed values.
-    package static func appendProviderClaims(_ outcome: VerificationOutcome, rules: ProviderRules, to out: inout OutputText) {
+    package static func appendProviderClaims(
+        _ outcome: VerificationOutcome, rules: ProviderRules, to out: inout OutputText
+    ) {
         guard let profile = rules.profileType, case .success(let token) = outcome.result else { return }
         token.withClaims { claims, provider in
             withUnsafeMutablePointer(to: &out) { out in
                 var writer = ProviderClaimsRecord(
-                    out: out, subject: claims.subject, aliasName: profile.subjectAlias, nonce: profile.recordsNonce ? claims.nonce : nil)
+                    out: out, subject: claims.subject, aliasName: profile.subjectAlias,
+                    nonce: profile.recordsNonce ? claims.nonce : nil)
                 provider.visit(&writer)
             }
         }
@@ -123,7 +130,8 @@ package enum TokenRecordWriter {
     /// Appends `verify`'s record for one input line, followed by a newline: `line`, `file`?, `id`?,
     /// the shared fields, then `claims`/`event` under provider rules.
     package static func appendLineRecord(
-        to out: inout OutputText, line: Int, file: String?, idJSON: String?, outcome: VerificationOutcome, rules: ProviderRules
+        to out: inout OutputText, line: Int, file: String?, idJSON: String?, outcome: VerificationOutcome,
+        rules: ProviderRules
     ) {
         out.beginObject()
         out.key("line")

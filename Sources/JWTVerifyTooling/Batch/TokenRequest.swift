@@ -42,7 +42,8 @@ package struct TokenRequest {
         let indent = line.firstIndex { $0 != UInt8(ascii: " ") && $0 != UInt8(ascii: "\t") } ?? line.count
         guard indent < line.count, line[indent] == UInt8(ascii: "{") else {
             guard case .token(let range) = TokenInput.locate(line) else { return body(.blank) }
-            return body(.request(TokenRequest(token: UnsafeRawBufferPointer(rebasing: line[range]), nonce: nil, idJSON: nil)))
+            return body(
+                .request(TokenRequest(token: UnsafeRawBufferPointer(rebasing: line[range]), nonce: nil, idJSON: nil)))
         }
         return withParsed(jsonLine: UnsafeRawBufferPointer(rebasing: line[indent...])) { parsed in
             switch parsed {
@@ -61,7 +62,9 @@ package struct TokenRequest {
     private static let members: [StaticString] = ["token", "nonce"] + NotificationEnvelope.memberNames
 
     /// Parses a line that starts with `{` and runs `body` with the request (valid only inside it).
-    package static func withParsed<R>(jsonLine line: UnsafeRawBufferPointer, _ body: (Result<TokenRequest, Problem>) -> R) -> R {
+    package static func withParsed<R>(
+        jsonLine line: UnsafeRawBufferPointer, _ body: (Result<TokenRequest, Problem>) -> R
+    ) -> R {
         var result: R? = nil
         JSONFieldReader.read(line, strings: members, jsonValues: ["id"]) { read in
             switch read {
@@ -77,20 +80,30 @@ package struct TokenRequest {
 
     /// The request the members `read` of `line` make, or why they make none.
     private static func withParsed<R>(
-        jsonLine line: UnsafeRawBufferPointer, _ read: JSONFieldReader.Fields, _ body: (Result<TokenRequest, Problem>) -> R
+        jsonLine line: UnsafeRawBufferPointer, _ read: JSONFieldReader.Fields,
+        _ body: (Result<TokenRequest, Problem>) -> R
     ) -> R {
         let idJSON = read.jsonValue(0)?.json
         guard let token = (read.string(0) ?? read.string(2) ?? read.string(3))?.string else {
-            return body(.failure(Problem(description: "input object has no string \"token\" (or Apple's \"payload\" or \"signedPayload\")", idJSON: idJSON)))
+            return body(
+                .failure(
+                    Problem(
+                        description:
+                            "input object has no string \"token\" (or Apple's \"payload\" or \"signedPayload\")",
+                        idJSON: idJSON)))
         }
         var nonce: InputBytes? = nil
         if let field = read.string(1), field.kind != .null {
-            guard let value = field.string else { return body(.failure(Problem(description: "\"nonce\" is not a string", idJSON: idJSON))) }
+            guard let value = field.string else {
+                return body(.failure(Problem(description: "\"nonce\" is not a string", idJSON: idJSON)))
+            }
             nonce = value
         }
         return token.withBytes(in: line) { tokenBytes in
             guard let nonce else { return body(.success(TokenRequest(token: tokenBytes, nonce: nil, idJSON: idJSON))) }
-            return nonce.withBytes(in: line) { body(.success(TokenRequest(token: tokenBytes, nonce: $0, idJSON: idJSON))) }
+            return nonce.withBytes(in: line) {
+                body(.success(TokenRequest(token: tokenBytes, nonce: $0, idJSON: idJSON)))
+            }
         }
     }
 }

@@ -61,7 +61,8 @@ package struct VerificationOutcome: Sendable {
     /// with tracing). A token the JWS layer rejected gets its payload read leniently here, and its
     /// evaluation time from that payload's `iat` where `time` asks for it.
     package init(
-        _ result: Result<VerifiedToken, VerificationError>, trace: borrowing WalkTrace, token: UnsafeRawBufferPointer, verifier: borrowing Verifier,
+        _ result: Result<VerifiedToken, VerificationError>, trace: borrowing WalkTrace, token: UnsafeRawBufferPointer,
+        verifier: borrowing Verifier,
         time: EvaluationTime
     ) {
         self.result = result
@@ -84,7 +85,9 @@ package struct VerificationOutcome: Sendable {
 extension Verifier {
     /// One token through the pipeline with its trace, as an outcome (a one-token batch): for
     /// `inspect`-like single uses and tests; the batch faces call ``evaluate(_:at:tracing:_:)``.
-    package func outcome(_ token: UnsafeRawBufferPointer, nonce: String?, at time: EvaluationTime, fingerprint: Bool = false) -> VerificationOutcome {
+    package func outcome(
+        _ token: UnsafeRawBufferPointer, nonce: String?, at time: EvaluationTime, fingerprint: Bool = false
+    ) -> VerificationOutcome {
         var batch = TokenBatch()
         if var nonce {
             nonce.withUTF8 { batch.append(bytes: token, nonce: UnsafeRawBufferPointer($0)) }

@@ -1,9 +1,10 @@
 package import JWTVerify
 import JWTVerifyKeyMaking
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// Tokens, keys and nonces to measure verification on: generated Apple-shaped, or read from files.
@@ -58,7 +59,8 @@ package struct BenchmarkCorpus: Sendable {
                 commonName: "Bench Intermediate", issuer: (root, rootKey), from: from, until: until, isCA: true,
                 extensionOID: AppStoreTrust.intermediateExtension, serial: 2),
             let leaf = leafKey.certificate(
-                commonName: "Bench Leaf", issuer: (ca, caKey), from: from, until: until, isCA: false, extensionOID: AppStoreTrust.leafExtension,
+                commonName: "Bench Leaf", issuer: (ca, caKey), from: from, until: until, isCA: false,
+                extensionOID: AppStoreTrust.leafExtension,
                 serial: 3)
         else { throw JWKSetError("cannot make the benchmark's certificate chain") }
         func standardBase64(_ bytes: [UInt8]) -> String {
@@ -66,7 +68,8 @@ package struct BenchmarkCorpus: Sendable {
             while text.count % 4 != 0 { text.append("=") }
             return String(text)
         }
-        let header = #"{"alg":"ES256","x5c":["\#(standardBase64(leaf))","\#(standardBase64(ca))","\#(standardBase64(root))"]}"#
+        let header =
+            #"{"alg":"ES256","x5c":["\#(standardBase64(leaf))","\#(standardBase64(ca))","\#(standardBase64(root))"]}"#
         let encodedHeader = Base64URL.encode(Array(header.utf8))
         var tokens: [[UInt8]] = []
         for index in 0..<count {
@@ -94,7 +97,8 @@ package struct BenchmarkCorpus: Sendable {
         jwk.endArray()
         jwk.endObject()
         var corpus = BenchmarkCorpus(
-            keys: try JWKSet(json: jwk.bytes), tokens: tokens, nonces: Array(repeating: nil, count: count), issuer: "", audience: "", now: now)
+            keys: try JWKSet(json: jwk.bytes), tokens: tokens, nonces: Array(repeating: nil, count: count), issuer: "",
+            audience: "", now: now)
         corpus.policy = .appStore(bundleIDs: ["com.example.app"], trust: try AppStoreTrust(rootCertificates: [root]))
         return corpus
     }
@@ -184,7 +188,8 @@ package struct BenchmarkCorpus: Sendable {
     package func privateCopy() -> BenchmarkCorpus {
         var copy = BenchmarkCorpus(
             keys: keys, tokens: tokens.map { token in token.withUnsafeBufferPointer { [UInt8]($0) } },
-            nonces: nonces.map { nonce in nonce.map { String(decoding: Array($0.utf8), as: UTF8.self) } }, issuer: issuer,
+            nonces: nonces.map { nonce in nonce.map { String(decoding: Array($0.utf8), as: UTF8.self) } },
+            issuer: issuer,
             audience: audience, now: now)
         copy.jwksDocument = jwksDocument
         copy.policy = policy
@@ -214,12 +219,18 @@ package struct BenchmarkCorpus: Sendable {
         var counts: [String: Int] = [:]
         for index in tokens.indices {
             tokens[index].withUnsafeBytes { token in
-                if case .failure(let error) = verifier.evaluate(token, nonce: nonces[index], at: .clock) { counts[error.reason.rawValue, default: 0] += 1 }
+                if case .failure(let error) = verifier.evaluate(token, nonce: nonces[index], at: .clock) {
+                    counts[error.reason.rawValue, default: 0] += 1
+                }
             }
         }
         let order = VerificationError.Reason.all.map(\.rawValue)
-        return counts.sorted { (order.firstIndex(of: $0.key) ?? order.count, $0.key) < (order.firstIndex(of: $1.key) ?? order.count, $1.key) }
-            .map { ($0.key, $0.value) }
+        return counts.sorted {
+            (order.firstIndex(of: $0.key) ?? order.count, $0.key) < (
+                order.firstIndex(of: $1.key) ?? order.count, $1.key
+            )
+        }
+        .map { ($0.key, $0.value) }
     }
 
     /// A verifier for this corpus.

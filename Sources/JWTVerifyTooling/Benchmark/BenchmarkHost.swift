@@ -1,10 +1,11 @@
 import CMallocTuning
 import JWTVerify
 import JWTVerifyKeyMaking
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// What a benchmark ran on, and how its rows are printed for people.
@@ -29,14 +30,19 @@ package enum BenchmarkHost {
         var parts = tm()
         gmtime_r(&now, &parts)
         let date = "\(1900 + Int(parts.tm_year))-\(pad(Int(parts.tm_mon) + 1))-\(pad(Int(parts.tm_mday)))"
-        let engine = MultiBufferEngine.isLoaded ? MultiBufferEngine.description : "OpenSSL (crypto_mb: \(MultiBufferEngine.description))"
-        return "\(date) · \(cpuModel) · \(Processors.online) cores · \(OpenSSLVersion.text) · signature engine: \(engine)\n"
+        let engine =
+            MultiBufferEngine.isLoaded
+            ? MultiBufferEngine.description : "OpenSSL (crypto_mb: \(MultiBufferEngine.description))"
+        return
+            "\(date) · \(cpuModel) · \(Processors.online) cores · \(OpenSSLVersion.text) · signature engine: \(engine)\n"
             + "alg      threads    tokens/s   raw limit/s   ratio    round ratios   cpu tokens/s   p50 µs   p99 µs   valid/n"
     }
 
     /// One table row.
     package static func row(_ label: String, _ report: ThroughputReport) -> String {
-        func column(_ text: String, _ width: Int) -> String { String(repeating: " ", count: max(0, width - text.count)) + text }
+        func column(_ text: String, _ width: Int) -> String {
+            String(repeating: " ", count: max(0, width - text.count)) + text
+        }
         func fixed(_ value: Double, _ digits: Int) -> String {
             var scale = 1.0
             for _ in 0..<digits { scale *= 10 }
@@ -51,7 +57,9 @@ package enum BenchmarkHost {
         }
         return label.padding(8) + column("\(report.threads)", 8) + column(fixed(report.tokensPerSecond, 0), 12)
             + column(fixed(report.rawLimitTokensPerSecond, 0), 14) + column(fixed(report.ratio, 3), 8)
-            + column(report.roundRatios.isEmpty ? "-" : fixed(report.roundRatios.min()!, 3) + "–" + fixed(report.roundRatios.max()!, 3), 16)
+            + column(
+                report.roundRatios.isEmpty
+                    ? "-" : fixed(report.roundRatios.min()!, 3) + "–" + fixed(report.roundRatios.max()!, 3), 16)
             + column(fixed(report.cpuTokensPerSecond, 0), 15) + column(fixed(report.p50Microseconds, 1), 9)
             + column(fixed(report.p99Microseconds, 1), 9) + column("\(report.valid)/\(report.n)", 10)
     }
@@ -69,8 +77,10 @@ package enum BenchmarkHost {
     package static func rawCheckNote(_ report: ThroughputReport) -> String? {
         switch report.rawCheck {
         case .openSSL: nil
-        case .library: "raw limit: the library's own signature check (RS256/RS384/RS512 through the key's Montgomery chain), not EVP_PKEY_verify"
-        case .multiBuffer: "raw limit: the multi-buffer engine alone (RS256/RS384/RS512 eight to a call through crypto_mb), not EVP_PKEY_verify"
+        case .library:
+            "raw limit: the library's own signature check (RS256/RS384/RS512 through the key's Montgomery chain), not EVP_PKEY_verify"
+        case .multiBuffer:
+            "raw limit: the multi-buffer engine alone (RS256/RS384/RS512 eight to a call through crypto_mb), not EVP_PKEY_verify"
         }
     }
 
@@ -79,9 +89,11 @@ package enum BenchmarkHost {
     package static func fixedBaseNote(_ report: ThroughputReport) -> String? {
         guard let perCall = report.perCallTokensPerSecond else { return nil }
         let ratio = report.rawLimitTokensPerSecond > 0 ? perCall / report.rawLimitTokensPerSecond : 0
-        return "  ES256 above is batched (128 signatures share one inversion, as verify/audit/serve do); one token per call: "
+        return
+            "  ES256 above is batched (128 signatures share one inversion, as verify/audit/serve do); one token per call: "
             + "\(Int(perCall.rounded())) tokens/s, ratio \((ratio * 1000).rounded() / 1000). "
-            + (report.fixedBaseTables > 0 ? "Fixed-base tables: \(report.fixedBaseTables) × \(fixedBaseTableBytes / 1024) KiB. " : "")
+            + (report.fixedBaseTables > 0
+                ? "Fixed-base tables: \(report.fixedBaseTables) × \(fixedBaseTableBytes / 1024) KiB. " : "")
             + "The raw limit is OpenSSL's own EVP_PKEY_verify."
     }
 
@@ -90,7 +102,8 @@ package enum BenchmarkHost {
     package static let fixedBaseTableBytes: Int = {
         guard let key = try? EVPPrivateKey.generateEC(curve: "P-256"),
             let members = Optional(Dictionary(uniqueKeysWithValues: key.publicJWKMembers())),
-            let x = members["x"].flatMap({ Base64URL.decode($0.utf8) }), let y = members["y"].flatMap({ Base64URL.decode($0.utf8) })
+            let x = members["x"].flatMap({ Base64URL.decode($0.utf8) }),
+            let y = members["y"].flatMap({ Base64URL.decode($0.utf8) })
         else { return 0 }
         let point = [0x04] + x + y
         let before = cmalloc_heap_in_use()

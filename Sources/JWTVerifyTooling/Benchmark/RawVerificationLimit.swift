@@ -65,12 +65,16 @@ package final class RawVerificationLimit {
         for (index, token) in tokens.enumerated() {
             let peek = UnverifiedToken(peeking: token)
             guard let name = peek.algorithm, let algorithm = SignatureAlgorithm(name: name),
-                let entry = peek.keyID.flatMap(corpus.keys.key(withID:)) ?? (corpus.keys.keys.count == 1 ? corpus.keys.keys[0] : nil),
+                let entry = peek.keyID.flatMap(corpus.keys.key(withID:))
+                    ?? (corpus.keys.keys.count == 1 ? corpus.keys.keys[0] : nil),
                 let key = entry.key, let dot = token.lastIndex(of: UInt8(ascii: ".")),
                 var signature = Base64URL.decode(token[(dot + 1)...])
             else { continue }
             guard let digest = algorithm.digest else {
-                entries.append(Entry(tokenIndex: index, signingInputLength: dot, signature: signature, key: key, digest: nil, context: -1))
+                entries.append(
+                    Entry(
+                        tokenIndex: index, signingInputLength: dot, signature: signature, key: key, digest: nil,
+                        context: -1))
                 continue
             }
             if case .ecdsa = algorithm.family {
@@ -83,7 +87,9 @@ package final class RawVerificationLimit {
                 contextIndex[slot] = prepared.count
                 prepared.append(context)
             }
-            var timed = Entry(tokenIndex: index, signingInputLength: dot, signature: signature, key: key, digest: digest, context: contextIndex[slot]!)
+            var timed = Entry(
+                tokenIndex: index, signingInputLength: dot, signature: signature, key: key, digest: digest,
+                context: contextIndex[slot]!)
             if check != .openSSL, algorithm.family == .rsaPKCS1, let chain = key.rsaChain {
                 timed.chain = chain
                 timed.algorithm = algorithm
@@ -110,15 +116,20 @@ package final class RawVerificationLimit {
                 let group = Array(run[start..<min(start + 8, run.count)])
                 let first = entries[group[0]]
                 guard group.count >= MultiBufferEngine.minimumLanes,
-                    let lanes = MultiBufferEngine.Lanes(keys: group.map { entries[$0].key }, algorithm: first.algorithm), let digest = first.digest
+                    let lanes = MultiBufferEngine.Lanes(
+                        keys: group.map { entries[$0].key }, algorithm: first.algorithm), let digest = first.digest
                 else { continue }
                 laneGroupAt[group[0]] = laneGroups.count
-                laneGroups.append(LaneGroup(lanes: lanes, members: group, digest: digest, signatures: group.flatMap { entries[$0].signature }))
+                laneGroups.append(
+                    LaneGroup(
+                        lanes: lanes, members: group, digest: digest,
+                        signatures: group.flatMap { entries[$0].signature }))
             }
             run.removeAll()
         }
         for (index, entry) in entries.enumerated() {
-            guard entry.chain != nil, let bits = MultiBufferEngine.takes(entry.key), entry.signature.count == bits / 8 else {
+            guard entry.chain != nil, let bits = MultiBufferEngine.takes(entry.key), entry.signature.count == bits / 8
+            else {
                 close()
                 continue
             }
@@ -132,14 +143,17 @@ package final class RawVerificationLimit {
 
     /// One lane group through the engine; the number of valid signatures.
     private func runLanes(
-        _ group: Int, digests: UnsafeMutableRawBufferPointer, pointers: UnsafeMutablePointer<UnsafeRawPointer?>, verdicts: UnsafeMutablePointer<UInt8>
+        _ group: Int, digests: UnsafeMutableRawBufferPointer, pointers: UnsafeMutablePointer<UnsafeRawPointer?>,
+        verdicts: UnsafeMutablePointer<UInt8>
     ) -> Int {
         for lane in 0..<16 { pointers[lane] = nil }
         for (lane, index) in laneGroups[group].members.enumerated() {
             let entry = entries[index]
             let digest = UnsafeMutableRawBufferPointer(rebasing: digests[(lane * 64)..<(lane * 64 + 64)])
             tokens[entry.tokenIndex].withUnsafeBytes { token in
-                _ = contexts.hash(UnsafeRawBufferPointer(rebasing: token[..<entry.signingInputLength]), with: laneGroups[group].digest, into: digest)
+                _ = contexts.hash(
+                    UnsafeRawBufferPointer(rebasing: token[..<entry.signingInputLength]),
+                    with: laneGroups[group].digest, into: digest)
             }
             pointers[8 + lane] = UnsafeRawPointer(digest.baseAddress!)
         }
@@ -164,8 +178,12 @@ package final class RawVerificationLimit {
                 withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 8) { verdicts in
                     var index = slice.lowerBound
                     while index < slice.upperBound {
-                        if let group = laneGroupAt[index], let last = laneGroups[group].members.last, last < slice.upperBound {
-                            valid += runLanes(group, digests: digests, pointers: pointers.baseAddress!, verdicts: verdicts.baseAddress!)
+                        if let group = laneGroupAt[index], let last = laneGroups[group].members.last,
+                            last < slice.upperBound
+                        {
+                            valid += runLanes(
+                                group, digests: digests, pointers: pointers.baseAddress!,
+                                verdicts: verdicts.baseAddress!)
                             index = last + 1
                         } else {
                             valid += run(entries: index..<(index + 1))
@@ -184,14 +202,19 @@ package final class RawVerificationLimit {
             let ok = tokens[entry.tokenIndex].withUnsafeBytes { token in
                 entry.signature.withUnsafeBytes { signature in
                     let message = UnsafeRawBufferPointer(rebasing: token[..<entry.signingInputLength])
-                    guard let digest = entry.digest else { return contexts.verifyOneShot(signature, over: message, key: entry.key) }
+                    guard let digest = entry.digest else {
+                        return contexts.verifyOneShot(signature, over: message, key: entry.key)
+                    }
                     if let chain = entry.chain {
                         return withUnsafeTemporaryAllocation(byteCount: 64, alignment: 8) { hash in
                             let length = contexts.hash(message, with: digest, into: hash)
-                            return chain.isValidSignature(signature, digest: UnsafeRawBufferPointer(rebasing: hash[..<length]), algorithm: entry.algorithm)
+                            return chain.isValidSignature(
+                                signature, digest: UnsafeRawBufferPointer(rebasing: hash[..<length]),
+                                algorithm: entry.algorithm)
                         }
                     }
-                    return contexts.verify(prehashed: prepared[entry.context], signature: signature, over: message, digest: digest)
+                    return contexts.verify(
+                        prehashed: prepared[entry.context], signature: signature, over: message, digest: digest)
                 }
             }
             if ok { valid += 1 }

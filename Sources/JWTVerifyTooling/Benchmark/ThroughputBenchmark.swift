@@ -1,9 +1,11 @@
-import JWTVerify
 import Dispatch
+import JWTVerify
+import Synchronization
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// One measurement: full verification against the raw OpenSSL limit, on the same tokens, keys and
@@ -83,7 +85,9 @@ package struct ThroughputReport: Sendable {
             text.key("per_call_tokens_per_sec")
             text.number((perCallTokensPerSecond * 10).rounded() / 10)
             text.key("per_call_ratio")
-            text.number(((rawLimitTokensPerSecond > 0 ? perCallTokensPerSecond / rawLimitTokensPerSecond : 0) * 10000).rounded() / 10000)
+            text.number(
+                ((rawLimitTokensPerSecond > 0 ? perCallTokensPerSecond / rawLimitTokensPerSecond : 0) * 10000).rounded()
+                    / 10000)
         }
         if fixedBaseTables > 0 {
             text.key("fixed_base_tables")
@@ -118,13 +122,16 @@ package enum ThroughputBenchmark {
     /// verifier with a verified-token cache of twice the corpus's size; the raw limit is measured
     /// per distinct token, as always. `rawCheck` says what checks the raw limit's signatures.
     package static func measure(
-        corpus: BenchmarkCorpus, threads: Int, rounds: Int, repeat presentations: Int = 1, rawCheck: RawVerificationLimit.Check = .openSSL
+        corpus: BenchmarkCorpus, threads: Int, rounds: Int, repeat presentations: Int = 1,
+        rawCheck: RawVerificationLimit.Check = .openSSL
     ) -> ThroughputReport {
         // One verifier shared by every thread, as a service shares one; but each thread gets its
         // own copy of the token bytes and nonces, as each request brings its own. Shared corpus
         // arrays would add a contended reference count per token to both sides of the ratio.
-        let verifier = presentations > 1
-            ? Verifier(keys: corpus.keys, policy: corpus.verifier.policy, cache: .init(capacity: 2 * corpus.tokens.count))
+        let verifier =
+            presentations > 1
+            ? Verifier(
+                keys: corpus.keys, policy: corpus.verifier.policy, cache: .init(capacity: 2 * corpus.tokens.count))
             : corpus.verifier
         let copies = (0..<threads).map { _ in corpus.privateCopy() }
         let raws = copies.map { RawVerificationLimit(corpus: $0, check: rawCheck) }
@@ -151,7 +158,9 @@ package enum ThroughputBenchmark {
             let own = copies[thread]
             var valid = 0
             let offset = thread * count / threads
-            for presentation in presentations where own.accepts(verifier, (presentation + offset) % count) { valid += 1 }
+            for presentation in presentations where own.accepts(verifier, (presentation + offset) % count) {
+                valid += 1
+            }
             return valid
         }
         let rawPass: @Sendable (Int, Range<Int>) -> Int = { thread, entries in rawBox.value[thread].run(entries) }
@@ -163,7 +172,9 @@ package enum ThroughputBenchmark {
         if batched { _ = run(threads: threads, allPresentations, perCallPass) }
         // Each round: the whole corpus on both sides, in alternating slices (see the type's doc).
         let slices = max(1, min(rawCount, count) / sliceTokens)
-        func slice(_ index: Int, of total: Int) -> Range<Int> { (index * total / slices)..<((index + 1) * total / slices) }
+        func slice(_ index: Int, of total: Int) -> Range<Int> {
+            (index * total / slices)..<((index + 1) * total / slices)
+        }
         var ours: [Double] = []
         var perCall: [Double] = []
         var raw: [Double] = []
@@ -185,7 +196,10 @@ package enum ThroughputBenchmark {
             roundRatios.append(ours[ours.count - 1] / rawRate)
             cpu.append(Double(threads * count * presentations) / full.cpu)
             valid = full.result / threads / presentations
-            if batched { perCall.append(Double(threads * count * presentations) / run(threads: threads, allPresentations, perCallPass).wall) }
+            if batched {
+                perCall.append(
+                    Double(threads * count * presentations) / run(threads: threads, allPresentations, perCallPass).wall)
+            }
         }
         let latencies = latencySamples(corpus: corpus, verifier: verifier, threads: threads).sorted()
         var report = ThroughputReport(
@@ -215,12 +229,16 @@ package enum ThroughputBenchmark {
         let cpu: Double
         let result: Int
 
-        static func + (a: Timing, b: Timing) -> Timing { Timing(wall: a.wall + b.wall, cpu: a.cpu + b.cpu, result: a.result + b.result) }
+        static func + (a: Timing, b: Timing) -> Timing {
+            Timing(wall: a.wall + b.wall, cpu: a.cpu + b.cpu, result: a.result + b.result)
+        }
     }
 
     /// Runs `pass` over `work` once on each of `threads` threads; wall and process CPU seconds,
     /// summed results.
-    private static func run(threads: Int, _ work: Range<Int>, _ pass: @escaping @Sendable (Int, Range<Int>) -> Int) -> Timing {
+    private static func run(threads: Int, _ work: Range<Int>, _ pass: @escaping @Sendable (Int, Range<Int>) -> Int)
+        -> Timing
+    {
         let results = UncheckedBox([Int](repeating: 0, count: threads))
         let wall0 = seconds(CLOCK_MONOTONIC)
         let cpu0 = seconds(CLOCK_PROCESS_CPUTIME_ID)
@@ -245,7 +263,9 @@ package enum ThroughputBenchmark {
             local.reserveCapacity(count)
             for index in 0..<count {
                 let t0 = seconds(CLOCK_MONOTONIC)
-                _ = corpus.tokens[index].withUnsafeBytes { verifier.evaluate($0, nonce: corpus.nonces[index], at: .clock) }
+                _ = corpus.tokens[index].withUnsafeBytes {
+                    verifier.evaluate($0, nonce: corpus.nonces[index], at: .clock)
+                }
                 local.append((seconds(CLOCK_MONOTONIC) - t0) * 1e6)
             }
             samples.withLock { $0[thread] = local }
@@ -269,8 +289,6 @@ package enum ThroughputBenchmark {
         sorted.isEmpty ? 0 : sorted[min(sorted.count - 1, Int(Double(sorted.count) * p))]
     }
 }
-
-import Synchronization
 
 /// A value shared with benchmark worker threads: each writes only its own slot, under a lock.
 final class UncheckedBox<Value>: @unchecked Sendable {

@@ -56,7 +56,8 @@ struct AppleRESTCall {
                     credentials: credentials, baseURL: options.endpoint, timeout: options.timeout,
                     identityTokens: RemoteVerifier(keySet: .https(url), policy: policy))
             case nil:
-                return try SignInWithAppleClient(credentials: credentials, baseURL: options.endpoint, timeout: options.timeout)
+                return try SignInWithAppleClient(
+                    credentials: credentials, baseURL: options.endpoint, timeout: options.timeout)
             }
         } catch {
             throw CommandFailure(status: .dataError, message: error.description)
@@ -85,7 +86,10 @@ struct AppleRESTCall {
                 appendGrant(grant, to: &out)
             case .revoked:
                 out.bool(false)
-                appendError(SignInWithAppleError(.apple, .invalidGrant, detail: "Apple answered invalid_grant: the refresh token is revoked or expired"), to: &out)
+                appendError(
+                    SignInWithAppleError(
+                        .apple, .invalidGrant,
+                        detail: "Apple answered invalid_grant: the refresh token is revoked or expired"), to: &out)
                 status = .rejected
             }
         case .revoke(let options):
@@ -95,7 +99,7 @@ struct AppleRESTCall {
                 var unconfirmed: SignInWithAppleError? = nil
                 do throws(SignInWithAppleError) {
                     try await client.revokeAndConfirm(refreshToken: options.token)
-                } catch where error.code == .revocationUnconfirmed {
+                } catch  where error.code == .revocationUnconfirmed {
                     unconfirmed = error
                 }
                 out.key("revoked")
@@ -118,7 +122,9 @@ struct AppleRESTCall {
                 out.optionalMember("email", user.email)
                 out.optionalMember("is_private_email", user.isPrivateEmail)
             } else {
-                out.member("transfer_sub", try await client.transferIdentifier(forUser: options.user ?? "", toTeam: options.target ?? ""))
+                out.member(
+                    "transfer_sub",
+                    try await client.transferIdentifier(forUser: options.user ?? "", toTeam: options.target ?? ""))
             }
         }
         out.endObject()
@@ -136,7 +142,8 @@ struct AppleRESTCall {
         out.beginObject()
         let outcome = VerificationOutcome(.success(grant.identity))
         TokenRecordWriter.appendVerdict(outcome, to: &out)
-        TokenRecordWriter.appendProviderClaims(outcome, rules: .appleIdentityToken(acceptMissingNonceWhenUnsupported: false), to: &out)
+        TokenRecordWriter.appendProviderClaims(
+            outcome, rules: .appleIdentityToken(acceptMissingNonceWhenUnsupported: false), to: &out)
         out.endObject()
     }
 

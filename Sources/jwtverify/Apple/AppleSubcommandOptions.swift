@@ -18,13 +18,11 @@ extension AppleSubcommandOptions {
     /// such (`apple refresh takes no --code`); an operand is refused.
     init(parsing words: ArraySlice<String>, siblings: [OptionDescription]) throws(CommandFailure) {
         self.init()
-        _ = try Self.table.parse(
-            words, into: &self,
-            unknown: { name in
-                siblings.contains { $0.names.contains(name) }
-                    ? .usage("apple \(Self.name) takes no \(name)") : .usage("unknown option \(name)")
-            }
-        ) { _, operand throws(CommandFailure) in
+        let unknown = { (name: String) -> CommandFailure in
+            siblings.contains { $0.names.contains(name) }
+                ? .usage("apple \(Self.name) takes no \(name)") : .usage("unknown option \(name)")
+        }
+        _ = try Self.table.parse(words, into: &self, unknown: unknown) { _, operand throws(CommandFailure) in
             throw .usage("unexpected argument \"\(operand)\"")
         }
         try credentials.validate()

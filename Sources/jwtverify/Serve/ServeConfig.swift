@@ -29,10 +29,12 @@ enum ServeConfig {
         let root: JSONValue
         switch JSONDocument.parse(bytes) {
         case .success(let document): root = document.withRoot { $0.value }
-        case .failure(let problem): throw CommandFailure(status: .dataError, message: "--config \(path): not JSON: \(problem.description)")
+        case .failure(let problem):
+            throw CommandFailure(status: .dataError, message: "--config \(path): not JSON: \(problem.description)")
         }
         guard case .object(let top) = root, case .object(let routes)? = top["routes"] else {
-            throw CommandFailure(status: .dataError, message: "--config \(path): expected {\"routes\": {\"NAME\": {...}, ...}}")
+            throw CommandFailure(
+                status: .dataError, message: "--config \(path): expected {\"routes\": {\"NAME\": {...}, ...}}")
         }
         let folder = Self.folder(of: path)
         var result: [String: RouteOptions] = [:]
@@ -59,16 +61,22 @@ enum ServeConfig {
                 }
                 var values: [String] = []
                 if option.placeholder == nil {
-                    guard case .bool(let set) = value else { throw failure("\"\(member)\" takes true or false, not \(value.jsonText)") }
+                    guard case .bool(let set) = value else {
+                        throw failure("\"\(member)\" takes true or false, not \(value.jsonText)")
+                    }
                     if set { values.append("") }
                 } else {
                     let items: [JSONValue]
                     if case .array(let list) = value { items = list } else { items = [value] }
                     for item in items {
                         guard let text = item.stringValue ?? item.integerText else {
-                            throw failure("\"\(member)\" takes \(option.placeholder!) as a string (or a list of them), not \(item.jsonText)")
+                            throw failure(
+                                "\"\(member)\" takes \(option.placeholder!) as a string (or a list of them), not \(item.jsonText)"
+                            )
                         }
-                        values.append(pathKeys.contains(name) ? Self.resolve(text, against: folder, source: name == "--jwks") : text)
+                        values.append(
+                            pathKeys.contains(name)
+                                ? Self.resolve(text, against: folder, source: name == "--jwks") : text)
                     }
                 }
                 for text in values {
@@ -84,7 +92,9 @@ enum ServeConfig {
                 try options.finish(route: name)
             } catch {
                 let own = "route \"\(name)\": "
-                throw failure(Self.keyNames(error.message.hasPrefix(own) ? String(error.message.dropFirst(own.count)) : error.message))
+                throw failure(
+                    Self.keyNames(
+                        error.message.hasPrefix(own) ? String(error.message.dropFirst(own.count)) : error.message))
             }
             result[name] = options
         }
@@ -108,7 +118,9 @@ enum ServeConfig {
 
     /// The keys a route takes, for errors.
     static var keyList: String {
-        table.options.compactMap { $0.names.last.map { "\"" + String($0.dropFirst(2).map { $0 == "-" ? "_" : $0 }) + "\"" } }.joined(separator: ", ")
+        table.options.compactMap {
+            $0.names.last.map { "\"" + String($0.dropFirst(2).map { $0 == "-" ? "_" : $0 }) + "\"" }
+        }.joined(separator: ", ")
     }
 
     /// A command-line message in the config's words: `--jwks-cache` becomes `"jwks_cache"`.
@@ -117,9 +129,13 @@ enum ServeConfig {
         var out = ""
         var index = 0
         while index < characters.count {
-            if index + 2 < characters.count, characters[index] == "-", characters[index + 1] == "-", characters[index + 2].isLetter {
+            if index + 2 < characters.count, characters[index] == "-", characters[index + 1] == "-",
+                characters[index + 2].isLetter
+            {
                 var end = index + 2
-                while end < characters.count, characters[end].isLetter || characters[end].isNumber || characters[end] == "-" { end += 1 }
+                while end < characters.count,
+                    characters[end].isLetter || characters[end].isNumber || characters[end] == "-"
+                { end += 1 }
                 out += "\"" + String(characters[(index + 2)..<end].map { $0 == "-" ? "_" : $0 }) + "\""
                 index = end
             } else {

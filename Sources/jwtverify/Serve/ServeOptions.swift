@@ -22,23 +22,35 @@ struct RouteOptions: Sendable {
     var policy = VerificationPolicy(issuers: nil, audiences: nil)
 
     static let options: [Option<RouteOptions>] =
-        KeySetOptions.options().map { $0.lifted(\.keySets) } + PolicyFlags.all(optionalClaims: false).map { $0.lifted(\.flags) } + [
-            .value("--cache", placeholder: "N", help: "Keep up to N verified tokens (default 10000; 0: off); see 'verify --help'.") {
-                options, value, name throws(CommandFailure) in options.cacheCapacity = try OptionValue.count(name, value, in: 0...10_000_000)
+        KeySetOptions.options().map { $0.lifted(\.keySets) }
+        + PolicyFlags.all(optionalClaims: false).map { $0.lifted(\.flags) } + [
+            .value(
+                "--cache", placeholder: "N",
+                help: "Keep up to N verified tokens (default 10000; 0: off); see 'verify --help'."
+            ) {
+                options, value, name throws(CommandFailure) in
+                options.cacheCapacity = try OptionValue.count(name, value, in: 0...10_000_000)
             },
             .value(
                 "--claim-header", placeholder: "CLAIM=NAME",
                 help: "On /auth success, also send claim CLAIM as header NAME (arrays joined\nwith commas). Repeatable."
             ) { options, value, name throws(CommandFailure) in
-                guard let mapping = GatewayAnswer.ClaimHeader(parsing: value) else { throw .usage("\(name) takes CLAIM=Header-Name") }
+                guard let mapping = GatewayAnswer.ClaimHeader(parsing: value) else {
+                    throw .usage("\(name) takes CLAIM=Header-Name")
+                }
                 options.claimHeaders.append(mapping)
             },
-            .value("--token-header", placeholder: "NAME", help: "Also take the token from request header NAME.") { $0.tokenHeader = $1 },
-            .value("--token-cookie", placeholder: "NAME", help: "Also take the token from cookie NAME.") { $0.tokenCookie = $1 },
+            .value("--token-header", placeholder: "NAME", help: "Also take the token from request header NAME.") {
+                $0.tokenHeader = $1
+            },
+            .value("--token-cookie", placeholder: "NAME", help: "Also take the token from cookie NAME.") {
+                $0.tokenCookie = $1
+            },
             .value("--realm", placeholder: "R", help: "The realm in WWW-Authenticate challenges.") { $0.realm = $1 },
             .value(
                 "--refresh-wait", placeholder: "SECONDS",
-                help: "Longest wait of a request whose kid the remote keys lack for the one key\nrefresh it starts (default 0.25; 0 to 10); then 503 jwks_unavailable while\nthe fetch goes on. No serving thread waits on key I/O."
+                help:
+                    "Longest wait of a request whose kid the remote keys lack for the one key\nrefresh it starts (default 0.25; 0 to 10); then 503 jwks_unavailable while\nthe fetch goes on. No serving thread waits on key I/O."
             ) { options, value, name throws(CommandFailure) in
                 let seconds = try OptionValue.seconds(name, value)
                 guard seconds <= 10 else { throw .usage("\(name) takes 0 to 10 seconds, not \(value)") }
@@ -62,7 +74,9 @@ struct RouteOptions: Sendable {
         do {
             policy = try flags.policy(.service)
         } catch {
-            throw CommandFailure(status: error.status, message: route == ServeRoute.defaultName ? error.message : "route \"\(route)\": \(error.message)")
+            throw CommandFailure(
+                status: error.status,
+                message: route == ServeRoute.defaultName ? error.message : "route \"\(route)\": \(error.message)")
         }
         guard try keySets.resolve(for: flags, policy: policy, context: "route \"\(route)\": ") else {
             throw .usage("route \"\(route)\": --jwks is required (or --profile)")
@@ -70,7 +84,9 @@ struct RouteOptions: Sendable {
         if flags.keysFromTokens { return }
         let remote = keySets.sources.filter { if case .url = KeySetSource(parsing: $0) { true } else { false } }
         if !remote.isEmpty && keySets.sources.count > 1 {
-            throw .usage("route \"\(route)\": serve takes key files, or one remote key set, per route (got \(keySets.sources.joined(separator: ", ")))")
+            throw .usage(
+                "route \"\(route)\": serve takes key files, or one remote key set, per route (got \(keySets.sources.joined(separator: ", ")))"
+            )
         }
     }
 }
@@ -95,35 +111,60 @@ struct ServeOptions {
 
     static let table = OptionTable<ServeOptions>(
         [
-            .value("--listen", placeholder: "HOST:PORT", help: "Address to listen on: an IPv4 address, [IPv6] or localhost, and a port\n(default 127.0.0.1:8080; port 0: any free one; [::]:PORT every address).") {
-                options, value, name throws(CommandFailure) in (options.host, options.port) = try ListenAddress.parse(value, option: name)
+            .value(
+                "--listen", placeholder: "HOST:PORT",
+                help:
+                    "Address to listen on: an IPv4 address, [IPv6] or localhost, and a port\n(default 127.0.0.1:8080; port 0: any free one; [::]:PORT every address)."
+            ) {
+                options, value, name throws(CommandFailure) in
+                (options.host, options.port) = try ListenAddress.parse(value, option: name)
             },
-            .value("--threads", placeholder: "N", help: "Event loops, one thread each (default: the number of CPUs).") { options, value, name throws(CommandFailure) in
+            .value("--threads", placeholder: "N", help: "Event loops, one thread each (default: the number of CPUs).") {
+                options, value, name throws(CommandFailure) in
                 options.threads = try OptionValue.count(name, value, in: 1...256)
             },
             .value("--max-connections", placeholder: "N", help: "Most connections open at once (default 1024).") {
-                options, value, name throws(CommandFailure) in options.maxConnections = try OptionValue.count(name, value, in: 1...1_000_000)
+                options, value, name throws(CommandFailure) in
+                options.maxConnections = try OptionValue.count(name, value, in: 1...1_000_000)
             },
-            .value("--timeout", placeholder: "SECONDS", help: "Close idle or stalled connections after SECONDS (default 10).") {
-                options, value, name throws(CommandFailure) in options.timeoutSeconds = try OptionValue.count(name, value, in: 1...3600)
+            .value(
+                "--timeout", placeholder: "SECONDS",
+                help: "Close idle or stalled connections after SECONDS (default 10)."
+            ) {
+                options, value, name throws(CommandFailure) in
+                options.timeoutSeconds = try OptionValue.count(name, value, in: 1...3600)
             },
             .value(
                 "--request-timeout", placeholder: "SECONDS",
-                help: "Close a connection whose request line and headers are not all in within\nSECONDS of its opening or of its previous answer, however busy its client\nkeeps it (default 10)."
+                help:
+                    "Close a connection whose request line and headers are not all in within\nSECONDS of its opening or of its previous answer, however busy its client\nkeeps it (default 10)."
             ) { options, value, name throws(CommandFailure) in
                 let seconds = try OptionValue.seconds(name, value)
-                guard seconds >= 0.5 && seconds <= 3600 else { throw .usage("\(name) takes 0.5 to 3600 seconds, not \(value)") }
+                guard seconds >= 0.5 && seconds <= 3600 else {
+                    throw .usage("\(name) takes 0.5 to 3600 seconds, not \(value)")
+                }
                 options.requestTimeoutSeconds = seconds
             },
-            .value("--max-header-bytes", placeholder: "N", help: "Request line and headers cap; larger requests get 431 (default 16384).\nRaise it for tokens over about 15 KB in a header.") {
-                options, value, name throws(CommandFailure) in options.maxHeaderBytes = try OptionValue.count(name, value, in: 4096...(16 << 20))
+            .value(
+                "--max-header-bytes", placeholder: "N",
+                help:
+                    "Request line and headers cap; larger requests get 431 (default 16384).\nRaise it for tokens over about 15 KB in a header."
+            ) {
+                options, value, name throws(CommandFailure) in
+                options.maxHeaderBytes = try OptionValue.count(name, value, in: 4096...(16 << 20))
             },
-            .value("--max-body-bytes", placeholder: "N", help: "/verify and /notifications body cap; larger bodies get 413, before they are\nread when Content-Length says so (default 1048576).") {
-                options, value, name throws(CommandFailure) in options.maxBodyBytes = try OptionValue.count(name, value, in: 1...(256 << 20))
+            .value(
+                "--max-body-bytes", placeholder: "N",
+                help:
+                    "/verify and /notifications body cap; larger bodies get 413, before they are\nread when Content-Length says so (default 1048576)."
+            ) {
+                options, value, name throws(CommandFailure) in
+                options.maxBodyBytes = try OptionValue.count(name, value, in: 1...(256 << 20))
             },
             .value(
                 "--config", placeholder: "FILE",
-                help: "Named routes, each /auth/NAME and /verify/NAME, with keys and policy of\ntheir own (JSON; see the README). Reloaded on SIGHUP."
+                help:
+                    "Named routes, each /auth/NAME and /verify/NAME, with keys and policy of\ntheir own (JSON; see the README). Reloaded on SIGHUP."
             ) { $0.configFile = $1 },
             .value(
                 "--state-dir", placeholder: "DIR",
@@ -131,7 +172,9 @@ struct ServeOptions {
                     + "(created if missing): a delivery Apple retries after a restart is\n"
                     + "still a duplicate. Without it, windows are in memory (lost at exit)."
             ) { $0.stateDirectory = $1 },
-            .flag("--access-log", help: "One JSON line per request on stderr (never the token: its fingerprint).") { $0.accessLog = true },
+            .flag("--access-log", help: "One JSON line per request on stderr (never the token: its fingerprint).") {
+                $0.accessLog = true
+            },
         ],
         RouteOptions.options.map { $0.lifted(\.route) })
 

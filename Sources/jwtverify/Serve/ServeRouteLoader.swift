@@ -7,7 +7,8 @@ extension RouteOptions {
     /// These options resolved once into what the server needs: the route's configuration.
     func configuration(name: String) -> RouteConfiguration {
         var configuration = RouteConfiguration(
-            name: name, claimHeaders: claimHeaders, tokenHeader: tokenHeader, tokenCookie: tokenCookie, realm: realm, nonce: flags.nonce,
+            name: name, claimHeaders: claimHeaders, tokenHeader: tokenHeader, tokenCookie: tokenCookie, realm: realm,
+            nonce: flags.nonce,
             time: flags.evaluationTime, cacheMaxAge: cacheControlMaxAge)
         configuration.refreshWait = refreshWait
         return configuration
@@ -25,7 +26,9 @@ extension RouteOptions {
         let keys: ServeRoute.Keys
         if keySets.sources.count == 1, case .url(let url) = KeySetSource(parsing: keySets.sources[0]) {
             try keySets.prepareCacheDirectory()
-            let keySet = RemoteKeySet(url: url, fetcher: HTTPKeySetFetcher(), policy: keySets.policy, snapshotDirectory: keySets.cacheDirectory)
+            let keySet = RemoteKeySet(
+                url: url, fetcher: HTTPKeySetFetcher(), policy: keySets.policy,
+                snapshotDirectory: keySets.cacheDirectory)
             Blocking.run { await keySet.load() }
             if keySet.currentKeys() == nil {
                 let message = "route \"\(name)\": no keys from \(url) (\(keySet.lastFailure ?? "not fetched"))"
@@ -34,7 +37,9 @@ extension RouteOptions {
             }
             keys = .remote(RemoteVerifier(keySet: keySet, policy: policy, cache: cache))
         } else if flags.keysFromTokens {
-            keys = .files(Verifier(keys: JWKSet(keys: []), policy: policy, cache: cache), loadedAt: VerificationPolicy.systemClock(), count: 0)
+            keys = .files(
+                Verifier(keys: JWKSet(keys: []), policy: policy, cache: cache),
+                loadedAt: VerificationPolicy.systemClock(), count: 0)
         } else {
             let loaded = try KeySetLoader.load(keySets)
             keys = .files(
@@ -47,16 +52,22 @@ extension RouteOptions {
 
 extension ServeRoutes {
     /// Loads the command line's route and every route of `configFile`.
-    static func load(commandLine: RouteOptions?, configFile: String?, requireKeys: Bool) throws(CommandFailure) -> ServeRoutes {
+    static func load(commandLine: RouteOptions?, configFile: String?, requireKeys: Bool) throws(CommandFailure)
+        -> ServeRoutes
+    {
         var options: [String: RouteOptions] = [:]
         if let configFile { options = try ServeConfig.routes(fromFile: configFile) }
         if let commandLine {
             if options[ServeRoute.defaultName] != nil {
-                throw CommandFailure(status: .dataError, message: "\(configFile ?? ""): route \"default\" is the command line's; name it otherwise")
+                throw CommandFailure(
+                    status: .dataError,
+                    message: "\(configFile ?? ""): route \"default\" is the command line's; name it otherwise")
             }
             options[ServeRoute.defaultName] = commandLine
         }
-        guard !options.isEmpty else { throw CommandFailure(status: .dataError, message: "\(configFile ?? "serve"): no routes") }
+        guard !options.isEmpty else {
+            throw CommandFailure(status: .dataError, message: "\(configFile ?? "serve"): no routes")
+        }
         var routes: [String: ServeRoute] = [:]
         for (name, route) in options {
             do {
@@ -64,8 +75,12 @@ extension ServeRoutes {
             } catch {
                 // A config route's keys: the file, the route and the key in the config's words.
                 guard let configFile, name != ServeRoute.defaultName || commandLine == nil else { throw error }
-                let message = error.message.hasPrefix("route \"\(name)\": ") ? String(error.message.dropFirst("route \"\(name)\": ".count)) : error.message
-                throw CommandFailure(status: error.status, message: "--config \(configFile): route \"\(name)\": " + ServeConfig.keyNames(message))
+                let message =
+                    error.message.hasPrefix("route \"\(name)\": ")
+                    ? String(error.message.dropFirst("route \"\(name)\": ".count)) : error.message
+                throw CommandFailure(
+                    status: error.status,
+                    message: "--config \(configFile): route \"\(name)\": " + ServeConfig.keyNames(message))
             }
         }
         return ServeRoutes(routes: routes)

@@ -24,11 +24,11 @@ import JWTVerify
 import JWTVerifyKeyMaking
 import JWTVerifyRemote
 import JWTVerifyServer
-import JWTVerifyTooling
 import JWTVerifyTestSupport
+import JWTVerifyTooling
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 enum FuzzTargets {
@@ -40,9 +40,11 @@ enum FuzzTargets {
 
     /// The same keys under each provider's rules, for the token target.
     static let profileVerifiers: [Verifier] = [
-        VerificationPolicy.appleIdentityToken(audiences: [TokenFactory.audience], acceptMissingNonceWhenUnsupported: true),
+        VerificationPolicy.appleIdentityToken(
+            audiences: [TokenFactory.audience], acceptMissingNonceWhenUnsupported: true),
         .appleNotification(audiences: [TokenFactory.audience]), .firebase(project: TokenFactory.audience),
-        .google(audiences: [TokenFactory.audience], hostedDomain: "example.com"), .oidc(issuer: TokenFactory.issuer, audiences: [TokenFactory.audience]),
+        .google(audiences: [TokenFactory.audience], hostedDomain: "example.com"),
+        .oidc(issuer: TokenFactory.issuer, audiences: [TokenFactory.audience]),
     ].map { Verifier(keys: TokenFactory.keys, policy: $0.clock { TokenFactory.now }) }
 
     /// Tokens for the cache target: valid ones by each key (with and without a nonce, with nbf),
@@ -69,7 +71,10 @@ enum FuzzTargets {
         let key = try! EVPPrivateKey.generateEC(curve: "P-256")
         let members = Dictionary(uniqueKeysWithValues: key.publicJWKMembers())
         let point = [0x04] + Base64URL.decode(members["x"]!.utf8)! + Base64URL.decode(members["y"]!.utf8)!
-        return (key, try! EVPPublicKey.ec(group: "P-256", uncompressedPoint: point), FixedBaseP256Key(uncompressedPoint: point)!)
+        return (
+            key, try! EVPPublicKey.ec(group: "P-256", uncompressedPoint: point),
+            FixedBaseP256Key(uncompressedPoint: point)!
+        )
     }
     static let order = [UInt8](hex: "ffffffff00000000ffffffffffffffffbce6faada7179e84f3b9cac2fc632551")
 
@@ -86,21 +91,36 @@ enum FuzzTargets {
         switch bytes[1] % 8 {
         case 0: break  // valid
         case 1: signature[knob % 64] ^= UInt8(1 << (knob % 8))  // one bit flipped
-        case 2: signature = (0..<64).map { rest.count > 0 ? rest[$0 % rest.count] &+ UInt8($0) : UInt8($0) }  // random r and s
+        // random r and s
+        case 2: signature = (0..<64).map { rest.count > 0 ? rest[$0 % rest.count] &+ UInt8($0) : UInt8($0) }
         case 3:  // r or s near 0
             let small = [UInt8](repeating: 0, count: 31) + [UInt8(knob % 4)]
-            if knob & 0x10 == 0 { signature.replaceSubrange(0..<32, with: small) } else { signature.replaceSubrange(32..<64, with: small) }
+            if knob & 0x10 == 0 {
+                signature.replaceSubrange(0..<32, with: small)
+            } else {
+                signature.replaceSubrange(32..<64, with: small)
+            }
         case 4:  // r or s near n: n - 2 ... n + 1
             var near = order
             near[31] = near[31] &+ UInt8(knob % 4) &- 2
-            if knob & 0x10 == 0 { signature.replaceSubrange(0..<32, with: near) } else { signature.replaceSubrange(32..<64, with: near) }
-        case 5: signature = try! p256Keys[(Int(bytes[0]) + 1) % p256Keys.count].private.sign(message, algorithm: .es256)  // another key
+            if knob & 0x10 == 0 {
+                signature.replaceSubrange(0..<32, with: near)
+            } else {
+                signature.replaceSubrange(32..<64, with: near)
+            }
+        case 5:
+            // another key
+            signature = try! p256Keys[(Int(bytes[0]) + 1) % p256Keys.count].private.sign(message, algorithm: .es256)
         case 6: signature.replaceSubrange(32..<64, with: signature[0..<32])  // s = r
         default: signature = Array(signature[32..<64] + signature[0..<32])  // r and s swapped
         }
-        let reference = signature.withUnsafeBytes { s in digest.withUnsafeBytes { publicKey.isValidES256ThroughEVP(s, digest: $0) } }
+        let reference = signature.withUnsafeBytes { s in
+            digest.withUnsafeBytes { publicKey.isValidES256ThroughEVP(s, digest: $0) }
+        }
         let alone = signature.withUnsafeBytes { s in digest.withUnsafeBytes { table.isValidSignature(s, digest: $0) } }
-        guard alone == reference else { fatalError("fixed base says \(alone), EVP says \(reference): \(signature) over \(digest)") }
+        guard alone == reference else {
+            fatalError("fixed base says \(alone), EVP says \(reference): \(signature) over \(digest)")
+        }
         // In a batch between two valid signatures of another key: each keeps its own verdict.
         let (otherKey, _, otherTable) = p256Keys[(Int(bytes[0]) + 2) % p256Keys.count]
         let good = try! otherKey.sign(message, algorithm: .es256)
@@ -113,15 +133,22 @@ enum FuzzTargets {
                 FixedBaseP256Key.BatchEntry(key: otherTable, digest: base + 192, signature: base + 224),
             ]
             var valid = [UInt8](repeating: 9, count: 3)
-            entries.withUnsafeBufferPointer { e in valid.withUnsafeMutableBufferPointer { FixedBaseP256Key.verify(e, valid: $0) } }
+            entries.withUnsafeBufferPointer { e in
+                valid.withUnsafeMutableBufferPointer { FixedBaseP256Key.verify(e, valid: $0) }
+            }
             return valid
         }
-        guard verdicts == [1, reference ? 1 : 0, 1] else { fatalError("batch verdicts \(verdicts), EVP says \(reference)") }
+        guard verdicts == [1, reference ? 1 : 0, 1] else {
+            fatalError("batch verdicts \(verdicts), EVP says \(reference)")
+        }
     }
 
     /// RSA keys with their chains, for the rsa target: sizes and exponents the chain takes.
     static let rsaKeys: [(private: EVPPrivateKey, public: EVPPublicKey, chain: RSAMontgomeryKey, modulus: [UInt8])] =
-        ([(2048, [1, 0, 1]), (2048, [3]), (3072, [1, 0, 1]), (2048, [0x80, 0, 0, 0, 0, 0, 0, 0x1D]), (2048, [1, 0, 1]), (4096, [1, 0, 1])] as [(Int, [UInt8])]).map { bits, exponent in
+        ([
+            (2048, [1, 0, 1]), (2048, [3]), (3072, [1, 0, 1]), (2048, [0x80, 0, 0, 0, 0, 0, 0, 0x1D]),
+            (2048, [1, 0, 1]), (4096, [1, 0, 1]),
+        ] as [(Int, [UInt8])]).map { bits, exponent in
             let key = try! EVPPrivateKey.generateRSA(bits: bits, exponent: exponent)
             let members = Dictionary(uniqueKeysWithValues: key.publicJWKMembers())
             let modulus = Base64URL.decode(members["n"]!.utf8)!
@@ -134,11 +161,15 @@ enum FuzzTargets {
     static func rsa(_ bytes: UnsafeRawBufferPointer) {
         guard let made = rsaCase(bytes, keys: Array(rsaKeys.indices)) else { return }
         let reference = made.signature.withUnsafeBytes { s in
-            made.digest.withUnsafeBytes { rsaKeys[made.key].public.isValidPKCS1ThroughEVP(s, digest: $0, algorithm: made.algorithm) }
+            made.digest.withUnsafeBytes {
+                rsaKeys[made.key].public.isValidPKCS1ThroughEVP(s, digest: $0, algorithm: made.algorithm)
+            }
         }
         let chained = rsaKeys[made.key].chain.verifies(made.signature, digest: made.digest, algorithm: made.algorithm)
         guard chained == reference else {
-            fatalError("chain says \(chained), EVP says \(reference): \(made.signature) over \(made.digest) (\(made.algorithm))")
+            fatalError(
+                "chain says \(chained), EVP says \(reference): \(made.signature) over \(made.digest) (\(made.algorithm))"
+            )
         }
     }
 
@@ -158,7 +189,10 @@ enum FuzzTargets {
         switch bytes[1] % 9 {
         case 0: break  // valid
         case 1: signature[knob % signature.count] ^= UInt8(1 << (knob % 8))  // one bit flipped
-        case 2: signature = (0..<signature.count).map { rest.count > 0 ? rest[$0 % rest.count] &+ UInt8($0 & 0xFF) : UInt8($0 & 0xFF) }  // random
+        case 2:
+            signature = (0..<signature.count).map {
+                rest.count > 0 ? rest[$0 % rest.count] &+ UInt8($0 & 0xFF) : UInt8($0 & 0xFF)
+            }  // random
         case 3: signature = [UInt8](repeating: 0, count: signature.count - 1) + [UInt8(knob % 4)]  // s = 0 ... 3
         case 4:  // s near n: n - 2 ... n + 1, carried through the low octets
             var near = modulus
@@ -169,7 +203,8 @@ enum FuzzTargets {
                 delta = sum >> 8
             }
             signature = near
-        case 5: signature = try! rsaKeys[(chosen + 1) % rsaKeys.count].private.sign(message, algorithm: algorithm)  // another key
+        // another key
+        case 5: signature = try! rsaKeys[(chosen + 1) % rsaKeys.count].private.sign(message, algorithm: algorithm)
         case 6: digest[knob % digest.count] ^= 1  // the digest of another message
         case 7:  // s + n, where it keeps the modulus's length: the same s^e mod n, never valid
             var carry = 0
@@ -180,7 +215,10 @@ enum FuzzTargets {
                 carry = sum >> 8
             }
             if carry == 0 { signature = shifted }
-        default: signature = try! privateKey.sign(message, algorithm: [SignatureAlgorithm.rs256, .rs384, .rs512][(Int(bytes[0] / 4) + 1) % 3])  // another hash
+        default:
+            signature = try! privateKey.sign(
+                // another hash
+                message, algorithm: [SignatureAlgorithm.rs256, .rs384, .rs512][(Int(bytes[0] / 4) + 1) % 3])
         }
         return (chosen, signature, digest, algorithm)
     }
@@ -192,7 +230,9 @@ enum FuzzTargets {
         guard MultiBufferEngine.isLoaded, let first = bytes.first else { return }
         let sizes = Array(Set(rsaKeys.map(\.public.bits))).sorted()
         let bits = sizes[Int(first) % sizes.count]
-        let keys = rsaKeys.indices.filter { rsaKeys[$0].public.bits == bits && MultiBufferEngine.takes(rsaKeys[$0].public) != nil }
+        let keys = rsaKeys.indices.filter {
+            rsaKeys[$0].public.bits == bits && MultiBufferEngine.takes(rsaKeys[$0].public) != nil
+        }
         var lanes: [(key: EVPPublicKey, signature: [UInt8], digest: [UInt8], algorithm: SignatureAlgorithm)] = []
         var references: [Bool] = []
         var start = 1
@@ -201,18 +241,27 @@ enum FuzzTargets {
             if let made = rsaCase(UnsafeRawBufferPointer(rebasing: bytes[start..<end]), keys: keys) {
                 let publicKey = rsaKeys[made.key].public
                 lanes.append((publicKey, made.signature, made.digest, made.algorithm))
-                references.append(made.signature.withUnsafeBytes { s in
-                    made.digest.withUnsafeBytes { publicKey.isValidPKCS1ThroughEVP(s, digest: $0, algorithm: made.algorithm) }
-                })
+                references.append(
+                    made.signature.withUnsafeBytes { s in
+                        made.digest.withUnsafeBytes {
+                            publicKey.isValidPKCS1ThroughEVP(s, digest: $0, algorithm: made.algorithm)
+                        }
+                    })
             }
             start = end
         }
         guard !lanes.isEmpty else { return }
-        guard let verdicts = MultiBufferEngine.verify(lanes) else { fatalError("the engine refused lanes of \(bits)-bit keys it takes") }
-        guard verdicts == references else { fatalError("multi-buffer engine says \(verdicts), EVP_PKEY_verify \(references)") }
+        guard let verdicts = MultiBufferEngine.verify(lanes) else {
+            fatalError("the engine refused lanes of \(bits)-bit keys it takes")
+        }
+        guard verdicts == references else {
+            fatalError("multi-buffer engine says \(verdicts), EVP_PKEY_verify \(references)")
+        }
     }
 
-    static let claimHeaders = ["name", "groups", "email"].map { GatewayAnswer.ClaimHeader(claim: $0, header: "X-\($0)") }
+    static let claimHeaders = ["name", "groups", "email"].map {
+        GatewayAnswer.ClaimHeader(claim: $0, header: "X-\($0)")
+    }
 
     /// One http case: byte 0 picks what the rest is.
     static func http(_ bytes: UnsafeRawBufferPointer) {
@@ -220,7 +269,9 @@ enum FuzzTargets {
         let rest = UnsafeRawBufferPointer(rebasing: bytes[1...])
         func checkToken(_ parsed: BearerCredential.Parsed) {
             guard case .token(let range) = parsed else { return }
-            guard range.lowerBound >= 0, range.upperBound <= rest.count, !range.isEmpty else { fatalError("token range \(range) outside \(rest.count)") }
+            guard range.lowerBound >= 0, range.upperBound <= rest.count, !range.isEmpty else {
+                fatalError("token range \(range) outside \(rest.count)")
+            }
             // A token found in a header is evaluated like any other, and its answer is header-safe.
             let result = verifier.evaluate(UnsafeRawBufferPointer(rebasing: rest[range]), nonce: nil, at: .clock)
             checkHeaders(GatewayAnswer.verdict(result, claimHeaders: claimHeaders, realm: "r\"\r\n"))
@@ -232,16 +283,21 @@ enum FuzzTargets {
             let evaluator = RequestLineEvaluator(verifier: verifier, defaultNonce: nil, time: .clock)
             if case .success(let records) = VerifyBody.evaluate(Array(rest), with: evaluator) {
                 let lines = records.output.split(separator: UInt8(ascii: "\n")).count
-                guard lines == records.tally.total else { fatalError("\(lines) records for \(records.tally.total) requests") }
+                guard lines == records.tally.total else {
+                    fatalError("\(lines) records for \(records.tally.total) requests")
+                }
             }
         default:
             // A verified token whose claims hold the fuzzer's bytes: every header value stays safe.
             let text = String(decoding: rest, as: UTF8.self)
             var escaped = OutputText()
             escaped.string(text)
-            let token = TokenFactory.token(payload: TokenFactory.claims(extra: #""name":\#(escaped.string),"groups":[\#(escaped.string),1]"#))
+            let token = TokenFactory.token(
+                payload: TokenFactory.claims(extra: #""name":\#(escaped.string),"groups":[\#(escaped.string),1]"#))
             let result = Array(token.utf8).withUnsafeBytes { verifier.evaluate($0, nonce: nil, at: .clock) }
-            guard case .success = result else { fatalError("a signed token with fuzzed claims was rejected: \(result)") }
+            guard case .success = result else {
+                fatalError("a signed token with fuzzed claims was rejected: \(result)")
+            }
             checkHeaders(GatewayAnswer.verdict(result, claimHeaders: claimHeaders, realm: text))
             checkHeaders(GatewayAnswer.noToken(realm: text))
         }
@@ -277,12 +333,16 @@ enum FuzzTargets {
         func route(_ name: String, _ policy: VerificationPolicy) -> ServeRoute {
             ServeRoute(
                 configuration: RouteConfiguration(
-                    name: name, claimHeaders: claimHeaders, tokenHeader: "X-Token", tokenCookie: "session", realm: "r", time: .fixed(TokenFactory.now)),
-                keys: .files(Verifier(keys: TokenFactory.keys, policy: policy.clock { TokenFactory.now }), loadedAt: 0, count: 2))
+                    name: name, claimHeaders: claimHeaders, tokenHeader: "X-Token", tokenCookie: "session", realm: "r",
+                    time: .fixed(TokenFactory.now)),
+                keys: .files(
+                    Verifier(keys: TokenFactory.keys, policy: policy.clock { TokenFactory.now }), loadedAt: 0, count: 2)
+            )
         }
         return ServeService(
             routes: ServeRoutes(routes: [
-                "default": route("default", verifier.policy), "apple": route("apple", .appleNotification(audiences: [TokenFactory.audience])),
+                "default": route("default", verifier.policy),
+                "apple": route("apple", .appleNotification(audiences: [TokenFactory.audience])),
             ]))
     }()
     static let servedToken = TokenFactory.token(payload: TokenFactory.claims())
@@ -302,7 +362,8 @@ enum FuzzTargets {
         for line in lines {
             guard let colon = line.firstIndex(of: ":") else { continue }
             let name = String(line[..<colon])
-            let value = line[line.index(after: colon)...].split(separator: "@", omittingEmptySubsequences: false).joined(separator: servedToken)
+            let value = line[line.index(after: colon)...].split(separator: "@", omittingEmptySubsequences: false)
+                .joined(separator: servedToken)
             if name.lowercased() == "cookie" {
                 for pair in value.split(separator: ";") {
                     let kv = pair.split(separator: "=", maxSplits: 1).map { String($0.drop { $0 == " " }) }
@@ -313,7 +374,8 @@ enum FuzzTargets {
             }
         }
         let body = parts.count > 1 ? Array(parts[1].utf8) : []
-        let request = InMemoryRequest(method: method, path: path, repeated: headers, repeatedCookies: cookies, body: body)
+        let request = InMemoryRequest(
+            method: method, path: path, repeated: headers, repeatedCookies: cookies, body: body)
         let response = service.handle(request)
         for (name, value) in response.headers {
             for byte in Array(name.utf8) + Array(value.utf8) where byte < 0x20 || byte >= 0x7F {
@@ -323,12 +385,18 @@ enum FuzzTargets {
         guard response.status == 200 else { return }
         // A 200 only for the exact paths a route answers, and for one credential.
         let bare = path.split(separator: "?", maxSplits: 1, omittingEmptySubsequences: false)[0]
-        let exact = ["/auth", "/verify", "/auth/default", "/verify/default", "/auth/apple", "/verify/apple", "/notifications/apple", "/appstore/apple", "/healthz", "/ready", "/metrics", "/notifications", "/appstore"]
+        let exact = [
+            "/auth", "/verify", "/auth/default", "/verify/default", "/auth/apple", "/verify/apple",
+            "/notifications/apple", "/appstore/apple", "/healthz", "/ready", "/metrics", "/notifications", "/appstore",
+        ]
         let envoy = ["/ext-authz/default", "/ext-authz/apple"].contains { prefix in
             let bytes = Array(bare.utf8)
-            return bytes.starts(with: prefix.utf8) && (bytes.count == prefix.utf8.count || bytes[prefix.utf8.count] == UInt8(ascii: "/"))
+            return bytes.starts(with: prefix.utf8)
+                && (bytes.count == prefix.utf8.count || bytes[prefix.utf8.count] == UInt8(ascii: "/"))
         }
-        if !envoy && !exact.contains(where: { Array($0.utf8) == Array(bare.utf8) }) { fatalError("200 for path \(path)") }
+        if !envoy && !exact.contains(where: { Array($0.utf8) == Array(bare.utf8) }) {
+            fatalError("200 for path \(path)")
+        }
         if bare.hasPrefix("/auth") || envoy {
             // Another scheme (Basic, ...) in Authorization carries no token: only Bearer counts.
             let bearers = request.headerLines.filter { line in
@@ -336,7 +404,9 @@ enum FuzzTargets {
                     && line.value.withUnsafeBytes { BearerCredential.parse(authorization: $0) } != .absent
             }
             // A blank token header or cookie carries nothing either.
-            let plain = (request.headerLines.filter { $0.name.lowercased() == "x-token" } + request.cookieLines.filter { $0.name == "session" })
+            let plain =
+                (request.headerLines.filter { $0.name.lowercased() == "x-token" }
+                + request.cookieLines.filter { $0.name == "session" })
                 .filter { line in line.value.withUnsafeBytes { BearerCredential.parse(plain: $0) } != .absent }
             let credentials = bearers.count + plain.count
             if credentials > 1 { fatalError("200 for a request with \(credentials) credentials") }
@@ -356,7 +426,9 @@ enum FuzzTargets {
             body = Array(#"{"payload":\#(escaped.string)}"#.utf8)
         default:
             // A signed notification whose payload's members come from the fuzzer.
-            let payload = #"{"iss":"https://appleid.apple.com","aud":"\#(TokenFactory.audience)","iat":1700000000,"exp":1700003600,"jti":"j","events":"# + String(decoding: rest, as: UTF8.self) + "}"
+            let payload =
+                #"{"iss":"https://appleid.apple.com","aud":"\#(TokenFactory.audience)","iat":1700000000,"exp":1700003600,"jti":"j","events":"#
+                + String(decoding: rest, as: UTF8.self) + "}"
             body = Array(#"{"payload":""#.utf8) + Array(TokenFactory.token(payload: payload).utf8) + Array(#""}"#.utf8)
         }
         let response = service.handle(InMemoryRequest(method: "POST", path: "/notifications/apple", body: body))
@@ -408,7 +480,8 @@ enum FuzzTargets {
             // The splitting reader audit uses: its pieces put back together are the input's lines.
             offset = 0
             let splitting = LineReader(
-                lineLimit: 64, longLines: .split(isSeparator: TokenExtractor.isSeparator, searchBytes: 64, headBytes: 8), chunkSize: 13
+                lineLimit: 64,
+                longLines: .split(isSeparator: TokenExtractor.isSeparator, searchBytes: 64, headBytes: 8), chunkSize: 13
             ) { buffer in
                 let n = min(buffer.count, bytes.count - offset)
                 if n > 0 { buffer.copyMemory(from: UnsafeRawBufferPointer(rebasing: bytes[offset..<(offset + n)])) }
@@ -425,15 +498,22 @@ enum FuzzTargets {
                         rebuilt.append(Array(batch.storage[range]))
                     case .piece(let range, let piece):
                         if range.count > 64 { fatalError("a piece over the limit") }
-                        if open { rebuilt[rebuilt.count - 1] += batch.storage[range] } else { rebuilt.append(Array(batch.storage[range])) }
+                        if open {
+                            rebuilt[rebuilt.count - 1] += batch.storage[range]
+                        } else {
+                            rebuilt.append(Array(batch.storage[range]))
+                        }
                         open = !piece.last
                     case .oversized: fatalError("a splitting reader discarded a line")
                     }
                 }
             }
-            var expected = Array(bytes).split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false).map(Array.init)
+            var expected = Array(bytes).split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false).map(
+                Array.init)
             if bytes.last == UInt8(ascii: "\n") || bytes.isEmpty { expected.removeLast() }
-            if open || rebuilt != expected { fatalError("split lines do not put back together: \(rebuilt.count) against \(expected.count)") }
+            if open || rebuilt != expected {
+                fatalError("split lines do not put back together: \(rebuilt.count) against \(expected.count)")
+            }
         case "mutation":
             guard bytes.count >= 3 else { return }
             var token = validTokens[Int(bytes[0]) % validTokens.count]
@@ -449,8 +529,12 @@ enum FuzzTargets {
                 index += 2
             }
             let original = validTokens.contains(token)
-            let accepted = token.withUnsafeBytes { if case .success = verifier.evaluate($0, nonce: nil, at: .clock) { true } else { false } }
-            if accepted && !original { fatalError("a modified token verified: \(String(decoding: token, as: UTF8.self))") }
+            let accepted = token.withUnsafeBytes {
+                if case .success = verifier.evaluate($0, nonce: nil, at: .clock) { true } else { false }
+            }
+            if accepted && !original {
+                fatalError("a modified token verified: \(String(decoding: token, as: UTF8.self))")
+            }
         case "es256":
             es256(bytes)
         case "rsa":
@@ -492,44 +576,48 @@ enum FuzzTargets {
                 }
             }
         default:
-            if let problem = JSONDifferential.disagreement(bytes) { fatalError("scanner and jansson disagree: \(problem)") }
+            if let problem = JSONDifferential.disagreement(bytes) {
+                fatalError("scanner and jansson disagree: \(problem)")
+            }
         }
     }
 }
 
 #if FUZZING
-@_cdecl("LLVMFuzzerTestOneInput")
-public func fuzzOne(_ data: UnsafePointer<UInt8>?, _ size: Int) -> Int32 {
-    FuzzTargets.run(UnsafeRawBufferPointer(start: data, count: size))
-    return 0
-}
+    @_cdecl("LLVMFuzzerTestOneInput")
+    public func fuzzOne(_ data: UnsafePointer<UInt8>?, _ size: Int) -> Int32 {
+        FuzzTargets.run(UnsafeRawBufferPointer(start: data, count: size))
+        return 0
+    }
 
-@_silgen_name("LLVMFuzzerRunDriver")
-func LLVMFuzzerRunDriver(
-    _ argc: UnsafeMutablePointer<Int32>,
-    _ argv: UnsafeMutablePointer<UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?>,
-    _ callback: @convention(c) (UnsafePointer<UInt8>?, Int) -> Int32
-) -> Int32
+    // swift-format-ignore: AlwaysUseLowerCamelCase
+    // libFuzzer's own C symbol.
+    @_silgen_name("LLVMFuzzerRunDriver")
+    func LLVMFuzzerRunDriver(
+        _ argc: UnsafeMutablePointer<Int32>,
+        _ argv: UnsafeMutablePointer<UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?>,
+        _ callback: @convention(c) (UnsafePointer<UInt8>?, Int) -> Int32
+    ) -> Int32
 
-/// SwiftPM links executables through `<module>_main`; start libFuzzer's driver from it.
-@_cdecl("jwtfuzz_main")
-public func fuzzMain(_ argc: Int32, _ argv: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?) -> Int32 {
-    var count = argc
-    var arguments = argv
-    return LLVMFuzzerRunDriver(&count, &arguments) { data, size in fuzzOne(data, size) }
-}
+    /// SwiftPM links executables through `<module>_main`; start libFuzzer's driver from it.
+    @_cdecl("jwtfuzz_main")
+    public func fuzzMain(_ argc: Int32, _ argv: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?) -> Int32 {
+        var count = argc
+        var arguments = argv
+        return LLVMFuzzerRunDriver(&count, &arguments) { data, size in fuzzOne(data, size) }
+    }
 #else
-@main
-enum FuzzReplay {
-    static func main() {
-        for path in CommandLine.arguments.dropFirst() {
-            guard let file = fopen(path, "rb") else { continue }
-            var bytes: [UInt8] = []
-            var chunk = [UInt8](repeating: 0, count: 65536)
-            while case let n = fread(&chunk, 1, chunk.count, file), n > 0 { bytes += chunk[..<n] }
-            fclose(file)
-            bytes.withUnsafeBytes(FuzzTargets.run)
+    @main
+    enum FuzzReplay {
+        static func main() {
+            for path in CommandLine.arguments.dropFirst() {
+                guard let file = fopen(path, "rb") else { continue }
+                var bytes: [UInt8] = []
+                var chunk = [UInt8](repeating: 0, count: 65536)
+                while case let n = fread(&chunk, 1, chunk.count, file), n > 0 { bytes += chunk[..<n] }
+                fclose(file)
+                bytes.withUnsafeBytes(FuzzTargets.run)
+            }
         }
     }
-}
 #endif

@@ -6,16 +6,20 @@ package struct AppStoreProfile: ProviderProfile {
     package static let keyOrigin = ProviderKeyOrigin.certificateChain
     package static let evaluationClaim: String? = "signedDate"
     package static let reportFacets: [(name: String, title: String)] = [
-        ("by_kind", "App Store: by kind"), ("by_environment", "App Store: by environment"), ("by_product", "App Store: by product"),
+        ("by_kind", "App Store: by kind"), ("by_environment", "App Store: by environment"),
+        ("by_product", "App Store: by product"),
         ("by_notification_type", "App Store: by notification type"),
     ]
-    package static let settings: Set<ProfileSetting> = [.bundleIDs, .environment, .appAppleID, .appStoreTrust, .onlineChecks]
+    package static let settings: Set<ProfileSetting> = [
+        .bundleIDs, .environment, .appAppleID, .appStoreTrust, .onlineChecks,
+    ]
     package static func requiredSettings(forService: Bool) -> Set<ProfileSetting> { forService ? [.bundleIDs] : [] }
     package static func policy(_ settings: VerificationPolicy.ProfileSettings) -> VerificationPolicy {
         VerificationPolicy(
             issuers: nil, audiences: nil, algorithms: [.es256],
             rules: .appStore(
-                bundleIDs: settings.bundleIDs, environment: settings.environment, appAppleID: settings.appAppleID, trust: settings.appStoreTrust,
+                bundleIDs: settings.bundleIDs, environment: settings.environment, appAppleID: settings.appAppleID,
+                trust: settings.appStoreTrust,
                 onlineChecks: settings.onlineChecks))
     }
 
@@ -47,7 +51,9 @@ package struct AppStoreProfile: ProviderProfile {
     }
 
     /// A notification's nested transaction and renewal info, verified as tokens of their own.
-    package func complete(_ claims: ProviderClaims, verifier: Verifier, time: EvaluationTime) -> Result<ProviderClaims, VerificationError> {
+    package func complete(_ claims: ProviderClaims, verifier: Verifier, time: EvaluationTime) -> Result<
+        ProviderClaims, VerificationError
+    > {
         guard case .appStore(let appStore) = claims, appStore.kind == .notification else { return .success(claims) }
         return verifier.verifyNestedSignedData(appStore, time: time).map { .appStore($0) }
     }

@@ -5,7 +5,9 @@ package struct AppleIdentityProfile: ProviderProfile {
     package static let recordsNonce = true
     package static let settings: Set<ProfileSetting> = [.audiences, .acceptMissingNonceWhenUnsupported]
     package static func policy(_ settings: VerificationPolicy.ProfileSettings) -> VerificationPolicy {
-        .appleIdentityToken(audiences: settings.audiences, acceptMissingNonceWhenUnsupported: settings.acceptMissingNonceWhenUnsupported)
+        .appleIdentityToken(
+            audiences: settings.audiences, acceptMissingNonceWhenUnsupported: settings.acceptMissingNonceWhenUnsupported
+        )
     }
 
     /// Whether a missing `nonce` passes when the token says `nonce_supported: false`.

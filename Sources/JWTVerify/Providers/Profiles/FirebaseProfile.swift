@@ -5,7 +5,9 @@ package struct FirebaseProfile: ProviderProfile {
     package static let subjectAlias: StaticString? = "uid"
     package static let settings: Set<ProfileSetting> = [.project]
     package static func requiredSettings(forService: Bool) -> Set<ProfileSetting> { [.project] }
-    package static func policy(_ settings: VerificationPolicy.ProfileSettings) -> VerificationPolicy { .firebase(project: settings.project ?? "") }
+    package static func policy(_ settings: VerificationPolicy.ProfileSettings) -> VerificationPolicy {
+        .firebase(project: settings.project ?? "")
+    }
 
     package func read<Object>(_ reader: ProviderClaimReader<Object>) throws(VerificationError) -> ProviderClaims {
         .firebase(try FirebaseClaims.read(reader, sessionCookie: false))

@@ -4,7 +4,9 @@ package struct GoogleProfile: ProviderProfile {
     package static let keySet: (preset: String, source: KeySetSource)? = ("google", .google)
     package static let settings: Set<ProfileSetting> = [.audiences, .hostedDomain, .authorizedParty]
     package static func policy(_ settings: VerificationPolicy.ProfileSettings) -> VerificationPolicy {
-        .google(audiences: settings.audiences, hostedDomain: settings.hostedDomain, authorizedParty: settings.authorizedParty)
+        .google(
+            audiences: settings.audiences, hostedDomain: settings.hostedDomain,
+            authorizedParty: settings.authorizedParty)
     }
 
     /// The `hd` required, if any.

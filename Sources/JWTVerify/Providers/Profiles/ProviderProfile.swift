@@ -44,7 +44,8 @@ package protocol ProviderProfile: Sendable, Hashable {
     var readsNotificationEnvelope: Bool { get }
     /// The provider's claims of a payload, typed, or the type rule they break. Time rules wait for
     /// ``check(_:now:leeway:)``, which runs after the generic checks.
-    func read<Object: JSONObjectReading>(_ reader: ProviderClaimReader<Object>) throws(VerificationError) -> ProviderClaims
+    func read<Object: JSONObjectReading>(_ reader: ProviderClaimReader<Object>) throws(VerificationError)
+        -> ProviderClaims
     /// ``read(_:)`` of an object of the fast scanner, and of jansson: requirements of their own, so
     /// that each provider's reading is compiled for the two object types (a generic requirement
     /// called through the protocol would run unspecialized, on every token).
@@ -59,7 +60,9 @@ package protocol ProviderProfile: Sendable, Hashable {
     func evaluationInstant(_ claims: ProviderClaims) -> Double?
     /// The claims once what they carry is verified too (an App Store notification's nested
     /// signed data), or that verification's failure.
-    func complete(_ claims: ProviderClaims, verifier: Verifier, time: EvaluationTime) -> Result<ProviderClaims, VerificationError>
+    func complete(_ claims: ProviderClaims, verifier: Verifier, time: EvaluationTime) -> Result<
+        ProviderClaims, VerificationError
+    >
 }
 
 extension ProviderProfile {
@@ -87,11 +90,15 @@ extension ProviderProfile {
     package var readsNotificationEnvelope: Bool { false }
     /// The generic reading, compiled for the fast scanner's objects.
     package func read(scanned payload: FlatJSONObject) -> Result<ProviderClaims, VerificationError> {
-        do throws(VerificationError) { return .success(try read(ProviderClaimReader(payload: payload))) } catch { return .failure(error) }
+        do throws(VerificationError) { return .success(try read(ProviderClaimReader(payload: payload))) } catch {
+            return .failure(error)
+        }
     }
     /// The generic reading, compiled for jansson's objects.
     package func read(parsed payload: JSONNode) -> Result<ProviderClaims, VerificationError> {
-        do throws(VerificationError) { return .success(try read(ProviderClaimReader(payload: payload))) } catch { return .failure(error) }
+        do throws(VerificationError) { return .success(try read(ProviderClaimReader(payload: payload))) } catch {
+            return .failure(error)
+        }
     }
     /// A missing nonce is never excused, unless a profile says otherwise.
     package func excusesMissingNonce(_ claims: ProviderClaims) -> Bool { false }
@@ -100,7 +107,9 @@ extension ProviderProfile {
     /// The clock's time, unless a profile says otherwise.
     package func evaluationInstant(_ claims: ProviderClaims) -> Double? { nil }
     /// Nothing further to verify, unless a profile says otherwise.
-    package func complete(_ claims: ProviderClaims, verifier: Verifier, time: EvaluationTime) -> Result<ProviderClaims, VerificationError> {
+    package func complete(_ claims: ProviderClaims, verifier: Verifier, time: EvaluationTime) -> Result<
+        ProviderClaims, VerificationError
+    > {
         .success(claims)
     }
 }
