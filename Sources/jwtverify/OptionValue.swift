@@ -11,6 +11,17 @@ enum OptionValue {
         return value
     }
 
+    /// A number of seconds within `range` (`--refresh-wait`, `--request-timeout`).
+    static func seconds(_ name: String, _ text: String, in range: ClosedRange<Double>) throws(CommandFailure) -> Double
+    {
+        let value = try seconds(name, text)
+        guard range.contains(value) else {
+            throw .usage(
+                "\(name) takes \(range.lowerBound.formatted) to \(range.upperBound.formatted) seconds, not \(text)")
+        }
+        return value
+    }
+
     /// Unix seconds (fractions allowed) or RFC 3339 (`--now`).
     static func time(_ name: String, _ text: String) throws(CommandFailure) -> Double {
         guard let value = Timestamp.parse(text) else {
@@ -41,4 +52,9 @@ enum OptionValue {
         }
         return value
     }
+}
+
+extension Double {
+    /// The number as a usage message writes it: `10`, not `10.0`.
+    fileprivate var formatted: String { self == rounded() && abs(self) < 1e15 ? String(Int64(self)) : String(self) }
 }

@@ -84,6 +84,19 @@ struct ServeSlowClientTests {
         #expect((served ?? 99) < 4, "another client waited \(served ?? -1) s with --request-timeout 2")
     }
 
+    @Test("--request-timeout and --refresh-wait outside their ranges are usage errors (64) that name the range")
+    func optionRanges() throws {
+        let keys = ["serve", "--jwks", "Vectors/jwks.json", "--issuer", "i", "--audience", "a"]
+        for (option, value, message) in [
+            ("--request-timeout", "0.1", "--request-timeout takes 0.5 to 3600 seconds, not 0.1"),
+            ("--refresh-wait", "11", "--refresh-wait takes 0 to 10 seconds, not 11"),
+            ("--refresh-wait", "-1", "--refresh-wait needs a number of seconds >= 0, not \"-1\""),
+        ] {
+            let outcome = try CLIRunner.run(keys + [option, value])
+            #expect(outcome.status == 64 && outcome.stderr.contains(message), "\(outcome.stderr)")
+        }
+    }
+
     @Test("a body whose Content-Length is over --max-body-bytes gets 413 before any of it is sent")
     func declaredTooLarge() throws {
         let serve = try Self.serve(["--max-body-bytes", "1000"])

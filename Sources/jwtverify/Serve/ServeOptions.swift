@@ -52,9 +52,7 @@ struct RouteOptions: Sendable {
                 help:
                     "Longest wait of a request whose kid the remote keys lack for the one key\nrefresh it starts (default 0.25; 0 to 10); then 503 jwks_unavailable while\nthe fetch goes on. No serving thread waits on key I/O."
             ) { options, value, name throws(CommandFailure) in
-                let seconds = try OptionValue.seconds(name, value)
-                guard seconds <= 10 else { throw .usage("\(name) takes 0 to 10 seconds, not \(value)") }
-                options.refreshWait = seconds
+                options.refreshWait = try OptionValue.seconds(name, value, in: 0...10)
             },
             .value(
                 "--cache-control-max-age", placeholder: "SECONDS",
@@ -139,11 +137,7 @@ struct ServeOptions {
                 help:
                     "Close a connection whose request line and headers are not all in within\nSECONDS of its opening or of its previous answer, however busy its client\nkeeps it (default 10)."
             ) { options, value, name throws(CommandFailure) in
-                let seconds = try OptionValue.seconds(name, value)
-                guard seconds >= 0.5 && seconds <= 3600 else {
-                    throw .usage("\(name) takes 0.5 to 3600 seconds, not \(value)")
-                }
-                options.requestTimeoutSeconds = seconds
+                options.requestTimeoutSeconds = try OptionValue.seconds(name, value, in: 0.5...3600)
             },
             .value(
                 "--max-header-bytes", placeholder: "N",
