@@ -123,7 +123,7 @@ struct ServeKeyWaitTests {
         let serve = try ServeProcess(
             [
                 "--jwks", origin.keysURL, "--issuer", TokenFactory.issuer, "--audience", TokenFactory.audience, "--now",
-                "1700001000", "--threads", "1",
+                "1700001000", "--threads", "1", "--refresh-wait", "10",
             ])
         #expect(try RawHTTP.request(serve.port, path: "/ready").status == 200)
         try origin.set([

@@ -391,9 +391,11 @@ struct ServeTests {
         for first in ["/auth", "/verify"] {
             let origin = try OriginServer()
             try origin.set(["document": "{\"keys\":[\(TokenFactory.rsa.jwkJSON)]}", "max_age": 600, "etag": "\"v1\""])
+            // A long --refresh-wait: the rotation is the point here, and a loaded machine's
+            // loopback fetch can take over the default 0.25 s.
             let serve = try ServeProcess([
                 "--jwks", origin.keysURL, "--issuer", TokenFactory.issuer, "--audience", TokenFactory.audience, "--now",
-                "1700001000",
+                "1700001000", "--refresh-wait", "10",
             ])
             #expect(try RawHTTP.request(serve.port, path: "/ready").status == 200)
             #expect(try RawHTTP.request(serve.port, path: "/auth", headers: Self.bearer(Self.valid)).status == 200)

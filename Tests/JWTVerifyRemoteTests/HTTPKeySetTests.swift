@@ -46,11 +46,14 @@ struct HTTPKeySetTests {
         try origin.set(settings)
         let clock = Clock()
         let keySet = RemoteKeySet(url: origin.keysURL, fetcher: fetcher, clock: { clock.now })
+        // A long wait for a refresh: these tests are about what the origin's answers do to the
+        // keys (rotation, cooldowns), and a loaded machine's loopback fetch may take over the
+        // default 0.25 s (the bounded wait itself is RemoteVerifierWaitTests').
         let verifier = RemoteVerifier(
             keySet: keySet,
             policy: VerificationPolicy.generic(issuer: TokenFactory.issuer, audiences: [TokenFactory.audience]).clock {
                 clock.now
-            })
+            }, refreshWait: 30)
         return (origin, keySet, verifier, clock)
     }
 
