@@ -36,8 +36,8 @@ package final class EVPPublicKey: @unchecked Sendable {
     /// exponent is over 64 bits, or it is not an RSA key). Tests and the benchmark's raw limit.
     package var rsaChain: RSAMontgomeryKey? { rsaChainSlot.chain(for: self) }
 
-    /// The chain's C key for verification, built by the first call (``RSAChainSlot``).
-    var montgomeryChain: OpaquePointer? { rsaChainSlot.montgomeryChain(for: self) }
+    /// The chain for verification once built; the first call starts building it (``RSAChainSlot``).
+    var readyRSAChain: Unmanaged<RSAMontgomeryKey>? { rsaChainSlot.readyChain(for: self) }
 
     /// A chain for this key's modulus and exponent, read back from OpenSSL.
     func makeRSAChain() -> RSAMontgomeryKey? {

@@ -26,12 +26,18 @@ package final class FixedBaseP256Key: @unchecked Sendable {
     /// Whether `signature` (r‖s, 64 octets) is a valid signature of the 32-octet `digest`, using
     /// this thread's scratch.
     package func isValidSignature(_ signature: UnsafeRawBufferPointer, digest: UnsafeRawBufferPointer) -> Bool {
-        guard signature.count == 64, digest.count == 32 else { return false }
-        return jwtv_p256_verify(pointer, ThreadContexts.current.p256Scratch, digest.baseAddress, signature.baseAddress)
-            == 1
+        isValidSignature(signature, digest: digest, contexts: .current)
     }
 
-    /// The most signatures one ``verify(_:)`` call takes.
+    /// ``isValidSignature(_:digest:)`` with the calling thread's contexts in hand.
+    func isValidSignature(
+        _ signature: UnsafeRawBufferPointer, digest: UnsafeRawBufferPointer, contexts: ThreadContexts
+    ) -> Bool {
+        guard signature.count == 64, digest.count == 32 else { return false }
+        return jwtv_p256_verify(pointer, contexts.p256Scratch, digest.baseAddress, signature.baseAddress) == 1
+    }
+
+    /// The most signatures one ``verify(_:valid:)`` call takes.
     package static let batchLimit = Int(JWTV_P256_BATCH_MAX)
 
     /// One signature of a batch: key, 32-octet digest and 64-octet r‖s, borrowed for the call.
@@ -52,35 +58,25 @@ package final class FixedBaseP256Key: @unchecked Sendable {
     }
 
     /// Verifies up to ``batchLimit`` signatures with one modular inversion for all their s; each
-    /// verdict (`valid[i]`) depends on its own entry only.
+    /// verdict (`valid[i]`) depends on its own entry only. For tests and the fuzz target; the
+    /// signature stage calls ``verify(_:)``.
     package static func verify(_ entries: UnsafeBufferPointer<BatchEntry>, valid: UnsafeMutableBufferPointer<UInt8>) {
         precondition(entries.count <= batchLimit && valid.count >= entries.count, "batch of \(entries.count)")
         guard !entries.isEmpty else { return }
-        withUnsafeTemporaryAllocation(of: OpaquePointer?.self, capacity: entries.count) { keys in
-            withUnsafeTemporaryAllocation(of: UnsafeRawPointer?.self, capacity: 2 * entries.count) { pointers in
-                for (i, entry) in entries.enumerated() {
-                    keys[i] = entry.key.pointer
-                    pointers[i] = entry.digest
-                    pointers[entries.count + i] = entry.signature
-                }
-                verify(
-                    count: entries.count, keys: keys.baseAddress!, digests: pointers.baseAddress!,
-                    signatures: pointers.baseAddress! + entries.count, valid: valid.baseAddress!)
-            }
-        }
+        let batch = SignatureBatch()
+        for entry in entries { batch.append(key: entry.key.pointer, signature: entry.signature, digest: entry.digest) }
+        verify(batch)
+        for i in entries.indices { valid[i] = batch.valid[i] }
         withExtendedLifetime(entries) {}
     }
 
-    /// ``verify(_:valid:)`` over parallel arrays of `count` table pointers (``pointer`` of tables
-    /// the caller keeps alive), digests and signatures: the pipeline's signature stage.
-    static func verify(
-        count: Int, keys: UnsafeMutablePointer<OpaquePointer?>, digests: UnsafeMutablePointer<UnsafeRawPointer?>,
-        signatures: UnsafeMutablePointer<UnsafeRawPointer?>, valid: UnsafeMutablePointer<UInt8>
-    ) {
-        precondition(count > 0 && count <= batchLimit, "batch of \(count)")
-        keys.withMemoryRebound(to: OpaquePointer?.self, capacity: count) { keys in
-            _ = jwtv_p256_verify_batch(count, keys, digests, signatures, valid, ThreadContexts.current.p256Scratch)
-        }
+    /// The signature stage's entry: every signature of `batch` (ES256, 32-octet digests, keys
+    /// with tables the caller keeps alive) with one modular inversion for all; each verdict
+    /// depends on its own signature only.
+    static func verify(_ batch: SignatureBatch) {
+        precondition(batch.count > 0 && batch.count <= batchLimit, "batch of \(batch.count)")
+        _ = jwtv_p256_verify_batch(
+            batch.count, batch.keys, batch.digests, batch.signatures, batch.valid, ThreadContexts.current.p256Scratch)
     }
 }
 

@@ -18,7 +18,7 @@ extension MultiBufferEngine {
 
         /// Lanes for `keys` (1…8, one modulus size, each taken by the engine) verifying `algorithm`.
         package init?(keys: [EVPPublicKey], algorithm: SignatureAlgorithm) {
-            guard isLoaded, (1...8).contains(keys.count), let kind = digestKind(algorithm),
+            guard isLoaded, (1...8).contains(keys.count), let kind = RSAMontgomeryKey.digestKind(algorithm),
                 let digest = algorithm.digest
             else { return nil }
             var chains: [OpaquePointer?] = []

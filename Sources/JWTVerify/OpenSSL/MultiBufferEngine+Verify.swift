@@ -20,7 +20,7 @@ extension MultiBufferEngine {
         var bits = 0
         for lane in lanes {
             guard let chain = lane.key.rsaChain?.pointer, let size = Self.lanes(for: chain),
-                let kind = digestKind(lane.algorithm), bits == 0 || size == bits
+                let kind = RSAMontgomeryKey.digestKind(lane.algorithm), bits == 0 || size == bits
             else { return nil }
             bits = size
             chains.append(chain)

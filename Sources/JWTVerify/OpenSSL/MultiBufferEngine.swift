@@ -44,16 +44,6 @@ package enum MultiBufferEngine {
         return Int(jwtv_rsa_key_bits(chain))
     }
 
-    /// The digest kind of the chain and the engine for an RS* algorithm.
-    static func digestKind(_ algorithm: SignatureAlgorithm) -> jwtv_rsa_digest? {
-        switch algorithm {
-        case .rs256: JWTV_RSA_SHA256
-        case .rs384: JWTV_RSA_SHA384
-        case .rs512: JWTV_RSA_SHA512
-        default: nil
-        }
-    }
-
     /// Up to eight verifications, lane by lane (see `jwtv_mb_rsa_verify8`): `keys[i]` nil for an
     /// unused lane; every key of `bits` bits.
     static func verify8(
@@ -63,5 +53,15 @@ package enum MultiBufferEngine {
         valid: UnsafeMutablePointer<UInt8>
     ) {
         jwtv_mb_rsa_verify8(keys, signatures, kinds, digests, digestLengths, Int32(bits), valid)
+    }
+
+    /// The signature stage's entry: the 1…8 signatures of `batch`, every one of a `bits`-bit key
+    /// the engine takes, in one call; lanes past the batch's count are cleared to unused.
+    static func verify(_ batch: SignatureBatch, bits: Int) {
+        precondition((1...8).contains(batch.count), "a multi-buffer call of \(batch.count)")
+        batch.clear(from: batch.count, to: 8)
+        verify8(
+            keys: batch.keys, signatures: batch.signatures, kinds: batch.kinds, digests: batch.digests,
+            digestLengths: batch.digestLengths, bits: bits, valid: batch.valid)
     }
 }

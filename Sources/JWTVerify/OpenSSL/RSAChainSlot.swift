@@ -16,7 +16,7 @@ import Synchronization
 /// expensive: each key's chain is paid only when a token that passed the key lookup uses it.
 ///
 /// The verifying path reads one atomic word, and never a reference count the threads share: once
-/// built, the word holds the chain's C key, owned by the chain kept beside it for the key's life.
+/// built, the word holds the chain's address, unretained: the chain is kept beside it for the key's life.
 struct RSAChainSlot: ~Copyable, Sendable {
     private static let untried: UInt = 0
     private static let building: UInt = 1
@@ -31,11 +31,13 @@ struct RSAChainSlot: ~Copyable, Sendable {
     /// Whether the chain is built (without building it).
     var isBuilt: Bool { word.load(ordering: .acquiring) > Self.refused }
 
-    /// The chain's C key (`jwtv_rsa_key *`) once built; `nil` while it is being built (the first
-    /// call starts that, in the background), or when the key cannot have one.
-    func montgomeryChain(for key: EVPPublicKey) -> OpaquePointer? {
+    /// The chain once built (unretained: this slot keeps it); `nil` while it is being built (the
+    /// first call starts that, in the background), or when the key cannot have one.
+    func readyChain(for key: EVPPublicKey) -> Unmanaged<RSAMontgomeryKey>? {
         let value = word.load(ordering: .acquiring)
-        if value > Self.refused { return OpaquePointer(bitPattern: value) }
+        if value > Self.refused, let address = UnsafeRawPointer(bitPattern: value) {
+            return Unmanaged.fromOpaque(address)
+        }
         guard value == Self.untried,
             word.compareExchange(expected: Self.untried, desired: Self.building, ordering: .relaxed).exchanged
         else { return nil }
@@ -50,7 +52,7 @@ struct RSAChainSlot: ~Copyable, Sendable {
             return
         }
         owner.withLock { $0 = built }
-        word.store(UInt(bitPattern: built.pointer), ordering: .releasing)
+        word.store(UInt(bitPattern: Unmanaged.passUnretained(built).toOpaque()), ordering: .releasing)
     }
 
     /// The chain itself, built now on this thread if no one has started it, else waited for

@@ -8,6 +8,9 @@ internal import CRSAMontgomery
 /// Immutable once built, so it verifies on many threads at once. Freed exactly once, in `deinit`.
 package final class RSAMontgomeryKey: @unchecked Sendable {
     let pointer: OpaquePointer
+    /// The modulus size in bits when the multi-buffer engine takes this key (``MultiBufferEngine``
+    /// loaded, e = 65537, 1024–4096 bits): its signatures can go eight to a call. Read once, here.
+    let laneBits: Int?
 
     /// Prepares the key from big-endian modulus and exponent octets (one modular exponentiation,
     /// tens of microseconds); `nil` for an exponent over 64 bits, or anything OpenSSL's own
@@ -18,35 +21,38 @@ package final class RSAMontgomeryKey: @unchecked Sendable {
         }
         guard let built else { return nil }
         pointer = built
+        laneBits = MultiBufferEngine.isLoaded ? MultiBufferEngine.lanes(for: built) : nil
     }
 
     deinit { jwtv_rsa_key_free(pointer) }
+
+    /// The chain's digest kind for an RS* algorithm (the multi-buffer engine's too).
+    static func digestKind(_ algorithm: SignatureAlgorithm) -> jwtv_rsa_digest? {
+        switch algorithm.backing {
+        case .rs256: JWTV_RSA_SHA256
+        case .rs384: JWTV_RSA_SHA384
+        case .rs512: JWTV_RSA_SHA512
+        default: nil
+        }
+    }
 
     /// Whether `signature` is a valid RSASSA-PKCS1-v1_5 signature of the message whose `digest`
     /// (SHA-256, SHA-384 or SHA-512, as `algorithm` says) is given, using this thread's scratch.
     package func isValidSignature(
         _ signature: UnsafeRawBufferPointer, digest: UnsafeRawBufferPointer, algorithm: SignatureAlgorithm
     ) -> Bool {
-        Self.isValidSignature(signature, digest: digest, algorithm: algorithm, key: pointer, contexts: .current)
+        isValidSignature(signature, digest: digest, algorithm: algorithm, contexts: .current)
     }
 
-    /// ``isValidSignature(_:digest:algorithm:)`` with a chain's C key (`jwtv_rsa_key *`, kept
-    /// alive by its owner for the call) and the calling thread's contexts in hand.
-    static func isValidSignature(
+    /// ``isValidSignature(_:digest:algorithm:)`` with the calling thread's contexts in hand.
+    func isValidSignature(
         _ signature: UnsafeRawBufferPointer, digest: UnsafeRawBufferPointer, algorithm: SignatureAlgorithm,
-        key: OpaquePointer,
         contexts: ThreadContexts
     ) -> Bool {
-        let kind: jwtv_rsa_digest
-        switch algorithm.backing {
-        case .rs256: kind = JWTV_RSA_SHA256
-        case .rs384: kind = JWTV_RSA_SHA384
-        case .rs512: kind = JWTV_RSA_SHA512
-        default: return false
-        }
+        guard let kind = Self.digestKind(algorithm) else { return false }
         return jwtv_rsa_verify_pkcs1(
-            key, contexts.rsaScratch, kind, digest.baseAddress, digest.count, signature.baseAddress, signature.count)
-            == 1
+            pointer, contexts.rsaScratch, kind, digest.baseAddress, digest.count, signature.baseAddress,
+            signature.count) == 1
     }
 
     /// ``isValidSignature(_:digest:algorithm:)`` for callers outside the core (tests, the fuzzer).

@@ -36,6 +36,8 @@ package final class ThreadContexts {
     var scratch = TokenScratch()
     /// What this thread's batch evaluations reuse.
     private let batchWorkspace = BatchWorkspace()
+    /// Room for one signature's digest (SHA-512's 64 octets): the single-token signature check's.
+    let digestRoom = UnsafeMutableRawBufferPointer.allocate(byteCount: 64, alignment: 8)
 
     /// Contexts owned by the caller (the raw limit); verification uses ``current``.
     package init() {
@@ -55,6 +57,7 @@ package final class ThreadContexts {
         jwtv_p256_scratch_free(fixedBaseScratch)
         jwtv_rsa_scratch_free(rsaChainScratch)
         scratch.deallocate()
+        digestRoom.deallocate()
     }
 
     /// This thread's batch workspace, or a new one while it is lent.

@@ -1,5 +1,6 @@
-/// What one thread's batch evaluation reuses from chunk to chunk: the prepared tokens and the
-/// arena their segments are decoded into. Kept in ``ThreadContexts`` and lent to one batch at a
+/// What one thread's batch evaluation reuses from chunk to chunk: the prepared tokens, the
+/// arena their segments are decoded into, and the signature stage's plan and engine-call room.
+/// Kept in ``ThreadContexts`` and lent to one batch at a
 /// time; a batch that starts while it is lent (from inside another's callback) gets its own.
 final class BatchWorkspace {
     /// An arena larger than this is freed after the batch that needed it.
@@ -8,6 +9,10 @@ final class BatchWorkspace {
     /// and deinitialized chunk by chunk: the stages work on the tokens in place, never copying one.
     let prepared = UnsafeMutablePointer<PreparedToken>.allocate(capacity: Verifier.stageSize)
     private var buffer = UnsafeMutableRawBufferPointer(start: nil, count: 0)
+    /// The signature stage's plan, emptied and refilled chunk by chunk.
+    var plan = SignaturePlan()
+    /// The room the signature stage's batch engine calls are made in.
+    let signatureBatch = SignatureBatch()
     /// Whether a batch holds it.
     var isLent = false
 

@@ -36,7 +36,7 @@ extension Verifier {
         rawNonce: UnsafeRawBufferPointer?, time: EvaluationTime
     ) -> Result<VerifiedToken, VerificationError> {
         prepare(&prepared, scratch: scratch, contexts: contexts, tracing: false)
-        checkSignature(&prepared)
+        checkSignature(&prepared, contexts: contexts)
         return walk(&prepared, rawNonce: rawNonce, time: time, tracing: false)
     }
 
@@ -117,7 +117,8 @@ extension Verifier {
         }
         // Stage B: every signature of the chunk at once.
         checkSignatures(
-            UnsafeMutableBufferPointer(start: prepared, count: count), contexts: contexts, fingerprints: fingerprints)
+            UnsafeMutableBufferPointer(start: prepared, count: count), workspace: workspace, contexts: contexts,
+            fingerprints: fingerprints)
         // Stage C: the rest of each token's walk, handed out in order.
         for (position, index) in range.enumerated() {
             let rawNonce = batch.nonceRange(at: index).map { UnsafeRawBufferPointer(rebasing: bytes[$0]) }

@@ -36,29 +36,23 @@ package struct RequestLineEvaluator: Sendable {
     }
 
     /// Evaluates `count` lines (`line(i)` gives the i-th with its 1-based number), appending one
-    /// record per line in order; returns their tally.
+    /// record per line in order; returns their tally. The lines' tokens go to the verifier as one
+    /// batch: the pipeline cuts it into stages.
     package func evaluate(
         count: Int, file: String?, into out: inout OutputText, _ line: (Int) -> (number: Int, line: Line)
     ) -> Tally {
         var tally = Tally()
         var batch = TokenBatch()
         var entries: [Entry] = []
-        entries.reserveCapacity(min(count, Verifier.stageSize))
-        var start = 0
-        while start < count {
-            let end = min(start + Verifier.stageSize, count)
-            batch.removeAll()
-            entries.removeAll(keepingCapacity: true)
-            for index in start..<end {
-                let (number, input) = line(index)
-                switch input {
-                case .unusable(let error): entries.append(.unusable(number: number, error: error, idJSON: nil))
-                case .text(let text): entries.append(add(text, number: number, to: &batch))
-                }
+        entries.reserveCapacity(count)
+        for index in 0..<count {
+            let (number, input) = line(index)
+            switch input {
+            case .unusable(let error): entries.append(.unusable(number: number, error: error, idJSON: nil))
+            case .text(let text): entries.append(add(text, number: number, to: &batch))
             }
-            write(entries, batch, file: file, into: &out, tally: &tally)
-            start = end
         }
+        write(entries, batch, file: file, into: &out, tally: &tally)
         return tally
     }
 
