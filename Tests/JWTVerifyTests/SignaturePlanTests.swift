@@ -1,3 +1,4 @@
+import JWTVerifyKeyMaking
 import JWTVerifyTestSupport
 import Testing
 
