@@ -8,9 +8,6 @@ internal import CRSAMontgomery
 /// Immutable once built, so it verifies on many threads at once. Freed exactly once, in `deinit`.
 package final class RSAMontgomeryKey: @unchecked Sendable {
     let pointer: OpaquePointer
-    /// The modulus size in bits when the multi-buffer engine takes this key (``MultiBufferEngine``
-    /// loaded, e = 65537, 1024–4096 bits): its signatures can go eight to a call. Read once, here.
-    let laneBits: Int?
 
     /// Prepares the key from big-endian modulus and exponent octets (one modular exponentiation,
     /// tens of microseconds); `nil` for an exponent over 64 bits, or anything OpenSSL's own
@@ -21,8 +18,12 @@ package final class RSAMontgomeryKey: @unchecked Sendable {
         }
         guard let built else { return nil }
         pointer = built
-        laneBits = MultiBufferEngine.isLoaded ? MultiBufferEngine.lanes(for: built) : nil
     }
+
+    /// The modulus size in bits when the multi-buffer engine takes this key (``MultiBufferEngine``
+    /// loaded, e = 65537, 1024–4096 bits): its signatures can go eight to a call. Asked by the
+    /// batch stage only, so the engine is looked for on the first batch, never by a chain's build.
+    var laneBits: Int? { MultiBufferEngine.isLoaded ? MultiBufferEngine.lanes(for: pointer) : nil }
 
     deinit { jwtv_rsa_key_free(pointer) }
 

@@ -15,9 +15,10 @@ extension Verifier {
     /// (``EVPPublicKey/signatureEngine(for:signatureLength:)``); `nil` when it has no key.
     func signatureEngine(of prepared: borrowing PreparedToken) -> SignatureEngine? {
         guard let key = signingKey(of: prepared) else { return nil }
-        return key._withUnsafeGuaranteedRef {
-            $0.signatureEngine(for: prepared.header.algorithm, signatureLength: prepared.signatureRange.count)
-        }
+        // Read outside the closure, which would otherwise copy the token.
+        let algorithm = prepared.header.algorithm
+        let length = prepared.signatureRange.count
+        return key._withUnsafeGuaranteedRef { $0.signatureEngine(for: algorithm, signatureLength: length) }
     }
 
     /// One token's signature checked alone by `engine`: EdDSA over the signing input itself, any
