@@ -40,7 +40,7 @@ struct AuditCommand {
 
     static let table = OptionTable<AuditCommand>(
         KeySetOptions.options().map { $0.lifted(\.keySets) },
-        PolicyFlags.all(optionalClaims: true).map { $0.lifted(\.flags) },
+        PolicyFlags.all(optionalClaims: true, face: .audit).map { $0.lifted(\.flags) },
         CacheFlags.options.map { $0.lifted(\.cacheFlags) },
         [
             .value(

@@ -16,7 +16,7 @@ struct InspectCommand {
 
     static let table = OptionTable<InspectCommand>(
         KeySetOptions.options().map { $0.lifted(\.keySets) },
-        PolicyFlags.all(optionalClaims: true).map { $0.lifted(\.flags) })
+        PolicyFlags.all(optionalClaims: true, face: .inspect).map { $0.lifted(\.flags) })
 
     static let help = """
         USAGE: jwtverify inspect TOKEN|-|FILE [--jwks SRC [--issuer ISS] [--audience AUD] [--nonce RAW]]

@@ -146,11 +146,9 @@ extension Verifier {
                 return .failure(failure)
             }
             if let failure = policy.rules.check(claims, now: now, leeway: policy.leeway) { return .failure(failure) }
-            if let profile = policy.rules.profile {
-                switch profile.complete(claims, verifier: self, time: time) {
-                case .success(let completed): provider = completed
-                case .failure(let error): return .failure(error)
-                }
+            switch policy.rules.complete(claims, verifier: self, time: time) {
+            case .success(let completed): provider = completed
+            case .failure(let error): return .failure(error)
             }
         }
         return .success(

@@ -61,11 +61,6 @@ public struct AppStoreClaims: ProviderClaimSet, Hashable {
     /// A notification's `data.signedRenewalInfo`, verified.
     public var renewalInfo: AppStoreClaims? { nested?.renewalInfo }
 
-    /// The claims of a token verified under the App Store policy.
-    public init?(_ token: VerifiedToken) {
-        guard case .appStore(let claims) = token.provider else { return nil }
-        self = claims
-    }
 
     /// The nested signed data of a notification, behind one box.
     private final class Nested: Sendable, Hashable {
@@ -289,11 +284,11 @@ extension AppStoreClaims: ProviderClaimMembers {
         member("originalTransactionId", originalTransactionID, body)
         member("productId", productID, body)
         member("purchaseDate", purchaseDate, body)
-        if let renewalInfo { body("renewalInfo", .object(ProviderClaims.appStore(renewalInfo).members)) }
+        if let renewalInfo { body("renewalInfo", .object(ProviderClaims(renewalInfo).members)) }
         member("revocationDate", revocationDate, body)
         member("signedDate", signedDate, body)
         member("subtype", subtype, body)
-        if let transaction { body("transaction", .object(ProviderClaims.appStore(transaction).members)) }
+        if let transaction { body("transaction", .object(ProviderClaims(transaction).members)) }
         member("transactionId", transactionID, body)
         member("type", type, body)
     }

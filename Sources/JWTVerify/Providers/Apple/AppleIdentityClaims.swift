@@ -25,11 +25,6 @@ public struct AppleIdentityClaims: ProviderEmailClaims, Hashable {
     /// Claims with no member present.
     public init() {}
 
-    /// The claims of a token verified under this provider's rules.
-    public init?(_ token: VerifiedToken) {
-        guard case .appleIdentityToken(let claims) = token.provider else { return nil }
-        self = claims
-    }
 
     /// Reads and types Apple's claims (the identity-token rules).
     static func read<Object>(_ reader: ProviderClaimReader<Object>) throws(VerificationError) -> AppleIdentityClaims {
@@ -39,37 +34,28 @@ public struct AppleIdentityClaims: ProviderEmailClaims, Hashable {
                 .claimType, detail: "this is a server-to-server notification, not an identity token")
         }
         var claims = AppleIdentityClaims()
-        claims.email = try reader.string("email")
-        claims.transferSubject = try reader.string("transfer_sub")
-        claims.codeHash = try reader.string("c_hash")
-        claims.accessTokenHash = try reader.string("at_hash")
-        claims.organizationID = try reader.string("org_id")
-        claims.emailVerified = try reader.flag("email_verified")
-        claims.isPrivateEmail = try reader.flag("is_private_email")
-        claims.nonceSupported = try reader.flag("nonce_supported")
-        claims.authTime = try reader.number("auth_time")
-        if let status = reader.payload.member("real_user_status") {
-            guard status.kind == .integer, let value = status.number, (0...2).contains(value) else {
-                throw VerificationError(.claimType, detail: "real_user_status is not 0, 1 or 2")
-            }
-            claims.realUserStatus = Int(value)
-        }
+        try readFields(reader, into: &claims)
         return claims
     }
 }
 
-extension AppleIdentityClaims: ProviderClaimMembers {
-    /// The members in name order.
-    package func forEachMember(_ body: (StaticString, JSONValue) -> Void) {
-        member("at_hash", accessTokenHash, body)
-        member("auth_time", authTime, body)
-        member("c_hash", codeHash, body)
-        member("email", email, body)
-        member("email_verified", emailVerified, body)
-        member("is_private_email", isPrivateEmail, body)
-        member("nonce_supported", nonceSupported, body)
-        member("org_id", organizationID, body)
-        member("real_user_status", realUserStatus.map(Double.init), body)
-        member("transfer_sub", transferSubject, body)
+extension AppleIdentityClaims: ClaimFieldTable, ProviderClaimMembers {
+    /// Each claim once, in name order.
+    package static func fields<Visitor: ClaimFieldVisitor>(_ claims: inout Self, _ visitor: inout Visitor)
+        throws(VerificationError)
+    {
+        try visitor.text("at_hash", &claims.accessTokenHash)
+        try visitor.number("auth_time", &claims.authTime)
+        try visitor.text("c_hash", &claims.codeHash)
+        try visitor.text("email", &claims.email)
+        try visitor.flag("email_verified", &claims.emailVerified)
+        try visitor.flag("is_private_email", &claims.isPrivateEmail)
+        try visitor.flag("nonce_supported", &claims.nonceSupported)
+        try visitor.text("org_id", &claims.organizationID)
+        try visitor.integer("real_user_status", &claims.realUserStatus, in: 0...2)
+        try visitor.text("transfer_sub", &claims.transferSubject)
     }
+
+    /// The members in name order.
+    package func forEachMember(_ body: (StaticString, JSONValue) -> Void) { forEachField(body) }
 }

@@ -6,11 +6,6 @@ public struct AppleNotificationClaims: ProviderClaimSet, Hashable {
     /// The notification's `jti`, when a string: what tells a retried delivery apart.
     public let id: String?
 
-    /// The event of a token verified under ``ProviderRules/appleNotification``.
-    public init?(_ token: VerifiedToken) {
-        guard case .appleNotification(let claims) = token.provider else { return nil }
-        self = claims
-    }
 
     private init(event: AppleNotificationEvent, id: String?) {
         self.event = event

@@ -1,8 +1,10 @@
 /// Sign in with Apple server-to-server notifications (`--profile apple-notification`).
 package struct AppleNotificationProfile: ProviderProfile {
+    package typealias Claims = AppleNotificationClaims
     package static let name = "apple-notification"
+    package static let summary = "Sign in with Apple server-to-server notifications"
     package static let keySet: (preset: String, source: KeySetSource)? = ("apple", .apple)
-    package static let settings: Set<ProfileSetting> = [.audiences]
+    package static let settings: [ProfileSetting] = [.audiences]
     package static func policy(_ settings: VerificationPolicy.ProfileSettings) -> VerificationPolicy {
         .appleNotification(audiences: settings.audiences)
     }
@@ -10,7 +12,25 @@ package struct AppleNotificationProfile: ProviderProfile {
     package var receivesNotifications: Bool { true }
     package var readsNotificationEnvelope: Bool { true }
 
-    package func read<Object>(_ reader: ProviderClaimReader<Object>) throws(VerificationError) -> ProviderClaims {
-        .appleNotification(try AppleNotificationClaims.read(reader))
+    package func read<Object>(_ reader: ProviderClaimReader<Object>) throws(VerificationError)
+        -> AppleNotificationClaims
+    {
+        try AppleNotificationClaims.read(reader)
     }
+}
+
+extension VerificationPolicy {
+    /// Apple's server-to-server notifications: verified like identity tokens, and the `events`
+    /// claim (a JSON object in a string) must be there with a `type`. A notification's POST body
+    /// `{"payload": "<JWS>"}` is accepted in place of the JWS.
+    public static func appleNotification(audiences: [String]) -> VerificationPolicy {
+        VerificationPolicy(
+            issuers: [appleIssuer], audiences: audiences, algorithms: [.rs256], rules: .appleNotification,
+            keySource: .apple)
+    }
+}
+
+extension ProviderRules {
+    /// Apple server-to-server notifications (see ``VerificationPolicy/appleNotification(audiences:)``).
+    public static let appleNotification = ProviderRules(AppleNotificationProfile())
 }

@@ -3,11 +3,6 @@ public struct FirebaseAppCheckClaims: ProviderClaimSet, Hashable {
     /// The Firebase app ID (`sub`), such as `1:123456789:ios:0a1b2c3d`.
     public let appID: String
 
-    /// The claims of a token verified under this provider's rules.
-    public init?(_ token: VerifiedToken) {
-        guard case .firebaseAppCheck(let claims) = token.provider else { return nil }
-        self = claims
-    }
 
     private init(appID: String) { self.appID = appID }
 

@@ -17,11 +17,6 @@ public struct FirebaseClaims: ProviderEmailClaims, Hashable {
     /// `firebase.identities`: the user's identities per provider.
     public private(set) var identities: JSONValue?
 
-    /// The claims of a token verified under this provider's rules.
-    public init?(_ token: VerifiedToken) {
-        guard case .firebase(let claims) = token.provider else { return nil }
-        self = claims
-    }
 
     private init(uid: String, isSessionCookie: Bool, authTime: Double) {
         self.uid = uid

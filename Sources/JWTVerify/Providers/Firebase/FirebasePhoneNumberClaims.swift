@@ -3,11 +3,6 @@ public struct FirebasePhoneNumberClaims: ProviderClaimSet, Hashable {
     /// The verified phone number (`sub`), as Firebase sends it (E.164, such as `+15555550100`).
     public let phoneNumber: String
 
-    /// The claims of a token verified under this provider's rules.
-    public init?(_ token: VerifiedToken) {
-        guard case .firebasePhoneNumber(let claims) = token.provider else { return nil }
-        self = claims
-    }
 
     private init(phoneNumber: String) { self.phoneNumber = phoneNumber }
 

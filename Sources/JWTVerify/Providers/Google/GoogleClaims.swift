@@ -17,21 +17,11 @@ public struct GoogleClaims: ProviderEmailClaims, Hashable {
     /// Claims with no member present.
     public init() {}
 
-    /// The claims of a token verified under this provider's rules.
-    public init?(_ token: VerifiedToken) {
-        guard case .google(let claims) = token.provider else { return nil }
-        self = claims
-    }
 
     /// Reads and types Google's claims.
     static func read<Object>(_ reader: ProviderClaimReader<Object>) throws(VerificationError) -> GoogleClaims {
         var claims = GoogleClaims()
-        claims.email = try reader.string("email")
-        claims.hostedDomain = try reader.string("hd")
-        claims.authorizedParty = try reader.string("azp")
-        claims.name = try reader.string("name")
-        claims.picture = try reader.string("picture")
-        claims.emailVerified = try reader.flag("email_verified")
+        try readFields(reader, into: &claims)
         return claims
     }
 
@@ -47,14 +37,19 @@ public struct GoogleClaims: ProviderEmailClaims, Hashable {
     }
 }
 
-extension GoogleClaims: ProviderClaimMembers {
-    /// The members in name order.
-    package func forEachMember(_ body: (StaticString, JSONValue) -> Void) {
-        member("azp", authorizedParty, body)
-        member("email", email, body)
-        member("email_verified", emailVerified, body)
-        member("hd", hostedDomain, body)
-        member("name", name, body)
-        member("picture", picture, body)
+extension GoogleClaims: ClaimFieldTable, ProviderClaimMembers {
+    /// Each claim once, in name order.
+    package static func fields<Visitor: ClaimFieldVisitor>(_ claims: inout Self, _ visitor: inout Visitor)
+        throws(VerificationError)
+    {
+        try visitor.text("azp", &claims.authorizedParty)
+        try visitor.text("email", &claims.email)
+        try visitor.flag("email_verified", &claims.emailVerified)
+        try visitor.text("hd", &claims.hostedDomain)
+        try visitor.text("name", &claims.name)
+        try visitor.text("picture", &claims.picture)
     }
+
+    /// The members in name order.
+    package func forEachMember(_ body: (StaticString, JSONValue) -> Void) { forEachField(body) }
 }

@@ -8,25 +8,24 @@ public struct OIDCClaims: ProviderEmailClaims, Hashable {
     /// Claims with no member present.
     public init() {}
 
-    /// The claims of a token verified under this provider's rules.
-    public init?(_ token: VerifiedToken) {
-        guard case .oidc(let claims) = token.provider else { return nil }
-        self = claims
-    }
 
     /// Reads and types the OpenID Connect claims.
     static func read<Object>(_ reader: ProviderClaimReader<Object>) throws(VerificationError) -> OIDCClaims {
         var claims = OIDCClaims()
-        claims.email = try reader.string("email")
-        claims.emailVerified = try reader.flag("email_verified")
+        try readFields(reader, into: &claims)
         return claims
     }
 }
 
-extension OIDCClaims: ProviderClaimMembers {
-    /// The members in name order.
-    package func forEachMember(_ body: (StaticString, JSONValue) -> Void) {
-        member("email", email, body)
-        member("email_verified", emailVerified, body)
+extension OIDCClaims: ClaimFieldTable, ProviderClaimMembers {
+    /// Each claim once, in name order.
+    package static func fields<Visitor: ClaimFieldVisitor>(_ claims: inout Self, _ visitor: inout Visitor)
+        throws(VerificationError)
+    {
+        try visitor.text("email", &claims.email)
+        try visitor.flag("email_verified", &claims.emailVerified)
     }
+
+    /// The members in name order.
+    package func forEachMember(_ body: (StaticString, JSONValue) -> Void) { forEachField(body) }
 }

@@ -1,14 +1,30 @@
 /// Any OpenID Connect issuer (`--profile oidc`): keys from the caller.
 package struct OIDCProfile: ProviderProfile {
+    package typealias Claims = OIDCClaims
     package static let name = "oidc"
+    package static let summary = "any OpenID Connect issuer's ID tokens (keys from `--jwks`)"
     package static let keySet: (preset: String, source: KeySetSource)? = nil
-    package static let settings: Set<ProfileSetting> = [.issuer, .audiences]
+    package static let settings: [ProfileSetting] = [.issuer, .audiences]
     package static func requiredSettings(forService: Bool) -> Set<ProfileSetting> { [.issuer] }
     package static func policy(_ settings: VerificationPolicy.ProfileSettings) -> VerificationPolicy {
         .oidc(issuer: settings.issuer ?? "", audiences: settings.audiences)
     }
 
-    package func read<Object>(_ reader: ProviderClaimReader<Object>) throws(VerificationError) -> ProviderClaims {
-        .oidc(try OIDCClaims.read(reader))
+    package func read<Object>(_ reader: ProviderClaimReader<Object>) throws(VerificationError) -> OIDCClaims {
+        try OIDCClaims.read(reader)
     }
+}
+
+extension VerificationPolicy {
+    /// Any OpenID Connect issuer: the generic checks, with `sub`, `email` and `email_verified` typed.
+    public static func oidc(
+        issuer: String, audiences: [String], algorithms: Set<SignatureAlgorithm> = SignatureAlgorithm.defaultAllowed
+    ) -> VerificationPolicy {
+        VerificationPolicy(issuers: [issuer], audiences: audiences, algorithms: algorithms, rules: .oidc)
+    }
+}
+
+extension ProviderRules {
+    /// Generic OpenID Connect ID tokens (see ``VerificationPolicy/oidc(issuer:audiences:algorithms:)``).
+    public static let oidc = ProviderRules(OIDCProfile())
 }

@@ -37,4 +37,26 @@ package struct ProviderClaimReader<Object: JSONObjectReading> {
     func requireIssuedAt() throws(VerificationError) {
         guard payload.member("iat") != nil else { throw VerificationError(.claimType, detail: "iat is missing") }
     }
+
+    /// `iss`, which must be exactly `issuer` (the rules' own setting, checked even when the
+    /// policy's issuers say otherwise).
+    func requireIssuer(_ issuer: [UInt8]) throws(VerificationError) {
+        guard let bytes = payload.member("iss")?.stringBytes, bytes.elementsEqual(issuer) else {
+            throw VerificationError(.issuerMismatch, detail: "iss is not the one these provider rules are for")
+        }
+    }
+
+    /// `aud`, a string or an array of strings, which must name one of `audiences` (the rules' own
+    /// setting, checked even when the policy's audiences say otherwise).
+    func requireAudience(oneOf audiences: [[UInt8]]) throws(VerificationError) {
+        func accepted(_ node: Object.Value) -> Bool {
+            guard let bytes = node.stringBytes else { return false }
+            return audiences.contains { bytes.elementsEqual($0) }
+        }
+        if let aud = payload.member("aud") {
+            if aud.kind == .string, accepted(aud) { return }
+            if aud.kind == .array, (0..<aud.count).contains(where: { aud[$0].map(accepted) ?? false }) { return }
+        }
+        throw VerificationError(.audienceMismatch, detail: "aud names none of the audiences these provider rules are for")
+    }
 }

@@ -1,11 +1,20 @@
 /// A provider's claims, typed: one type per provider (``AppleIdentityClaims``,
 /// ``AppleNotificationClaims``, ``AppStoreClaims``, ``FirebaseClaims``, ``FirebaseAppCheckClaims``,
-/// ``FirebasePhoneNumberClaims``, ``GoogleClaims``, ``OIDCClaims``), each the payload of one case
-/// of ``ProviderClaims``, reached from a verified token with ``VerifiedToken/provider(as:)``.
-public protocol ProviderClaimSet: Sendable {
+/// ``FirebasePhoneNumberClaims``, ``GoogleClaims``, ``OIDCClaims``), each
+/// held by ``ProviderClaims``, reached from a verified token with ``VerifiedToken/provider(as:)``.
+public protocol ProviderClaimSet: Sendable, Hashable {
     /// The claims of a token verified under this provider's rules; `nil` for a token verified under
     /// another provider's (or none).
     init?(_ token: VerifiedToken)
+}
+
+extension ProviderClaimSet {
+    /// The claims of a token verified under this provider's rules; `nil` for a token verified under
+    /// another provider's (or none).
+    public init?(_ token: VerifiedToken) {
+        guard let claims = token.provider.claims(as: Self.self) else { return nil }
+        self = claims
+    }
 }
 
 extension VerifiedToken {

@@ -1,23 +1,34 @@
 /// One provider as one unit: as the faces name it (its profile name, preset policy, key source,
-/// settings, what records show) and, as a value with its settings, its rules (header
-/// requirements, typed claims, checks, evaluation time). Each provider declares one in a file of
-/// its own, and ``ProviderRegistry`` lists them; a ``ProviderRules`` holds one value. The
-/// pipeline, profiles by name, key-set presets, the command line's flags and help, records and
-/// audit reports look providers up here instead of naming them.
+/// settings, reasons, what records show) and, as a value with its settings, its rules (header
+/// requirements, typed claims of its own ``Claims`` type, checks, evaluation time). Each provider
+/// declares one in its folder (`Providers/NAME/`), with its claims, its settings, its reasons and
+/// its public presets (``ProviderRules`` and ``VerificationPolicy`` extensions), and
+/// ``ProviderRegistry`` lists it: that line is the only edit outside the folder. The pipeline,
+/// profiles by name, key-set presets, the command line's flags, help and manual pages, records,
+/// audit reports and the generated docs tables look providers up here instead of naming them.
 package protocol ProviderProfile: Sendable, Hashable {
+    /// The provider's typed claims: what its rules read, check and hand to callers.
+    associatedtype Claims: ProviderClaimSet & ProviderClaimMembers
+
     /// The name `--profile` and configuration files spell it with.
     static var name: String { get }
+    /// What the profile verifies, in a few words, for the docs' provider table.
+    static var summary: String { get }
     /// Where the provider publishes its keys, as a key-set preset (`--jwks NAME`); `nil` when the
     /// keys are the caller's (OpenID Connect) or come from each token (App Store signed data).
     static var keySet: (preset: String, source: KeySetSource)? { get }
     /// Where each token's key comes from.
     static var keyOrigin: ProviderKeyOrigin { get }
-    /// The settings the profile takes besides its name.
-    static var settings: Set<ProfileSetting> { get }
+    /// The settings the profile takes besides its name, in help order.
+    static var settings: [ProfileSetting] { get }
     /// The settings it cannot do without; with `forService`, those a service's check needs too.
     static func requiredSettings(forService: Bool) -> Set<ProfileSetting>
-    /// The preset, made from settings that hold every required one.
-    static func policy(_ settings: VerificationPolicy.ProfileSettings) -> VerificationPolicy
+    /// The preset, made from settings that hold every required one; throws when the settings
+    /// would make a policy that accepts no token, or a file's bytes are not what they must be.
+    static func policy(_ settings: VerificationPolicy.ProfileSettings) throws(VerificationPolicy.ProfileError)
+        -> VerificationPolicy
+    /// The reasons only this provider's rules give, with what they mean (``ReasonEntry``).
+    static var reasons: [ReasonEntry] { get }
     /// The name records give `sub` besides its own, where the provider calls it otherwise
     /// (`uid`, `app_id`, `phone_number`).
     static var subjectAlias: StaticString? { get }
@@ -44,23 +55,35 @@ package protocol ProviderProfile: Sendable, Hashable {
     var readsNotificationEnvelope: Bool { get }
     /// The provider's claims of a payload, typed, or the type rule they break. Time rules wait for
     /// ``check(_:now:leeway:)``, which runs after the generic checks.
-    func read<Object: JSONObjectReading>(_ reader: ProviderClaimReader<Object>) throws(VerificationError)
-        -> ProviderClaims
-    /// ``read(_:)`` of an object of the fast scanner, and of jansson: requirements of their own, so
-    /// that each provider's reading is compiled for the two object types (a generic requirement
-    /// called through the protocol would run unspecialized, on every token).
-    func read(scanned payload: FlatJSONObject) -> Result<ProviderClaims, VerificationError>
-    func read(parsed payload: JSONNode) -> Result<ProviderClaims, VerificationError>
+    func read<Object: JSONObjectReading>(_ reader: ProviderClaimReader<Object>) throws(VerificationError) -> Claims
     /// Whether a token without a `nonce` passes although the call gave a raw nonce.
-    func excusesMissingNonce(_ claims: ProviderClaims) -> Bool
+    func excusesMissingNonce(_ claims: Claims) -> Bool
     /// The rules that compare claims with the settings or with the time, in a fixed order.
-    func check(_ claims: ProviderClaims, now: Double, leeway: Double) -> VerificationError?
+    func check(_ claims: Claims, now: Double, leeway: Double) -> VerificationError?
     /// The instant (seconds since the epoch) the token is judged at unless the call fixes one;
     /// `nil` for the clock's.
-    func evaluationInstant(_ claims: ProviderClaims) -> Double?
+    func evaluationInstant(_ claims: Claims) -> Double?
     /// The claims once what they carry is verified too (an App Store notification's nested
-    /// signed data), or that verification's failure.
-    func complete(_ claims: ProviderClaims, verifier: Verifier, time: EvaluationTime) -> Result<
+    /// signed data; `nil`: nothing to add, the claims as read), or that verification's failure.
+    func complete(_ claims: Claims, verifier: Verifier, time: EvaluationTime) -> Result<Claims?, VerificationError>
+
+    // What the pipeline calls, over claims it holds without naming their type. Requirements of
+    // their own, with the defaults below, so that each provider's witness is compiled for its own
+    // types (an extension method called through `any ProviderProfile` would run unspecialized, on
+    // every token); no provider writes them.
+
+    /// ``read(_:)`` of an object of the fast scanner.
+    func readClaims(scanned payload: FlatJSONObject) -> Result<ProviderClaims, VerificationError>
+    /// ``read(_:)`` of an object of jansson.
+    func readClaims(parsed payload: JSONNode) -> Result<ProviderClaims, VerificationError>
+    /// ``excusesMissingNonce(_:)`` of claims this provider read.
+    func excusesMissingNonce(held claims: ProviderClaims) -> Bool
+    /// ``check(_:now:leeway:)`` of claims this provider read.
+    func check(held claims: ProviderClaims, now: Double, leeway: Double) -> VerificationError?
+    /// ``evaluationInstant(_:)`` of claims this provider read.
+    func evaluationInstant(held claims: ProviderClaims) -> Double?
+    /// ``complete(_:verifier:time:)`` of claims this provider read.
+    func complete(held claims: ProviderClaims, verifier: Verifier, time: EvaluationTime) -> Result<
         ProviderClaims, VerificationError
     >
 }
@@ -70,6 +93,8 @@ extension ProviderProfile {
     package static func requiredSettings(forService: Bool) -> Set<ProfileSetting> { [] }
     /// Keys from a key set, unless a profile says otherwise.
     package static var keyOrigin: ProviderKeyOrigin { .keySet }
+    /// No reasons of its own, unless a profile says otherwise.
+    package static var reasons: [ReasonEntry] { [] }
     /// `sub` under its own name only, unless a profile says otherwise.
     package static var subjectAlias: StaticString? { nil }
     /// No `nonce` among the typed claims, unless a profile says otherwise.
@@ -88,29 +113,68 @@ extension ProviderProfile {
     package var receivesNotifications: Bool { false }
     /// No envelope, unless a profile says otherwise.
     package var readsNotificationEnvelope: Bool { false }
-    /// The generic reading, compiled for the fast scanner's objects.
-    package func read(scanned payload: FlatJSONObject) -> Result<ProviderClaims, VerificationError> {
-        do throws(VerificationError) { return .success(try read(ProviderClaimReader(payload: payload))) } catch {
-            return .failure(error)
-        }
-    }
-    /// The generic reading, compiled for jansson's objects.
-    package func read(parsed payload: JSONNode) -> Result<ProviderClaims, VerificationError> {
-        do throws(VerificationError) { return .success(try read(ProviderClaimReader(payload: payload))) } catch {
-            return .failure(error)
-        }
-    }
     /// A missing nonce is never excused, unless a profile says otherwise.
-    package func excusesMissingNonce(_ claims: ProviderClaims) -> Bool { false }
+    package func excusesMissingNonce(_ claims: Claims) -> Bool { false }
     /// No rules beyond the generic checks, unless a profile says otherwise.
-    package func check(_ claims: ProviderClaims, now: Double, leeway: Double) -> VerificationError? { nil }
+    package func check(_ claims: Claims, now: Double, leeway: Double) -> VerificationError? { nil }
     /// The clock's time, unless a profile says otherwise.
-    package func evaluationInstant(_ claims: ProviderClaims) -> Double? { nil }
+    package func evaluationInstant(_ claims: Claims) -> Double? { nil }
     /// Nothing further to verify, unless a profile says otherwise.
-    package func complete(_ claims: ProviderClaims, verifier: Verifier, time: EvaluationTime) -> Result<
+    package func complete(_ claims: Claims, verifier: Verifier, time: EvaluationTime) -> Result<
+        Claims?, VerificationError
+    > {
+        .success(nil)
+    }
+
+    package func readClaims(scanned payload: FlatJSONObject) -> Result<ProviderClaims, VerificationError> {
+        do throws(VerificationError) {
+            return .success(ProviderClaims(try read(ProviderClaimReader(payload: payload))))
+        } catch {
+            return .failure(error)
+        }
+    }
+
+    package func readClaims(parsed payload: JSONNode) -> Result<ProviderClaims, VerificationError> {
+        do throws(VerificationError) {
+            return .success(ProviderClaims(try read(ProviderClaimReader(payload: payload))))
+        } catch {
+            return .failure(error)
+        }
+    }
+
+    package func excusesMissingNonce(held claims: ProviderClaims) -> Bool {
+        guard let claims = claims.held(Claims.self) else { return false }
+        return excusesMissingNonce(claims)
+    }
+
+    package func check(held claims: ProviderClaims, now: Double, leeway: Double) -> VerificationError? {
+        guard let typed = claims.held(Claims.self) else { return Self.foreign(claims) }
+        return check(typed, now: now, leeway: leeway)
+    }
+
+    package func evaluationInstant(held claims: ProviderClaims) -> Double? {
+        claims.held(Claims.self).flatMap(evaluationInstant)
+    }
+
+    package func complete(held claims: ProviderClaims, verifier: Verifier, time: EvaluationTime) -> Result<
         ProviderClaims, VerificationError
     > {
-        .success(claims)
+        guard let typed = claims.held(Claims.self) else { return .failure(Self.foreign(claims)) }
+        return complete(typed, verifier: verifier, time: time).map { $0.map { ProviderClaims($0) } ?? claims }
+    }
+
+    /// ``read(_:)`` of any other object type (not on the pipeline's path).
+    func readGenerically<Object: JSONObjectReading>(_ payload: Object) -> Result<ProviderClaims, VerificationError> {
+        do throws(VerificationError) {
+            return .success(ProviderClaims(try read(ProviderClaimReader(payload: payload))))
+        } catch {
+            return .failure(error)
+        }
+    }
+
+    /// Claims another provider read, which these rules cannot judge: refused, never passed.
+    private static func foreign(_ claims: ProviderClaims) -> VerificationError {
+        VerificationError(.claimType, detail: "the claims were not read under the \(name) profile's rules")
     }
 }
 
@@ -123,44 +187,3 @@ package enum ProviderKeyOrigin: Sendable, Equatable {
     case certificateChain
 }
 
-/// A setting a profile may take (``VerificationPolicy/ProfileSettings``).
-package enum ProfileSetting: String, Sendable, Hashable, CaseIterable {
-    case audiences, issuer, project, projectNumber, hostedDomain, authorizedParty, acceptMissingNonceWhenUnsupported
-    case bundleIDs, environment, appAppleID, appStoreTrust, onlineChecks
-
-    /// Whether `settings` gives this one.
-    package func isGiven(in settings: VerificationPolicy.ProfileSettings) -> Bool {
-        switch self {
-        case .audiences: !settings.audiences.isEmpty
-        case .issuer: settings.issuer != nil
-        case .project: settings.project != nil
-        case .projectNumber: settings.projectNumber != nil
-        case .hostedDomain: settings.hostedDomain != nil
-        case .authorizedParty: settings.authorizedParty != nil
-        case .acceptMissingNonceWhenUnsupported: settings.acceptMissingNonceWhenUnsupported
-        case .bundleIDs: !(settings.bundleIDs ?? []).isEmpty
-        case .environment: settings.environment != nil
-        case .appAppleID: settings.appAppleID != nil
-        case .appStoreTrust: settings.appStoreTrust != .appleRootCAG3
-        case .onlineChecks: settings.onlineChecks
-        }
-    }
-
-    /// The setting in words, for errors ("a project", "a project number", ...).
-    package var described: String {
-        switch self {
-        case .audiences: "an audience"
-        case .issuer: "an issuer"
-        case .project: "a project"
-        case .projectNumber: "a project number"
-        case .hostedDomain: "a hosted domain"
-        case .authorizedParty: "an authorized party"
-        case .acceptMissingNonceWhenUnsupported: "accepting a missing nonce when unsupported"
-        case .bundleIDs: "a bundle ID"
-        case .environment: "an environment"
-        case .appAppleID: "an app Apple ID"
-        case .appStoreTrust: "roots of its own"
-        case .onlineChecks: "online checks"
-        }
-    }
-}

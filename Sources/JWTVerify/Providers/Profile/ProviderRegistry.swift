@@ -19,6 +19,18 @@ package enum ProviderRegistry {
         profiles.first { exactlyEquals($0.name, name) }
     }
 
+    /// Every profile's settings, each once, in the order the profiles declare them, without the
+    /// generic ones (``ProfileSetting/generic``): what the command line makes flags of.
+    package static var settings: [ProfileSetting] {
+        var seen: Set<ProfileSetting> = Set(ProfileSetting.generic)
+        return profiles.flatMap { $0.settings }.filter { seen.insert($0).inserted }
+    }
+
+    /// The profiles that take `setting`, in order.
+    package static func takers(of setting: ProfileSetting) -> [any ProviderProfile.Type] {
+        profiles.filter { $0.settings.contains(setting) }
+    }
+
     /// Every provider's report facets, in order (``ProviderProfile/reportFacets``).
     package static var reportFacets: [(name: String, title: String)] { profiles.flatMap { $0.reportFacets } }
 
