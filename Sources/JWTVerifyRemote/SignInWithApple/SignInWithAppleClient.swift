@@ -8,7 +8,7 @@ import Synchronization
 ///
 /// Make one at startup and share it: it is `Sendable`, keeps one client secret (renewed before it
 /// expires, never one per request) and verifies every identity token Apple returns through a
-/// ``RemoteVerifier`` (Apple's keys, picked by `kid`; `aud` your client ID), so a call hands out
+/// `RemoteVerifier` (Apple's keys, picked by `kid`; `aud` your client ID), so a call hands out
 /// tokens only together with verified identity claims.
 ///
 /// ```swift
@@ -72,10 +72,10 @@ public final class SignInWithAppleClient:
     ///   - timeout: seconds a call waits for each answer (15 by default).
     ///   - maximumResponseBytes: largest answer accepted (256 KiB by default; Apple's are under 4 KiB).
     ///   - identityTokens: the verifier for returned identity tokens; by default the keys at
-    ///     `<baseURL>/auth/keys` (Apple's) under ``VerificationPolicy/appleIdentityToken(audiences:acceptMissingNonceWhenUnsupported:nonce:)``
+    ///     `<baseURL>/auth/keys` (Apple's) under `VerificationPolicy.appleIdentityToken(audiences:)`
     ///     with your client ID as the audience.
     ///   - secretLifetime: seconds each client secret lasts (one day by default; at most
-    ///     ``AppleClientSecret/maximumLifetime``); renewed when a tenth of it is left.
+    ///     `AppleClientSecret.maximumLifetime`); renewed when a tenth of it is left.
     ///   - clock: the time source for secrets, the system clock by default.
     /// - Throws: ``SignInWithAppleError/Kind/configuration`` for an unusable key, an empty ID, or
     ///   a base URL that is neither https nor http to loopback.
