@@ -92,9 +92,7 @@ public final class SignInWithAppleClient:
                 keySet: .https(base + "/auth/keys"), policy: .appleIdentityToken(audiences: [credentials.clientID]))
         try self.init(
             credentials: credentials, base: base, timeout: timeout, maximumResponseBytes: maximumResponseBytes,
-            identityTokens: .remote(
-                verifier,
-                withoutNonce: RemoteVerifier(keySet: verifier.keySet, policy: Self.withoutNonce(verifier.policy))),
+            identityTokens: IdentityTokenVerification(.remote(verifier)),
             secretLifetime: secretLifetime, clock: clock)
     }
 
@@ -123,11 +121,10 @@ public final class SignInWithAppleClient:
         maximumResponseBytes: Int = 256 << 10, identityTokens: Verifier, secretLifetime: Double = 86_400,
         clock: @escaping @Sendable () -> Double = VerificationPolicy.systemClock, transport: @escaping Transport
     ) throws(SignInWithAppleError) {
-        let withoutNonce = Verifier(keys: identityTokens.keys, policy: Self.withoutNonce(identityTokens.policy))
         try self.init(
             credentials: credentials, base: try Self.checkedBase(baseURL), timeout: timeout,
             maximumResponseBytes: maximumResponseBytes,
-            identityTokens: .local(identityTokens, withoutNonce: withoutNonce), secretLifetime: secretLifetime,
+            identityTokens: IdentityTokenVerification(.local(identityTokens)), secretLifetime: secretLifetime,
             clock: clock,
             transport: transport)
     }
@@ -168,7 +165,7 @@ public final class SignInWithAppleClient:
 
     /// `policy` checking a nonce only when one is given: for refresh checks, whose identity
     /// tokens carry none, and for exchanges whose sign-in said ``SignInNonce/notUsed``.
-    private static func withoutNonce(_ policy: VerificationPolicy) -> VerificationPolicy {
+    fileprivate static func withoutNonce(_ policy: VerificationPolicy) -> VerificationPolicy {
         var relaxed = policy
         relaxed.nonceRequirement = .checkedWhenGiven
         return relaxed
@@ -291,18 +288,18 @@ public final class SignInWithAppleClient:
 }
 
 /// How a client verifies the identity tokens Apple returns: over remote keys or keys at hand,
-/// each with its rules as given and the same rules without a required nonce.
-private enum IdentityTokenVerification: Sendable {
-    case remote(RemoteVerifier, withoutNonce: RemoteVerifier)
-    case local(Verifier, withoutNonce: Verifier)
+/// with its rules as given, and the same keys under the same rules without a required nonce.
+private struct IdentityTokenVerification: Sendable {
+    let verifier: AnyVerifier
+    let withoutNonce: AnyVerifier
+
+    init(_ verifier: AnyVerifier) {
+        self.verifier = verifier
+        withoutNonce = verifier.with(policy: SignInWithAppleClient.withoutNonce(verifier.policy))
+    }
 
     /// Verifies `token` with `nonce`, or without one under the rules that need none.
     func verify(_ token: String, nonce: String?) async throws(VerificationError) -> VerifiedToken {
-        switch self {
-        case .remote(let verifier, let withoutNonce):
-            try await (nonce == nil ? withoutNonce : verifier).verify(token, nonce: nonce)
-        case .local(let verifier, let withoutNonce):
-            try (nonce == nil ? withoutNonce : verifier).verify(token, nonce: nonce)
-        }
+        try await (nonce == nil ? withoutNonce : verifier).verify(token, nonce: nonce)
     }
 }
