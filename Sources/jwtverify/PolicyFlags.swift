@@ -1,4 +1,5 @@
 import JWTVerify
+import JWTVerifyRemote
 
 /// The flags that make a ``VerificationPolicy``, shared by `verify`, `audit` and `inspect`:
 /// `--profile` and its companions, `--issuer`, `--audience`, `--nonce`, `--leeway`, `--now`,
@@ -209,7 +210,8 @@ struct PolicyFlags {
                         acceptMissingNonceWhenUnsupported: acceptMissingNonceWhenUnsupported,
                         bundleIDs: bundleIDs.isEmpty ? nil : bundleIDs, environment: environment,
                         appAppleID: appAppleID,
-                        appStoreTrust: trust, onlineChecks: onlineChecks),
+                        appStoreTrust: onlineChecks ? trust.checkingRevocation(through: HTTPOCSPTransport()) : trust,
+                        onlineChecks: onlineChecks),
                     audienceUnchecked: true)
             } catch {
                 throw .usage("--profile: \(error.description)")
