@@ -1,4 +1,5 @@
 import JWTVerify
+import JWTVerifyRemote
 
 /// The flags that make a ``VerificationPolicy``, shared by `verify`, `audit` and `inspect`:
 /// `--profile` and its companions, `--issuer`, `--audience`, `--nonce`, `--leeway`, `--now`,
@@ -168,6 +169,7 @@ struct PolicyFlags {
             var settings = self.settings
             settings.audiences = audiences
             settings.issuer = issuer
+            settings.ocspTransport = HTTPOCSPTransport()
             try readFiles(into: &settings)
             do {
                 // Without an audience here, the checks below decide: required for a service, unchecked for an audit.

@@ -384,12 +384,33 @@ struct ProfileTests {
         #expect(verified.keyID == "KEY1234567")
         #expect(verified.claims.subject == "com.example.web")
         #expect(verified.claims.expiresAt == Self.now + 3600)
-        #expect(throws: AppleClientSecret.Failure.self) {
-            try AppleClientSecret.make(teamID: "T", keyID: "K", clientID: "C", privateKeyPEM: pem, lifetime: 15_777_001)
+        func failure(_ key: [UInt8], lifetime: Double = 3600, teamID: String = "T") -> AppleClientSecret.Failure? {
+            do {
+                _ = try AppleClientSecret.make(
+                    teamID: teamID, keyID: "K", clientID: "C", privateKeyPEM: key, lifetime: lifetime)
+                return nil
+            } catch {
+                return error
+            }
         }
-        #expect(throws: AppleClientSecret.Failure.self) {
-            try AppleClientSecret.make(teamID: "T", keyID: "K", clientID: "C", privateKeyPEM: Array("not a key".utf8))
+        #expect(failure(pem, lifetime: 15_777_001)?.code == .invalidLifetime)
+        #expect(failure(pem, teamID: "")?.code == .missingIdentifier)
+        // A .p8 that is not one is named as such, whatever it holds, never with OpenSSL's decoder text.
+        let publicKeyPEM = Array("-----BEGIN PUBLIC KEY-----\nMFkwEwYHKoZIzj0CAQ==\n-----END PUBLIC KEY-----\n".utf8)
+        let truncated = Array(pem.prefix(pem.count / 2))
+        for bad in [Array("not a key".utf8), [], publicKeyPEM, truncated, Array(signer.jwkJSON.utf8)] {
+            let failure = try #require(failure(bad))
+            #expect(failure.code == .keyNotPKCS8)
+            #expect(failure.code.rawValue == "key_not_pkcs8")
+            #expect(
+                failure.description
+                    == "the key is not a PKCS#8 EC private key (an Apple .p8 file holds one, as PEM between "
+                    + "-----BEGIN PRIVATE KEY----- and -----END PRIVATE KEY-----)")
         }
+        let rsa = failure(try EVPPrivateKey.generateRSA(bits: 2048).pkcs8PEM())
+        #expect(rsa?.code == .keyNotP256)
+        #expect(rsa?.description == "the key is not an EC P-256 key (Apple's .p8 keys are)")
+        #expect(failure(try EVPPrivateKey.generateEC(curve: "P-384").pkcs8PEM())?.code == .keyNotP256)
     }
 
     @Test("typed claims per provider: provider(as:) gives the provider's own type, nil for another's")

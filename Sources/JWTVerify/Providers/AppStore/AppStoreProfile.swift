@@ -138,6 +138,8 @@ extension VerificationPolicy {
     ///     are revoked (answers kept 15 minutes; `certificate_revoked`, or the retryable
     ///     `revocation_unavailable` when no trustworthy answer came), and judge the chain at the
     ///     current time instead of `signedDate`. Each check blocks the verifying thread up to 5 s.
+    ///     The OCSP exchanges go through `trust`'s transport (``AppStoreTrust/checkingRevocation(through:)``,
+    ///     e.g. `JWTVerifyRemote`'s `HTTPOCSPTransport`); without one, every check is `revocation_unavailable`.
     public static func appStore(
         bundleIDs: [String], environment: AppStoreEnvironment? = nil, appAppleID: Int64? = nil,
         trust: AppStoreTrust = .appleRootCAG3,

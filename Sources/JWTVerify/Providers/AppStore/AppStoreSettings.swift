@@ -23,6 +23,14 @@ extension ProfileSetting {
             + "certificate_revoked, or revocation_unavailable (retry).")
 }
 
+extension ProfileSetting {
+    /// App Store: the OCSP transport online checks use. Set by the caller, never a flag: no face
+    /// lists it (``ProfileSetting/Faces`` empty).
+    package static let ocspTransport = ProfileSetting(
+        "ocsp-transport", placeholder: nil, kind: .flag, described: "an OCSP transport",
+        help: "", faces: [])
+}
+
 extension VerificationPolicy.ProfileSettings {
     /// App Store: the accepted bundle IDs; `nil` checks none (audits of captured data only).
     public var bundleIDs: [String]? {
@@ -53,18 +61,34 @@ extension VerificationPolicy.ProfileSettings {
         set { set(.onlineChecks, flag: newValue) }
     }
 
-    /// The roots: set through the API, or read from the files given (`--apple-root`), or Apple's.
+    /// App Store: what carries online checks' OCSP exchanges (`JWTVerifyRemote`'s
+    /// `HTTPOCSPTransport`, which the command line gives), when ``onlineChecks`` is on and
+    /// ``appStoreTrust`` has none of its own. Without one, every online check is
+    /// `revocation_unavailable`.
+    public var ocspTransport: (any OCSPTransport)? {
+        get {
+            guard case .value(let transport as any OCSPTransport)? = self[.ocspTransport] else { return nil }
+            return transport
+        }
+        set { self[.ocspTransport] = newValue.map { .value($0) } }
+    }
+
+    /// The roots: set through the API, or read from the files given (`--apple-root`), or Apple's;
+    /// with online checks, carried by ``ocspTransport`` when given.
     func resolvedAppStoreTrust() throws(VerificationPolicy.ProfileError) -> AppStoreTrust {
+        var trust: AppStoreTrust
         switch self[.appStoreTrust] {
-        case .value(let trust as AppStoreTrust)?: return trust
+        case .value(let given as AppStoreTrust)?: trust = given
         case .files(let files)?:
             do {
-                return try AppStoreTrust(rootCertificates: files)
+                trust = try AppStoreTrust(rootCertificates: files)
             } catch {
                 throw VerificationPolicy.ProfileError(
                     description: "not a PEM or DER certificate", refusedFile: (.appStoreTrust, error.index))
             }
-        default: return .appleRootCAG3
+        default: trust = .appleRootCAG3
         }
+        if onlineChecks, let ocspTransport { trust = trust.checkingRevocation(through: ocspTransport) }
+        return trust
     }
 }
