@@ -156,8 +156,8 @@ struct PolicyFlags {
                 throw .usage("--profile takes " + Self.profileNames.joined(separator: ", "))
             }
             // The provider's own settings, and only those (``ProviderProfile/settings``).
-            for setting in ProviderRegistry.settings where given.contains(setting) && !provider.settings.contains(setting)
-            {
+            for setting in ProfileSetting.generic + ProviderRegistry.settings
+            where given.contains(setting) && !provider.settings.contains(setting) {
                 throw .usage("\(setting.flag) does not go with --profile \(profile)" + Self.takers(setting))
             }
             for setting in provider.settings

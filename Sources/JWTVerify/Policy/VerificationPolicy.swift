@@ -151,7 +151,6 @@ public struct VerificationPolicy: Sendable {
         VerificationPolicy(issuers: [issuer], audiences: audiences, algorithms: algorithms)
     }
 
-
     /// This policy with another leeway.
     public func leeway(_ seconds: Double) -> VerificationPolicy {
         var copy = self

@@ -61,7 +61,6 @@ public struct AppStoreClaims: ProviderClaimSet, Hashable {
     /// A notification's `data.signedRenewalInfo`, verified.
     public var renewalInfo: AppStoreClaims? { nested?.renewalInfo }
 
-
     /// The nested signed data of a notification, behind one box.
     private final class Nested: Sendable, Hashable {
         let transaction: AppStoreClaims?

@@ -3,7 +3,13 @@
 package struct AppStoreProfile: ProviderProfile {
     package typealias Claims = AppStoreClaims
     package static let name = "app-store"
-    package static let summary = "App Store signed data: transactions, renewal infos, notifications, AppTransactions"
+    package static let documentation = ProviderDocumentation(
+        title: "App Store signed data",
+        preset: "appStore(bundleIDs:environment:appAppleID:trust:onlineChecks:)",
+        example:
+            "`.appStore(bundleIDs: [\"com.example.app\"])` (keys from the token's `x5c` chain, validated to Apple's root)",
+        commandLine: "`--profile app-store --bundle-id com.example.app`",
+        keys: "each token's `x5c` chain")
     package static let keySet: (preset: String, source: KeySetSource)? = nil
     package static let keyOrigin = ProviderKeyOrigin.certificateChain
     package static let evaluationClaim: String? = "signedDate"
@@ -169,4 +175,3 @@ extension ProviderRules {
                 onlineChecks: onlineChecks))
     }
 }
-

@@ -25,7 +25,6 @@ public struct AppleIdentityClaims: ProviderEmailClaims, Hashable {
     /// Claims with no member present.
     public init() {}
 
-
     /// Reads and types Apple's claims (the identity-token rules).
     static func read<Object>(_ reader: ProviderClaimReader<Object>) throws(VerificationError) -> AppleIdentityClaims {
         try reader.requireIssuedAt()

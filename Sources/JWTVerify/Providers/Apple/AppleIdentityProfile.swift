@@ -2,7 +2,12 @@
 package struct AppleIdentityProfile: ProviderProfile {
     package typealias Claims = AppleIdentityClaims
     package static let name = "apple"
-    package static let summary = "Sign in with Apple identity tokens"
+    package static let documentation = ProviderDocumentation(
+        title: "Sign in with Apple",
+        preset: "appleIdentityToken(audiences:acceptMissingNonceWhenUnsupported:nonce:)",
+        example: "`Verifier(keys: keys, policy: .appleIdentityToken(audiences: [\"com.example.app\"]))`",
+        commandLine: "`--profile apple --audience com.example.app`",
+        keys: "``KeySetSource/apple``")
     package static let keySet: (preset: String, source: KeySetSource)? = ("apple", .apple)
     package static let recordsNonce = true
     package static let settings: [ProfileSetting] = [.audiences, .acceptMissingNonceWhenUnsupported]

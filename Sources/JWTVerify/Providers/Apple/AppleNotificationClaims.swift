@@ -6,7 +6,6 @@ public struct AppleNotificationClaims: ProviderClaimSet, Hashable {
     /// The notification's `jti`, when a string: what tells a retried delivery apart.
     public let id: String?
 
-
     private init(event: AppleNotificationEvent, id: String?) {
         self.event = event
         self.id = id

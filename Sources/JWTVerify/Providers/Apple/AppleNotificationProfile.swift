@@ -2,7 +2,12 @@
 package struct AppleNotificationProfile: ProviderProfile {
     package typealias Claims = AppleNotificationClaims
     package static let name = "apple-notification"
-    package static let summary = "Sign in with Apple server-to-server notifications"
+    package static let documentation = ProviderDocumentation(
+        title: "Apple server-to-server notifications",
+        preset: "appleNotification(audiences:)",
+        example: "`.appleNotification(audiences: […])` (the JWS or the POST body `{\"payload\": …}`)",
+        commandLine: "`--profile apple-notification --audience com.example.app`",
+        keys: "``KeySetSource/apple``")
     package static let keySet: (preset: String, source: KeySetSource)? = ("apple", .apple)
     package static let settings: [ProfileSetting] = [.audiences]
     package static func policy(_ settings: VerificationPolicy.ProfileSettings) -> VerificationPolicy {

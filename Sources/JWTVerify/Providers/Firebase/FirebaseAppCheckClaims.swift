@@ -3,7 +3,6 @@ public struct FirebaseAppCheckClaims: ProviderClaimSet, Hashable {
     /// The Firebase app ID (`sub`), such as `1:123456789:ios:0a1b2c3d`.
     public let appID: String
 
-
     private init(appID: String) { self.appID = appID }
 
     /// `sub` must be a non-empty string: App Check's app ID.

@@ -2,7 +2,12 @@
 package struct FirebaseAppCheckProfile: ProviderProfile {
     package typealias Claims = FirebaseAppCheckClaims
     package static let name = "firebase-app-check"
-    package static let summary = "Firebase App Check tokens"
+    package static let documentation = ProviderDocumentation(
+        title: "Firebase App Check",
+        preset: "firebaseAppCheck(projectNumber:project:)",
+        example: "`.firebaseAppCheck(projectNumber: \"123456789\", project: \"my-project\")`",
+        commandLine: "`--profile firebase-app-check --project-number 123456789 --project my-project`",
+        keys: "``KeySetSource/firebaseAppCheck``")
     package static let keySet: (preset: String, source: KeySetSource)? = ("firebase-app-check", .firebaseAppCheck)
     package static let subjectAlias: StaticString? = "app_id"
     package static let settings: [ProfileSetting] = [.projectNumber, .project]

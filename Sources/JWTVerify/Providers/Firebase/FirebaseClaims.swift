@@ -17,7 +17,6 @@ public struct FirebaseClaims: ProviderEmailClaims, Hashable {
     /// `firebase.identities`: the user's identities per provider.
     public private(set) var identities: JSONValue?
 
-
     private init(uid: String, isSessionCookie: Bool, authTime: Double) {
         self.uid = uid
         self.isSessionCookie = isSessionCookie

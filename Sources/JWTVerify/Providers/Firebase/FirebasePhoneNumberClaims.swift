@@ -3,7 +3,6 @@ public struct FirebasePhoneNumberClaims: ProviderClaimSet, Hashable {
     /// The verified phone number (`sub`), as Firebase sends it (E.164, such as `+15555550100`).
     public let phoneNumber: String
 
-
     private init(phoneNumber: String) { self.phoneNumber = phoneNumber }
 
     /// `sub` must be a non-empty string: the phone number.

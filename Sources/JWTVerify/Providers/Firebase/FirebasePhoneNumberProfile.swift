@@ -2,7 +2,12 @@
 package struct FirebasePhoneNumberProfile: ProviderProfile {
     package typealias Claims = FirebasePhoneNumberClaims
     package static let name = "firebase-phone"
-    package static let summary = "Firebase phone-number verification tokens"
+    package static let documentation = ProviderDocumentation(
+        title: "Firebase phone-number verification",
+        preset: "firebasePhoneNumber(project:)",
+        example: "`.firebasePhoneNumber(project: \"my-project\")`",
+        commandLine: "`--profile firebase-phone --project my-project`",
+        keys: "``KeySetSource/firebasePhoneNumber``")
     package static let keySet: (preset: String, source: KeySetSource)? = ("firebase-phone", .firebasePhoneNumber)
     package static let subjectAlias: StaticString? = "phone_number"
     package static let settings: [ProfileSetting] = [.project]

@@ -2,7 +2,12 @@
 package struct FirebaseProfile: ProviderProfile {
     package typealias Claims = FirebaseClaims
     package static let name = "firebase"
-    package static let summary = "Firebase Authentication ID tokens"
+    package static let documentation = ProviderDocumentation(
+        title: "Firebase ID tokens",
+        preset: "firebase(project:)",
+        example: "`.firebase(project: \"my-project\")` (issuer and audience from the project, never from the token)",
+        commandLine: "`--profile firebase --project my-project`",
+        keys: "``KeySetSource/firebase``")
     package static let keySet: (preset: String, source: KeySetSource)? = ("firebase", .firebase)
     package static let subjectAlias: StaticString? = "uid"
     package static let settings: [ProfileSetting] = [.project]

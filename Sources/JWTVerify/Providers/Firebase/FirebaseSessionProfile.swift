@@ -3,7 +3,12 @@
 package struct FirebaseSessionProfile: ProviderProfile {
     package typealias Claims = FirebaseClaims
     package static let name = "firebase-session"
-    package static let summary = "Firebase Authentication session cookies"
+    package static let documentation = ProviderDocumentation(
+        title: "Firebase session cookies",
+        preset: "firebaseSessionCookie(project:)",
+        example: "`.firebaseSessionCookie(project: \"my-project\")`",
+        commandLine: "`--profile firebase-session --project my-project`",
+        keys: "``KeySetSource/firebaseSessionCookie``")
     package static let keySet: (preset: String, source: KeySetSource)? = ("firebase-session", .firebaseSessionCookie)
     package static let subjectAlias: StaticString? = "uid"
     package static let settings: [ProfileSetting] = [.project]

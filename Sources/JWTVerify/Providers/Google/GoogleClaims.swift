@@ -17,7 +17,6 @@ public struct GoogleClaims: ProviderEmailClaims, Hashable {
     /// Claims with no member present.
     public init() {}
 
-
     /// Reads and types Google's claims.
     static func read<Object>(_ reader: ProviderClaimReader<Object>) throws(VerificationError) -> GoogleClaims {
         var claims = GoogleClaims()

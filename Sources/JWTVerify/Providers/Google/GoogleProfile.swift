@@ -2,7 +2,12 @@
 package struct GoogleProfile: ProviderProfile {
     package typealias Claims = GoogleClaims
     package static let name = "google"
-    package static let summary = "Google ID tokens"
+    package static let documentation = ProviderDocumentation(
+        title: "Google ID tokens",
+        preset: "google(audiences:hostedDomain:authorizedParty:)",
+        example: "`.google(audiences: […], hostedDomain: \"example.com\")` (both issuer spellings)",
+        commandLine: "`--profile google --audience CLIENT_ID`",
+        keys: "``KeySetSource/google``")
     package static let keySet: (preset: String, source: KeySetSource)? = ("google", .google)
     package static let settings: [ProfileSetting] = [.audiences, .hostedDomain, .authorizedParty]
     package static func policy(_ settings: VerificationPolicy.ProfileSettings) -> VerificationPolicy {

@@ -8,7 +8,6 @@ public struct OIDCClaims: ProviderEmailClaims, Hashable {
     /// Claims with no member present.
     public init() {}
 
-
     /// Reads and types the OpenID Connect claims.
     static func read<Object>(_ reader: ProviderClaimReader<Object>) throws(VerificationError) -> OIDCClaims {
         var claims = OIDCClaims()

@@ -2,7 +2,12 @@
 package struct OIDCProfile: ProviderProfile {
     package typealias Claims = OIDCClaims
     package static let name = "oidc"
-    package static let summary = "any OpenID Connect issuer's ID tokens (keys from `--jwks`)"
+    package static let documentation = ProviderDocumentation(
+        title: "any OpenID Connect issuer",
+        preset: "oidc(issuer:audiences:algorithms:)",
+        example: "`.oidc(issuer: \"https://login.example.com\", audiences: […])`",
+        commandLine: "`--profile oidc --issuer … --audience … --jwks URL`",
+        keys: "yours")
     package static let keySet: (preset: String, source: KeySetSource)? = nil
     package static let settings: [ProfileSetting] = [.issuer, .audiences]
     package static func requiredSettings(forService: Bool) -> Set<ProfileSetting> { [.issuer] }

@@ -96,7 +96,9 @@ package struct ProfileSetting: Sendable, Hashable {
 
     /// The value's kind in words, for refusals ("bundle ID" of "a bundle ID").
     private var noun: String {
-        for article in ["a ", "an "] where described.hasPrefix(article) { return String(described.dropFirst(article.count)) }
+        for article in ["a ", "an "] where described.hasPrefix(article) {
+            return String(described.dropFirst(article.count))
+        }
         return described
     }
 

@@ -57,6 +57,7 @@ package struct ProviderClaimReader<Object: JSONObjectReading> {
             if aud.kind == .string, accepted(aud) { return }
             if aud.kind == .array, (0..<aud.count).contains(where: { aud[$0].map(accepted) ?? false }) { return }
         }
-        throw VerificationError(.audienceMismatch, detail: "aud names none of the audiences these provider rules are for")
+        throw VerificationError(
+            .audienceMismatch, detail: "aud names none of the audiences these provider rules are for")
     }
 }

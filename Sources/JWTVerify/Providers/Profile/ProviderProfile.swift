@@ -12,8 +12,8 @@ package protocol ProviderProfile: Sendable, Hashable {
 
     /// The name `--profile` and configuration files spell it with.
     static var name: String { get }
-    /// What the profile verifies, in a few words, for the docs' provider table.
-    static var summary: String { get }
+    /// What the docs' provider tables say of it (made by `scripts/docs-tables`).
+    static var documentation: ProviderDocumentation { get }
     /// Where the provider publishes its keys, as a key-set preset (`--jwks NAME`); `nil` when the
     /// keys are the caller's (OpenID Connect) or come from each token (App Store signed data).
     static var keySet: (preset: String, source: KeySetSource)? { get }
@@ -178,6 +178,30 @@ extension ProviderProfile {
     }
 }
 
+/// What the docs' provider tables say of a provider: the README's and DocC's tables are made from
+/// these by `scripts/docs-tables`, and a test fails when they are stale.
+package struct ProviderDocumentation: Sendable {
+    /// What it verifies ("Sign in with Apple").
+    package let title: String
+    /// Its preset, as a symbol path under ``VerificationPolicy`` (`firebase(project:)`).
+    package let preset: String
+    /// The preset in use (Markdown).
+    package let example: String
+    /// The command line's flags for it (Markdown).
+    package let commandLine: String
+    /// Where its keys come from (Markdown; a ``KeySetSource`` link, or words).
+    package let keys: String
+
+    /// A provider's documentation.
+    package init(title: String, preset: String, example: String, commandLine: String, keys: String) {
+        self.title = title
+        self.preset = preset
+        self.example = example
+        self.commandLine = commandLine
+        self.keys = keys
+    }
+}
+
 /// Where a provider's token keys come from.
 package enum ProviderKeyOrigin: Sendable, Equatable {
     /// A key set: the preset's, or the caller's (`--jwks`).
@@ -186,4 +210,3 @@ package enum ProviderKeyOrigin: Sendable, Equatable {
     /// the token judged at its own `signedDate` unless a time is given.
     case certificateChain
 }
-
