@@ -53,7 +53,7 @@ format:
 # Our Swift targets build without a warning: the suite's builds treat warnings as errors.
 STRICT := -Xswiftc -warnings-as-errors
 
-# The library's documentation (DocC catalog and doc comments) as a static site in .build/docs,
+# Both products' documentation (DocC catalogs and doc comments) as static sites in .build/docs,
 # built with the toolchain's docc; fails on an unresolved symbol link or an undocumented parameter.
 docs: deps
 	scripts/docs

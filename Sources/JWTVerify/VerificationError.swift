@@ -47,26 +47,6 @@ public struct VerificationError: Error, Hashable, Sendable, CustomStringConverti
         public static let nonceMissing = Reason(rawValue: "nonce_missing")
         /// The `nonce` claim is not the lowercase hex SHA-256 of the raw nonce.
         public static let nonceMismatch = Reason(rawValue: "nonce_mismatch")
-        /// Google profile: the token's `hd` is not the required hosted domain.
-        public static let hostedDomainMismatch = Reason(rawValue: "hosted_domain_mismatch")
-        /// App Store: the header's `x5c` is missing, not three certificates, not standard base64, or
-        /// not DER.
-        public static let x5cInvalid = Reason(rawValue: "x5c_invalid")
-        /// App Store: the `x5c` chain does not lead to a pinned root, lacks one of Apple's
-        /// extensions, or is not valid at the evaluation time.
-        public static let untrustedChain = Reason(rawValue: "untrusted_chain")
-        /// App Store: a certificate of the chain is revoked (online checks).
-        public static let certificateRevoked = Reason(rawValue: "certificate_revoked")
-        /// App Store: the chain's revocation status could not be had (online checks); retryable,
-        /// not a verdict on the token.
-        public static let revocationUnavailable = Reason(rawValue: "revocation_unavailable")
-        /// App Store: the payload's bundle ID is not among the configured ones.
-        public static let bundleMismatch = Reason(rawValue: "bundle_mismatch")
-        /// App Store: the payload's environment is not the configured one, or is Xcode or
-        /// LocalTesting (never accepted).
-        public static let environmentMismatch = Reason(rawValue: "environment_mismatch")
-        /// App Store: a production notification's `appAppleId` is not the configured one.
-        public static let appAppleIDMismatch = Reason(rawValue: "app_apple_id_mismatch")
         /// No keys could be had from a remote key source (never fetched, or stale beyond the window).
         public static let keySetUnavailable = Reason(rawValue: "jwks_unavailable")
 
@@ -79,11 +59,8 @@ public struct VerificationError: Error, Hashable, Sendable, CustomStringConverti
 
         /// Every reason the verifier can produce: the generic checks' in their order, the App
         /// Store's key checks (where others choose a key), the providers' rules, and the remote key
-        /// set's state.
-        public static let all: [Reason] =
-            generic.prefix(8) + [.x5cInvalid, .untrustedChain, .certificateRevoked, .revocationUnavailable]
-            + generic.dropFirst(8)
-            + [.hostedDomainMismatch, .bundleMismatch, .appAppleIDMismatch, .environmentMismatch, .keySetUnavailable]
+        /// set's state. Each provider declares its own reasons beside its rules.
+        public static let all: [Reason] = ReasonEntry.all.map(\.reason)
 
         /// The code.
         public var description: String { rawValue }

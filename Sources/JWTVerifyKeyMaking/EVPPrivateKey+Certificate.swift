@@ -1,4 +1,5 @@
 internal import COpenSSL
+internal import COpenSSL.KeyMaking
 package import JWTVerify
 
 extension EVPPrivateKey {

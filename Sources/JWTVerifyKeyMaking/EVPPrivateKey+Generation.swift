@@ -1,4 +1,5 @@
 internal import COpenSSL
+internal import COpenSSL.KeyMaking
 package import JWTVerify
 
 /// Keys made here, for tests, benchmarks and sample data: the library product makes none.

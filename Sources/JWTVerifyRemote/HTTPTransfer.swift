@@ -15,6 +15,9 @@ struct HTTPTransferLimits: Sendable {
     var maximumRedirects: Int
     /// Largest response head accepted (status line and every header line), in octets.
     var maximumHeaderBytes: Int = 64 * 1024
+    /// Whether http goes to any host, not only to loopback: for OCSP, whose responders speak plain
+    /// HTTP and whose answers are signed (and checked by JWTVerify).
+    var plainHTTPAnywhere = false
 }
 
 /// One request to send: its method, URL, header fields and body.
@@ -92,13 +95,23 @@ enum HTTPTransfer {
     static func perform(_ request: HTTPOutgoing, limits: HTTPTransferLimits) async -> Result<
         HTTPReply, HTTPTransferFailure
     > {
-        guard let url = URL(string: request.url), isAllowed(url) else { return .failure(.refusedURL(request.url)) }
-        _ = globalInitialization
-        return await withCheckedContinuation { continuation in
-            let thread = Thread { continuation.resume(returning: following(request, limits: limits)) }
+        await withCheckedContinuation { continuation in
+            let thread = Thread { continuation.resume(returning: performBlocking(request, limits: limits)) }
             thread.name = "jwtverify-http"
             thread.start()
         }
+    }
+
+    /// ``perform(_:limits:)`` on the calling thread, which it blocks until the reply: for callers
+    /// that are not async (OCSP, asked on the verifying thread).
+    static func performBlocking(_ request: HTTPOutgoing, limits: HTTPTransferLimits) -> Result<
+        HTTPReply, HTTPTransferFailure
+    > {
+        guard let url = URL(string: request.url), isAllowed(url, plainHTTPAnywhere: limits.plainHTTPAnywhere) else {
+            return .failure(.refusedURL(request.url))
+        }
+        _ = globalInitialization
+        return following(request, limits: limits)
     }
 
     /// libcurl's process-wide set-up, done once before the first request.
@@ -125,7 +138,11 @@ enum HTTPTransfer {
                             ? "redirect refused (this endpoint is never redirected)"
                             : "more than \(limits.maximumRedirects) redirects"))
             }
-            guard mayRedirect(from: URL(string: request.url), to: URL(string: location)) else {
+            guard
+                mayRedirect(
+                    from: URL(string: request.url), to: URL(string: location),
+                    plainHTTPAnywhere: limits.plainHTTPAnywhere)
+            else {
                 return .failure(
                     .redirectRefused(
                         "redirect to \(location) refused (never https to http, never off loopback for http)"))
@@ -196,18 +213,20 @@ enum HTTPTransfer {
         return pointers.withUnsafeBufferPointer { body($0.baseAddress) }
     }
 
-    /// https anywhere; http only to loopback.
-    static func isAllowed(_ url: URL) -> Bool {
+    /// https anywhere; http only to loopback, unless `plainHTTPAnywhere`.
+    static func isAllowed(_ url: URL, plainHTTPAnywhere: Bool = false) -> Bool {
         switch url.scheme?.lowercased() {
         case "https": return true
-        case "http": return ["127.0.0.1", "localhost", "::1", "[::1]"].contains(url.host?.lowercased() ?? "")
+        case "http":
+            return plainHTTPAnywhere
+                || ["127.0.0.1", "localhost", "::1", "[::1]"].contains(url.host?.lowercased() ?? "")
         default: return false
         }
     }
 
     /// Whether a redirect from `from` to `to` may be followed (never https → http).
-    static func mayRedirect(from: URL?, to: URL?) -> Bool {
-        guard let to, isAllowed(to) else { return false }
+    static func mayRedirect(from: URL?, to: URL?, plainHTTPAnywhere: Bool = false) -> Bool {
+        guard let to, isAllowed(to, plainHTTPAnywhere: plainHTTPAnywhere) else { return false }
         return !(from?.scheme?.lowercased() == "https" && to.scheme?.lowercased() != "https")
     }
 }

@@ -101,17 +101,21 @@ package struct GatewayAnswer: Equatable {
         }
     }
 
-    /// A rejection with `reason`.
+    /// The reasons not answered 401, as their entries declare (``ReasonEntry/answer``).
+    private static let answers = ReasonEntry.all.filter { $0.answer != .unauthorized }
+
+    /// A rejection with `reason`: as its entry declares, 403 for a genuine token meant for another
+    /// service, 503 with `Retry-After` while there is no verdict, 401 otherwise.
     package static func rejected(_ reason: VerificationError.Reason, realm: String?) -> GatewayAnswer {
         let code = reason.rawValue
-        switch reason {
-        case .audienceMismatch, .hostedDomainMismatch:
+        switch answers.first(where: { $0.reason == reason })?.answer ?? .unauthorized {
+        case .forbidden:
             return GatewayAnswer(status: 403, headers: [("X-JWT-Reason", code), (CacheRule.header, CacheRule.noStore)])
-        case .keySetUnavailable:
+        case .unavailable:
             return GatewayAnswer(
                 status: 503,
                 headers: [("X-JWT-Reason", code), ("Retry-After", "5"), (CacheRule.header, CacheRule.noStore)])
-        default:
+        case .unauthorized:
             let realmPart = realm.map { "realm=\"\(headerSafe($0, quoted: true))\", " } ?? ""
             return GatewayAnswer(
                 status: 401,

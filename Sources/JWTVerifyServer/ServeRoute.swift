@@ -54,13 +54,21 @@ package final class ServeRoute: Sendable {
     /// The route the command line describes, behind `/auth` and `/verify`.
     package static let defaultName = "default"
 
-    /// Where a route's keys come from.
-    package enum Keys: Sendable {
-        /// Key files, loaded at start and on SIGHUP: the verifier over them, when they were
-        /// loaded and how many usable keys they hold.
-        case files(Verifier, loadedAt: Double, count: Int)
+    /// Where a route's keys come from: its verifier, and for key files what `/metrics` shows of them.
+    package struct Keys: Sendable {
+        /// The verifier: over key files, or over one remote key set.
+        package let verifier: AnyVerifier
+        /// Key files, loaded at start and on SIGHUP: when they were loaded and how many usable
+        /// keys they hold (`nil` for a remote set).
+        package let files: (loadedAt: Double, count: Int)?
+
+        /// Key files: the verifier over them, when they were loaded and how many usable keys they hold.
+        package static func files(_ verifier: Verifier, loadedAt: Double, count: Int) -> Keys {
+            Keys(verifier: .local(verifier), files: (loadedAt, count))
+        }
+
         /// One remote key set.
-        case remote(RemoteVerifier)
+        package static func remote(_ verifier: RemoteVerifier) -> Keys { Keys(verifier: .remote(verifier), files: nil) }
     }
 
     package let configuration: RouteConfiguration
@@ -73,18 +81,13 @@ package final class ServeRoute: Sendable {
 
     /// Whether the route can verify: key files are loaded when the route is; a remote set once it
     /// holds keys (fetched, or from its snapshot).
-    package var hasKeys: Bool {
-        switch keys {
-        case .files: true
-        case .remote(let remote): remote.keySet.currentKeys() != nil
-        }
-    }
+    package var hasKeys: Bool { keys.verifier.hasKeys }
 
     package init(configuration: RouteConfiguration, keys: Keys) {
         self.configuration = configuration
         self.keys = keys
-        switch keys {
-        case .files(let verifier, _, _): gathers = verifier.gainsFromBatches
+        switch keys.verifier {
+        case .local(let verifier): gathers = verifier.gainsFromBatches
         case .remote: gathers = true
         }
     }
@@ -96,8 +99,8 @@ package final class ServeRoute: Sendable {
     package func withVerifier<T>(
         probe: KeyWaitProbe?, namesUnknownKey: (T) -> Bool, _ attempt: (Verifier) -> T
     ) -> Result<T, VerificationError> {
-        switch keys {
-        case .files(let verifier, _, _): return .success(attempt(verifier))
+        switch keys.verifier {
+        case .local(let verifier): return .success(attempt(verifier))
         case .remote(let remote):
             let outcome = remote.withCurrentVerifier(
                 mayRefresh: probe?.mayWait ?? false, namesUnknownKey: namesUnknownKey, attempt)
@@ -139,17 +142,12 @@ package final class ServeRoute: Sendable {
     /// `jwks_unavailable` for a request that waited ``RouteConfiguration/refreshWait`` for a
     /// refresh still under way.
     package var refreshStillRunning: VerificationError {
-        guard case .remote(let remote) = keys else { return VerificationError(.keySetUnavailable) }
+        guard case .remote(let remote) = keys.verifier else { return VerificationError(.keySetUnavailable) }
         return RemoteVerifier.refreshStillRunning(remote.keySet, waited: configuration.refreshWait)
     }
 
     /// The route's policy.
-    package var policy: VerificationPolicy {
-        switch keys {
-        case .files(let verifier, _, _): verifier.policy
-        case .remote(let remote): remote.policy
-        }
-    }
+    package var policy: VerificationPolicy { keys.verifier.policy }
 
     /// Whether `/notifications` takes this route's bodies: Sign in with Apple's notifications or
     /// App Store signed data.
@@ -159,24 +157,20 @@ package final class ServeRoute: Sendable {
     package var requiresNonce: Bool { policy.nonceRequirement == .required }
 
     /// Whether usable keys are loaded.
-    package var isReady: Bool {
-        switch keys {
-        case .files: true
-        case .remote(let remote): remote.keySet.currentKeys() != nil
-        }
-    }
+    package var isReady: Bool { keys.verifier.hasKeys }
 
     /// Starts (or retries) a remote set's due refresh; nothing for key files.
     package func refreshIfDue() async {
-        if case .remote(let remote) = keys { await remote.keySet.refreshIfDue() }
+        if case .remote(let remote) = keys.verifier { await remote.keySet.refreshIfDue() }
     }
 
     /// What `/metrics` shows of this route.
     package var metricsState: ServeMetrics.RouteState {
-        switch keys {
-        case .files(let verifier, let loadedAt, let count):
+        switch keys.verifier {
+        case .local(let verifier):
             return ServeMetrics.RouteState(
-                route: name, keyCount: count, keyAge: VerificationPolicy.systemClock() - loadedAt, keySet: nil,
+                route: name, keyCount: keys.files?.count ?? 0,
+                keyAge: keys.files.map { VerificationPolicy.systemClock() - $0.loadedAt }, keySet: nil,
                 cache: verifier.cache?.counters)
         case .remote(let remote):
             let keys = remote.keySet.currentKeys()

@@ -10,7 +10,7 @@ enum CommandCatalog {
                 help: VerifyOptions.help, options: VerifyOptions.table, run: verify),
             CommandEntry(
                 "audit", summary: "find tokens in logs, HAR files or dumps and report on each and on the lot",
-                help: AuditCommand.help, options: AuditCommand.table, subcommands: ["merge", "render", "reduce"],
+                help: AuditOptions.help, options: AuditOptions.table, subcommands: ["merge", "render", "reduce"],
                 run: audit),
             CommandEntry(
                 "inspect", summary: "decode a token and, with --jwks or --profile, give verify's verdict on it",
@@ -70,8 +70,8 @@ enum CommandCatalog {
             if command.helpRequested { print(AuditRenderCommand.help) }
             return command.helpRequested ? .ok : try command.run()
         default:
-            if let status = CommandEntry.help(AuditCommand.help, words, neededArguments: false) { return status }
-            return try AuditCommand(parsing: words).run()
+            if let status = CommandEntry.help(AuditOptions.help, words, neededArguments: false) { return status }
+            return try AuditCommand(options: AuditOptions(parsing: words)).run()
         }
     }
 

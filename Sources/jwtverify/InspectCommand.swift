@@ -16,7 +16,7 @@ struct InspectCommand {
 
     static let table = OptionTable<InspectCommand>(
         KeySetOptions.options().map { $0.lifted(\.keySets) },
-        PolicyFlags.all(optionalClaims: true).map { $0.lifted(\.flags) })
+        PolicyFlags.all(optionalClaims: true, face: .inspect).map { $0.lifted(\.flags) })
 
     static let help = """
         USAGE: jwtverify inspect TOKEN|-|FILE [--jwks SRC [--issuer ISS] [--audience AUD] [--nonce RAW]]
@@ -52,7 +52,6 @@ struct InspectCommand {
         guard let token = Self.token(in: input) else {
             throw CommandFailure(status: .dataError, message: "no token found")
         }
-        let peek = UnverifiedToken(peeking: token)
         let at = flags.now ?? VerificationPolicy.systemClock()
         var out = ""
         var status = ExitStatus.ok
@@ -60,12 +59,20 @@ struct InspectCommand {
         // each token's chain), evaluated at --now, else by the clock (App Store data: at signedDate).
         let policy = try flags.policy(.inspection)
         var keySets = self.keySets
-        if !(try keySets.resolve(for: flags, policy: policy)) {
+        let verifying = try keySets.resolve(for: flags, policy: policy)
+        // Without keys (or past the verdict's size limit), decoded by the pipeline over no keys,
+        // as far as a token of up to 1 MiB goes.
+        var decoding = policy
+        decoding.maxTokenBytes = 1 << 20
+        let time = flags.evaluationTime
+        let shown = Self.traced(
+            token, verifier: verifying ? Verifier(keys: try keySets.keys(for: flags), policy: policy) : nil,
+            decoding: decoding, nonce: flags.nonce, time: time)
+        if !verifying {
             out +=
                 "UNVERIFIED: decoded only. The signature and the claims were NOT checked (give --jwks or --profile to verify).\n\n"
         } else {
-            let verifier = Verifier(keys: try keySets.keys(for: flags), policy: policy)
-            switch token.withUnsafeBytes({ verifier.evaluate($0, nonce: flags.nonce, at: flags.evaluationTime) }) {
+            switch shown.outcome.result {
             case .success(let verified):
                 out +=
                     "VERIFIED: signature by \(flags.keysFromTokens ? "the x5c chain's leaf" : "kid \(verified.keyID ?? "(none)")") (\(verified.algorithm))"
@@ -85,26 +92,77 @@ struct InspectCommand {
                 status = .rejected
             }
         }
-        out += "header:\n" + PrettyJSON.render(peek.header ?? .null) + "\n"
-        out += "claims:\n" + PrettyJSON.render(peek.payload ?? .null) + "\n"
+        let claims = shown.outcome.claims
+        out += "header:\n" + PrettyJSON.render(shown.header ?? .null) + "\n"
+        out += "claims:\n" + PrettyJSON.render(shown.payload ?? .null) + "\n"
         out += "summary:\n"
-        out += "  alg        \(peek.algorithm ?? "(none)"), kid \(peek.keyID ?? "(none)")\n"
-        out += "  issuer     \(peek.claims.issuer ?? "(none)")\n"
-        out += "  audience   \(peek.claims.audience?.joined(separator: ", ") ?? "(none)")\n"
-        out += "  subject    \(peek.claims.subject ?? "(none)")\n"
+        out += "  alg        \(shown.outcome.algorithm ?? "(none)"), kid \(shown.outcome.keyID ?? "(none)")\n"
+        out += "  issuer     \(claims.issuer ?? "(none)")\n"
+        out += "  audience   \(claims.audience?.joined(separator: ", ") ?? "(none)")\n"
+        out += "  subject    \(claims.subject ?? "(none)")\n"
         for (label, value) in [
-            ("issued", peek.claims.issuedAt), ("not before", peek.claims.notBefore), ("expires", peek.claims.expiresAt),
+            ("issued", claims.issuedAt), ("not before", claims.notBefore), ("expires", claims.expiresAt),
         ] {
             guard let value else { continue }
             out += "  \(label.padding(10)) \(Timestamp.format(value)) (\(Self.relative(value - at)))\n"
         }
-        if let exp = peek.claims.expiresAt, let iat = peek.claims.issuedAt {
+        if let exp = claims.expiresAt, let iat = claims.issuedAt {
             out += "  lifetime   \(Self.duration(exp - iat))\n"
         }
         let sink = OutputSink()
         sink.write(out)
         sink.flush()
         return status
+    }
+
+    /// What inspect shows of a token, all from the pipeline's trace: the verdict with what was read
+    /// on the way, and the decoded header and payload as JSON (when they are JSON objects).
+    struct Shown {
+        var outcome = VerificationOutcome(.failure(VerificationError(.malformed)))
+        var header: JSONValue?
+        var payload: JSONValue?
+    }
+
+    /// `token` through `verifier`'s pipeline with its trace; without a verifier, or when its
+    /// verdict is `too_large`, what is shown is traced over no keys under `decoding` (whose
+    /// verdict is not shown).
+    static func traced(
+        _ token: [UInt8], verifier: Verifier?, decoding: VerificationPolicy, nonce: String?, time: EvaluationTime
+    ) -> Shown {
+        let decoder = Verifier(keys: JWKSet(keys: []), policy: decoding)
+        guard let verifier else { return traced(token, verifier: decoder, nonce: nonce, time: time) }
+        var shown = traced(token, verifier: verifier, nonce: nonce, time: time)
+        if shown.outcome.error?.reason == .tooLarge {
+            let decoded = traced(token, verifier: decoder, nonce: nonce, time: time)
+            (shown.header, shown.payload) = (decoded.header, decoded.payload)
+            shown.outcome.algorithm = decoded.outcome.algorithm
+            shown.outcome.keyID = decoded.outcome.keyID
+            shown.outcome.claims = decoded.outcome.claims
+        }
+        return shown
+    }
+
+    /// `token` through `verifier`'s pipeline with its trace.
+    private static func traced(_ token: [UInt8], verifier: Verifier, nonce: String?, time: EvaluationTime) -> Shown {
+        var batch = TokenBatch()
+        batch.append(token, nonce: nonce.map { Array($0.utf8) })
+        var shown = Shown()
+        verifier.evaluate(batch, at: time, tracing: true) { _, token, result, trace in
+            shown.outcome = VerificationOutcome(result, trace: trace, token: token, verifier: verifier, time: time)
+            shown.header = trace.header.flatMap(Self.object)
+            if case .success(let verified) = result {
+                shown.payload = verified.payload.withUnsafeBytes { Self.object($0) }
+            } else {
+                shown.payload = (trace.payload ?? trace.unverifiedPayload).flatMap(Self.object)
+            }
+        }
+        return shown
+    }
+
+    /// `bytes` as a JSON value, when they are a JSON object.
+    private static func object(_ bytes: UnsafeRawBufferPointer) -> JSONValue? {
+        guard case .success(let document) = JSONDocument.parse(bytes) else { return nil }
+        return document.withRoot { root in root.kind == .object ? root.value : nil }
     }
 
     /// The token of `input`: the whole input when it is one token by the input rule (``TokenInput``:

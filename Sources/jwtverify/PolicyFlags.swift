@@ -1,15 +1,16 @@
 import JWTVerify
+import JWTVerifyRemote
 
 /// The flags that make a ``VerificationPolicy``, shared by `verify`, `audit` and `inspect`:
 /// `--profile` and its companions, `--issuer`, `--audience`, `--nonce`, `--leeway`, `--now`,
 /// `--algorithms` and `--max-token-bytes`. The policy is built in one place, ``policy(_:)``.
 struct PolicyFlags {
     var profile: String?
-    var project: String?
-    var projectNumber: String?
-    var hostedDomain: String?
-    var authorizedParty: String?
-    var acceptMissingNonceWhenUnsupported = false
+    /// The profiles' own settings given, by the flags their declarations make
+    /// (``ProviderRegistry/settings``); files are read when the policy is made.
+    var settings = VerificationPolicy.ProfileSettings()
+    /// The paths given to settings that take files, in order.
+    var files: [(setting: ProfileSetting, path: String)] = []
     var issuer: String?
     var audiences: [String] = []
     var nonce: String?
@@ -20,74 +21,42 @@ struct PolicyFlags {
     /// `nil`: not given (the profile's or the default allow-list applies).
     var algorithms: Set<SignatureAlgorithm>?
     var maxTokenBytes = VerificationPolicy.defaultMaxTokenBytes
-    /// App Store: `--bundle-id`, `--environment`, `--app-apple-id`, `--apple-root`.
-    var bundleIDs: [String] = []
-    var environment: AppStoreEnvironment?
-    var appAppleID: Int64?
-    var appleRoots: [String] = []
-    var onlineChecks = false
 
     static var profileNames: [String] { VerificationPolicy.profileNames }
 
-    /// `--profile` and the flags that go with it.
-    static let profileOptions: [Option<PolicyFlags>] = [
-        .value(
-            "--profile", placeholder: "P",
-            help: HelpText.wrapped(VerificationPolicy.profileNames, separator: " |")
-                + ":\nfills in the issuer, algorithms and default key set (--jwks overrides it),\nadds the provider's rules, and a typed \"claims\" object to the output.\napp-store takes its keys from each token's x5c chain, never --jwks."
-        ) { flags, value, name throws(CommandFailure) in
-            guard profileNames.containsExactly(value) else {
-                throw .usage("\(name) takes " + profileNames.joined(separator: ", "))
-            }
-            flags.profile = value
-        },
-        .value("--project", placeholder: "ID", help: "Firebase project ID (instead of --issuer/--audience).") {
-            $0.project = $1
-        },
-        .value("--project-number", placeholder: "N", help: "Firebase project number (firebase-app-check).") {
-            $0.projectNumber = $1
-        },
-        .value("--hosted-domain", placeholder: "D", help: "Google: required \"hd\".") { $0.hostedDomain = $1 },
-        .value("--authorized-party", placeholder: "A", help: "Google: required \"azp\", when the token has one.") {
-            $0.authorizedParty = $1
-        },
-        .value("--bundle-id", placeholder: "ID", help: "App Store: an accepted bundle ID (repeatable).") {
+    /// `--profile`.
+    static let profileOption: Option<PolicyFlags> = .value(
+        "--profile", placeholder: "P",
+        help: HelpText.wrapped(VerificationPolicy.profileNames, separator: " |")
+            + ":\nfills in the issuer, algorithms and default key set (--jwks overrides it),\nadds the provider's rules, and a typed \"claims\" object to the output.\napp-store takes its keys from each token's x5c chain, never --jwks."
+    ) { flags, value, name throws(CommandFailure) in
+        guard profileNames.containsExactly(value) else {
+            throw .usage("\(name) takes " + profileNames.joined(separator: ", "))
+        }
+        flags.profile = value
+    }
+
+    /// `--profile` and the flags of the profiles' settings that `face` takes, as the profiles
+    /// declare them (``ProfileSetting``): adding a setting to a profile adds its flag here, and so
+    /// to the help, the manual pages, the completions and `serve --config`.
+    static func profileOptions(for face: ProfileSetting.Faces) -> [Option<PolicyFlags>] {
+        [profileOption] + ProviderRegistry.settings.filter { $0.faces.contains(face) }.map(option(for:))
+    }
+
+    /// The flag of one setting.
+    private static func option(for setting: ProfileSetting) -> Option<PolicyFlags> {
+        Option(names: [setting.flag], placeholder: setting.placeholder, help: setting.help) {
             flags, value, name throws(CommandFailure) in
-            guard !value.isEmpty else {
-                throw .usage("\(name) takes a non-empty bundle ID (an empty one accepts no token)")
+            if case .files = setting.kind {
+                flags.files.append((setting, value))
+                return
             }
-            flags.bundleIDs.append(value)
-        },
-        .value("--environment", placeholder: "E", help: "App Store: Production or Sandbox, when one is required.") {
-            flags, value, name throws(CommandFailure) in
-            guard
-                let environment = AppStoreEnvironment.allCases.first(where: {
-                    $0.rawValue.lowercased() == value.lowercased()
-                })
-            else {
-                throw .usage("\(name) takes Production or Sandbox")
+            switch setting.parse(value) {
+            case .success(let parsed): flags.settings[setting] = flags.settings[setting]?.adding(parsed) ?? parsed
+            case .failure(let refusal): throw .usage("\(name) \(refusal.message)")
             }
-            flags.environment = environment
-        },
-        .value("--app-apple-id", placeholder: "N", help: "App Store: the app's Apple ID (production notifications).") {
-            flags, value, name throws(CommandFailure) in
-            guard let number = Int64(value), number > 0 else { throw .usage("\(name) takes a positive integer") }
-            flags.appAppleID = number
-        },
-        .value(
-            "--apple-root", placeholder: "FILE",
-            help: "App Store: a trusted root, PEM or DER (repeatable; replaces the\nbundled Apple Root CA - G3)."
-        ) { $0.appleRoots.append($1) },
-        .flag(
-            "--online-checks",
-            help:
-                "App Store: ask the chain's OCSP responders (answers kept 15 min) and judge\nthe chain now; certificate_revoked, or revocation_unavailable (retry)."
-        ) { $0.onlineChecks = true },
-        .flag(
-            "--accept-missing-nonce-when-unsupported",
-            help: "Apple: accept a token without nonce if it says nonce_supported false."
-        ) { $0.acceptMissingNonceWhenUnsupported = true },
-    ]
+        }
+    }
 
     /// `--issuer` and `--audience`; `optional`: wording for faces where they may be left out.
     static func claimOptions(optional: Bool) -> [Option<PolicyFlags>] {
@@ -158,8 +127,8 @@ struct PolicyFlags {
 
     /// Every policy flag, in help order. `--skip-nonce` is taken everywhere, so one set of flags
     /// serves every face; `audit` and `inspect` never require a nonce anyway.
-    static func all(optionalClaims: Bool) -> [Option<PolicyFlags>] {
-        profileOptions + claimOptions(optional: optionalClaims) + [
+    static func all(optionalClaims: Bool, face: ProfileSetting.Faces) -> [Option<PolicyFlags>] {
+        profileOptions(for: face) + claimOptions(optional: optionalClaims) + [
             nonceOption, skipNonceOption, leewayOption, nowOption, algorithmsOption, maxTokenBytesOption,
         ]
     }
@@ -187,37 +156,34 @@ struct PolicyFlags {
                 throw .usage("--profile takes " + Self.profileNames.joined(separator: ", "))
             }
             // The provider's own settings, and only those (``ProviderProfile/settings``).
-            for setting in ProfileSetting.allCases where given.contains(setting) && !provider.settings.contains(setting)
-            {
-                throw .usage("\(Self.flag(setting)) does not go with --profile \(profile)" + Self.takers(setting))
+            for setting in ProfileSetting.generic + ProviderRegistry.settings
+            where given.contains(setting) && !provider.settings.contains(setting) {
+                throw .usage("\(setting.flag) does not go with --profile \(profile)" + Self.takers(setting))
             }
-            for setting in ProfileSetting.allCases
+            for setting in provider.settings
             where provider.requiredSettings(forService: strict).contains(setting) && !given.contains(setting) {
                 throw .usage(
-                    "--profile \(profile) needs \(Self.flag(setting))"
-                        + (setting == .bundleIDs ? " (repeat it to accept several)" : ""))
+                    "--profile \(profile) needs \(setting.flag)"
+                        + (setting.kind == .texts ? " (repeat it to accept several)" : ""))
             }
-            let trust = try appStoreTrust()
+            var settings = self.settings
+            settings.audiences = audiences
+            settings.issuer = issuer
+            settings.ocspTransport = HTTPOCSPTransport()
+            try readFiles(into: &settings)
             do {
                 // Without an audience here, the checks below decide: required for a service, unchecked for an audit.
-                policy = try VerificationPolicy.profile(
-                    named: profile,
-                    .init(
-                        audiences: audiences, issuer: issuer, project: project, projectNumber: projectNumber,
-                        hostedDomain: hostedDomain,
-                        authorizedParty: authorizedParty,
-                        acceptMissingNonceWhenUnsupported: acceptMissingNonceWhenUnsupported,
-                        bundleIDs: bundleIDs.isEmpty ? nil : bundleIDs, environment: environment,
-                        appAppleID: appAppleID,
-                        appStoreTrust: trust, onlineChecks: onlineChecks),
-                    audienceUnchecked: true)
+                policy = try VerificationPolicy.profile(named: profile, settings, audienceUnchecked: true)
             } catch {
+                if let (setting, index) = error.refusedFile {
+                    let path = files.filter { $0.setting == setting }[index].path
+                    throw CommandFailure(status: .dataError, message: "\(setting.flag) \(path): \(error.description)")
+                }
                 throw .usage("--profile: \(error.description)")
             }
         } else {
-            for setting in ProfileSetting.allCases
-            where given.contains(setting) && setting != .audiences && setting != .issuer {
-                throw .usage("\(Self.flag(setting)) needs --profile" + Self.takers(setting))
+            for setting in ProviderRegistry.settings where given.contains(setting) {
+                throw .usage("\(setting.flag) needs --profile" + Self.takers(setting))
             }
             if strict && issuer == nil { throw .usage("--issuer is required (or --profile)") }
             policy = VerificationPolicy(issuers: issuer.map { [$0] }, audiences: audiences.isEmpty ? nil : audiences)
@@ -233,21 +199,13 @@ struct PolicyFlags {
         return policy
     }
 
-    /// The roots of `--apple-root`, or Apple's bundled one.
-    private func appStoreTrust() throws(CommandFailure) -> AppStoreTrust {
-        guard !appleRoots.isEmpty else { return .appleRootCAG3 }
-        var certificates: [[UInt8]] = []
-        for path in appleRoots {
+    /// The files given to settings that take them, read into `settings`.
+    private func readFiles(into settings: inout VerificationPolicy.ProfileSettings) throws(CommandFailure) {
+        for (setting, path) in files {
             guard let data = try? JWKSet.readFile(path) else {
-                throw CommandFailure(status: .noInput, message: "--apple-root \(path): cannot read the file")
+                throw CommandFailure(status: .noInput, message: "\(setting.flag) \(path): cannot read the file")
             }
-            certificates.append(data)
-        }
-        do {
-            return try AppStoreTrust(rootCertificates: certificates)
-        } catch {
-            throw CommandFailure(
-                status: .dataError, message: "--apple-root \(appleRoots[error.index]): not a PEM or DER certificate")
+            settings[setting] = (settings[setting] ?? .files([])).adding(.files([data]))
         }
     }
 
@@ -255,45 +213,41 @@ struct PolicyFlags {
     /// Store signed data) rather than from `--jwks`.
     var keysFromTokens: Bool { profile.flatMap(ProviderRegistry.profile(named:))?.keyOrigin == .certificateChain }
 
-    /// The profile settings these flags give.
+    /// The App Store bundle IDs given.
+    var bundleIDs: [String] { settings.bundleIDs ?? [] }
+
+    /// The profile settings these flags give, the generic ones included.
     private var givenSettings: Set<ProfileSetting> {
-        var given: Set<ProfileSetting> = []
+        var given = Set(ProviderRegistry.settings.filter { settings.isGiven($0) })
+        for (setting, _) in files { given.insert(setting) }
         if !audiences.isEmpty { given.insert(.audiences) }
         if issuer != nil { given.insert(.issuer) }
-        if project != nil { given.insert(.project) }
-        if projectNumber != nil { given.insert(.projectNumber) }
-        if hostedDomain != nil { given.insert(.hostedDomain) }
-        if authorizedParty != nil { given.insert(.authorizedParty) }
-        if acceptMissingNonceWhenUnsupported { given.insert(.acceptMissingNonceWhenUnsupported) }
-        if !bundleIDs.isEmpty { given.insert(.bundleIDs) }
-        if environment != nil { given.insert(.environment) }
-        if appAppleID != nil { given.insert(.appAppleID) }
-        if !appleRoots.isEmpty { given.insert(.appStoreTrust) }
-        if onlineChecks { given.insert(.onlineChecks) }
         return given
     }
 
-    /// The flag that gives a profile setting.
-    static func flag(_ setting: ProfileSetting) -> String {
-        switch setting {
-        case .audiences: "--audience"
-        case .issuer: "--issuer"
-        case .project: "--project"
-        case .projectNumber: "--project-number"
-        case .hostedDomain: "--hosted-domain"
-        case .authorizedParty: "--authorized-party"
-        case .acceptMissingNonceWhenUnsupported: "--accept-missing-nonce-when-unsupported"
-        case .bundleIDs: "--bundle-id"
-        case .environment: "--environment"
-        case .appAppleID: "--app-apple-id"
-        case .appStoreTrust: "--apple-root"
-        case .onlineChecks: "--online-checks"
+    /// The usage lines of a service's check with a profile, from the profiles' declarations: the
+    /// profiles that need the same flags on one line (`--profile firebase|firebase-session --project ID`).
+    static func profileUsage(_ command: String, operands: String) -> [String] {
+        var groups: [(flags: String, names: [String])] = []
+        for provider in ProviderRegistry.profiles {
+            let required = provider.requiredSettings(forService: true)
+            let needed = provider.settings.filter { required.contains($0) || $0 == .audiences }
+            let flags = needed.map { $0.flag + ($0.placeholder.map { " " + $0 } ?? "") }.joined(separator: " ")
+            if let index = groups.firstIndex(where: { $0.flags == flags }) {
+                groups[index].names.append(provider.name)
+            } else {
+                groups.append((flags, [provider.name]))
+            }
+        }
+        return groups.map { group in
+            "jwtverify \(command) --profile " + group.names.joined(separator: "|") + " " + group.flags
+                + " [options] " + operands
         }
     }
 
     /// " (it goes with --profile A, B)": the profiles that take `setting`.
     private static func takers(_ setting: ProfileSetting) -> String {
-        let names = ProviderRegistry.profiles.filter { $0.settings.contains(setting) }.map { $0.name }
+        let names = ProviderRegistry.takers(of: setting).map { $0.name }
         return names.isEmpty ? "" : " (it goes with --profile " + names.joined(separator: ", ") + ")"
     }
 

@@ -16,7 +16,7 @@ struct VerifyOptions {
 
     static let table = OptionTable<VerifyOptions>(
         KeySetOptions.options().map { $0.lifted(\.keySets) },
-        PolicyFlags.all(optionalClaims: false).map { $0.lifted(\.flags) },
+        PolicyFlags.all(optionalClaims: false, face: .verify).map { $0.lifted(\.flags) },
         CacheFlags.options.map { $0.lifted(\.cacheFlags) },
         [
             .value(
@@ -29,8 +29,7 @@ struct VerifyOptions {
 
     static let help = """
         USAGE: jwtverify verify --jwks SRC --issuer ISS --audience AUD [options] [FILE...]
-               jwtverify verify --profile apple|apple-notification|google --audience AUD [options] [FILE...]
-               jwtverify verify --profile firebase --project ID [options] [FILE...]
+        \(PolicyFlags.profileUsage("verify", operands: "[FILE...]").map { "       " + $0 }.joined(separator: "\n"))
 
         Verifies compact JWS tokens (JWTs), one per input line, and prints one JSON object per
         line on stdout, in input order. Reads standard input when no FILE is given (or FILE is -).

@@ -1,6 +1,8 @@
 import Foundation
 import JWTVerify
+import JWTVerifyRemote
 import JWTVerifyTestSupport
+import Synchronization
 import Testing
 
 #if canImport(Glibc)
@@ -8,7 +10,8 @@ import Testing
 #endif
 
 /// App Store online checks against real OCSP responders: `openssl ocsp` serving a test CA's index
-/// on loopback, one for the root's certificates and one for the intermediate's.
+/// on loopback, one for the root's certificates and one for the intermediate's, reached through
+/// `JWTVerifyRemote`'s `HTTPOCSPTransport` (the library makes and judges the messages).
 @Suite("App Store online checks (OCSP)")
 struct AppStoreOnlineCheckTests {
     @Test(
@@ -47,8 +50,8 @@ struct AppStoreOnlineCheckTests {
                 payload: AppStoreChainFactory.transaction(signedDate: now - 86_400 * 400),
                 chain: [signer, "ca", "root"], signer: signer)
         }
-        let verifier = Verifier(
-            policy: .appStore(bundleIDs: ["com.example.app"], trust: try pki.trust("root"), onlineChecks: true))
+        let online = try pki.trust("root").checkingRevocation(through: HTTPOCSPTransport())
+        let verifier = Verifier(policy: .appStore(bundleIDs: ["com.example.app"], trust: online, onlineChecks: true))
         func reason(_ token: String) -> String? { TokenFactory.reason(token, verifier: verifier) }
         #expect(reason(try token("leaf")) == nil)
         #expect(reason(try token("revoked")) == "certificate_revoked")
@@ -74,11 +77,84 @@ struct AppStoreOnlineCheckTests {
         #expect(reason(try token("revoked")) == "certificate_revoked")
         #expect(reason(try token("late")) == "revocation_unavailable")
     }
+
+    /// Carries each exchange through `HTTPOCSPTransport` and keeps the answer by responder, or,
+    /// replaying, answers from what was kept without asking anyone.
+    final class RecordingTransport: OCSPTransport {
+        let answers = Mutex<[String: [UInt8]]>([:])
+        let replaying: RecordingTransport?
+
+        init(replaying: RecordingTransport? = nil) { self.replaying = replaying }
+
+        func exchange(_ request: [UInt8], with responder: String, timeout: Double) -> Result<
+            [UInt8], OCSPTransportFailure
+        > {
+            if let replaying {
+                guard let kept = replaying.answers.withLock({ $0[responder] }) else {
+                    return .failure(OCSPTransportFailure("nothing kept for \(responder)"))
+                }
+                return .success(kept)
+            }
+            let answer = HTTPOCSPTransport().exchange(request, with: responder, timeout: timeout)
+            if case .success(let body) = answer { answers.withLock { $0[responder] = body } }
+            return answer
+        }
+    }
+
+    @Test("a genuine, signed, current answer replayed to a later request is refused for its nonce")
+    func replayedAnswer() throws {
+        let pki = try AppStoreChainFactory()
+        let rootPort = ExternalProgram.freePort()
+        let caPort = ExternalProgram.freePort()
+        try pki.root("root")
+        try pki.issue("ca", by: "root", section: "ca", ocsp: "http://127.0.0.1:\(rootPort)")
+        try pki.issue("leaf", by: "ca", section: "leaf", ocsp: "http://127.0.0.1:\(caPort)")
+        try pki.ocspIndex("root-index.txt", good: ["ca"], revoked: [])
+        try pki.ocspIndex("ca-index.txt", good: ["leaf"], revoked: [])
+        let responders = [
+            try pki.ocspResponder(issuer: "root", index: "root-index.txt", port: rootPort),
+            try pki.ocspResponder(issuer: "ca", index: "ca-index.txt", port: caPort),
+        ]
+        defer {
+            for process in responders where process.isRunning {
+                kill(process.processIdentifier, SIGKILL)
+                process.waitUntilExit()
+            }
+        }
+        #expect(ExternalProgram.waitForPort(rootPort) && ExternalProgram.waitForPort(caPort))
+        let token = try pki.token(
+            payload: AppStoreChainFactory.transaction(signedDate: Date().timeIntervalSince1970 - 86_400),
+            chain: ["leaf", "ca", "root"], signer: "leaf")
+        func failure(_ transport: any OCSPTransport) throws -> VerificationError? {
+            let trust = try pki.trust("root").checkingRevocation(through: transport)
+            let verifier = Verifier(policy: .appStore(bundleIDs: ["com.example.app"], trust: trust, onlineChecks: true))
+            do {
+                _ = try verifier.verify(token)
+                return nil
+            } catch {
+                return error
+            }
+        }
+        let recorder = RecordingTransport()
+        #expect(try failure(recorder) == nil)
+        #expect(
+            recorder.answers.withLock { Set($0.keys) } == [
+                "http://127.0.0.1:\(caPort)", "http://127.0.0.1:\(rootPort)",
+            ])
+        // The same answers, to new requests (new nonces): refused, although signed and current.
+        let replayed = try failure(RecordingTransport(replaying: recorder))
+        #expect(replayed?.reason == .revocationUnavailable)
+        #expect(
+            replayed?.detail
+                == "the x5c leaf's revocation status: the OCSP answer from http://127.0.0.1:\(caPort): "
+                + "the answer's nonce is not the request's (a replayed answer)")
+    }
 }
 
-/// OCSP answers are bounded too (OpenSSL's HTTP client, 1 MiB, no content coding asked or undone):
-/// a responder that sends 50 MB, a head without end, or a DER length claiming 1 GiB leaves the
-/// check `revocation_unavailable` and the process's peak memory within a few MiB of a good check's.
+/// OCSP answers are bounded too, by `JWTVerifyRemote`'s libcurl transport (1 MiB decoded, a 64 KiB
+/// head): a responder that sends 50 MB, a head without end, or a DER length claiming 1 GiB leaves
+/// the check `revocation_unavailable`, stopped at the transport's cap, and the process's peak
+/// memory within a few MiB of a good check's.
 @Suite("App Store online checks: hostile OCSP responders", .serialized)
 struct AppStoreHostileResponderTests {
     @Test(
@@ -120,6 +196,15 @@ struct AppStoreHostileResponderTests {
         #expect(
             online.outcome.records.first?["reason"] as? String == "revocation_unavailable",
             "\(online.outcome.stdoutText) \(online.outcome.stderr)")
+        let cap =
+            mode == "endless_head"
+            ? "response head is over the 65536-octet limit" : "body is over the 1048576-octet limit"
+        let detail = online.outcome.records.first?["detail"] as? String ?? ""
+        #expect(
+            detail
+                == "the x5c leaf's revocation status: the OCSP responder http://127.0.0.1:\(junkPort) "
+                + "did not answer: \(cap)",
+            "\(detail)")
         #expect(
             online.peakKiB > 0 && online.peakKiB <= offline.peakKiB + 8 * 1024,
             "peak \(online.peakKiB) KiB, offline \(offline.peakKiB) KiB")

@@ -2,9 +2,10 @@ import Foundation
 import Testing
 
 /// Every Swift block of the README, and every whole example (one that starts with its imports)
-/// of the DocC articles, pasted into a package of its own that depends on this one by path, as a
-/// user's service would: each block is one module of that package, and `swift build` must
-/// compile them all.
+/// of the DocC articles of both products, pasted into a package of its own that depends on this
+/// one by path, as the README's manifest says (`.package(path: "../jwtverify")`, products named
+/// with `package: "jwtverify"`), as a user's service would: each block is one module of that
+/// package, and `swift build` must compile them all.
 @Suite("README and DocC examples compile in a consumer package")
 struct ReadmeConsumerTests {
     /// The ```swift blocks of the file at `path` (from the repository's root), in order.
@@ -33,25 +34,37 @@ struct ReadmeConsumerTests {
         let manifests = all.filter { $0.hasPrefix("// swift-tools-version") }
         #expect(manifests.count == 1)
         #expect(manifests.allSatisfy { $0.contains(#".product(name: "JWTVerify", package: "jwtverify")"#) })
+        // The path form the README gives for a checkout, used below exactly as printed.
+        let pathDependency = #".package(path: "../jwtverify")"#
+        #expect(manifests.allSatisfy { $0.contains(pathDependency) })
         var blocks = all.filter { !$0.hasPrefix("// swift-tools-version") }
         #expect(blocks.count >= 4)
         // Every block says what it imports: nothing is added around it.
         for block in blocks {
             #expect(block.hasPrefix("import "), "a README block does not start with its imports:\n\(block.prefix(200))")
         }
-        let catalog = "Sources/JWTVerify/JWTVerify.docc"
-        let articles = try FileManager.default.contentsOfDirectory(
-            atPath: CLIRunner.repositoryRoot.appendingPathComponent(catalog).path)
-        let examples = try articles.filter { $0.hasSuffix(".md") }.sorted().flatMap {
-            try Self.swiftBlocks(in: "\(catalog)/\($0)")
+        var examples: [String] = []
+        for catalog in ["Sources/JWTVerify/JWTVerify.docc", "Sources/JWTVerifyRemote/JWTVerifyRemote.docc"] {
+            let articles = try FileManager.default.contentsOfDirectory(
+                atPath: CLIRunner.repositoryRoot.appendingPathComponent(catalog).path)
+            let found = try articles.filter { $0.hasSuffix(".md") }.sorted().flatMap {
+                try Self.swiftBlocks(in: "\(catalog)/\($0)")
+            }
+            .filter { $0.hasPrefix("import ") }
+            #expect(!found.isEmpty, "\(catalog) has no whole example")
+            examples += found
         }
-        .filter { $0.hasPrefix("import ") }
-        #expect(examples.count >= 5)  // the batch article's two among them
+        #expect(examples.count >= 7)  // the batch article's two among them
         blocks += examples
 
-        let package = FileManager.default.temporaryDirectory.appendingPathComponent(
+        // The consumer sits beside a folder named jwtverify (a link to this checkout), as in the README.
+        let parent = FileManager.default.temporaryDirectory.appendingPathComponent(
             "jwtverify-consumer-\(UUID().uuidString)")
-        defer { try? FileManager.default.removeItem(at: package) }
+        defer { try? FileManager.default.removeItem(at: parent) }
+        let package = parent.appendingPathComponent("consumer")
+        try FileManager.default.createDirectory(at: package, withIntermediateDirectories: true)
+        try FileManager.default.createSymbolicLink(
+            at: parent.appendingPathComponent("jwtverify"), withDestinationURL: CLIRunner.repositoryRoot)
         var targets: [String] = []
         for (index, block) in blocks.enumerated() {
             let name = "Example\(index + 1)"
@@ -59,7 +72,7 @@ struct ReadmeConsumerTests {
             try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
             try block.write(to: folder.appendingPathComponent("\(name).swift"), atomically: true, encoding: .utf8)
             targets.append(
-                #"        .target(name: "\#(name)", dependencies: [.product(name: "JWTVerify", package: "JWTVerify"), .product(name: "JWTVerifyRemote", package: "JWTVerify")]),"#
+                #"        .target(name: "\#(name)", dependencies: [.product(name: "JWTVerify", package: "jwtverify"), .product(name: "JWTVerifyRemote", package: "jwtverify")]),"#
             )
         }
         let manifest = """
@@ -69,7 +82,7 @@ struct ReadmeConsumerTests {
             let package = Package(
                 name: "ReadmeConsumer",
                 platforms: [.macOS(.v15)],
-                dependencies: [.package(name: "JWTVerify", path: "\(CLIRunner.repositoryRoot.path)")],
+                dependencies: [\(pathDependency)],
                 targets: [
             \(targets.joined(separator: "\n"))
                 ]

@@ -1,5 +1,5 @@
 // swift-format-ignore-file
-// The examples here are the README's own text, compared with it line for line: not reformatted.
+// The example here is the DocC article SignInWithApple.md's own text, compared with it line for line: not reformatted.
 import Foundation
 import JWTVerify
 import JWTVerifyRemote
@@ -33,7 +33,7 @@ func signIn(identityToken: String, rawNonce: String, verifier: RemoteVerifier = 
 struct ReadmeProfileExampleTests {
     @Test("the README's Sign in with Apple example is this compiled code, and it works against a live origin")
     func example() async throws {
-        #expect(try ReadmeSnippet.isInReadme(sourceFile: #filePath, marker: "README-PROFILE-EXAMPLE", importing: ["JWTVerify", "JWTVerifyRemote"]))
+        #expect(try ReadmeSnippet.isInReadme(sourceFile: #filePath, marker: "README-PROFILE-EXAMPLE", importing: ["JWTVerify", "JWTVerifyRemote"], document: "Sources/JWTVerify/JWTVerify.docc/SignInWithApple.md"))
 
         let origin = try OriginServer()
         try origin.set(["document": "{\"keys\":[\(TokenFactory.rsa.jwkJSON)]}"])

@@ -247,7 +247,11 @@ struct SignInWithAppleClientTests {
             }
         }
         #expect(try make(baseURL: "http://appleid.apple.com")?.kind == .configuration)
-        #expect(try make(pem: Array("not a key".utf8))?.code == .invalidConfiguration)
+        let notP8 = try make(pem: Array("not a key".utf8))
+        #expect(notP8?.code == .invalidConfiguration)
+        #expect(
+            notP8?.detail == "cannot make a client secret: the key is not a PKCS#8 EC private key (an Apple .p8 file "
+                + "holds one, as PEM between -----BEGIN PRIVATE KEY----- and -----END PRIVATE KEY-----)")
         #expect(try make(teamID: "")?.code == .invalidConfiguration)
         #expect(try make() == nil)
     }

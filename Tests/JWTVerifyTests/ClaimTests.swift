@@ -129,7 +129,7 @@ struct ClaimTests {
     }
 }
 
-/// `ProviderClaims` is one case per provider, each with its own typed claims.
+/// `ProviderClaims` holds one provider's own typed claims.
 @Suite("provider claims as a value")
 struct ProviderClaimsValueTests {
     @Test(
@@ -142,8 +142,9 @@ struct ProviderClaimsValueTests {
         apple.emailVerified = true
         apple.realUserStatus = 2
         apple.authTime = 1_700_000_000.5
-        let claims = ProviderClaims.appleIdentityToken(apple)
+        let claims = ProviderClaims(apple)
         #expect(claims.email == "a@example.com" && claims.emailVerified == true)
+        #expect(claims.claims(as: AppleIdentityClaims.self) == apple && claims.claims(as: OIDCClaims.self) == nil)
         #expect(
             claims.members == [
                 "email": .string("a@example.com"), "email_verified": .bool(true), "real_user_status": .integer(2),
@@ -151,17 +152,17 @@ struct ProviderClaimsValueTests {
             ])
         var other = apple
         other.email = "b@example.com"
-        #expect(ProviderClaims.appleIdentityToken(other) != claims)
-        #expect(ProviderClaims.appleIdentityToken(other).hashValue != claims.hashValue)
+        #expect(ProviderClaims(other) != claims)
+        #expect(ProviderClaims(other).hashValue != claims.hashValue)
         other.email = "a@example.com"
-        #expect(ProviderClaims.appleIdentityToken(other) == claims)
+        #expect(ProviderClaims(other) == claims)
         var oidc = OIDCClaims()
         oidc.email = "a@example.com"
         oidc.emailVerified = true
         // The same members under another provider are other claims.
         #expect(
-            ProviderClaims.oidc(oidc) != claims
-                && ProviderClaims.oidc(oidc).members == [
+            ProviderClaims(oidc) != claims
+                && ProviderClaims(oidc).members == [
                     "email": .string("a@example.com"), "email_verified": .bool(true),
                 ])
     }

@@ -46,6 +46,43 @@ struct ProfileTests {
         return nil
     }
 
+    @Test(
+        "the Firebase rules honour their own project: under a policy that checks no issuer or audience, another project's token is refused"
+    )
+    func firebaseRulesHonourTheirProject() {
+        func token(_ project: String, aud: String? = nil) -> String {
+            #"{"iss":"https://securetoken.google.com/\#(project)","aud":"\#(aud ?? project)","exp":1700003600,"iat":1700000000,"sub":"u","auth_time":1700000000}"#
+        }
+        func rules(_ rules: ProviderRules) -> Preset {
+            { _ in VerificationPolicy(issuers: nil, audiences: nil, algorithms: [.rs256], rules: rules) }
+        }
+        #expect(Self.reason(Self.verify(rules(.firebase(project: "p-1")), token("p-1"))) == nil)
+        #expect(Self.reason(Self.verify(rules(.firebase(project: "p-1")), token("p-2"))) == "issuer_mismatch")
+        #expect(
+            Self.reason(Self.verify(rules(.firebase(project: "p-1")), token("p-1", aud: "p-2"))) == "audience_mismatch")
+        let session =
+            #"{"iss":"https://session.firebase.google.com/p-1","aud":"p-1","exp":1700003600,"iat":1700000000,"sub":"u","auth_time":1700000000}"#
+        #expect(Self.reason(Self.verify(rules(.firebaseSessionCookie(project: "p-1")), session)) == nil)
+        #expect(Self.reason(Self.verify(rules(.firebaseSessionCookie(project: "p-2")), session)) == "issuer_mismatch")
+        let phone =
+            #"{"iss":"https://fpnv.googleapis.com/projects/p-1","aud":"https://fpnv.googleapis.com/projects/p-1","exp":1700003600,"iat":1700000000,"sub":"+15555550100"}"#
+        let phoneHeader = #"{"alg":"RS256","typ":"JWT","kid":"rsa-a"}"#
+        func phoneResult(_ project: String) -> String? {
+            Self.reason(Self.verify(rules(.firebasePhoneNumber(project: project)), phone, header: phoneHeader))
+        }
+        #expect(phoneResult("p-1") == nil && phoneResult("p-2") == "issuer_mismatch")
+        let appCheck =
+            #"{"iss":"https://firebaseappcheck.googleapis.com/123","aud":["projects/123","projects/p-1"],"exp":1700003600,"iat":1700000000,"sub":"1:123:ios:abc"}"#
+        let appCheckHeader = #"{"alg":"RS256","typ":"JWT","kid":"rsa-a"}"#
+        func appCheckResult(_ number: String, _ project: String?) -> String? {
+            Self.reason(
+                Self.verify(
+                    rules(.firebaseAppCheck(projectNumber: number, project: project)), appCheck, header: appCheckHeader)
+            )
+        }
+        #expect(appCheckResult("123", nil) == nil && appCheckResult("124", nil) == "issuer_mismatch")
+    }
+
     @Test("Apple: email_verified and is_private_email as strings or booleans; anything else is claim_type")
     func appleBooleans() throws {
         let strings = try Self.verify(
@@ -384,12 +421,33 @@ struct ProfileTests {
         #expect(verified.keyID == "KEY1234567")
         #expect(verified.claims.subject == "com.example.web")
         #expect(verified.claims.expiresAt == Self.now + 3600)
-        #expect(throws: AppleClientSecret.Failure.self) {
-            try AppleClientSecret.make(teamID: "T", keyID: "K", clientID: "C", privateKeyPEM: pem, lifetime: 15_777_001)
+        func failure(_ key: [UInt8], lifetime: Double = 3600, teamID: String = "T") -> AppleClientSecret.Failure? {
+            do {
+                _ = try AppleClientSecret.make(
+                    teamID: teamID, keyID: "K", clientID: "C", privateKeyPEM: key, lifetime: lifetime)
+                return nil
+            } catch {
+                return error
+            }
         }
-        #expect(throws: AppleClientSecret.Failure.self) {
-            try AppleClientSecret.make(teamID: "T", keyID: "K", clientID: "C", privateKeyPEM: Array("not a key".utf8))
+        #expect(failure(pem, lifetime: 15_777_001)?.code == .invalidLifetime)
+        #expect(failure(pem, teamID: "")?.code == .missingIdentifier)
+        // A .p8 that is not one is named as such, whatever it holds, never with OpenSSL's decoder text.
+        let publicKeyPEM = Array("-----BEGIN PUBLIC KEY-----\nMFkwEwYHKoZIzj0CAQ==\n-----END PUBLIC KEY-----\n".utf8)
+        let truncated = Array(pem.prefix(pem.count / 2))
+        for bad in [Array("not a key".utf8), [], publicKeyPEM, truncated, Array(signer.jwkJSON.utf8)] {
+            let failure = try #require(failure(bad))
+            #expect(failure.code == .keyNotPKCS8)
+            #expect(failure.code.rawValue == "key_not_pkcs8")
+            #expect(
+                failure.description
+                    == "the key is not a PKCS#8 EC private key (an Apple .p8 file holds one, as PEM between "
+                    + "-----BEGIN PRIVATE KEY----- and -----END PRIVATE KEY-----)")
         }
+        let rsa = failure(try EVPPrivateKey.generateRSA(bits: 2048).pkcs8PEM())
+        #expect(rsa?.code == .keyNotP256)
+        #expect(rsa?.description == "the key is not an EC P-256 key (Apple's .p8 keys are)")
+        #expect(failure(try EVPPrivateKey.generateEC(curve: "P-384").pkcs8PEM())?.code == .keyNotP256)
     }
 
     @Test("typed claims per provider: provider(as:) gives the provider's own type, nil for another's")

@@ -20,6 +20,20 @@ func appleUserID(_ verifier: Verifier, identityToken: String, rawNonce: String) 
 }
 // README-EXAMPLE-END
 
+// README-BATCH-BEGIN
+/// The Apple user IDs of a queue's sign-in messages, verified as one batch: `nil` where rejected.
+func appleUserIDs(_ verifier: Verifier, messages: [(identityToken: String, rawNonce: String)]) -> [String?] {
+    var batch = TokenBatch()
+    for message in messages { batch.append(message.identityToken, nonce: message.rawNonce) }
+    return verifier.verify(batch).map { result in
+        switch result {
+        case .success(let token): token.claims.subject
+        case .failure: nil  // try? result.get() would drop the reason: error.reason says which check failed
+        }
+    }
+}
+// README-BATCH-END
+
 @Suite("README")
 struct ReadmeExampleTests {
     @Test("the README's library example is this compiled code, verbatim")
@@ -37,5 +51,24 @@ struct ReadmeExampleTests {
         let token = TokenFactory.token(payload: claims)
         #expect(try appleUserID(verifier, identityToken: token, rawNonce: "n-1") == "001234.user.5678")
         #expect(throws: VerificationError(.nonceMismatch)) { try appleUserID(verifier, identityToken: token, rawNonce: "n-2") }
+    }
+
+    @Test("the README's TokenBatch example is this code: one user ID per message, in order, nil where rejected")
+    func batchExample() throws {
+        #expect(try ReadmeSnippet.isInReadme(sourceFile: #filePath, marker: "README-BATCH", importing: ["JWTVerify"]))
+        let workspace = try TestWorkspace("readme-batch", keysFile: "keys.json")
+        let verifier = try makeAppleVerifier(keysFile: workspace.jwks.path)
+        let now = Int(Date().timeIntervalSince1970)
+        func token(sub: String, exp: Int, nonce: String) -> String {
+            TokenFactory.token(payload: #"{"iss":"https://appleid.apple.com","aud":"com.example.app","exp":\#(exp),"iat":\#(now - 5),"sub":"\#(sub)","nonce":"\#(Nonce.expectedClaim(forRawNonce: nonce))"}"#)
+        }
+        let messages = [
+            (identityToken: token(sub: "001.a", exp: now + 600, nonce: "n-a"), rawNonce: "n-a"),
+            (identityToken: token(sub: "001.b", exp: now - 3600, nonce: "n-b"), rawNonce: "n-b"),  // expired
+            (identityToken: token(sub: "001.c", exp: now + 600, nonce: "n-c"), rawNonce: "other"),  // nonce_mismatch
+            (identityToken: token(sub: "001.d", exp: now + 600, nonce: "n-d"), rawNonce: "n-d"),
+        ]
+        #expect(appleUserIDs(verifier, messages: messages) == ["001.a", nil, nil, "001.d"])
+        #expect(appleUserIDs(verifier, messages: []) == [])
     }
 }

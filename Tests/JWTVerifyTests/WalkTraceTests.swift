@@ -15,6 +15,8 @@ struct Traced {
     var evaluatedAt: Double?
     var stoppedAtJWSLayer = false
     var unverifiedPayload: [UInt8]?
+    var header: [UInt8]?
+    var payload: [UInt8]?
 }
 
 extension Verifier {
@@ -35,6 +37,8 @@ extension Verifier {
             traced.evaluatedAt = trace.evaluatedAt
             traced.stoppedAtJWSLayer = trace.stoppedAtJWSLayer
             traced.unverifiedPayload = trace.unverifiedPayload.map(Array.init)
+            traced.header = trace.header.map(Array.init)
+            traced.payload = trace.payload.map(Array.init)
         }
         return traced
     }
@@ -70,13 +74,26 @@ struct WalkTraceTests {
         #expect(traced.algorithm == "RS256" && traced.keyID == "rsa-a")
     }
 
-    @Test("a header the policy refuses: alg and kid as written, stopped before the payload was decoded")
+    @Test("a header the policy refuses: alg, kid and the header as written; the payload decoded for the trace alone")
     func refusedHeader() {
         let traced = Self.verifier.traced(
             TokenFactory.token(header: #"{"alg":"none","kid":"nope"}"#, payload: TokenFactory.claims()))
         #expect(traced.reason == "alg_none")
         #expect(traced.algorithm == "none" && traced.keyID == "nope")
-        #expect(traced.stoppedAtJWSLayer && traced.unverifiedPayload == nil)
+        #expect(traced.header == Array(#"{"alg":"none","kid":"nope"}"#.utf8))
+        #expect(traced.stoppedAtJWSLayer && traced.unverifiedPayload == Array(TokenFactory.claims().utf8))
+        #expect(traced.payload == nil && traced.claims == nil)
+    }
+
+    @Test("a verifier's first token, rejected by its claims: the decoded header and payload, as inspect shows them")
+    func decodedSegments() {
+        let header = #"{"kid":"rsa-a","alg":"RS256"}"#
+        let claims = TokenFactory.claims(exp: "1700000500")
+        // A verifier's first token: its header memo has not answered for this header yet.
+        let traced = TokenFactory.verifier().traced(TokenFactory.token(header: header, payload: claims))
+        #expect(traced.reason == "expired")
+        #expect(traced.header == Array(header.utf8) && traced.payload == Array(claims.utf8))
+        #expect(!traced.stoppedAtJWSLayer && traced.unverifiedPayload == nil)
     }
 
     @Test("too large and unsplittable tokens: nothing decoded, nothing to read")

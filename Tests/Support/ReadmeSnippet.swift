@@ -4,9 +4,12 @@ import Foundation
 /// so the README's examples are the code the tests compile and run.
 package enum ReadmeSnippet {
     /// Whether the lines between `// <marker>-BEGIN` and `// <marker>-END` in `sourceFile` appear
-    /// in the README as a swift block starting with `import <module>` for each of `modules`
-    /// (`ReadmeConsumerTests` compiles every block as pasted, imports included).
-    package static func isInReadme(sourceFile: String, marker: String, importing modules: [String]) throws -> Bool {
+    /// in `document` (README.md, or a DocC article, from the repository's root) as a swift block
+    /// starting with `import <module>` for each of `modules` (`ReadmeConsumerTests` compiles every
+    /// block of the README and of the DocC articles as pasted, imports included).
+    package static func isInReadme(
+        sourceFile: String, marker: String, importing modules: [String], document: String = "README.md"
+    ) throws -> Bool {
         let source = try String(contentsOf: URL(fileURLWithPath: sourceFile), encoding: .utf8)
         guard let begin = source.range(of: "// \(marker)-BEGIN\n"), let end = source.range(of: "// \(marker)-END")
         else {
@@ -14,7 +17,7 @@ package enum ReadmeSnippet {
         }
         let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
             .deletingLastPathComponent()
-        let readme = try String(contentsOf: root.appendingPathComponent("README.md"), encoding: .utf8)
+        let readme = try String(contentsOf: root.appendingPathComponent(document), encoding: .utf8)
         let imports = modules.map { "import \($0)\n" }.joined()
         return readme.contains("```swift\n" + imports + "\n" + source[begin.upperBound..<end.lowerBound] + "```")
     }

@@ -12,6 +12,11 @@ import Synchronization
 /// one leaf pay for one validation. A chain is validated by every X.509 rule but the validity
 /// periods, and keeps the interval in which its three certificates are all valid: each token is
 /// judged against it at its own time, once its signature has held.
+///
+/// Online checks (`onlineChecks: true`) ask OCSP responders through an ``OCSPTransport`` given by
+/// ``checkingRevocation(through:)``: `JWTVerify` makes and judges the OCSP messages, the transport
+/// (`JWTVerifyRemote`'s `HTTPOCSPTransport`) carries them. Without one, every online check ends
+/// `revocation_unavailable`: it never passes unchecked.
 public final class AppStoreTrust: Sendable, Hashable, CustomStringConvertible {
     /// Apple Root CA - G3, bundled (its SHA-256 is checked when loaded): the default.
     public static let appleRootCAG3: AppStoreTrust = {
@@ -39,6 +44,8 @@ public final class AppStoreTrust: Sendable, Hashable, CustomStringConvertible {
 
     private let store: X509TrustStore
     private let name: String
+    /// What carries online checks' OCSP exchanges (`nil`: none, so they end `revocation_unavailable`).
+    private let transport: (any OCSPTransport)?
     private let chains = Mutex(ChainCache())
     /// OCSP verdicts by chain: when asked, and the failure (`nil`: both certificates good).
     private let revocations = Mutex([SHA256Digest: (checkedAt: Double, failure: VerificationError?)]())
@@ -64,6 +71,20 @@ public final class AppStoreTrust: Sendable, Hashable, CustomStringConvertible {
             throw InvalidRoot(index: 0)
         }
         self.name = name
+        transport = nil
+    }
+
+    private init(store: X509TrustStore, name: String, transport: any OCSPTransport) {
+        self.store = store
+        self.name = name
+        self.transport = transport
+    }
+
+    /// The same roots, with online checks' OCSP requests carried by `transport` (such as
+    /// `JWTVerifyRemote`'s `HTTPOCSPTransport()`): what `onlineChecks: true` needs. A trust object
+    /// of its own, with its own caches of chains and revocation answers.
+    public func checkingRevocation(through transport: any OCSPTransport) -> AppStoreTrust {
+        AppStoreTrust(store: store, name: name, transport: transport)
     }
 
     /// The roots, for people.
@@ -154,9 +175,16 @@ public final class AppStoreTrust: Sendable, Hashable, CustomStringConvertible {
     public static let revocationTimeoutSeconds = 5
 
     /// The leaf's and the intermediate's OCSP status (each from the responder its certificate
-    /// names), kept ``revocationCacheSeconds``; a responder that cannot be had is asked again next
-    /// time. `nil` when both are good.
+    /// names, through ``checkingRevocation(through:)``'s transport), kept
+    /// ``revocationCacheSeconds``; a responder that cannot be had is asked again next time. `nil`
+    /// when both are good; `revocation_unavailable` without a transport.
     private func revocation(of certificates: Certificates, key: SHA256Digest) -> VerificationError? {
+        guard let transport else {
+            return VerificationError(
+                .revocationUnavailable,
+                detail: "online checks have no OCSP transport: give the policy "
+                    + "trust.checkingRevocation(through:) (JWTVerifyRemote's HTTPOCSPTransport)")
+        }
         let now = VerificationPolicy.systemClock()
         if let known = revocations.withLock({ $0[key] }), now - known.checkedAt < Self.revocationCacheSeconds {
             return known.failure
@@ -165,7 +193,8 @@ public final class AppStoreTrust: Sendable, Hashable, CustomStringConvertible {
             ("leaf", certificates.leaf, certificates.intermediate),
             ("intermediate", certificates.intermediate, certificates.root),
         ] {
-            switch store.revocationStatus(of: certificate, issuer: issuer, timeout: Self.revocationTimeoutSeconds) {
+            let timeout = Double(Self.revocationTimeoutSeconds)
+            switch store.revocationStatus(of: certificate, issuer: issuer, through: transport, timeout: timeout) {
             case .good: continue
             case .revoked(let why):
                 let failure = VerificationError(.certificateRevoked, detail: "the x5c \(name) is \(why)")

@@ -8,26 +8,25 @@
 public struct NotificationReceiver: Sendable {
     /// The notifications seen lately.
     public let window: NotificationReplayWindow
-    private let keys: Keys
-
-    private enum Keys: Sendable {
-        case local(Verifier)
-        case remote(RemoteVerifier)
-    }
+    /// The verifier of the notifications' JWS: over keys at hand or a remote set.
+    private let verifier: AnyVerifier
 
     /// A receiver verifying with `verifier` (its policy Apple's notification rules or the App
-    /// Store's) and remembering IDs in `window`.
-    public init(verifier: Verifier, window: NotificationReplayWindow = NotificationReplayWindow()) {
+    /// Store's; its keys at hand, or a remote set's) and remembering IDs in `window`.
+    public init(verifier: AnyVerifier, window: NotificationReplayWindow = NotificationReplayWindow()) {
         Self.checkRules(verifier.policy)
-        self.keys = .local(verifier)
+        self.verifier = verifier
         self.window = window
+    }
+
+    /// A receiver verifying with keys at hand (``init(verifier:window:)-(AnyVerifier,_)``).
+    public init(verifier: Verifier, window: NotificationReplayWindow = NotificationReplayWindow()) {
+        self.init(verifier: .local(verifier), window: window)
     }
 
     /// A receiver verifying with the keys of a remote set (Apple's, kept current).
     public init(verifier: RemoteVerifier, window: NotificationReplayWindow = NotificationReplayWindow()) {
-        Self.checkRules(verifier.policy)
-        self.keys = .remote(verifier)
-        self.window = window
+        self.init(verifier: .remote(verifier), window: window)
     }
 
     private static func checkRules(_ policy: VerificationPolicy) {
@@ -47,7 +46,7 @@ public struct NotificationReceiver: Sendable {
     public func receive(_ body: [UInt8], at time: Double? = nil) async -> Result<
         ReceivedNotification, NotificationRejection
     > {
-        switch keys {
+        switch verifier {
         case .local(let verifier):
             return body.withUnsafeBytes { bytes in
                 Self.receive(bytes, window: window, at: time ?? verifier.policy.clock()) { jws in

@@ -5,7 +5,7 @@ import COpenSSL
 /// safe: OpenSSL locks the store, and each check has a context of its own.
 final class X509TrustStore: @unchecked Sendable {
     // Safety: `store` is filled in init and only read after (OpenSSL locks it for lookups).
-    private let store: OpaquePointer
+    let store: OpaquePointer
 
     /// A failed construction: a certificate that is neither PEM nor DER.
     struct InvalidCertificate: Error {}
@@ -34,40 +34,6 @@ final class X509TrustStore: @unchecked Sendable {
             }
         }
         return length == 0 ? nil : Array(out[..<length])
-    }
-
-    /// What an OCSP responder said of a certificate.
-    enum RevocationStatus: Equatable {
-        case good
-        case revoked(String)
-        /// The responder does not know the certificate.
-        case unknown(String)
-        /// No answer that can be trusted (no responder named, unreachable, unsigned, stale).
-        case unavailable(String)
-    }
-
-    /// Asks the OCSP responder `certificate` names (Authority Information Access) about it, as
-    /// issued by `issuer` (both DER), waiting at most `timeout` seconds; the answer must be signed
-    /// by the issuer or its delegate and be current.
-    func revocationStatus(of certificate: [UInt8], issuer: [UInt8], timeout: Int) -> RevocationStatus {
-        var detail = [CChar](repeating: 0, count: 256)
-        let status = certificate.withUnsafeBytes { cert in
-            issuer.withUnsafeBytes { issuerBytes in
-                detail.withUnsafeMutableBufferPointer { text in
-                    copenssl_ocsp_status(
-                        cert.bindMemory(to: UInt8.self).baseAddress, cert.count,
-                        issuerBytes.bindMemory(to: UInt8.self).baseAddress, issuerBytes.count,
-                        store, Int32(timeout), text.baseAddress, text.count)
-                }
-            }
-        }
-        let words = String(decoding: detail.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
-        switch status {
-        case Int32(COPENSSL_OCSP_GOOD.rawValue): return .good
-        case Int32(COPENSSL_OCSP_REVOKED.rawValue): return .revoked(words)
-        case Int32(COPENSSL_OCSP_UNKNOWN.rawValue): return .unknown(words)
-        default: return .unavailable(words)
-        }
     }
 
     /// What a chain check found.

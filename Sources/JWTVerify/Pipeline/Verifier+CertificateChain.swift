@@ -56,7 +56,7 @@ extension Verifier {
             case .failure(let error):
                 return .failure(VerificationError(error.reason, detail: "\(field): \(error.detail)"))
             case .success(let inner):
-                guard case .appStore(let claims) = inner.provider, claims.kind == expected else {
+                guard let claims = inner.provider.claims(as: AppStoreClaims.self), claims.kind == expected else {
                     return .failure(
                         VerificationError(.claimType, detail: "\(field) is not a signed \(expected.rawValue)"))
                 }

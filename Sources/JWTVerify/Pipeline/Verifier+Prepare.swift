@@ -94,6 +94,7 @@ extension Verifier {
                 return
             }
             headerLength = length
+            if tracing { prepared.trace.header = UnsafeRawBufferPointer(rebasing: scratch[..<length]) }
             switch JSONObjectParser.parse(
                 UnsafeRawBufferPointer(rebasing: scratch[..<length]),
                 HeaderReading(

@@ -12,6 +12,7 @@ extension Verifier {
             return result
         case .rejected(let error):
             if tracing, prepared.isSplit {
+                if prepared.payloadRange == nil { decodePayload(&prepared) }
                 prepared.trace.stoppedAtJWSLayer = true
                 prepared.trace.unverifiedPayload = prepared.payload
             }
@@ -32,6 +33,7 @@ extension Verifier {
         case .awaitingSignature:
             preconditionFailure("the walk reached a token the signature stage did not see")
         case .signed:
+            if tracing { prepared.trace.payload = prepared.payload }
             let result = readPayload(&prepared, rawNonce: rawNonce, time: time, tracing: tracing)
             if let hash = prepared.cacheHash, let cache, case .success(let verified) = result,
                 let slot = slot(for: verified)
@@ -43,6 +45,19 @@ extension Verifier {
             }
             return result
         }
+    }
+
+    /// For a trace: the payload of a token refused by its header, decoded after the room its
+    /// header segment takes in the scratch (a decoded header never takes more), when it is
+    /// strict base64url.
+    private func decodePayload(_ prepared: inout PreparedToken) {
+        let start = prepared.jws.header.count
+        guard prepared.scratch.count >= prepared.token.count,
+            let length = Base64URL.decode(
+                UnsafeRawBufferPointer(rebasing: prepared.token[prepared.jws.payload]),
+                into: UnsafeMutableRawBufferPointer(rebasing: prepared.scratch[start...]))
+        else { return }
+        prepared.payloadRange = start..<(start + length)
     }
 
     /// A cache hit: the time, nonce and provider rules of this call, in the walk's order.
@@ -146,11 +161,9 @@ extension Verifier {
                 return .failure(failure)
             }
             if let failure = policy.rules.check(claims, now: now, leeway: policy.leeway) { return .failure(failure) }
-            if let profile = policy.rules.profile {
-                switch profile.complete(claims, verifier: self, time: time) {
-                case .success(let completed): provider = completed
-                case .failure(let error): return .failure(error)
-                }
+            switch policy.rules.complete(claims, verifier: self, time: time) {
+            case .success(let completed): provider = completed
+            case .failure(let error): return .failure(error)
             }
         }
         return .success(

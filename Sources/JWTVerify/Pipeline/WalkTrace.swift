@@ -23,9 +23,16 @@ package struct WalkTrace {
     /// (header, segments, key or signature) before its payload was read: a report may read that
     /// payload without trust.
     package var stoppedAtJWSLayer = false
-    /// The decoded payload of such a token, when it got as far as decoding it: valid only inside
-    /// the call that hands out the trace.
+    /// The decoded payload of such a token, when it split and its payload segment decodes (even
+    /// when its header was refused): valid only inside the call that hands out the trace.
     package var unverifiedPayload: UnsafeRawBufferPointer?
+    /// The decoded header, when this call decoded it (not when this thread's header memo for the
+    /// verifier answered: a verifier's first token always decodes it): for `inspect`. Valid only
+    /// inside the call that hands out the trace.
+    package var header: UnsafeRawBufferPointer?
+    /// The decoded payload of a token whose signature held (the walk read it): for `inspect`.
+    /// Valid only inside the call that hands out the trace.
+    package var payload: UnsafeRawBufferPointer?
 
     /// An empty trace.
     package init() {}

@@ -3,55 +3,21 @@
 /// The rules read the payload the verifier already parsed (never a second parse) and run after
 /// the generic claim checks, as the last step of the same walk; their failures use the stable
 /// reasons (`claim_type`, `issued_in_future`, `hosted_domain_mismatch`, `audience_mismatch`, ...).
-/// Each provider's rules and typed claims live in files of their own (`Providers/`); a value of
-/// this type holds one provider with its settings, and new providers can be added without
-/// breaking callers (it is a struct, not an enum to switch over).
+/// Each provider's rules, typed claims and presets (``appleIdentityToken(acceptMissingNonceWhenUnsupported:)``,
+/// ``firebase(project:)``, ...) live in its own folder (`Providers/`); a value of this type holds one
+/// provider with its settings, and new providers can be added without breaking callers (it is a
+/// struct, not an enum to switch over).
 public struct ProviderRules: Sendable, Hashable {
     /// The provider with its settings; `nil` for ``none``.
     package let profile: (any ProviderProfile)?
 
     private init(_ profile: (any ProviderProfile)?) { self.profile = profile }
 
+    /// The rules of `profile` with its settings: what each provider's public presets return.
+    package init(_ profile: some ProviderProfile) { self.profile = profile }
+
     /// No provider rules: only the generic checks.
     public static let none = ProviderRules(nil)
-    /// Sign in with Apple identity tokens (see ``VerificationPolicy/appleIdentityToken(audiences:acceptMissingNonceWhenUnsupported:nonce:)``).
-    public static func appleIdentityToken(acceptMissingNonceWhenUnsupported: Bool = false) -> ProviderRules {
-        ProviderRules(AppleIdentityProfile(acceptMissingNonceWhenUnsupported: acceptMissingNonceWhenUnsupported))
-    }
-    /// Apple server-to-server notifications (see ``VerificationPolicy/appleNotification(audiences:)``).
-    public static let appleNotification = ProviderRules(AppleNotificationProfile())
-    /// Firebase Authentication ID tokens of a project (see ``VerificationPolicy/firebase(project:)``).
-    public static func firebase(project: String) -> ProviderRules { ProviderRules(FirebaseProfile()) }
-    /// Firebase Authentication session cookies of a project (see ``VerificationPolicy/firebaseSessionCookie(project:)``).
-    public static func firebaseSessionCookie(project: String) -> ProviderRules {
-        ProviderRules(FirebaseSessionProfile())
-    }
-    /// Firebase App Check tokens (see ``VerificationPolicy/firebaseAppCheck(projectNumber:project:)``).
-    public static func firebaseAppCheck(projectNumber: String, project: String? = nil) -> ProviderRules {
-        ProviderRules(FirebaseAppCheckProfile())
-    }
-    /// Firebase phone-number verification tokens (see ``VerificationPolicy/firebasePhoneNumber(project:)``).
-    public static func firebasePhoneNumber(project: String) -> ProviderRules {
-        ProviderRules(FirebasePhoneNumberProfile())
-    }
-    /// Google ID tokens (see ``VerificationPolicy/google(audiences:hostedDomain:authorizedParty:)``).
-    public static func google(hostedDomain: String? = nil, authorizedParty: String? = nil) -> ProviderRules {
-        ProviderRules(GoogleProfile(hostedDomain: hostedDomain, authorizedParty: authorizedParty))
-    }
-    /// App Store signed data (see ``VerificationPolicy/appStore(bundleIDs:environment:appAppleID:trust:onlineChecks:)``);
-    /// `bundleIDs: nil` checks no bundle ID (for audits of captured data, never for a service).
-    public static func appStore(
-        bundleIDs: [String]?, environment: AppStoreEnvironment? = nil, appAppleID: Int64? = nil,
-        trust: AppStoreTrust = .appleRootCAG3,
-        onlineChecks: Bool = false
-    ) -> ProviderRules {
-        ProviderRules(
-            AppStoreProfile(
-                bundleIDs: bundleIDs, environment: environment, appAppleID: appAppleID, trust: trust,
-                onlineChecks: onlineChecks))
-    }
-    /// Generic OpenID Connect ID tokens (see ``VerificationPolicy/oidc(issuer:audiences:algorithms:)``).
-    public static let oidc = ProviderRules(OIDCProfile())
 
     /// Whether both name the same provider with the same settings.
     public static func == (lhs: ProviderRules, rhs: ProviderRules) -> Bool {
@@ -91,27 +57,33 @@ public struct ProviderRules: Sendable, Hashable {
     /// Whether a missing `nonce` passes for these claims.
     func excusesMissingNonce(_ claims: ProviderClaims?) -> Bool {
         guard let profile, let claims else { return false }
-        return profile.excusesMissingNonce(claims)
+        return profile.excusesMissingNonce(held: claims)
     }
 
     /// The provider's claims of `payload`, typed, or the type rule they break; `nil` for ``none``.
     func read<Object: JSONObjectReading>(_ payload: Object) -> Result<ProviderClaims, VerificationError>? {
         guard let profile else { return nil }
         // Each parser's object through its own requirement (the casts fold in the specialized caller).
-        if let payload = payload as? FlatJSONObject { return profile.read(scanned: payload) }
-        if let payload = payload as? JSONNode { return profile.read(parsed: payload) }
-        do throws(VerificationError) {
-            return .success(try profile.read(ProviderClaimReader(payload: payload)))
-        } catch {
-            return .failure(error)
-        }
+        if let payload = payload as? FlatJSONObject { return profile.readClaims(scanned: payload) }
+        if let payload = payload as? JSONNode { return profile.readClaims(parsed: payload) }
+        return profile.readGenerically(payload)
     }
 
     /// The rules that compare claims with configuration or with the time, in a fixed order.
     func check(_ claims: ProviderClaims, now: Double, leeway: Double) -> VerificationError? {
-        profile?.check(claims, now: now, leeway: leeway)
+        profile?.check(held: claims, now: now, leeway: leeway)
     }
 
     /// The instant the provider judges the token at unless the call fixes one (`nil`: the clock's).
-    package func evaluationInstant(_ claims: ProviderClaims) -> Double? { profile?.evaluationInstant(claims) }
+    package func evaluationInstant(_ claims: ProviderClaims) -> Double? {
+        profile?.evaluationInstant(held: claims)
+    }
+
+    /// The claims once what they carry is verified too, or that verification's failure.
+    func complete(_ claims: ProviderClaims, verifier: Verifier, time: EvaluationTime) -> Result<
+        ProviderClaims, VerificationError
+    > {
+        guard let profile else { return .success(claims) }
+        return profile.complete(held: claims, verifier: verifier, time: time)
+    }
 }

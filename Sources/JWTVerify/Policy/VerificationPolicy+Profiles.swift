@@ -2,31 +2,43 @@ extension VerificationPolicy {
     /// The provider profiles by name, as `--profile` spells them: each one's ``ProviderRules/profileName``.
     public static let profileNames = ProviderRegistry.profiles.map { $0.name }
 
-    /// What a named profile takes besides its name; each profile reads the settings it needs.
+    /// What a named profile takes besides its name, by setting (``ProfileSetting``): each
+    /// profile reads the settings it declares. Each provider's settings are properties declared
+    /// beside its profile (``project``, ``bundleIDs``, ...); the initializer takes the ones of the
+    /// providers this library ships.
     public struct ProfileSettings: Sendable {
+        /// The values given, by setting name.
+        package private(set) var values: [ExactBytes: ProfileSettingValue] = [:]
+
+        /// No setting given.
+        package init() {}
+
+        /// The value of `setting`, when given.
+        package subscript(setting: ProfileSetting) -> ProfileSettingValue? {
+            get { values[ExactBytes(setting.name)] }
+            set { values[ExactBytes(setting.name)] = newValue }
+        }
+
+        /// Whether `setting` is given (a flag that is on, a list that is not empty).
+        package func isGiven(_ setting: ProfileSetting) -> Bool {
+            switch self[setting] {
+            case nil: false
+            case .texts(let texts)?: !texts.isEmpty
+            case .files(let files)?: !files.isEmpty
+            default: true
+            }
+        }
+
         /// Accepted audiences (Apple, Google, OpenID Connect).
-        public var audiences: [String]
+        public var audiences: [String] {
+            get { self[.audiences]?.texts ?? [] }
+            set { self[.audiences] = newValue.isEmpty ? nil : .texts(newValue) }
+        }
         /// The issuer (OpenID Connect).
-        public var issuer: String?
-        /// The Firebase project (its ID).
-        public var project: String?
-        /// The Firebase project's number (App Check).
-        public var projectNumber: String?
-        /// Google: the required `hd`, and the required `azp` when the token has one.
-        public var hostedDomain: String?
-        public var authorizedParty: String?
-        /// Apple: accept a token without `nonce` that says `nonce_supported: false`.
-        public var acceptMissingNonceWhenUnsupported: Bool
-        /// App Store: the accepted bundle IDs; `nil` checks none (audits of captured data only).
-        public var bundleIDs: [String]?
-        /// App Store: the required environment, if any.
-        public var environment: AppStoreEnvironment?
-        /// App Store: the app's Apple ID, checked on production notifications and AppTransactions.
-        public var appAppleID: Int64?
-        /// App Store: the roots chains must lead to.
-        public var appStoreTrust: AppStoreTrust = .appleRootCAG3
-        /// App Store: OCSP checks of the chain, judged at the current time.
-        public var onlineChecks = false
+        public var issuer: String? {
+            get { self[.issuer]?.text }
+            set { self[.issuer] = newValue.map(ProfileSettingValue.text) }
+        }
 
         /// Settings; each unset one is absent.
         public init(
@@ -36,25 +48,45 @@ extension VerificationPolicy {
             bundleIDs: [String]? = nil, environment: AppStoreEnvironment? = nil, appAppleID: Int64? = nil,
             appStoreTrust: AppStoreTrust = .appleRootCAG3, onlineChecks: Bool = false
         ) {
-            self.onlineChecks = onlineChecks
+            self.audiences = audiences
+            self.issuer = issuer
+            self.project = project
+            self.projectNumber = projectNumber
+            self.hostedDomain = hostedDomain
+            self.authorizedParty = authorizedParty
+            self.acceptMissingNonceWhenUnsupported = acceptMissingNonceWhenUnsupported
             self.bundleIDs = bundleIDs
             self.environment = environment
             self.appAppleID = appAppleID
             self.appStoreTrust = appStoreTrust
-            self.projectNumber = projectNumber
-            self.audiences = audiences
-            self.issuer = issuer
-            self.project = project
-            self.hostedDomain = hostedDomain
-            self.authorizedParty = authorizedParty
-            self.acceptMissingNonceWhenUnsupported = acceptMissingNonceWhenUnsupported
+            self.onlineChecks = onlineChecks
         }
+
+        /// A string setting's value.
+        package func text(_ setting: ProfileSetting) -> String? { self[setting]?.text }
+        /// Whether a flag setting is on.
+        package func flag(_ setting: ProfileSetting) -> Bool { isGiven(setting) }
+        /// Sets or clears a string setting.
+        package mutating func set(_ setting: ProfileSetting, text: String?) {
+            self[setting] = text.map(ProfileSettingValue.text)
+        }
+        /// Turns a flag setting on or off.
+        package mutating func set(_ setting: ProfileSetting, flag: Bool) { self[setting] = flag ? .flag : nil }
     }
 
     /// Why a named profile could not be made.
     public struct ProfileError: Error, Sendable, CustomStringConvertible {
         /// What is missing or unknown.
         public let description: String
+        /// The file of a ``ProfileSetting/Kind/files`` setting whose bytes were refused, and its
+        /// position among that setting's files: the command line names the path.
+        package let refusedFile: (setting: ProfileSetting, index: Int)?
+
+        /// An error saying `description`.
+        package init(description: String, refusedFile: (setting: ProfileSetting, index: Int)? = nil) {
+            self.description = description
+            self.refusedFile = refusedFile
+        }
     }
 
     /// The preset a profile name stands for (``profileNames``, matched by bytes), made from
@@ -80,13 +112,9 @@ extension VerificationPolicy {
             throw ProfileError(
                 description: "no profile is named \(name) (" + profileNames.joined(separator: ", ") + ")")
         }
-        for setting in ProfileSetting.allCases
-        where profile.requiredSettings(forService: false).contains(setting) && !setting.isGiven(in: settings) {
+        for setting in profile.settings
+        where profile.requiredSettings(forService: false).contains(setting) && !settings.isGiven(setting) {
             throw ProfileError(description: "the \(name) profile needs \(setting.described)")
-        }
-        if let bundleIDs = settings.bundleIDs, bundleIDs.isEmpty {
-            throw ProfileError(
-                description: "the \(name) profile has an empty list of bundle IDs, so it would accept no token")
         }
         var settings = settings
         let withoutAudience = profile.settings.contains(.audiences) && settings.audiences.isEmpty
@@ -97,7 +125,7 @@ extension VerificationPolicy {
             }
             settings.audiences = [""]  // a stand-in, replaced by nil below
         }
-        var policy = profile.policy(settings)
+        var policy = try profile.policy(settings)
         if withoutAudience { policy.audiences = nil }
         return policy
     }

@@ -7,11 +7,44 @@ public enum AppleClientSecret {
     /// The longest lifetime Apple accepts (about six months).
     public static let maximumLifetime = 15_777_000.0
 
-    /// Why a secret could not be made.
+    /// Why a secret could not be made: a stable ``Code`` and a sentence for people.
     public struct Failure: Error, Sendable, CustomStringConvertible {
-        /// What was wrong.
+        /// What was wrong, as a stable code.
+        public struct Code: Hashable, Sendable, CustomStringConvertible, RawRepresentable {
+            /// The code's text (`key_not_pkcs8`).
+            public let rawValue: String
+            /// A code from its text.
+            public init(rawValue: String) { self.rawValue = rawValue }
+            /// The code's text.
+            public var description: String { rawValue }
+
+            /// The lifetime is outside 1 … ``AppleClientSecret/maximumLifetime``.
+            public static let invalidLifetime = Code(rawValue: "invalid_lifetime")
+            /// The team, key or client ID is empty.
+            public static let missingIdentifier = Code(rawValue: "missing_identifier")
+            /// The key bytes are not a PEM private key (an Apple `.p8` file is PKCS#8 PEM).
+            public static let keyNotPKCS8 = Code(rawValue: "key_not_pkcs8")
+            /// The key is a private key, but not an EC P-256 one.
+            public static let keyNotP256 = Code(rawValue: "key_not_p256")
+            /// OpenSSL could not sign with the key.
+            public static let signingFailed = Code(rawValue: "signing_failed")
+        }
+
+        /// What was wrong, as a stable code.
+        public let code: Code
+        /// What was wrong, for people; never the key's bytes.
         public let description: String
+
+        init(_ code: Code, _ description: String) {
+            self.code = code
+            self.description = description
+        }
     }
+
+    /// What a `.p8` that OpenSSL cannot read is called (its decoder's own text says nothing useful).
+    static let notPKCS8 =
+        "the key is not a PKCS#8 EC private key (an Apple .p8 file holds one, as PEM between "
+        + "-----BEGIN PRIVATE KEY----- and -----END PRIVATE KEY-----)"
 
     /// Makes a client secret.
     ///
@@ -27,19 +60,18 @@ public enum AppleClientSecret {
         now: Double = VerificationPolicy.systemClock()
     ) throws(Failure) -> String {
         guard lifetime >= 1, lifetime <= maximumLifetime else {
-            throw Failure(description: "lifetime must be 1 to \(Int(maximumLifetime)) seconds")
+            throw Failure(.invalidLifetime, "lifetime must be 1 to \(Int(maximumLifetime)) seconds")
         }
         guard !teamID.isEmpty, !keyID.isEmpty, !clientID.isEmpty else {
-            throw Failure(description: "team, key and client IDs are required")
+            throw Failure(.missingIdentifier, "team, key and client IDs are required")
         }
         let key: EVPPrivateKey
-        do { key = try EVPPrivateKey.pem(privateKeyPEM) } catch {
-            throw Failure(description: "cannot read the private key: \(error)")
-        }
+        // OpenSSL's decoder text ("DECODER routines::unsupported") is drained and not shown.
+        do { key = try EVPPrivateKey.pem(privateKeyPEM) } catch { throw Failure(.keyNotPKCS8, notPKCS8) }
         guard exactlyEquals(key.keyType, "EC"),
             key.publicJWKMembers().contains(where: { exactlyEquals($0.0, "crv") && exactlyEquals($0.1, "P-256") })
         else {
-            throw Failure(description: "the key is not an EC P-256 key (Apple's .p8 keys are)")
+            throw Failure(.keyNotP256, "the key is not an EC P-256 key (Apple's .p8 keys are)")
         }
         let issuedAt = Int64(now.rounded(.down))
         var header = OutputText()
@@ -66,7 +98,7 @@ public enum AppleClientSecret {
         do {
             return signingInput + "." + Base64URL.encode(try key.sign(Array(signingInput.utf8), algorithm: .es256))
         } catch {
-            throw Failure(description: "signing failed: \(error)")
+            throw Failure(.signingFailed, "signing failed: \(error)")
         }
     }
 }

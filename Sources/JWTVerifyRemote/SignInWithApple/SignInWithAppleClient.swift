@@ -8,7 +8,7 @@ import Synchronization
 ///
 /// Make one at startup and share it: it is `Sendable`, keeps one client secret (renewed before it
 /// expires, never one per request) and verifies every identity token Apple returns through a
-/// ``RemoteVerifier`` (Apple's keys, picked by `kid`; `aud` your client ID), so a call hands out
+/// `RemoteVerifier` (Apple's keys, picked by `kid`; `aud` your client ID), so a call hands out
 /// tokens only together with verified identity claims.
 ///
 /// ```swift
@@ -72,10 +72,10 @@ public final class SignInWithAppleClient:
     ///   - timeout: seconds a call waits for each answer (15 by default).
     ///   - maximumResponseBytes: largest answer accepted (256 KiB by default; Apple's are under 4 KiB).
     ///   - identityTokens: the verifier for returned identity tokens; by default the keys at
-    ///     `<baseURL>/auth/keys` (Apple's) under ``VerificationPolicy/appleIdentityToken(audiences:acceptMissingNonceWhenUnsupported:nonce:)``
+    ///     `<baseURL>/auth/keys` (Apple's) under `VerificationPolicy.appleIdentityToken(audiences:)`
     ///     with your client ID as the audience.
     ///   - secretLifetime: seconds each client secret lasts (one day by default; at most
-    ///     ``AppleClientSecret/maximumLifetime``); renewed when a tenth of it is left.
+    ///     `AppleClientSecret.maximumLifetime`); renewed when a tenth of it is left.
     ///   - clock: the time source for secrets, the system clock by default.
     /// - Throws: ``SignInWithAppleError/Kind/configuration`` for an unusable key, an empty ID, or
     ///   a base URL that is neither https nor http to loopback.
@@ -92,9 +92,7 @@ public final class SignInWithAppleClient:
                 keySet: .https(base + "/auth/keys"), policy: .appleIdentityToken(audiences: [credentials.clientID]))
         try self.init(
             credentials: credentials, base: base, timeout: timeout, maximumResponseBytes: maximumResponseBytes,
-            identityTokens: .remote(
-                verifier,
-                withoutNonce: RemoteVerifier(keySet: verifier.keySet, policy: Self.withoutNonce(verifier.policy))),
+            identityTokens: IdentityTokenVerification(.remote(verifier)),
             secretLifetime: secretLifetime, clock: clock)
     }
 
@@ -123,11 +121,10 @@ public final class SignInWithAppleClient:
         maximumResponseBytes: Int = 256 << 10, identityTokens: Verifier, secretLifetime: Double = 86_400,
         clock: @escaping @Sendable () -> Double = VerificationPolicy.systemClock, transport: @escaping Transport
     ) throws(SignInWithAppleError) {
-        let withoutNonce = Verifier(keys: identityTokens.keys, policy: Self.withoutNonce(identityTokens.policy))
         try self.init(
             credentials: credentials, base: try Self.checkedBase(baseURL), timeout: timeout,
             maximumResponseBytes: maximumResponseBytes,
-            identityTokens: .local(identityTokens, withoutNonce: withoutNonce), secretLifetime: secretLifetime,
+            identityTokens: IdentityTokenVerification(.local(identityTokens)), secretLifetime: secretLifetime,
             clock: clock,
             transport: transport)
     }
@@ -168,7 +165,7 @@ public final class SignInWithAppleClient:
 
     /// `policy` checking a nonce only when one is given: for refresh checks, whose identity
     /// tokens carry none, and for exchanges whose sign-in said ``SignInNonce/notUsed``.
-    private static func withoutNonce(_ policy: VerificationPolicy) -> VerificationPolicy {
+    fileprivate static func withoutNonce(_ policy: VerificationPolicy) -> VerificationPolicy {
         var relaxed = policy
         relaxed.nonceRequirement = .checkedWhenGiven
         return relaxed
@@ -291,18 +288,18 @@ public final class SignInWithAppleClient:
 }
 
 /// How a client verifies the identity tokens Apple returns: over remote keys or keys at hand,
-/// each with its rules as given and the same rules without a required nonce.
-private enum IdentityTokenVerification: Sendable {
-    case remote(RemoteVerifier, withoutNonce: RemoteVerifier)
-    case local(Verifier, withoutNonce: Verifier)
+/// with its rules as given, and the same keys under the same rules without a required nonce.
+private struct IdentityTokenVerification: Sendable {
+    let verifier: AnyVerifier
+    let withoutNonce: AnyVerifier
+
+    init(_ verifier: AnyVerifier) {
+        self.verifier = verifier
+        withoutNonce = verifier.with(policy: SignInWithAppleClient.withoutNonce(verifier.policy))
+    }
 
     /// Verifies `token` with `nonce`, or without one under the rules that need none.
     func verify(_ token: String, nonce: String?) async throws(VerificationError) -> VerifiedToken {
-        switch self {
-        case .remote(let verifier, let withoutNonce):
-            try await (nonce == nil ? withoutNonce : verifier).verify(token, nonce: nonce)
-        case .local(let verifier, let withoutNonce):
-            try (nonce == nil ? withoutNonce : verifier).verify(token, nonce: nonce)
-        }
+        try await (nonce == nil ? withoutNonce : verifier).verify(token, nonce: nonce)
     }
 }

@@ -25,7 +25,7 @@ public struct SignInWithAppleError: Error, Hashable, Sendable, CustomStringConve
     }
 
     /// A stable, machine-readable code: Apple's OAuth error, an identity token's
-    /// ``VerificationError/Reason``, or one of the transport and response codes below.
+    /// `VerificationError.Reason`, or one of the transport and response codes below.
     public struct Code: Hashable, Sendable, CustomStringConvertible, RawRepresentable {
         /// The code, e.g. `"invalid_grant"`.
         public let rawValue: String

@@ -122,7 +122,7 @@ package enum TokenRecordWriter {
                 var writer = ProviderClaimsRecord(
                     out: out, subject: claims.subject, aliasName: profile.subjectAlias,
                     nonce: profile.recordsNonce ? claims.nonce : nil)
-                provider.visit(&writer)
+                if provider.box != nil { writer.write(provider) }
             }
         }
     }
@@ -153,7 +153,7 @@ package enum TokenRecordWriter {
 
 /// Writes one token's `claims` object (and its attachments) from the provider's typed claims, with
 /// the registered members records add to them (`sub`, its alias, `nonce`), all in name order.
-private struct ProviderClaimsRecord: ProviderClaimsVisitor {
+private struct ProviderClaimsRecord {
     /// The record being written, lent for the visit.
     let out: UnsafeMutablePointer<OutputText>
     /// The added members not yet written.
@@ -170,7 +170,7 @@ private struct ProviderClaimsRecord: ProviderClaimsVisitor {
         self.nonce = nonce
     }
 
-    mutating func visit<Claims: ProviderClaimSet & ProviderClaimMembers>(_ claims: Claims) {
+    mutating func write(_ claims: ProviderClaims) {
         out.pointee.key("claims")
         out.pointee.beginObject()
         claims.forEachMember { name, value in

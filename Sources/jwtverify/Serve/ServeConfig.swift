@@ -22,7 +22,9 @@ enum ServeConfig {
     static let table = OptionTable<RouteOptions>(RouteOptions.options)
 
     /// The keys whose values are paths, resolved against the config file's folder.
-    static let pathKeys: Set<String> = ["--jwks", "--jwks-cache", "--apple-root"]
+    static let pathKeys: Set<String> = Set(
+        ["--jwks", "--jwks-cache"]
+            + ProviderRegistry.settings.filter { if case .files = $0.kind { true } else { false } }.map(\.flag))
 
     static func routes(fromFile path: String) throws(CommandFailure) -> [String: RouteOptions] {
         let bytes = try InputFile.readAll(path)

@@ -23,7 +23,7 @@ struct RouteOptions: Sendable {
 
     static let options: [Option<RouteOptions>] =
         KeySetOptions.options().map { $0.lifted(\.keySets) }
-        + PolicyFlags.all(optionalClaims: false).map { $0.lifted(\.flags) } + [
+        + PolicyFlags.all(optionalClaims: false, face: .serve).map { $0.lifted(\.flags) } + [
             .value(
                 "--cache", placeholder: "N",
                 help: "Keep up to N verified tokens (default 10000; 0: off); see 'verify --help'."
