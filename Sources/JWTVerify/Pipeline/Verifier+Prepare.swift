@@ -78,8 +78,8 @@ extension Verifier {
         // verified under this verifier, what that gave (the same header and key).
         let headerSegment = UnsafeRawBufferPointer(rebasing: token[jws.header])
         // App Store headers carry their chain, which the memo does not keep: they are read each time.
-        let certificateTrust = policy.rules.certificateTrust
-        let remembered = certificateTrust == nil ? contexts.headers.lookup(headerSegment, verifier: identity) : nil
+        let certificateKeys = policy.rules.certificateChainKeys
+        let remembered = certificateKeys == nil ? contexts.headers.lookup(headerSegment, verifier: identity) : nil
         var certificates: [String] = []
         var headerLength = 0
         if let remembered {
@@ -99,7 +99,7 @@ extension Verifier {
                 UnsafeRawBufferPointer(rebasing: scratch[..<length]),
                 HeaderReading(
                     allowList: allowList, requirements: policy.rules.headerRequirements,
-                    readsCertificates: certificateTrust != nil, report: tracing))
+                    readsCertificates: certificateKeys != nil, report: tracing))
             {
             case .success(let read):
                 if tracing {
@@ -109,7 +109,7 @@ extension Verifier {
                 switch read.header {
                 case .success(let value):
                     prepared.header = value
-                    if certificateTrust != nil {
+                    if certificateKeys != nil {
                         switch read.certificates {
                         case .success(let chain)?: certificates = chain
                         case .failure(let error)?:
@@ -153,8 +153,8 @@ extension Verifier {
         }
         prepared.signatureRange = signatureStart..<(signatureStart + signatureLength)
 
-        if let certificateTrust {
-            chooseCertificateKey(&prepared, certificates: certificates, trust: certificateTrust)
+        if let certificateKeys {
+            chooseCertificateKey(&prepared, certificates: certificates, from: certificateKeys)
         } else if let remembered {
             prepared.keyIndex = remembered.keyIndex
         } else {

@@ -10,11 +10,17 @@
 public struct ProviderRules: Sendable, Hashable {
     /// The provider with its settings; `nil` for ``none``.
     package let profile: (any ProviderProfile)?
+    /// The provider's keys from each token's `x5c` chain, when it has that capability (App Store
+    /// signed data); found once, here, not per token.
+    let certificateChainKeys: (any CertificateChainKeys)?
 
-    private init(_ profile: (any ProviderProfile)?) { self.profile = profile }
+    private init(_ profile: (any ProviderProfile)?) {
+        self.profile = profile
+        certificateChainKeys = profile as? any CertificateChainKeys
+    }
 
     /// The rules of `profile` with its settings: what each provider's public presets return.
-    package init(_ profile: some ProviderProfile) { self.profile = profile }
+    package init(_ profile: some ProviderProfile) { self.init(Optional(profile)) }
 
     /// No provider rules: only the generic checks.
     public static let none = ProviderRules(nil)
@@ -41,9 +47,6 @@ public struct ProviderRules: Sendable, Hashable {
 
     /// Header parameters the provider always sends.
     var headerRequirements: JOSEHeader.Requirements { profile?.headerRequirements ?? JOSEHeader.Requirements() }
-
-    /// Where keys come from each token's `x5c` chain: its roots and whether revocation is checked online.
-    var certificateTrust: (roots: AppStoreTrust, onlineChecks: Bool)? { profile?.certificateTrust }
 
     /// Whether `exp` is required.
     var requiresExpiration: Bool { profile?.requiresExpiration ?? true }

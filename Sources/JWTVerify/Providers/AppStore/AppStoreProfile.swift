@@ -70,7 +70,6 @@ package struct AppStoreProfile: ProviderProfile {
     let onlineChecks: Bool
 
     package var requiresExpiration: Bool { false }
-    package var certificateTrust: (roots: AppStoreTrust, onlineChecks: Bool)? { (trust, onlineChecks) }
     package var receivesNotifications: Bool { true }
 
     package func read<Object>(_ reader: ProviderClaimReader<Object>) throws(VerificationError) -> AppStoreClaims {
@@ -84,7 +83,8 @@ package struct AppStoreProfile: ProviderProfile {
     /// `signedDate` (milliseconds), in seconds.
     package func evaluationInstant(_ claims: AppStoreClaims) -> Double? { claims.signedDate.map { $0 / 1000 } }
 
-    /// A notification's nested transaction and renewal info, verified as tokens of their own.
+    /// A notification's nested transaction and renewal info, verified as tokens of their own
+    /// (``Verifier/verifyNestedSignedData(_:time:)``).
     package func complete(_ claims: AppStoreClaims, verifier: Verifier, time: EvaluationTime) -> Result<
         AppStoreClaims?, VerificationError
     > {
@@ -173,5 +173,23 @@ extension ProviderRules {
             AppStoreProfile(
                 bundleIDs: bundleIDs, environment: environment, appAppleID: appAppleID, trust: trust,
                 onlineChecks: onlineChecks))
+    }
+}
+
+extension AppStoreProfile: CertificateChainKeys {
+    /// The leaf's key once the chain leads to one of ``trust``'s roots (with online checks, not
+    /// revoked).
+    package func chainKey(leaf: String, intermediate: String) -> Result<
+        (key: EVPPublicKey, validity: ClosedRange<Double>), VerificationError
+    > {
+        trust.chain(leaf: leaf, intermediate: intermediate, onlineChecks: onlineChecks).map { ($0.key, $0.validity) }
+    }
+
+    /// With online checks, the chain is judged now.
+    package var judgesChainNow: Bool { onlineChecks }
+
+    /// ``AppStoreTrust/judge(_:at:)``.
+    package func judge(_ validity: ClosedRange<Double>, at instant: Double) -> VerificationError? {
+        AppStoreTrust.judge(validity, at: instant)
     }
 }

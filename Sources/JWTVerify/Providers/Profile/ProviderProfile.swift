@@ -45,9 +45,6 @@ package protocol ProviderProfile: Sendable, Hashable {
     var headerRequirements: HeaderRequirements { get }
     /// Whether `exp` is required (App Store signed data has none: its certificates expire).
     var requiresExpiration: Bool { get }
-    /// Where a key comes from each token's `x5c` chain: the roots it must reach, and whether
-    /// revocation is checked online (and the chain judged now).
-    var certificateTrust: (roots: AppStoreTrust, onlineChecks: Bool)? { get }
     /// Whether a service receives these tokens as notifications (`POST /notifications`).
     var receivesNotifications: Bool { get }
     /// Whether the verifier also takes the token inside Apple's `{"payload"}` or
@@ -107,8 +104,6 @@ extension ProviderProfile {
     package var headerRequirements: HeaderRequirements { HeaderRequirements() }
     /// `exp` required, unless a profile says otherwise.
     package var requiresExpiration: Bool { true }
-    /// Keys from a key set, unless a profile says otherwise.
-    package var certificateTrust: (roots: AppStoreTrust, onlineChecks: Bool)? { nil }
     /// Not notifications, unless a profile says otherwise.
     package var receivesNotifications: Bool { false }
     /// No envelope, unless a profile says otherwise.
