@@ -18,38 +18,12 @@ struct AppStoreOnlineCheckTests {
         "good chain: valid; revoked leaf: certificate_revoked; responder down: revocation_unavailable; answers are kept; --online-checks"
     )
     func ocsp() throws {
-        let pki = try AppStoreChainFactory()
-        let rootPort = ExternalProgram.freePort()
-        let caPort = ExternalProgram.freePort()
-        try pki.root("root")
-        try pki.issue("ca", by: "root", section: "ca", ocsp: "http://127.0.0.1:\(rootPort)")
-        try pki.issue("leaf", by: "ca", section: "leaf", ocsp: "http://127.0.0.1:\(caPort)")
-        try pki.issue("revoked", by: "ca", section: "leaf", ocsp: "http://127.0.0.1:\(caPort)")
-        try pki.issue("unlisted", by: "ca", section: "leaf", ocsp: "http://127.0.0.1:\(caPort)")
-        try pki.issue("late", by: "ca", section: "leaf", ocsp: "http://127.0.0.1:\(caPort)")
-        try pki.ocspIndex("root-index.txt", good: ["ca"], revoked: [])
-        try pki.ocspIndex("ca-index.txt", good: ["leaf", "late"], revoked: ["revoked"])
-        let rootResponder = try pki.ocspResponder(issuer: "root", index: "root-index.txt", port: rootPort)
-        let caResponder = try pki.ocspResponder(issuer: "ca", index: "ca-index.txt", port: caPort)
-        // SIGKILL: a child may inherit a blocked SIGTERM from the test process.
-        func stop(_ process: Process) {
-            guard process.isRunning else { return }
-            kill(process.processIdentifier, SIGKILL)
-            process.waitUntilExit()
-        }
-        defer {
-            stop(rootResponder)
-            stop(caResponder)
-        }
-        #expect(ExternalProgram.waitForPort(rootPort) && ExternalProgram.waitForPort(caPort))
-
-        let now = Date().timeIntervalSince1970
-        func token(_ signer: String) throws -> String {
-            // signedDate is not what online checks judge the chain at: the current time is.
-            try pki.token(
-                payload: AppStoreChainFactory.transaction(signedDate: now - 86_400 * 400),
-                chain: [signer, "ca", "root"], signer: signer)
-        }
+        let pair = try OCSPResponderPair(
+            leaves: ["leaf", "revoked", "unlisted", "late"], good: ["leaf", "late"], revoked: ["revoked"])
+        defer { pair.stop() }
+        let pki = pair.pki
+        // signedDate is not what online checks judge the chain at: the current time is.
+        func token(_ signer: String) throws -> String { try pair.token(signer, age: 86_400 * 400) }
         let online = try pki.trust("root").checkingRevocation(through: HTTPOCSPTransport())
         let verifier = Verifier(policy: .appStore(bundleIDs: ["com.example.app"], trust: online, onlineChecks: true))
         func reason(_ token: String) -> String? { TokenFactory.reason(token, verifier: verifier) }
@@ -72,7 +46,7 @@ struct AppStoreOnlineCheckTests {
         #expect(cli.records.map { $0["reason"] as? String } == [nil, "certificate_revoked"], "\(cli.stderr)")
 
         // The intermediate's responder goes away: answers already had are kept; a new chain waits.
-        stop(caResponder)
+        pair.stopIntermediate()
         #expect(reason(try token("leaf")) == nil)
         #expect(reason(try token("revoked")) == "certificate_revoked")
         #expect(reason(try token("late")) == "revocation_unavailable")
@@ -103,50 +77,26 @@ struct AppStoreOnlineCheckTests {
 
     @Test("a genuine, signed, current answer replayed to a later request is refused for its nonce")
     func replayedAnswer() throws {
-        let pki = try AppStoreChainFactory()
-        let rootPort = ExternalProgram.freePort()
-        let caPort = ExternalProgram.freePort()
-        try pki.root("root")
-        try pki.issue("ca", by: "root", section: "ca", ocsp: "http://127.0.0.1:\(rootPort)")
-        try pki.issue("leaf", by: "ca", section: "leaf", ocsp: "http://127.0.0.1:\(caPort)")
-        try pki.ocspIndex("root-index.txt", good: ["ca"], revoked: [])
-        try pki.ocspIndex("ca-index.txt", good: ["leaf"], revoked: [])
-        let responders = [
-            try pki.ocspResponder(issuer: "root", index: "root-index.txt", port: rootPort),
-            try pki.ocspResponder(issuer: "ca", index: "ca-index.txt", port: caPort),
-        ]
-        defer {
-            for process in responders where process.isRunning {
-                kill(process.processIdentifier, SIGKILL)
-                process.waitUntilExit()
-            }
-        }
-        #expect(ExternalProgram.waitForPort(rootPort) && ExternalProgram.waitForPort(caPort))
-        let token = try pki.token(
-            payload: AppStoreChainFactory.transaction(signedDate: Date().timeIntervalSince1970 - 86_400),
-            chain: ["leaf", "ca", "root"], signer: "leaf")
+        let pair = try OCSPResponderPair(leaves: ["leaf"], good: ["leaf"], revoked: [])
+        defer { pair.stop() }
+        let pki = pair.pki
+        let token = try pair.token("leaf")
         func failure(_ transport: any OCSPTransport) throws -> VerificationError? {
             let trust = try pki.trust("root").checkingRevocation(through: transport)
-            let verifier = Verifier(policy: .appStore(bundleIDs: ["com.example.app"], trust: trust, onlineChecks: true))
-            do {
-                _ = try verifier.verify(token)
-                return nil
-            } catch {
-                return error
-            }
+            return TokenFactory.failure(
+                token,
+                verifier: Verifier(policy: .appStore(bundleIDs: ["com.example.app"], trust: trust, onlineChecks: true)))
         }
         let recorder = RecordingTransport()
         #expect(try failure(recorder) == nil)
         #expect(
-            recorder.answers.withLock { Set($0.keys) } == [
-                "http://127.0.0.1:\(caPort)", "http://127.0.0.1:\(rootPort)",
-            ])
+            recorder.answers.withLock { Set($0.keys) } == [pair.caURL, pair.rootURL])
         // The same answers, to new requests (new nonces): refused, although signed and current.
         let replayed = try failure(RecordingTransport(replaying: recorder))
         #expect(replayed?.reason == .revocationUnavailable)
         #expect(
             replayed?.detail
-                == "the x5c leaf's revocation status: the OCSP answer from http://127.0.0.1:\(caPort): "
+                == "the x5c leaf's revocation status: the OCSP answer from \(pair.caURL): "
                 + "the answer's nonce is not the request's (a replayed answer)")
     }
 }

@@ -41,13 +41,9 @@ struct AppStoreOCSPTransportTests {
 
     /// The error verifying `token` with online checks under `trust` ends with (`nil`: valid).
     static func failure(_ token: String, trust: AppStoreTrust) -> VerificationError? {
-        let verifier = Verifier(policy: .appStore(bundleIDs: ["com.example.app"], trust: trust, onlineChecks: true))
-        do {
-            _ = try verifier.verify(token)
-            return nil
-        } catch {
-            return error
-        }
+        TokenFactory.failure(
+            token,
+            verifier: Verifier(policy: .appStore(bundleIDs: ["com.example.app"], trust: trust, onlineChecks: true)))
     }
 
     @Test("online checks without a transport: revocation_unavailable, never a pass; offline the token is valid")

@@ -92,4 +92,14 @@ package enum TokenFactory {
             return error.reason.rawValue
         }
     }
+
+    /// The error `verifier` rejects `token` with; `nil` when it verifies.
+    package static func failure(_ token: String, verifier: Verifier) -> VerificationError? {
+        do {
+            _ = try verifier.verify(token)
+            return nil
+        } catch {
+            return error
+        }
+    }
 }
