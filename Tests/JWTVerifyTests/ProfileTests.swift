@@ -477,17 +477,36 @@ struct ProfileTests {
         #expect(plain.provider(as: AppleIdentityClaims.self) == nil && plain.provider(as: OIDCClaims.self) == nil)
     }
 
-    @Test("profiles by name resolve through the library, as the CLI's --profile does")
+    @Test(
+        "profiles by name resolve through the library, as the CLI's --profile does: each registered profile with the settings it declares required, none without one of them"
+    )
     func profilesByName() throws {
-        #expect(
-            VerificationPolicy.profileNames == [
-                "apple", "apple-notification", "app-store", "firebase", "firebase-session", "firebase-app-check",
-                "firebase-phone", "google", "oidc",
-            ])
-        for name in VerificationPolicy.profileNames {
-            let policy = try VerificationPolicy.profile(
-                named: name, .init(audiences: ["a"], issuer: "https://i", project: "p", projectNumber: "1"))
-            #expect(policy.rules.profileName == name)
+        #expect(VerificationPolicy.profileNames == ProviderRegistry.profiles.map { $0.name })
+        #expect(Set(VerificationPolicy.profileNames).count == VerificationPolicy.profileNames.count)
+        func sample(_ setting: ProfileSetting) -> ProfileSettingValue {
+            switch setting.kind {
+            case .text: .text("https://i")
+            case .texts: .texts(["a"])
+            case .positiveInteger: .integer(1)
+            case .choice(let choices): .text(choices[0])
+            case .flag: .flag
+            case .files: .files([])
+            }
+        }
+        for profile in ProviderRegistry.profiles {
+            // Audiences: a profile that takes them accepts no token without one.
+            let required = profile.requiredSettings(forService: false)
+                .union(profile.settings.contains(.audiences) ? [.audiences] : [])
+            var settings = VerificationPolicy.ProfileSettings()
+            for setting in required { settings[setting] = sample(setting) }
+            #expect(try VerificationPolicy.profile(named: profile.name, settings).rules.profileName == profile.name)
+            for setting in required {
+                var without = settings
+                without[setting] = nil
+                #expect(throws: VerificationPolicy.ProfileError.self, "\(profile.name) without \(setting.name)") {
+                    try VerificationPolicy.profile(named: profile.name, without)
+                }
+            }
         }
         #expect(try VerificationPolicy.profile(named: "apple", .init(audiences: ["a"])).nonceRequirement == .required)
         for name in ["firebase", "firebase-session", "firebase-phone"] {
