@@ -44,21 +44,29 @@ struct CLIOptionsTests {
             "in help only: \(listed.subtracting(names).sorted()); accepted only: \(names.subtracting(listed).sorted())")
     }
 
-    @Test("the profile flags are accepted, and listed, by verify, audit and inspect alike")
+    @Test(
+        "the profile flags are made from the profiles' declared settings: each face takes every setting declared for it, and the generic flags"
+    )
     func sharedPolicyFlags() throws {
-        for command in ["verify", "audit", "inspect"] {
+        let faces: [(String, ProfileSetting.Faces)] = [
+            ("verify", .verify), ("audit", .audit), ("inspect", .inspect), ("serve", .serve),
+        ]
+        for (command, face) in faces {
             let names = Set(
                 String(decoding: try CLIRunner.run(["options", command]).stdout, as: UTF8.self).split(separator: "\n")
                     .map(String.init))
-            for flag in [
-                "--profile", "--project", "--hosted-domain", "--authorized-party",
-                "--accept-missing-nonce-when-unsupported",
-                "--issuer", "--audience", "--nonce", "--leeway", "--now", "--algorithms", "--max-token-bytes", "--jwks",
-                "--jwks-cache",
+            let declared = ProviderRegistry.settings.filter { $0.faces.contains(face) }.map(\.flag)
+            #expect(!declared.isEmpty)
+            for flag in declared + [
+                "--profile", "--issuer", "--audience", "--nonce", "--leeway", "--now", "--algorithms",
+                "--max-token-bytes",
+                "--jwks", "--jwks-cache",
             ] {
                 #expect(names.contains(flag), "\(command) lacks \(flag)")
             }
         }
+        // A setting no face takes is never a flag (the OCSP transport the command line gives itself).
+        #expect(!ProviderRegistry.settings.contains(.ocspTransport))
     }
 
     @Test(
