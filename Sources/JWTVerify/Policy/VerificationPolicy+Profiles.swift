@@ -2,7 +2,7 @@ extension VerificationPolicy {
     /// The provider profiles by name, as `--profile` spells them: each one's ``ProviderRules/profileName``.
     public static let profileNames = ProviderRegistry.profiles.map { $0.name }
 
-    /// What a named profile takes besides its name, by setting (``ProfileSetting``): each
+    /// What a named profile takes besides its name, setting by setting: each
     /// profile reads the settings it declares. Each provider's settings are properties declared
     /// beside its profile (``project``, ``bundleIDs``, ...); the initializer takes the ones of the
     /// providers this library ships.
