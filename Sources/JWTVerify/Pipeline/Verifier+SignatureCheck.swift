@@ -7,17 +7,19 @@ extension Verifier {
         _ prepared: inout PreparedToken, contexts: ThreadContexts = .current, fingerprint: Bool = false
     ) {
         guard prepared.awaitsSignature else { return }
-        guard let engine = signatureEngine(of: prepared) else { return settle(&prepared, valid: false) }
+        let engine = withUnsafeMutablePointer(to: &prepared) { signatureEngine(of: $0) }
+        guard let engine else { return settle(&prepared, valid: false) }
         checkSignature(&prepared, engine: engine, contexts: contexts, fingerprint: fingerprint)
     }
 
     /// The engine of the key a prepared token chose, for its algorithm and signature length
-    /// (``EVPPublicKey/signatureEngine(for:signatureLength:)``); `nil` when it has no key.
-    func signatureEngine(of prepared: borrowing PreparedToken) -> SignatureEngine? {
-        guard let key = signingKey(of: prepared) else { return nil }
+    /// (``EVPPublicKey/signatureEngine(for:signatureLength:)``); `nil` when it has no key. Through a
+    /// pointer: a token passed by value, even borrowed from a buffer's element, was copied whole.
+    func signatureEngine(of prepared: UnsafeMutablePointer<PreparedToken>) -> SignatureEngine? {
+        guard let key = signingKey(of: prepared.pointee) else { return nil }
         // Read outside the closure, which would otherwise copy the token.
-        let algorithm = prepared.header.algorithm
-        let length = prepared.signatureRange.count
+        let algorithm = prepared.pointee.header.algorithm
+        let length = prepared.pointee.signatureRange.count
         return key._withUnsafeGuaranteedRef { $0.signatureEngine(for: algorithm, signatureLength: length) }
     }
 

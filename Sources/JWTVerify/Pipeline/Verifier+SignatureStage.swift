@@ -17,7 +17,7 @@ extension Verifier {
         plan.removeAll()
         // Through the base pointer: a buffer's subscript would copy each token.
         for position in chunk.indices where tokens[position].awaitsSignature {
-            guard let engine = signatureEngine(of: tokens[position]) else {
+            guard let engine = signatureEngine(of: tokens + position) else {
                 settle(&tokens[position], valid: false)
                 continue
             }

@@ -42,7 +42,11 @@ package struct RequestLineEvaluator: Sendable {
         count: Int, file: String?, into out: inout OutputText, _ line: (Int) -> (number: Int, line: Line)
     ) -> Tally {
         var tally = Tally()
-        var batch = TokenBatch()
+        // Room for every line's bytes at once (a token is at most its line): growing the batch's
+        // storage line by line would copy it over and over.
+        var bytes = 0
+        for index in 0..<count { if case .text(let text) = line(index).line { bytes += text.count } }
+        var batch = TokenBatch(minimumCapacity: count, bytes: bytes)
         var entries: [Entry] = []
         entries.reserveCapacity(count)
         for index in 0..<count {
