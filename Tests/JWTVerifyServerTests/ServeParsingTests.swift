@@ -87,7 +87,9 @@ struct ServeParsingTests {
         #expect(GatewayAnswer.headerSafe(#"a"b"#, quoted: false) == #"a"b"#)
     }
 
-    @Test("statuses: 200, 401 with the RFC 6750 challenge, 403 for another audience or hosted domain, 503 without keys")
+    @Test(
+        "statuses: 200, 401 with the RFC 6750 challenge, 403 for another audience or hosted domain, 503 without keys or revocation status"
+    )
     func statuses() throws {
         let verifier = TokenFactory.verifier()
         let token = Array(TokenFactory.token(payload: TokenFactory.claims(extra: #""roles":["a","b"],"n":3"#)).utf8)
@@ -111,6 +113,18 @@ struct ServeParsingTests {
         #expect(GatewayAnswer.rejected(.audienceMismatch, realm: nil).status == 403)
         #expect(GatewayAnswer.rejected(.hostedDomainMismatch, realm: nil).status == 403)
         #expect(GatewayAnswer.rejected(.keySetUnavailable, realm: nil).status == 503)
+        // Each reason answered as its entry declares: revocation status not had is no verdict either.
+        #expect(
+            GatewayAnswer.rejected(.revocationUnavailable, realm: nil)
+                == GatewayAnswer(
+                    status: 503,
+                    headers: [
+                        ("X-JWT-Reason", "revocation_unavailable"), ("Retry-After", "5"), ("Cache-Control", "no-store"),
+                    ]))
+        for entry in ReasonEntry.all {
+            let expected = [ReasonEntry.Answer.unauthorized: 401, .forbidden: 403, .unavailable: 503][entry.answer]
+            #expect(GatewayAnswer.rejected(entry.reason, realm: nil).status == expected, "\(entry.reason)")
+        }
         #expect(
             GatewayAnswer.noToken(realm: nil)
                 == GatewayAnswer(status: 401, headers: [("WWW-Authenticate", "Bearer"), ("Cache-Control", "no-store")]))
