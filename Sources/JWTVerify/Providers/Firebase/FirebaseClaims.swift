@@ -7,7 +7,7 @@ public struct FirebaseClaims: ProviderEmailClaims, Hashable {
     /// rather than an ID token.
     public let isSessionCookie: Bool
     /// `auth_time`, in seconds since the epoch (always there: the rules require it).
-    public let authTime: Double
+    public private(set) var authTime: Double = 0
     /// `email`.
     public private(set) var email: String?
     /// `email_verified`.
@@ -17,10 +17,9 @@ public struct FirebaseClaims: ProviderEmailClaims, Hashable {
     /// `firebase.identities`: the user's identities per provider.
     public private(set) var identities: JSONValue?
 
-    private init(uid: String, isSessionCookie: Bool, authTime: Double) {
+    private init(uid: String, isSessionCookie: Bool) {
         self.uid = uid
         self.isSessionCookie = isSessionCookie
-        self.authTime = authTime
     }
 
     /// Reads and types Firebase's claims.
@@ -31,29 +30,8 @@ public struct FirebaseClaims: ProviderEmailClaims, Hashable {
         guard let subject = reader.payload.member("sub")?.string, !subject.isEmpty, subject.count <= 128 else {
             throw VerificationError(.claimType, detail: "sub must be a non-empty string of at most 128 characters")
         }
-        guard let authTime = reader.payload.member("auth_time")?.number else {
-            throw VerificationError(.claimType, detail: "auth_time is missing or not a number")
-        }
-        var claims = FirebaseClaims(uid: subject, isSessionCookie: sessionCookie, authTime: authTime)
-        claims.email = try reader.string("email")
-        claims.emailVerified = try reader.flag("email_verified")
-        if let firebase = reader.payload.member("firebase") {
-            guard firebase.kind == .object else {
-                throw VerificationError(.claimType, detail: "firebase is not an object")
-            }
-            if let provider = firebase.member("sign_in_provider") {
-                guard let value = provider.string else {
-                    throw VerificationError(.claimType, detail: "firebase.sign_in_provider is not a string")
-                }
-                claims.signInProvider = value
-            }
-            if let identities = firebase.member("identities") {
-                guard identities.kind == .object else {
-                    throw VerificationError(.claimType, detail: "firebase.identities is not an object")
-                }
-                claims.identities = identities.value
-            }
-        }
+        var claims = FirebaseClaims(uid: subject, isSessionCookie: sessionCookie)
+        try readFields(reader, into: &claims)
         return claims
     }
 
@@ -64,13 +42,18 @@ public struct FirebaseClaims: ProviderEmailClaims, Hashable {
     }
 }
 
-extension FirebaseClaims: ProviderClaimMembers {
-    /// The members in name order (`sub`, which records repeat as `uid`, is the writer's).
-    package func forEachMember(_ body: (StaticString, JSONValue) -> Void) {
-        member("auth_time", authTime, body)
-        member("email", email, body)
-        member("email_verified", emailVerified, body)
-        if let identities { body("firebase.identities", identities) }
-        member("firebase.sign_in_provider", signInProvider, body)
+extension FirebaseClaims: ClaimFieldTable, ProviderClaimMembers {
+    /// Each claim once, in name order (`sub`, which records repeat as `uid`, is the writer's).
+    package static func fields<Visitor: ClaimFieldVisitor>(_ claims: inout Self, _ visitor: inout Visitor)
+        throws(VerificationError)
+    {
+        try visitor.requiredNumber("auth_time", &claims.authTime)
+        try visitor.text("email", &claims.email)
+        try visitor.flag("email_verified", &claims.emailVerified)
+        try visitor.object("firebase", "identities", listed: "firebase.identities", &claims.identities)
+        try visitor.text("firebase", "sign_in_provider", listed: "firebase.sign_in_provider", &claims.signInProvider)
     }
+
+    /// The members in name order.
+    package func forEachMember(_ body: (StaticString, JSONValue) -> Void) { forEachField(body) }
 }

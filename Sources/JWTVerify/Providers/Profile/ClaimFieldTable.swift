@@ -19,6 +19,16 @@ package protocol ClaimFieldVisitor {
     /// A whole-number claim within `range`.
     mutating func integer(_ name: StaticString, _ value: inout Int?, in range: ClosedRange<Int>)
         throws(VerificationError)
+    /// A number claim the provider always sends.
+    mutating func requiredNumber(_ name: StaticString, _ value: inout Double) throws(VerificationError)
+    /// A string member `member` of the object claim `object`, listed as `listed` (`firebase.sign_in_provider`).
+    mutating func text(
+        _ object: StaticString, _ member: StaticString, listed: StaticString, _ value: inout String?
+    ) throws(VerificationError)
+    /// An object member `member` of the object claim `object`, kept as JSON, listed as `listed`.
+    mutating func object(
+        _ object: StaticString, _ member: StaticString, listed: StaticString, _ value: inout JSONValue?
+    ) throws(VerificationError)
 }
 
 /// Reads each field of a table from a payload: a member present with the wrong type is the
@@ -51,6 +61,39 @@ package struct ClaimFieldReader<Object: JSONObjectReading>: ClaimFieldVisitor {
         }
         value = Int(number)
     }
+
+    package mutating func requiredNumber(_ name: StaticString, _ value: inout Double) throws(VerificationError) {
+        guard let number = reader.payload.member(name)?.number else {
+            throw VerificationError(.claimType, detail: "\(name) is missing or not a number")
+        }
+        value = number
+    }
+
+    package mutating func text(
+        _ object: StaticString, _ member: StaticString, listed: StaticString, _ value: inout String?
+    ) throws(VerificationError) {
+        guard let node = try nested(object, member) else { return }
+        guard let text = node.string else { throw VerificationError(.claimType, detail: "\(listed) is not a string") }
+        value = text
+    }
+
+    package mutating func object(
+        _ object: StaticString, _ member: StaticString, listed: StaticString, _ value: inout JSONValue?
+    ) throws(VerificationError) {
+        guard let node = try nested(object, member) else { return }
+        guard node.kind == .object else { throw VerificationError(.claimType, detail: "\(listed) is not an object") }
+        value = node.value
+    }
+
+    /// The member `member` of the object claim `object`, when both are present; an `object` that
+    /// is not an object breaks the type rule.
+    private func nested(_ object: StaticString, _ member: StaticString) throws(VerificationError) -> Object.Value? {
+        guard let container = reader.payload.member(object) else { return nil }
+        guard container.kind == .object else {
+            throw VerificationError(.claimType, detail: "\(object) is not an object")
+        }
+        return container.member(member)
+    }
 }
 
 /// Lists each field present, under its JWT name, as a JSON value.
@@ -72,6 +115,20 @@ package struct ClaimFieldLister: ClaimFieldVisitor {
 
     package mutating func integer(_ name: StaticString, _ value: inout Int?, in range: ClosedRange<Int>) {
         if let value { body(name, .number(Double(value))) }
+    }
+
+    package mutating func requiredNumber(_ name: StaticString, _ value: inout Double) { body(name, .number(value)) }
+
+    package mutating func text(
+        _ object: StaticString, _ member: StaticString, listed: StaticString, _ value: inout String?
+    ) {
+        if let value { body(listed, .string(value)) }
+    }
+
+    package mutating func object(
+        _ object: StaticString, _ member: StaticString, listed: StaticString, _ value: inout JSONValue?
+    ) {
+        if let value { body(listed, value) }
     }
 }
 
