@@ -26,13 +26,17 @@ package struct ReasonEntry: Sendable {
     }
 
     /// How `serve` answers a reason.
-    package enum Answer: Sendable {
+    package enum Answer: Sendable, Equatable {
         /// `401` with `WWW-Authenticate: Bearer error="invalid_token"`: the token is not good.
         case unauthorized
         /// `403`: a genuine token, for another service.
         case forbidden
         /// `503` with `Retry-After`: no verdict yet.
         case unavailable
+        /// `403` with `WWW-Authenticate: Bearer error="<error>"` (RFC 6750 §3.1) and, when the
+        /// rules name scopes (``ProviderProfile/challengeScope``), `scope="…"` listing them: a
+        /// genuine token that lacks a privilege the route requires.
+        case challenged(error: String)
     }
 
     /// A reason's entry.
@@ -56,7 +60,9 @@ package struct ReasonEntry: Sendable {
             .unsupportedAlgorithm, "`alg` not on the allow-list (case-sensitive), or a 5-segment JWE", stage: .generic),
         ReasonEntry(.algorithmNone, "`alg` is `none` in any letter case", stage: .generic),
         ReasonEntry(
-            .headerInvalid, "`alg` missing or not a string, `kid` not a string, `typ` not `JWT`, `b64` not `true`",
+            .headerInvalid,
+            "`alg` missing or not a string, `kid` not a string, `typ` not the profile's type "
+                + "(`JWT` unless it says otherwise), `b64` not `true`",
             stage: .generic),
         ReasonEntry(.critUnsupported, "the header has `crit`", stage: .generic),
         ReasonEntry(.unknownKeyID, "no key has the token's `kid`, or no `kid` and more than one key", stage: .generic),

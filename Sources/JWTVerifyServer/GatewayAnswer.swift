@@ -12,6 +12,9 @@ package import JWTVerify
 ///   header, the route's token header and its cookie): `400` with
 ///   `WWW-Authenticate: Bearer error="invalid_request"` (RFC 6750 §3.1), never one of them picked;
 /// - a genuine token for another service (`audience_mismatch`, `hosted_domain_mismatch`): `403`;
+/// - a genuine token without a privilege the route requires (`insufficient_scope`): `403` with
+///   `WWW-Authenticate: Bearer error="insufficient_scope", scope="<the required scopes>"`
+///   (RFC 6750 §3.1), as the reason's entry declares (``ReasonEntry/Answer/challenged(error:)``);
 /// - no usable key set (`jwks_unavailable`): `503`;
 /// - any other rejection: `401` with `WWW-Authenticate: Bearer error="invalid_token",
 ///   error_description="<reason>"`.
@@ -90,14 +93,15 @@ package struct GatewayAnswer: Equatable {
     }
 
     /// The answer for a verdict. A valid token's answer may be kept for `cacheMaxAge` seconds, and
-    /// never past its `exp` judged at `now` (``CacheRule``); `nil`: `no-store`.
+    /// never past its `exp` judged at `now` (``CacheRule``); `nil`: `no-store`. A challenge names
+    /// `scope` (the route's rules' ``ProviderRules/challengeScope``).
     package static func verdict(
         _ result: Result<VerifiedToken, VerificationError>, claimHeaders: [ClaimHeader], realm: String?,
-        cacheMaxAge: Int? = nil, now: Double = 0
+        cacheMaxAge: Int? = nil, now: Double = 0, scope: [String] = []
     ) -> GatewayAnswer {
         switch result {
         case .success(let token): return valid(token, claimHeaders: claimHeaders, cacheMaxAge: cacheMaxAge, now: now)
-        case .failure(let error): return rejected(error.reason, realm: realm)
+        case .failure(let error): return rejected(error.reason, realm: realm, scope: scope)
         }
     }
 
@@ -105,12 +109,26 @@ package struct GatewayAnswer: Equatable {
     private static let answers = ReasonEntry.all.filter { $0.answer != .unauthorized }
 
     /// A rejection with `reason`: as its entry declares, 403 for a genuine token meant for another
-    /// service, 503 with `Retry-After` while there is no verdict, 401 otherwise.
-    package static func rejected(_ reason: VerificationError.Reason, realm: String?) -> GatewayAnswer {
+    /// service, 403 with a Bearer challenge (naming `scope`, when not empty) for one that lacks a
+    /// privilege, 503 with `Retry-After` while there is no verdict, 401 otherwise.
+    package static func rejected(_ reason: VerificationError.Reason, realm: String?, scope: [String] = [])
+        -> GatewayAnswer
+    {
         let code = reason.rawValue
         switch answers.first(where: { $0.reason == reason })?.answer ?? .unauthorized {
         case .forbidden:
             return GatewayAnswer(status: 403, headers: [("X-JWT-Reason", code), (CacheRule.header, CacheRule.noStore)])
+        case .challenged(let error):
+            let realmPart = realm.map { "realm=\"\(headerSafe($0, quoted: true))\", " } ?? ""
+            let scopePart =
+                scope.isEmpty ? "" : ", scope=\"\(headerSafe(scope.joined(separator: " "), quoted: true))\""
+            return GatewayAnswer(
+                status: 403,
+                headers: [
+                    ("WWW-Authenticate", "Bearer \(realmPart)error=\"\(error)\"\(scopePart)"),
+                    ("X-JWT-Reason", code),
+                    (CacheRule.header, CacheRule.noStore),
+                ])
         case .unavailable:
             return GatewayAnswer(
                 status: 503,

@@ -76,6 +76,9 @@ package final class ServeRoute: Sendable {
     /// Whether `/auth` holds this route's requests to verify them together: when its keys gain
     /// from batches (``Verifier/gainsFromBatches``; a remote set always, its keys change).
     package let gathers: Bool
+    /// The scopes a refusal's Bearer challenge names: what the route's rules require
+    /// (``ProviderRules/challengeScope``), found once.
+    package let challengeScope: [String]
 
     package var name: String { configuration.name }
 
@@ -86,6 +89,7 @@ package final class ServeRoute: Sendable {
     package init(configuration: RouteConfiguration, keys: Keys) {
         self.configuration = configuration
         self.keys = keys
+        challengeScope = keys.verifier.policy.rules.challengeScope
         switch keys.verifier {
         case .local(let verifier): gathers = verifier.gainsFromBatches
         case .remote: gathers = true

@@ -194,7 +194,7 @@ package final class ServeService: Sendable {
                 let index = gathering.positions[position]
                 gathering.answers[index] = GatewayAnswer.verdict(
                     result, claimHeaders: options.claimHeaders, realm: options.realm, cacheMaxAge: options.cacheMaxAge,
-                    now: now)
+                    now: now, scope: route.challengeScope)
                 gathering.entries[index].reason = if case .failure(let error) = result { error.reason } else { nil }
             }
             if let refresh = probe.refresh {
@@ -243,7 +243,8 @@ package final class ServeService: Sendable {
                 var reason: VerificationError.Reason? = .keySetUnavailable
                 let started = ThroughputClock.now()
                 route.evaluate(batch, probe: KeyWaitProbe(mayWait: false)) { _, result in
-                    answer = GatewayAnswer.verdict(result, claimHeaders: options.claimHeaders, realm: options.realm)
+                    answer = GatewayAnswer.verdict(
+                        result, claimHeaders: options.claimHeaders, realm: options.realm, scope: route.challengeScope)
                     reason = if case .failure(let error) = result { error.reason } else { nil }
                 }
                 metrics.verification(route: route.name, reason: reason, seconds: ThroughputClock.now() - started)
@@ -365,7 +366,7 @@ package final class ServeService: Sendable {
         route.evaluate(gathering.alone) { _, result in
             answer = GatewayAnswer.verdict(
                 result, claimHeaders: options.claimHeaders, realm: options.realm, cacheMaxAge: options.cacheMaxAge,
-                now: now)
+                now: now, scope: route.challengeScope)
             reason = if case .failure(let error) = result { error.reason } else { nil }
         }
         metrics.batch(route: route.name, count: 1, secondsEach: ThroughputClock.now() - started) { _ in reason }

@@ -529,7 +529,7 @@ struct FaceAgreementTests {
         let verdicts = try groups.flatMap { try Self.library($0).values }
         for reason in [
             "", "claim_type", "issued_in_future", "hosted_domain_mismatch", "audience_mismatch", "issuer_mismatch",
-            "unsupported_alg", "nonce_missing", "expired",
+            "unsupported_alg", "nonce_missing", "expired", "insufficient_scope", "header_invalid",
         ] {
             #expect(verdicts.contains(reason), "no case gives \(reason)")
         }
@@ -580,6 +580,13 @@ enum ProfileCorpus {
         Policy(
             name: "oidc", policy: .oidc(issuer: "https://login.example.com", audiences: ["api"]),
             arguments: ["--profile", "oidc", "--issuer", "https://login.example.com", "--audience", "api"]),
+        Policy(
+            name: "access-token",
+            policy: .accessToken(issuer: "https://login.example.com", audiences: ["api"], requiredScopes: ["read"]),
+            arguments: [
+                "--profile", "access-token", "--issuer", "https://login.example.com", "--audience", "api", "--scope",
+                "read",
+            ]),
     ]
 
     static let nonce = Nonce.expectedClaim(forRawNonce: "raw-1")
@@ -614,6 +621,25 @@ enum ProfileCorpus {
         #"{"iss":"\#(iss)","aud":"client-1","exp":1700003600,"iat":1700000000,"sub":"1","email":"a@example.com","nonce":"\#(nonce)""#
             + extra + "}"
     }
+
+    /// RFC 9068 access tokens of login.example.com for `api`: valid, without the required scope,
+    /// without `jti`, and an ID token typed as one.
+    static func accessToken(scope: String = "read write", drop: String? = nil) -> String {
+        let members = [
+            #""iss":"https://login.example.com""#, #""aud":"api""#, #""exp":1700003600"#, #""iat":1700000000"#,
+            #""sub":"u""#, #""client_id":"c""#, #""jti":"j""#, #""scope":"\#(scope)""#, #""cnf":{"jkt":"t"}"#,
+        ]
+        let kept = members.filter { member in drop.map { !member.hasPrefix("\"\($0)\"") } ?? true }
+        return "{" + kept.joined(separator: ",") + "}"
+    }
+
+    static let accessTokens: [(id: String, typ: String, payload: String)] = [
+        ("access-valid", "at+jwt", accessToken()),
+        ("access-media-type", "application/AT+JWT", accessToken()),
+        ("access-no-read", "at+jwt", accessToken(scope: "write")),
+        ("access-no-jti", "at+jwt", accessToken(drop: "jti")),
+        ("access-as-id-token", "JWT", accessToken()),
+    ]
 
     static let events =
         #"{\"type\":\"email-disabled\",\"sub\":\"001234.abc.1234\",\"email\":\"x@privaterelay.appleid.com\",\"is_private_email\":\"true\",\"event_time\":1700000950123}"#
@@ -693,6 +719,10 @@ enum ProfileCorpus {
         var tokens = payloads.map { ($0.0, TokenFactory.token(payload: $0.1)) }
         tokens.append(("apple-es256", TokenFactory.token(payload: apple(), signer: TokenFactory.ec)))
         tokens.append(("apple-rsa-b", TokenFactory.token(payload: apple(), signer: TokenFactory.rsaB)))
+        for (id, typ, payload) in accessTokens {
+            tokens.append(
+                (id, TokenFactory.token(header: #"{"alg":"RS256","kid":"rsa-a","typ":"\#(typ)"}"#, payload: payload)))
+        }
         return tokens
     }()
 }

@@ -240,3 +240,40 @@ struct GatewayAnswerRulesTests {
         #expect(CacheRule.value(maxAge: 60, expiresAt: nil, now: 0) == "private, max-age=60")
     }
 }
+
+/// The challenge of a reason that answers 403 with one (``ReasonEntry/Answer/challenged(error:)``),
+/// beside the other answers, which are as they always were.
+@Suite("serve's gateway answers: the insufficient_scope challenge")
+struct GatewayChallengeTests {
+    @Test(
+        "insufficient_scope: 403 with error and the required scopes (realm first, quoted-string safe); the rest unchanged"
+    )
+    func challenge() {
+        let bare = GatewayAnswer.rejected(.insufficientScope, realm: nil, scope: ["read", "write"])
+        #expect(bare.status == 403)
+        #expect(
+            bare.headers.map { "\($0.0): \($0.1)" } == [
+                #"WWW-Authenticate: Bearer error="insufficient_scope", scope="read write""#,
+                "X-JWT-Reason: insufficient_scope", "Cache-Control: no-store",
+            ])
+        let realm = GatewayAnswer.rejected(.insufficientScope, realm: "a\"b", scope: ["x\"y"])
+        #expect(
+            realm.headers.first?.1 == #"Bearer realm="a%22b", error="insufficient_scope", scope="x%22y""#)
+        #expect(
+            GatewayAnswer.rejected(.insufficientScope, realm: nil).headers.first?.1
+                == #"Bearer error="insufficient_scope""#)
+        // The answers of other reasons do not change with a scope.
+        for reason in [VerificationError.Reason.audienceMismatch, .expired, .keySetUnavailable] {
+            #expect(
+                GatewayAnswer.rejected(reason, realm: "api", scope: ["read"])
+                    == GatewayAnswer.rejected(reason, realm: "api"))
+        }
+        #expect(
+            GatewayAnswer.rejected(.audienceMismatch, realm: nil)
+                == GatewayAnswer(
+                    status: 403, headers: [("X-JWT-Reason", "audience_mismatch"), ("Cache-Control", "no-store")]))
+        #expect(
+            GatewayAnswer.rejected(.expired, realm: "api").headers.first?.1
+                == #"Bearer realm="api", error="invalid_token", error_description="expired""#)
+    }
+}

@@ -44,14 +44,11 @@ struct JOSEHeader {
                 VerificationError(.headerInvalid, detail: "kid is missing, and this provider always sends one"))
         }
         if let typ = header.member("typ") {
-            guard let value = typ.stringBytes,
-                equalsIgnoringASCIICase(value, "JWT") || equalsIgnoringASCIICase(value, "application/jwt")
-            else {
-                return .failure(VerificationError(.headerInvalid, detail: "typ is not JWT or application/jwt"))
+            guard let value = typ.stringBytes, requirements.tokenType.matches(value) else {
+                return .failure(requirements.tokenType.refusal(typ: typ.stringBytes, present: true))
             }
         } else if requirements.type {
-            return .failure(
-                VerificationError(.headerInvalid, detail: "typ is missing, and this provider always sends JWT"))
+            return .failure(requirements.tokenType.refusal(typ: nil, present: false))
         }
         return .success(JOSEHeader(algorithm: algorithm, keyID: keyID))
     }

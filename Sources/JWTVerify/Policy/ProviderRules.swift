@@ -54,6 +54,9 @@ public struct ProviderRules: Sendable, Hashable {
     /// Whether a service receives these tokens as notifications.
     package var receivesNotifications: Bool { profile?.receivesNotifications ?? false }
 
+    /// The scopes a refusal's Bearer challenge names (``ProviderProfile/challengeScope``).
+    package var challengeScope: [String] { profile?.challengeScope ?? [] }
+
     /// Whether the verifier also takes the token inside Apple's notification envelope.
     var readsNotificationEnvelope: Bool { profile?.readsNotificationEnvelope ?? false }
 

@@ -1,6 +1,6 @@
 /// A provider's claims, typed: one type per provider (``AppleIdentityClaims``,
 /// ``AppleNotificationClaims``, ``AppStoreClaims``, ``FirebaseClaims``, ``FirebaseAppCheckClaims``,
-/// ``FirebasePhoneNumberClaims``, ``GoogleClaims``, ``OIDCClaims``), each
+/// ``FirebasePhoneNumberClaims``, ``GoogleClaims``, ``OIDCClaims``, ``AccessTokenClaims``), each
 /// held by ``ProviderClaims``, reached from a verified token with ``VerifiedToken/provider(as:)``.
 public protocol ProviderClaimSet: Sendable, Hashable {
     /// The claims of a token verified under this provider's rules; `nil` for a token verified under

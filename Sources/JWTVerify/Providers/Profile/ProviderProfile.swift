@@ -47,6 +47,9 @@ package protocol ProviderProfile: Sendable, Hashable {
     var requiresExpiration: Bool { get }
     /// Whether a service receives these tokens as notifications (`POST /notifications`).
     var receivesNotifications: Bool { get }
+    /// The scopes a refusal's Bearer challenge names (RFC 6750 §3's `scope`), for the reasons the
+    /// provider answers ``ReasonEntry/Answer/challenged(error:)``: what its rules require.
+    var challengeScope: [String] { get }
     /// Whether the verifier also takes the token inside Apple's `{"payload"}` or
     /// `{"signedPayload"}` envelope.
     var readsNotificationEnvelope: Bool { get }
@@ -106,6 +109,8 @@ extension ProviderProfile {
     package var requiresExpiration: Bool { true }
     /// Not notifications, unless a profile says otherwise.
     package var receivesNotifications: Bool { false }
+    /// No scopes to name, unless a profile says otherwise.
+    package var challengeScope: [String] { [] }
     /// No envelope, unless a profile says otherwise.
     package var readsNotificationEnvelope: Bool { false }
     /// A missing nonce is never excused, unless a profile says otherwise.

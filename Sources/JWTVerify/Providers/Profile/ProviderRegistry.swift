@@ -12,6 +12,7 @@ package enum ProviderRegistry {
         FirebasePhoneNumberProfile.self,
         GoogleProfile.self,
         OIDCProfile.self,
+        AccessTokenProfile.self,
     ]
 
     /// The profile named exactly `name` (its bytes: a Unicode-equivalent spelling names none).
