@@ -122,7 +122,12 @@ struct ServeParsingTests {
                         ("X-JWT-Reason", "revocation_unavailable"), ("Retry-After", "5"), ("Cache-Control", "no-store"),
                     ]))
         for entry in ReasonEntry.all {
-            let expected = [ReasonEntry.Answer.unauthorized: 401, .forbidden: 403, .unavailable: 503][entry.answer]
+            let expected =
+                switch entry.answer {
+                case .unauthorized: 401
+                case .forbidden, .challenged: 403
+                case .unavailable: 503
+                }
             #expect(GatewayAnswer.rejected(entry.reason, realm: nil).status == expected, "\(entry.reason)")
         }
         #expect(
