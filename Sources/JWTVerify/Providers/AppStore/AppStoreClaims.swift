@@ -19,42 +19,42 @@ public struct AppStoreClaims: ProviderClaimSet, Hashable {
     }
 
     /// What the payload is.
-    public let kind: Kind
+    public private(set) var kind: Kind = .transaction
     /// `environment` (`receiptType` for an AppTransaction; a notification's from its `data`,
     /// `summary` or `externalPurchaseToken`): `Production` or `Sandbox`.
-    public let environment: String?
+    public private(set) var environment: String?
     /// `bundleId` (a notification's from its `data`, `summary`, `externalPurchaseToken` or `appData`).
-    public let bundleID: String?
+    public private(set) var bundleID: String?
     /// `appAppleId` (notifications and AppTransactions).
-    public let appAppleID: Int64?
+    public private(set) var appAppleID: Int64?
     /// `signedDate`, in milliseconds since the epoch.
-    public let signedDate: Double?
+    public private(set) var signedDate: Double?
     /// `productId` (transactions, renewal infos, a notification's `summary`).
-    public let productID: String?
+    public private(set) var productID: String?
     /// `transactionId`.
-    public let transactionID: String?
+    public private(set) var transactionID: String?
     /// `originalTransactionId`.
-    public let originalTransactionID: String?
+    public private(set) var originalTransactionID: String?
     /// Transactions: `purchaseDate`, `expiresDate` (subscriptions), `revocationDate` (refunds).
-    public let purchaseDate: Double?
-    public let expiresDate: Double?
-    public let revocationDate: Double?
+    public private(set) var purchaseDate: Double?
+    public private(set) var expiresDate: Double?
+    public private(set) var revocationDate: Double?
     /// Transactions: `type` (`Auto-Renewable Subscription`, `Consumable`, …) and `appAccountToken`.
-    public let type: String?
-    public let appAccountToken: String?
+    public private(set) var type: String?
+    public private(set) var appAccountToken: String?
     /// Renewal infos: `autoRenewProductId` and `autoRenewStatus` (1 on, 0 off).
-    public let autoRenewProductID: String?
-    public let autoRenewStatus: Int?
+    public private(set) var autoRenewProductID: String?
+    public private(set) var autoRenewStatus: Int?
     /// Notifications: `notificationType`, `subtype` and `notificationUUID`.
-    public let notificationType: String?
-    public let subtype: String?
-    public let notificationUUID: String?
-    private let nested: Nested?
+    public private(set) var notificationType: String?
+    public private(set) var subtype: String?
+    public private(set) var notificationUUID: String?
+    private var nested: Nested?
     /// A notification's `data.signedTransactionInfo` and `data.signedRenewalInfo` as read, before
     /// they are verified (``Verifier`` verifies them and attaches the results as ``transaction``
     /// and ``renewalInfo``): read in the payload's one parse.
-    let signedTransactionInfo: String?
-    let signedRenewalInfo: String?
+    private(set) var signedTransactionInfo: String?
+    private(set) var signedRenewalInfo: String?
 
     /// A notification's `data.signedTransactionInfo`, verified.
     public var transaction: AppStoreClaims? { nested?.transaction }
@@ -78,154 +78,90 @@ public struct AppStoreClaims: ProviderClaimSet, Hashable {
         }
     }
 
-    /// These claims with a notification's nested transaction and renewal info.
+    /// These claims with a notification's nested transaction and renewal info (and no longer the
+    /// signed texts they were verified from).
     func with(transaction: AppStoreClaims?, renewalInfo: AppStoreClaims?) -> AppStoreClaims {
         var copy = self
-        copy.replaceNested(
-            transaction == nil && renewalInfo == nil ? nil : Nested(transaction: transaction, renewalInfo: renewalInfo))
+        copy.nested =
+            transaction == nil && renewalInfo == nil ? nil : Nested(transaction: transaction, renewalInfo: renewalInfo)
+        copy.signedTransactionInfo = nil
+        copy.signedRenewalInfo = nil
         return copy
     }
 
-    private mutating func replaceNested(_ value: Nested?) {
-        self = AppStoreClaims(copying: self, nested: value)
-    }
-
-    private init(copying other: AppStoreClaims, nested: Nested?) {
-        kind = other.kind
-        environment = other.environment
-        bundleID = other.bundleID
-        appAppleID = other.appAppleID
-        signedDate = other.signedDate
-        productID = other.productID
-        transactionID = other.transactionID
-        originalTransactionID = other.originalTransactionID
-        purchaseDate = other.purchaseDate
-        expiresDate = other.expiresDate
-        revocationDate = other.revocationDate
-        type = other.type
-        appAccountToken = other.appAccountToken
-        autoRenewProductID = other.autoRenewProductID
-        autoRenewStatus = other.autoRenewStatus
-        notificationType = other.notificationType
-        subtype = other.subtype
-        notificationUUID = other.notificationUUID
-        self.nested = nested
-        signedTransactionInfo = nil
-        signedRenewalInfo = nil
-    }
+    /// Claims with no member read.
+    private init() {}
 
     /// Reads and types a payload; a payload that is none of the four kinds, or a member of the
-    /// wrong type, is `claim_type`.
+    /// wrong type, is `claim_type`. The members are the field table's (``fields(_:_:)``); what
+    /// depends on the kind (the kind itself, and where a notification's app identity and an
+    /// AppTransaction's environment come from) is read here.
     init<Object: JSONObjectReading>(reading payload: Object) throws(VerificationError) {
+        self.init()
         let reader = ProviderClaimReader(payload: payload)
-        func integer(_ value: Double?, _ name: String) throws(VerificationError) -> Int64? {
-            guard let value else { return nil }
-            guard value == value.rounded(), abs(value) < 9.0e15 else {
-                throw VerificationError(.claimType, detail: "\(name) is not an integer")
-            }
-            return Int64(value)
-        }
         if payload.member("notificationType") != nil {
             kind = .notification
-            notificationType = try reader.string("notificationType")
-            subtype = try reader.string("subtype")
-            notificationUUID = try reader.string("notificationUUID")
-            // The app's identity: from data, else summary, else externalPurchaseToken, else appData.
-            var environment: String? = nil
-            var bundleID: String? = nil
-            var appAppleID: Int64? = nil
-            var productID: String? = nil
-            var signed: [String?] = [nil, nil]
-            var found = false
-            let parts = [
-                ("data", payload.member("data")), ("summary", payload.member("summary")),
-                ("externalPurchaseToken", payload.member("externalPurchaseToken")),
-                ("appData", payload.member("appData")),
-            ]
-            for (name, part) in parts {
-                guard let part, !found else { continue }
-                guard part.kind == .object else {
-                    throw VerificationError(.claimType, detail: "\(name) is not an object")
-                }
-                found = true
-                let inner = ProviderClaimReader(payload: NestedObject(value: part))
-                bundleID = try inner.string("bundleId")
-                appAppleID = try integer(inner.number("appAppleId"), "\(name).appAppleId")
-                if name == "externalPurchaseToken" {
-                    let identifier = try inner.string("externalPurchaseId")
-                    environment = identifier.map { $0.hasPrefix("SANDBOX") ? "Sandbox" : "Production" }
-                } else {
-                    environment = try inner.string("environment")
-                }
-                if name == "summary" { productID = try inner.string("productId") }
-                if name == "data" {
-                    for (position, field) in [
-                        ("signedTransactionInfo", "data.signedTransactionInfo"),
-                        ("signedRenewalInfo", "data.signedRenewalInfo"),
-                    ].enumerated() {
-                        guard let node = part.member(position == 0 ? "signedTransactionInfo" : "signedRenewalInfo")
-                        else { continue }
-                        guard let text = node.string else {
-                            throw VerificationError(.claimType, detail: "\(field.1) is not a string")
-                        }
-                        signed[position] = text
-                    }
-                }
-            }
-            signedTransactionInfo = signed[0]
-            signedRenewalInfo = signed[1]
-            self.environment = environment
-            self.bundleID = bundleID
-            self.appAppleID = appAppleID
-            self.productID = productID
-            transactionID = nil
-            originalTransactionID = nil
-            purchaseDate = nil
-            expiresDate = nil
-            revocationDate = nil
-            type = nil
-            appAccountToken = nil
-            autoRenewProductID = nil
-            autoRenewStatus = nil
+            try readNotificationIdentity(payload)
+        } else if payload.member("receiptType") != nil {
+            kind = .appTransaction
+        } else if payload.member("transactionId") != nil {
+            kind = .transaction
+        } else if payload.member("autoRenewStatus") != nil || payload.member("autoRenewProductId") != nil {
+            kind = .renewalInfo
         } else {
-            notificationType = nil
-            subtype = nil
-            notificationUUID = nil
-            signedTransactionInfo = nil
-            signedRenewalInfo = nil
-            if payload.member("receiptType") != nil {
-                kind = .appTransaction
-                environment = try reader.string("receiptType")
-                appAppleID = try integer(reader.number("appAppleId"), "appAppleId")
-            } else if payload.member("transactionId") != nil {
-                kind = .transaction
-                environment = try reader.string("environment")
-                appAppleID = nil
-            } else if payload.member("autoRenewStatus") != nil || payload.member("autoRenewProductId") != nil {
-                kind = .renewalInfo
-                environment = try reader.string("environment")
-                appAppleID = nil
-            } else {
-                throw VerificationError(
-                    .claimType,
-                    detail:
-                        "not App Store signed data: none of notificationType, transactionId, autoRenewStatus, receiptType"
-                )
-            }
-            bundleID = try reader.string("bundleId")
-            productID = try reader.string("productId")
-            transactionID = try reader.string("transactionId")
-            originalTransactionID = try reader.string("originalTransactionId")
-            purchaseDate = try reader.number("purchaseDate")
-            expiresDate = try reader.number("expiresDate")
-            revocationDate = try reader.number("revocationDate")
-            type = try reader.string("type")
-            appAccountToken = try reader.string("appAccountToken")
-            autoRenewProductID = try reader.string("autoRenewProductId")
-            autoRenewStatus = try integer(reader.number("autoRenewStatus"), "autoRenewStatus").map { Int($0) }
+            throw VerificationError(
+                .claimType,
+                detail:
+                    "not App Store signed data: none of notificationType, transactionId, autoRenewStatus, receiptType"
+            )
         }
-        signedDate = try reader.number("signedDate")
-        nested = nil
+        var visitor = AppStoreFieldReader(reader: reader, kind: kind)
+        try Self.fields(&self, &visitor)
+    }
+
+    /// A notification's app identity: from `data`, else `summary`, else `externalPurchaseToken`,
+    /// else `appData` (the first present), and `data`'s signed transaction and renewal info.
+    private mutating func readNotificationIdentity<Object: JSONObjectReading>(_ payload: Object)
+        throws(VerificationError)
+    {
+        let parts = [
+            ("data", payload.member("data")), ("summary", payload.member("summary")),
+            ("externalPurchaseToken", payload.member("externalPurchaseToken")),
+            ("appData", payload.member("appData")),
+        ]
+        guard let (name, part) = parts.first(where: { $0.1 != nil }).map({ ($0.0, $0.1!) }) else { return }
+        guard part.kind == .object else { throw VerificationError(.claimType, detail: "\(name) is not an object") }
+        let inner = ProviderClaimReader(payload: NestedObject(value: part))
+        bundleID = try inner.string("bundleId")
+        appAppleID = try Self.integer(inner.number("appAppleId"), "\(name).appAppleId")
+        if name == "externalPurchaseToken" {
+            environment = try inner.string("externalPurchaseId").map {
+                $0.hasPrefix("SANDBOX") ? "Sandbox" : "Production"
+            }
+        } else {
+            environment = try inner.string("environment")
+        }
+        if name == "summary" { productID = try inner.string("productId") }
+        if name == "data" {
+            for (position, field) in ["signedTransactionInfo", "signedRenewalInfo"].enumerated() {
+                guard let node = part.member(position == 0 ? "signedTransactionInfo" : "signedRenewalInfo") else {
+                    continue
+                }
+                guard let text = node.string else {
+                    throw VerificationError(.claimType, detail: "data.\(field) is not a string")
+                }
+                if position == 0 { signedTransactionInfo = text } else { signedRenewalInfo = text }
+            }
+        }
+    }
+
+    /// A whole number Apple sends as a JSON number.
+    static func integer(_ value: Double?, _ name: String) throws(VerificationError) -> Int64? {
+        guard let value else { return nil }
+        guard value == value.rounded(), abs(value) < 9.0e15 else {
+            throw VerificationError(.claimType, detail: "\(name) is not an integer")
+        }
+        return Int64(value)
     }
 
     /// The App Store's rules against the configuration, in Apple's order: bundle ID (renewal
@@ -266,30 +202,42 @@ public struct AppStoreClaims: ProviderClaimSet, Hashable {
 }
 
 extension AppStoreClaims: ProviderClaimMembers {
+    /// Each member once, in name order, with where it is read from (``AppStoreFieldSource``): a
+    /// notification's app identity is read from its `data`, `summary`, `externalPurchaseToken` or
+    /// `appData` by ``init(reading:)``.
+    static func fields<Visitor: AppStoreFieldVisitor>(_ claims: inout Self, _ visitor: inout Visitor)
+        throws(VerificationError)
+    {
+        try visitor.text("appAccountToken", &claims.appAccountToken, .signedItem)
+        try visitor.integer("appAppleId", &claims.appAppleID, .appTransaction)
+        try visitor.text("autoRenewProductId", &claims.autoRenewProductID, .signedItem)
+        try visitor.integer("autoRenewStatus", &claims.autoRenewStatus, .signedItem)
+        try visitor.text("bundleId", &claims.bundleID, .itemIdentity)
+        try visitor.text("environment", &claims.environment, .environment)
+        try visitor.number("expiresDate", &claims.expiresDate, .signedItem)
+        visitor.kind(claims.kind)
+        try visitor.text("notificationType", &claims.notificationType, .notification)
+        try visitor.text("notificationUUID", &claims.notificationUUID, .notification)
+        try visitor.text("originalTransactionId", &claims.originalTransactionID, .signedItem)
+        try visitor.text("productId", &claims.productID, .itemIdentity)
+        try visitor.number("purchaseDate", &claims.purchaseDate, .signedItem)
+        visitor.nested("renewalInfo", claims.renewalInfo)
+        try visitor.number("revocationDate", &claims.revocationDate, .signedItem)
+        try visitor.number("signedDate", &claims.signedDate, .everyKind)
+        try visitor.text("subtype", &claims.subtype, .notification)
+        visitor.nested("transaction", claims.transaction)
+        try visitor.text("transactionId", &claims.transactionID, .signedItem)
+        try visitor.text("type", &claims.type, .signedItem)
+    }
+
     /// The typed members under Apple's names, in name order (`kind` added; a notification's
     /// nested data as `transaction` and `renewalInfo` objects).
     package func forEachMember(_ body: (StaticString, JSONValue) -> Void) {
-        func integer(_ value: Int64?) -> Double? { value.map(Double.init) }
-        member("appAccountToken", appAccountToken, body)
-        member("appAppleId", integer(appAppleID), body)
-        member("autoRenewProductId", autoRenewProductID, body)
-        member("autoRenewStatus", integer(autoRenewStatus.map(Int64.init)), body)
-        member("bundleId", bundleID, body)
-        member("environment", environment, body)
-        member("expiresDate", expiresDate, body)
-        body("kind", .string(kind.rawValue))
-        member("notificationType", notificationType, body)
-        member("notificationUUID", notificationUUID, body)
-        member("originalTransactionId", originalTransactionID, body)
-        member("productId", productID, body)
-        member("purchaseDate", purchaseDate, body)
-        if let renewalInfo { body("renewalInfo", .object(ProviderClaims(renewalInfo).members)) }
-        member("revocationDate", revocationDate, body)
-        member("signedDate", signedDate, body)
-        member("subtype", subtype, body)
-        if let transaction { body("transaction", .object(ProviderClaims(transaction).members)) }
-        member("transactionId", transactionID, body)
-        member("type", type, body)
+        var copy = self
+        withoutActuallyEscaping(body) { body in
+            var lister = AppStoreFieldLister(body: body)
+            try? Self.fields(&copy, &lister)
+        }
     }
 
     /// `notificationUUID`.
@@ -302,6 +250,115 @@ extension AppStoreClaims: ProviderClaimMembers {
         body("by_environment", environment ?? "(none)")
         if let product = productID ?? transaction?.productID ?? renewalInfo?.productID { body("by_product", product) }
         if let notificationType { body("by_notification_type", notificationType + (subtype.map { " / " + $0 } ?? "")) }
+    }
+}
+
+/// Where an App Store member is read from.
+enum AppStoreFieldSource {
+    /// The payload of every kind.
+    case everyKind
+    /// The payload of a transaction, a renewal info or an AppTransaction.
+    case signedItem
+    /// The payload of a notification.
+    case notification
+    /// An item's own payload; a notification's comes from its app identity part
+    /// (``AppStoreClaims/init(reading:)``).
+    case itemIdentity
+    /// `environment` of a transaction or renewal info, `receiptType` of an AppTransaction; a
+    /// notification's comes from its app identity part.
+    case environment
+    /// An AppTransaction's own payload; a notification's comes from its app identity part.
+    case appTransaction
+}
+
+/// What the App Store claims' field table is walked with.
+protocol AppStoreFieldVisitor {
+    mutating func text(_ name: StaticString, _ value: inout String?, _ source: AppStoreFieldSource)
+        throws(VerificationError)
+    mutating func number(_ name: StaticString, _ value: inout Double?, _ source: AppStoreFieldSource)
+        throws(VerificationError)
+    mutating func integer(_ name: StaticString, _ value: inout Int64?, _ source: AppStoreFieldSource)
+        throws(VerificationError)
+    mutating func integer(_ name: StaticString, _ value: inout Int?, _ source: AppStoreFieldSource)
+        throws(VerificationError)
+    /// `kind`, which the payload does not carry.
+    mutating func kind(_ kind: AppStoreClaims.Kind)
+    /// A notification's nested signed data, once verified.
+    mutating func nested(_ name: StaticString, _ claims: AppStoreClaims?)
+}
+
+/// Reads the table's members that the payload's kind carries where the table says.
+struct AppStoreFieldReader<Object: JSONObjectReading>: AppStoreFieldVisitor {
+    let reader: ProviderClaimReader<Object>
+    let kind: AppStoreClaims.Kind
+
+    /// The name a member of `source` named `name` is read under for this kind, if it is read here.
+    private func source(_ name: StaticString, _ source: AppStoreFieldSource) -> StaticString? {
+        switch source {
+        case .everyKind: name
+        case .signedItem, .itemIdentity: kind != .notification ? name : nil
+        case .notification: kind == .notification ? name : nil
+        case .environment:
+            switch kind {
+            case .transaction, .renewalInfo: name
+            case .appTransaction: "receiptType"
+            case .notification: nil
+            }
+        case .appTransaction: kind == .appTransaction ? name : nil
+        }
+    }
+
+    mutating func text(_ name: StaticString, _ value: inout String?, _ source: AppStoreFieldSource)
+        throws(VerificationError)
+    {
+        if let member = self.source(name, source) { value = try reader.string(member) }
+    }
+
+    mutating func number(_ name: StaticString, _ value: inout Double?, _ source: AppStoreFieldSource)
+        throws(VerificationError)
+    {
+        if let member = self.source(name, source) { value = try reader.number(member) }
+    }
+
+    mutating func integer(_ name: StaticString, _ value: inout Int64?, _ source: AppStoreFieldSource)
+        throws(VerificationError)
+    {
+        if let member = self.source(name, source) {
+            value = try AppStoreClaims.integer(reader.number(member), "\(member)")
+        }
+    }
+
+    mutating func integer(_ name: StaticString, _ value: inout Int?, _ source: AppStoreFieldSource)
+        throws(VerificationError)
+    {
+        if let member = self.source(name, source) {
+            value = try AppStoreClaims.integer(reader.number(member), "\(member)").map { Int($0) }
+        }
+    }
+
+    mutating func kind(_ kind: AppStoreClaims.Kind) {}
+    mutating func nested(_ name: StaticString, _ claims: AppStoreClaims?) {}
+}
+
+/// Lists the table's members present, under Apple's names.
+struct AppStoreFieldLister: AppStoreFieldVisitor {
+    let body: (StaticString, JSONValue) -> Void
+
+    mutating func text(_ name: StaticString, _ value: inout String?, _ source: AppStoreFieldSource) {
+        if let value { body(name, .string(value)) }
+    }
+    mutating func number(_ name: StaticString, _ value: inout Double?, _ source: AppStoreFieldSource) {
+        if let value { body(name, .number(value)) }
+    }
+    mutating func integer(_ name: StaticString, _ value: inout Int64?, _ source: AppStoreFieldSource) {
+        if let value { body(name, .number(Double(value))) }
+    }
+    mutating func integer(_ name: StaticString, _ value: inout Int?, _ source: AppStoreFieldSource) {
+        if let value { body(name, .number(Double(value))) }
+    }
+    mutating func kind(_ kind: AppStoreClaims.Kind) { body("kind", .string(kind.rawValue)) }
+    mutating func nested(_ name: StaticString, _ claims: AppStoreClaims?) {
+        if let claims { body(name, .object(ProviderClaims(claims).members)) }
     }
 }
 
