@@ -21,6 +21,8 @@ package struct ReasonEntry: Sendable {
         case keyChoice
         /// After the generic checks: the provider's rules.
         case rules
+        /// After every other check: the policy's claim rules (``VerificationPolicy/claimRules``).
+        case authorization
         /// Not a check of the token: the keys could not be had.
         case keys
     }
@@ -82,19 +84,25 @@ package struct ReasonEntry: Sendable {
             stage: .generic),
         ReasonEntry(.nonceMismatch, "`nonce` is not the lowercase hex SHA-256 of the raw nonce", stage: .generic),
         ReasonEntry(
+            .claimMismatch, "a claim rule of the policy (`--require-claim PATH=VALUE`) does not hold",
+            stage: .authorization, answer: .challenged(error: "insufficient_scope")),
+        ReasonEntry(
             .keySetUnavailable, "a remote key set has no keys to verify with", stage: .keys, answer: .unavailable),
     ]
 
     /// Every reason's entry, in the order the checks run: the generic checks up to the key's
     /// choice, the providers' key choices, the rest of the generic checks, the providers' rules
-    /// (in registry order), and the key set's. Each reason once.
+    /// (in registry order), the policy's claim rules, and the key set's. Each reason once.
     package static let all: [ReasonEntry] = {
         let providers = ProviderRegistry.profiles.flatMap { $0.reasons }
         let generic = Self.generic.filter { $0.stage == .generic }
         var seen: Set<String> = []
-        let ordered =
-            generic.prefix(8) + providers.filter { $0.stage == .keyChoice } + generic.dropFirst(8)
-            + providers.filter { $0.stage == .rules } + Self.generic.filter { $0.stage == .keys }
+        var ordered: [ReasonEntry] = Array(generic.prefix(8))
+        ordered += providers.filter { $0.stage == .keyChoice }
+        ordered += generic.dropFirst(8)
+        ordered += providers.filter { $0.stage == .rules }
+        ordered += Self.generic.filter { $0.stage == .authorization }
+        ordered += Self.generic.filter { $0.stage == .keys }
         return ordered.filter { seen.insert($0.reason.rawValue).inserted }
     }()
 

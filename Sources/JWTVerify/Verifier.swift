@@ -25,8 +25,10 @@ public struct Verifier: Sendable {
     /// The accepted issuers' and audiences' bytes, compared without building strings.
     let issuerBytes: [[UInt8]]?
     let audienceBytes: [[UInt8]]?
-    /// The names of ``VerificationPolicy/capturedClaims``, as bytes.
-    let capturedClaimBytes: [[UInt8]]
+    /// ``VerificationPolicy/capturedClaims``, `nil` when there are none (no reference to count per token).
+    let capturedClaims: [ClaimPath]?
+    /// ``VerificationPolicy/claimRules``, `nil` when there are none.
+    let claimRules: [ClaimRule]?
 
     /// The verified-token cache, when this verifier was made with one (its ``VerifiedTokenCache/counters``
     /// are for metrics).
@@ -72,7 +74,8 @@ public struct Verifier: Sendable {
         self.allowList = AlgorithmAllowList(policy.algorithms)
         self.issuerBytes = policy.issuers.map { $0.map { Array($0.utf8) } }
         self.audienceBytes = policy.audiences.map { $0.map { Array($0.utf8) } }
-        self.capturedClaimBytes = policy.capturedClaims.map { Array($0.utf8) }
+        self.capturedClaims = policy.capturedClaims.isEmpty ? nil : policy.capturedClaims
+        self.claimRules = policy.claimRules.isEmpty ? nil : policy.claimRules
         self.hasP256Keys = keys.keys.contains { $0.key?.fixedBaseSlot != nil }
         self.identity = Self.identities.add(1, ordering: .relaxed).newValue
     }

@@ -38,25 +38,27 @@ package struct GatewayAnswer: Equatable {
         a.status == b.status && a.headers.elementsEqual(b.headers, by: { $0 == $1 })
     }
 
-    /// A claim copied into a response header (`--claim-header CLAIM=Header-Name`).
+    /// A claim copied into a response header (`--claim-header PATH=Header-Name`).
     package struct ClaimHeader: Sendable, Equatable {
-        /// The payload member copied.
-        package let claim: String
+        /// The claim copied: a payload member, or a dotted path into nested objects.
+        package let claim: ClaimPath
         /// The response header it goes to.
         package let header: String
 
         /// A mapping as given (the header name is not checked).
-        package init(claim: String, header: String) {
+        package init(claim: ClaimPath, header: String) {
             self.claim = claim
             self.header = header
         }
 
-        /// Parses `CLAIM=Header-Name`; the header name must be an RFC 9110 token.
+        /// Parses `PATH=Header-Name` (`realm_access.roles=X-Roles`; see ``ClaimPath`` for the
+        /// dotted form); the header name must be an RFC 9110 token, so the last `=` ends the path.
         package init?(parsing text: String) {
-            guard let equals = text.firstIndex(of: "=") else { return nil }
-            let claim = String(text[..<equals])
+            guard let equals = text.utf8.lastIndex(of: UInt8(ascii: "=")),
+                let claim = ClaimPath(parsing: String(text[..<equals]))
+            else { return nil }
             let header = String(text[text.index(after: equals)...])
-            guard !claim.isEmpty, !header.isEmpty, header.utf8.allSatisfy(Self.isTokenByte) else { return nil }
+            guard !header.isEmpty, header.utf8.allSatisfy(Self.isTokenByte) else { return nil }
             self.init(claim: claim, header: header)
         }
 
@@ -169,7 +171,7 @@ package struct GatewayAnswer: Equatable {
             }
         } else if !claimHeaders.isEmpty {
             let all = token.allClaims
-            for mapping in claimHeaders { add(mapping.header, all[mapping.claim].map(Self.text)) }
+            for mapping in claimHeaders { add(mapping.header, mapping.claim.value(in: all).map(Self.text)) }
         }
         let cache =
             cacheMaxAge.map { CacheRule.value(maxAge: $0, expiresAt: claims.expiresAt, now: now) } ?? CacheRule.noStore

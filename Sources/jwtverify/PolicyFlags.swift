@@ -21,6 +21,8 @@ struct PolicyFlags {
     /// `nil`: not given (the profile's or the default allow-list applies).
     var algorithms: Set<SignatureAlgorithm>?
     var maxTokenBytes = VerificationPolicy.defaultMaxTokenBytes
+    /// `--require-claim`: authorization rules, every one required.
+    var claimRules: [ClaimRule] = []
 
     static var profileNames: [String] { VerificationPolicy.profileNames }
 
@@ -125,11 +127,23 @@ struct PolicyFlags {
         flags.maxTokenBytes = try OptionValue.count(name, value, in: 1...(1 << 30))
     }
 
+    static let requireClaimOption: Option<PolicyFlags> = .value(
+        "--require-claim", placeholder: "PATH=VALUE",
+        help:
+            "Authorization rule: claim PATH (a member, or a dotted path into nested\nobjects: realm_access.roles) must be the string VALUE, or an array holding\nit (true/false also match booleans). Repeatable: all must hold, else\n\"claim_mismatch\"."
+    ) { flags, value, name throws(CommandFailure) in
+        guard let rule = ClaimRule(parsing: value) else {
+            throw .usage("\(name) takes PATH=VALUE (PATH a claim or a dotted path, \\. for a dot in a name)")
+        }
+        flags.claimRules.append(rule)
+    }
+
     /// Every policy flag, in help order. `--skip-nonce` is taken everywhere, so one set of flags
     /// serves every face; `audit` and `inspect` never require a nonce anyway.
     static func all(optionalClaims: Bool, face: ProfileSetting.Faces) -> [Option<PolicyFlags>] {
         profileOptions(for: face) + claimOptions(optional: optionalClaims) + [
             nonceOption, skipNonceOption, leewayOption, nowOption, algorithmsOption, maxTokenBytesOption,
+            requireClaimOption,
         ]
     }
 
@@ -196,6 +210,7 @@ struct PolicyFlags {
         if skipNonce || use == .audit { policy.nonceRequirement = .checkedWhenGiven }
         policy.leeway = leeway
         policy.maxTokenBytes = maxTokenBytes
+        policy.claimRules = claimRules
         return policy
     }
 

@@ -529,7 +529,7 @@ struct FaceAgreementTests {
         let verdicts = try groups.flatMap { try Self.library($0).values }
         for reason in [
             "", "claim_type", "issued_in_future", "hosted_domain_mismatch", "audience_mismatch", "issuer_mismatch",
-            "unsupported_alg", "nonce_missing", "expired", "insufficient_scope", "header_invalid",
+            "unsupported_alg", "nonce_missing", "expired", "insufficient_scope", "header_invalid", "claim_mismatch",
         ] {
             #expect(verdicts.contains(reason), "no case gives \(reason)")
         }
@@ -567,6 +567,19 @@ enum ProfileCorpus {
         Policy(
             name: "firebase", policy: .firebase(project: "p-1"),
             arguments: ["--profile", "firebase", "--project", "p-1"]),
+        Policy(
+            name: "firebase-apple-only",
+            policy: {
+                var policy = VerificationPolicy.firebase(project: "p-1")
+                policy.claimRules = ["firebase.sign_in_provider=apple.com", "email_verified=true"].map {
+                    ClaimRule(parsing: $0)!
+                }
+                return policy
+            }(),
+            arguments: [
+                "--profile", "firebase", "--project", "p-1", "--require-claim", "firebase.sign_in_provider=apple.com",
+                "--require-claim", "email_verified=true",
+            ]),
         Policy(
             name: "google", policy: .google(audiences: ["client-1"]),
             arguments: ["--profile", "google", "--audience", "client-1"]),

@@ -13,6 +13,8 @@ struct PayloadRead {
     var emailVerified: Bool?
     /// The members the policy asked to keep (``VerificationPolicy/capturedClaims``), in its order.
     var captured: [JSONValue?] = []
+    /// The first of the policy's claim rules that does not hold, if one does not.
+    var claimRuleFailure: VerificationError?
 
     /// Moves the claims out, leaving none: the verified token takes them without a copy (a copy
     /// costs a reference count per string).
@@ -27,13 +29,21 @@ struct PayloadRead {
 struct PayloadReading: JSONObjectConsumer {
     let rules: ProviderRules
     let report: Bool
-    /// The UTF-8 names of the members to keep as JSON values (none, usually).
-    var captured: [[UInt8]] = []
+    /// The claims to keep as JSON values (none, usually).
+    var captured: [ClaimPath]? = nil
+    /// The policy's claim rules (none, usually).
+    var claimRules: [ClaimRule]? = nil
 
     func consume<Object: JSONObjectReading>(_ object: Object) -> PayloadRead {
         var read = PayloadRead(provider: rules.read(object))
-        if !captured.isEmpty {
-            read.captured = captured.map { name in name.withUnsafeBytes { object.member(named: $0)?.value } }
+        if let captured { read.captured = captured.map { $0.value(in: object)?.value } }
+        if let claimRules {
+            for rule in claimRules {
+                if let failure = rule.failure(in: object) {
+                    read.claimRuleFailure = failure
+                    break
+                }
+            }
         }
         let error = RegisteredClaims.read(object, into: &read.claims, requiresExpiration: rules.requiresExpiration)
         read.claimsError = error

@@ -16,6 +16,8 @@ package protocol JSONValueReading {
     subscript(index: Int) -> Self? { get }
     /// The member named `name` of an object (`nil` if absent or not an object).
     func member(_ name: StaticString) -> Self?
+    /// The member of an object whose name is the UTF-8 `name` (`nil` if absent or not an object).
+    func member(named name: UnsafeRawBufferPointer) -> Self?
     /// A copy of this value and everything inside it.
     var value: JSONValue { get }
 }

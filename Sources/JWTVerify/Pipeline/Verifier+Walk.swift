@@ -93,7 +93,8 @@ extension Verifier {
     ) -> Result<VerifiedToken, VerificationError> {
         // A cache miss keeps what a traced hit must show (email_verified), read on the same pass.
         let reading = PayloadReading(
-            rules: policy.rules, report: tracing || prepared.cacheHash != nil, captured: capturedClaimBytes)
+            rules: policy.rules, report: tracing || prepared.cacheHash != nil, captured: capturedClaims,
+            claimRules: claimRules)
         let payload = prepared.payload!
         var read: PayloadRead
         switch JSONObjectParser.parse(payload, reading) {
@@ -166,6 +167,8 @@ extension Verifier {
             case .failure(let error): return .failure(error)
             }
         }
+        // The policy's claim rules, read on the same pass: after every other check.
+        if let failure = read.claimRuleFailure { return .failure(failure) }
         return .success(
             VerifiedToken(
                 algorithm: header.algorithm, keyID: header.keyID, claims: read.takeClaims(), provider: provider,

@@ -63,9 +63,13 @@ public struct VerificationPolicy: Sendable {
     /// checked only when a call gives one. Sign in with Apple requires it: replay protection is
     /// what the nonce is for, so leaving out the argument never turns the check off.
     public var nonceRequirement: NonceRequirement
+    /// Authorization rules on claims, every one of which must hold (else `claim_mismatch`):
+    /// checked after all other checks, the provider's rules included, on every face
+    /// (`--require-claim PATH=VALUE`). None by default.
+    public var claimRules: [ClaimRule] = []
     /// Claims kept as JSON values with every verified token, read in the same pass as the others
-    /// (a gateway's claim headers): ``VerifiedToken/capturedClaim(at:)``.
-    package var capturedClaims: [String] = []
+    /// (a gateway's claim headers, dotted paths allowed): ``VerifiedToken/capturedClaim(at:)``.
+    package var capturedClaims: [ClaimPath] = []
 
     /// Whether a verification call must pass the raw nonce.
     public enum NonceRequirement: Sendable, Hashable {

@@ -32,11 +32,12 @@ struct RouteOptions: Sendable {
                 options.cacheCapacity = try OptionValue.count(name, value, in: 0...10_000_000)
             },
             .value(
-                "--claim-header", placeholder: "CLAIM=NAME",
-                help: "On /auth success, also send claim CLAIM as header NAME (arrays joined\nwith commas). Repeatable."
+                "--claim-header", placeholder: "PATH=NAME",
+                help:
+                    "On /auth success, also send claim PATH as header NAME: a member, or a dotted\npath into nested objects (realm_access.roles; \\. for a dot in a name);\narrays joined with commas. Repeatable."
             ) { options, value, name throws(CommandFailure) in
                 guard let mapping = GatewayAnswer.ClaimHeader(parsing: value) else {
-                    throw .usage("\(name) takes CLAIM=Header-Name")
+                    throw .usage("\(name) takes PATH=Header-Name (PATH a claim or a dotted path)")
                 }
                 options.claimHeaders.append(mapping)
             },

@@ -259,8 +259,8 @@ enum FuzzTargets {
         }
     }
 
-    static let claimHeaders = ["name", "groups", "email"].map {
-        GatewayAnswer.ClaimHeader(claim: $0, header: "X-\($0)")
+    static let claimHeaders = ["name=X-name", "groups=X-groups", "email=X-email", "address.country=X-Country"].map {
+        GatewayAnswer.ClaimHeader(parsing: $0)!
     }
 
     /// One http case: byte 0 picks what the rest is.
