@@ -32,6 +32,27 @@ package enum BearerCredential {
         return isToken68(value, range) ? .token(range) : .malformed
     }
 
+    /// Reads `Authorization: DPoP <token>` (RFC 9449 §7.1): the scheme `DPoP` in any letter case,
+    /// then spaces or tabs, then a token68, whitespace around the whole allowed. Another scheme is
+    /// ``Parsed/absent``; `DPoP` with nothing usable after it ``Parsed/malformed``.
+    package static func parse(dpopAuthorization value: UnsafeRawBufferPointer) -> Parsed {
+        var start = 0
+        var end = value.count
+        while start < end, isSpace(value[start]) { start += 1 }
+        while end > start, isSpace(value[end - 1]) { end -= 1 }
+        let scheme: [UInt8] = Array("dpop".utf8)
+        guard end - start >= 4, (0..<4).allSatisfy({ value[start + $0] | 0x20 == scheme[$0] }) else { return .absent }
+        start += 4
+        if start < end, !isSpace(value[start]) { return .absent }  // "DPoPx…": another scheme
+        while start < end, isSpace(value[start]) { start += 1 }
+        return isToken68(value, start..<end) ? .token(start..<end) : .malformed
+    }
+
+    /// Whether `value` is a token68 from end to end: a proof's `DPoP` header (RFC 9449 §4.1).
+    package static func isToken68(_ value: UnsafeRawBufferPointer) -> Bool { isToken68(value, 0..<value.count) }
+
+    private static func isSpace(_ byte: UInt8) -> Bool { byte == 0x20 || byte == 0x09 }
+
     /// Whether `value[range]` is a token68: its alphabet, then only `=` padding.
     private static func isToken68(_ value: UnsafeRawBufferPointer, _ range: Range<Int>) -> Bool {
         guard let base = value.baseAddress?.assumingMemoryBound(to: UInt8.self) else { return false }
