@@ -72,7 +72,12 @@ package final class ServeRoute: Sendable {
     }
 
     package let configuration: RouteConfiguration
-    private let keys: Keys
+    /// The route's keys; `nil` for a route with several issuers, whose entries have theirs.
+    private let keys: Keys?
+    /// A route with several issuers (``init(configuration:issuers:)``): its entries, in order, and
+    /// each by the exact bytes of the issuers its policy accepts.
+    package let issuerEntries: [ServeRoute]
+    private let issuerIndex: [ExactBytes: ServeRoute]
     /// Whether `/auth` holds this route's requests to verify them together: when its keys gain
     /// from batches (``Verifier/gainsFromBatches``; a remote set always, its keys change).
     package let gathers: Bool
@@ -84,16 +89,62 @@ package final class ServeRoute: Sendable {
 
     /// Whether the route can verify: key files are loaded when the route is; a remote set once it
     /// holds keys (fetched, or from its snapshot).
-    package var hasKeys: Bool { keys.verifier.hasKeys }
+    package var hasKeys: Bool { leaves.allSatisfy { $0.keys?.verifier.hasKeys ?? false } }
 
     package init(configuration: RouteConfiguration, keys: Keys) {
         self.configuration = configuration
         self.keys = keys
+        self.issuerEntries = []
+        self.issuerIndex = [:]
         challengeScope = keys.verifier.policy.rules.challengeScope
         switch keys.verifier {
         case .local(let verifier): gathers = verifier.gainsFromBatches
         case .remote: gathers = true
         }
+    }
+
+    /// A route with several issuers behind one path (`"issuers"` in `--config`): each token goes
+    /// to the one entry whose policy accepts its unverified `iss`, byte for byte, and is verified
+    /// there whole; never to another entry. A token whose `iss` no entry accepts (or that has none
+    /// to read) is refused `issuer_mismatch` before any key is chosen.
+    ///
+    /// - Precondition: at least one entry, none with several issuers itself, each accepting
+    ///   issuers no other entry accepts (``ServeRoutes`` callers check this first).
+    package init(configuration: RouteConfiguration, issuers entries: [ServeRoute]) {
+        precondition(!entries.isEmpty && entries.allSatisfy { $0.keys != nil }, "issuer entries are plain routes")
+        self.configuration = configuration
+        self.keys = nil
+        self.issuerEntries = entries
+        var index: [ExactBytes: ServeRoute] = [:]
+        for entry in entries {
+            for issuer in entry.policy.issuers ?? [] {
+                precondition(index.updateValue(entry, forKey: ExactBytes(issuer)) == nil, "an issuer in two entries")
+            }
+        }
+        self.issuerIndex = index
+        self.challengeScope = []
+        self.gathers = entries.contains { $0.gathers }
+    }
+
+    /// The routes that verify: this one, or its issuer entries.
+    package var leaves: [ServeRoute] { keys == nil ? issuerEntries : [self] }
+
+    /// The issuer entry for `token`, by its unverified `iss` (this route itself when it has one
+    /// issuer's keys); `nil` when no entry accepts it.
+    package func entry(for token: UnsafeRawBufferPointer) -> ServeRoute? {
+        guard keys == nil else { return self }
+        guard let issuer = UnverifiedPayload.read(token: token)?.claims.issuer else { return nil }
+        return issuerIndex[ExactBytes(issuer)]
+    }
+
+    /// The refusal of a token no issuer entry accepts.
+    package func noIssuerEntry(for token: UnsafeRawBufferPointer) -> VerificationError {
+        guard let issuer = UnverifiedPayload.read(token: token)?.claims.issuer else {
+            return VerificationError(
+                .issuerMismatch, detail: "route \(name) takes tokens by iss, and this one has none")
+        }
+        return VerificationError(
+            .issuerMismatch, detail: "route \(name) has no issuer \(String(reflecting: String(issuer.prefix(100))))")
     }
 
     /// Runs `attempt` over the verifier of the keys at hand (`jwks_unavailable` while a remote set
@@ -103,6 +154,7 @@ package final class ServeRoute: Sendable {
     package func withVerifier<T>(
         probe: KeyWaitProbe?, namesUnknownKey: (T) -> Bool, _ attempt: (Verifier) -> T
     ) -> Result<T, VerificationError> {
+        guard let keys else { preconditionFailure("a route with several issuers verifies through its entries") }
         switch keys.verifier {
         case .local(let verifier): return .success(attempt(verifier))
         case .remote(let remote):
@@ -124,8 +176,10 @@ package final class ServeRoute: Sendable {
     /// `probe` (see ``withVerifier(probe:namesUnknownKey:_:)``). `jwks_unavailable` while a remote
     /// set has no keys, for every token.
     package func evaluate(
-        _ batch: TokenBatch, probe: KeyWaitProbe? = nil, _ body: (Int, Result<VerifiedToken, VerificationError>) -> Void
+        _ batch: TokenBatch, probe: KeyWaitProbe? = nil,
+        _ body: (Int, Result<VerifiedToken, VerificationError>, ServeRoute) -> Void
     ) {
+        guard keys != nil else { return evaluateByIssuer(batch, probe: probe, body) }
         let outcome = withVerifier(
             probe: probe, namesUnknownKey: { $0 },
             { verifier -> Bool in
@@ -134,42 +188,74 @@ package final class ServeRoute: Sendable {
                     if !namesUnknownKey, case .failure(let error) = result, RemoteVerifier.namesUnknownKey(error) {
                         namesUnknownKey = true
                     }
-                    body(index, result)
+                    body(index, result, self)
                 }
                 return namesUnknownKey
             })
         if case .failure(let error) = outcome {
-            for index in 0..<batch.count { body(index, .failure(error)) }
+            for index in 0..<batch.count { body(index, .failure(error), self) }
+        }
+    }
+
+    /// ``evaluate(_:probe:_:)`` of a route with several issuers: each entry's tokens as one batch
+    /// through it, in the order the entries first appear; tokens no entry accepts refused.
+    private func evaluateByIssuer(
+        _ batch: TokenBatch, probe: KeyWaitProbe?,
+        _ body: (Int, Result<VerifiedToken, VerificationError>, ServeRoute) -> Void
+    ) {
+        var groups: [(entry: ServeRoute, positions: [Int], batch: TokenBatch)] = []
+        for position in 0..<batch.count {
+            let token = batch.token(at: position)
+            guard let entry = token.withUnsafeBytes({ entry(for: $0) }) else {
+                body(position, .failure(token.withUnsafeBytes { noIssuerEntry(for: $0) }), self)
+                continue
+            }
+            if let group = groups.firstIndex(where: { $0.entry === entry }) {
+                groups[group].positions.append(position)
+                groups[group].batch.append(token, nonce: batch.nonce(at: position))
+            } else {
+                var one = TokenBatch()
+                one.append(token, nonce: batch.nonce(at: position))
+                groups.append((entry, [position], one))
+            }
+        }
+        for group in groups {
+            group.entry.evaluate(group.batch, probe: probe) { position, result, judge in
+                body(group.positions[position], result, judge)
+            }
         }
     }
 
     /// `jwks_unavailable` for a request that waited ``RouteConfiguration/refreshWait`` for a
     /// refresh still under way.
     package var refreshStillRunning: VerificationError {
-        guard case .remote(let remote) = keys.verifier else { return VerificationError(.keySetUnavailable) }
+        guard case .remote(let remote)? = keys?.verifier else { return VerificationError(.keySetUnavailable) }
         return RemoteVerifier.refreshStillRunning(remote.keySet, waited: configuration.refreshWait)
     }
 
-    /// The route's policy.
-    package var policy: VerificationPolicy { keys.verifier.policy }
+    /// The route's policy (a route with several issuers: its first entry's).
+    package var policy: VerificationPolicy { leaves[0].keys!.verifier.policy }
 
     /// Whether `/notifications` takes this route's bodies: Sign in with Apple's notifications or
-    /// App Store signed data.
-    package var receivesNotifications: Bool { policy.rules.receivesNotifications }
+    /// App Store signed data (never a route with several issuers).
+    package var receivesNotifications: Bool { keys != nil && policy.rules.receivesNotifications }
 
-    /// Whether the route's policy requires a raw nonce with every token.
-    package var requiresNonce: Bool { policy.nonceRequirement == .required }
+    /// Whether the route's policy (any of its entries') requires a raw nonce with every token.
+    package var requiresNonce: Bool { leaves.contains { $0.policy.nonceRequirement == .required } }
 
-    /// Whether usable keys are loaded.
-    package var isReady: Bool { keys.verifier.hasKeys }
+    /// Whether usable keys are loaded (for every issuer entry).
+    package var isReady: Bool { hasKeys }
 
-    /// Starts (or retries) a remote set's due refresh; nothing for key files.
+    /// Starts (or retries) a remote set's due refresh (each issuer entry's); nothing for key files.
     package func refreshIfDue() async {
-        if case .remote(let remote) = keys.verifier { await remote.keySet.refreshIfDue() }
+        for leaf in leaves {
+            if case .remote(let remote)? = leaf.keys?.verifier { await remote.keySet.refreshIfDue() }
+        }
     }
 
-    /// What `/metrics` shows of this route.
+    /// What `/metrics` shows of this route (of an issuer entry: under the entry's name).
     package var metricsState: ServeMetrics.RouteState {
+        guard let keys else { preconditionFailure("a route with several issuers is shown by its entries") }
         switch keys.verifier {
         case .local(let verifier):
             return ServeMetrics.RouteState(

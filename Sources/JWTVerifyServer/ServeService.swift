@@ -190,11 +190,11 @@ package final class ServeService: Sendable {
             let now = options.cacheMaxAge == nil ? 0 : options.now
             let started = ThroughputClock.now()
             let probe = KeyWaitProbe(mayWait: true)
-            route.evaluate(batch, probe: probe) { position, result in
+            route.evaluate(batch, probe: probe) { position, result, judge in
                 let index = gathering.positions[position]
                 gathering.answers[index] = GatewayAnswer.verdict(
                     result, claimHeaders: options.claimHeaders, realm: options.realm, cacheMaxAge: options.cacheMaxAge,
-                    now: now, scope: route.challengeScope)
+                    now: now, scope: judge.challengeScope)
                 gathering.entries[index].reason = if case .failure(let error) = result { error.reason } else { nil }
             }
             if let refresh = probe.refresh {
@@ -242,9 +242,9 @@ package final class ServeService: Sendable {
                 var answer = GatewayAnswer.rejected(.keySetUnavailable, realm: options.realm)
                 var reason: VerificationError.Reason? = .keySetUnavailable
                 let started = ThroughputClock.now()
-                route.evaluate(batch, probe: KeyWaitProbe(mayWait: false)) { _, result in
+                route.evaluate(batch, probe: KeyWaitProbe(mayWait: false)) { _, result, judge in
                     answer = GatewayAnswer.verdict(
-                        result, claimHeaders: options.claimHeaders, realm: options.realm, scope: route.challengeScope)
+                        result, claimHeaders: options.claimHeaders, realm: options.realm, scope: judge.challengeScope)
                     reason = if case .failure(let error) = result { error.reason } else { nil }
                 }
                 metrics.verification(route: route.name, reason: reason, seconds: ThroughputClock.now() - started)
@@ -298,8 +298,10 @@ package final class ServeService: Sendable {
             return HTTPResponse(
                 status: 200, headers: [("Content-Type", "text/plain; version=0.0.4; charset=utf-8")],
                 body: Array(
-                    metrics.exposition(routes: routes.routes.values.sorted { $0.name < $1.name }.map(\.metricsState))
-                        .utf8))
+                    metrics.exposition(
+                        routes: routes.routes.values.flatMap(\.leaves).sorted { $0.name < $1.name }.map(\.metricsState)
+                    )
+                    .utf8))
         case (.healthz?, nil):
             return HTTPResponse(status: 200, headers: [("Content-Type", "text/plain")], body: Array("ok\n".utf8))
         case (.ready?, nil):
@@ -363,10 +365,10 @@ package final class ServeService: Sendable {
         var reason: VerificationError.Reason? = .keySetUnavailable
         let started = ThroughputClock.now()
         let now = options.cacheMaxAge == nil ? 0 : options.now
-        route.evaluate(gathering.alone) { _, result in
+        route.evaluate(gathering.alone) { _, result, judge in
             answer = GatewayAnswer.verdict(
                 result, claimHeaders: options.claimHeaders, realm: options.realm, cacheMaxAge: options.cacheMaxAge,
-                now: now, scope: route.challengeScope)
+                now: now, scope: judge.challengeScope)
             reason = if case .failure(let error) = result { error.reason } else { nil }
         }
         metrics.batch(route: route.name, count: 1, secondsEach: ThroughputClock.now() - started) { _ in reason }
@@ -450,11 +452,16 @@ package final class ServeService: Sendable {
         -> HTTPResponse
     {
         let started = ThroughputClock.now()
-        let evaluated = route.withVerifier(probe: probe, namesUnknownKey: Self.namesUnknownKey) { verifier in
-            VerifyBody.evaluate(
-                body,
-                with: RequestLineEvaluator(
-                    verifier: verifier, defaultNonce: route.configuration.nonce, time: route.configuration.time))
+        let evaluated: Result<Result<VerifyBody.Records, VerifyBody.Problem>, VerificationError>
+        if route.issuerEntries.isEmpty {
+            evaluated = route.withVerifier(probe: probe, namesUnknownKey: Self.namesUnknownKey) { verifier in
+                VerifyBody.evaluate(
+                    body,
+                    with: RequestLineEvaluator(
+                        verifier: verifier, defaultNonce: route.configuration.nonce, time: route.configuration.time))
+            }
+        } else {
+            evaluated = VerifyBody.evaluate(body, byIssuer: route, probe: probe)
         }
         let outcome: Result<VerifyBody.Records, VerifyBody.Problem>
         switch evaluated {
@@ -508,7 +515,7 @@ package final class ServeService: Sendable {
                 var batch = TokenBatch()
                 batch.append(bytes: jws, nonce: nil)
                 var result: Result<VerifiedToken, VerificationError> = .failure(VerificationError(.keySetUnavailable))
-                route.evaluate(batch, probe: probe) { _, outcome in result = outcome }
+                route.evaluate(batch, probe: probe) { _, outcome, _ in result = outcome }
                 return result
             }
         }

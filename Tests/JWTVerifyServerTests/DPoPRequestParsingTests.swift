@@ -59,7 +59,8 @@ struct DPoPRequestParsingTests {
             #expect(Self.read(empty) == "refused: \(name) empty or not printable ASCII without spaces")
         }
         let wrong: [(String, String, String)] = [
-            ("X-Forwarded-Proto", "ftp", "not http or https"), ("X-Forwarded-Host", "evil.example/x", "not a host[:port]"),
+            ("X-Forwarded-Proto", "ftp", "not http or https"),
+            ("X-Forwarded-Host", "evil.example/x", "not a host[:port]"),
             ("X-Forwarded-Host", "user@api.example.com", "not a host[:port]"),
             ("X-Forwarded-Uri", "https://evil.example/", "not a path starting with /"),
             ("X-Forwarded-Uri", "/a b", "empty or not printable ASCII without spaces"),

@@ -54,53 +54,115 @@ enum ServeConfig {
                     message: "--config \(path): route name \"\(name)\" must be printable ASCII "
                         + "without spaces, /, %, ? or #, and not . or ..")
             }
-            guard case .object(let members) = value else { throw failure("not an object of options") }
-            var options = RouteOptions()
-            for (member, value) in members.sorted(by: { $0.key < $1.key }) {
-                let name = "--" + String(member.map { $0 == "_" ? "-" : $0 })
-                guard let option = table.options.first(where: { $0.names.contains(name) }) else {
-                    throw failure("unknown key \"\(member)\"; the keys are " + Self.keyList)
-                }
-                var values: [String] = []
-                if option.placeholder == nil {
-                    guard case .bool(let set) = value else {
-                        throw failure("\"\(member)\" takes true or false, not \(value.jsonText)")
-                    }
-                    if set { values.append("") }
-                } else {
-                    let items: [JSONValue]
-                    if case .array(let list) = value { items = list } else { items = [value] }
-                    for item in items {
-                        guard let text = item.stringValue ?? item.integerText else {
-                            throw failure(
-                                "\"\(member)\" takes \(option.placeholder!) as a string (or a list of them), not \(item.jsonText)"
-                            )
-                        }
-                        values.append(
-                            pathKeys.contains(name)
-                                ? Self.resolve(text, against: folder, source: name == "--jwks") : text)
-                    }
-                }
-                for text in values {
-                    do {
-                        try option.apply(&options, text, name)
-                    } catch {
-                        let message = Self.keyNames(error.message)
-                        throw failure(message.hasPrefix("\"\(member)\"") ? message : "\"\(member)\": " + message)
-                    }
-                }
-            }
-            do {
-                try options.finish(route: name)
-            } catch {
-                let own = "route \"\(name)\": "
-                throw failure(
-                    Self.keyNames(
-                        error.message.hasPrefix(own) ? String(error.message.dropFirst(own.count)) : error.message))
+            guard case .object(var members) = value else { throw failure("not an object of options") }
+            let entries = members.removeValue(forKey: "issuers")
+            var options = try Self.options(members, folder: folder, failure)
+            if let entries {
+                options.issuers = try Self.issuerEntries(entries, route: members, folder: folder, failure)
+            } else {
+                try Self.finish(&options, route: name, failure)
             }
             result[name] = options
         }
         return result
+    }
+
+    /// The keys of a route's options that say how `/auth` answers, so one value for all its issuers.
+    static let answerKeys: Set<String> = [
+        "claim_header", "token_header", "token_cookie", "realm", "cache_control_max_age", "nonce", "now",
+    ]
+
+    /// A route's `"issuers"`: each entry an object of route options (with an `"issuer"`), taken
+    /// with the route's own options; the answer options (``answerKeys``) only on the route.
+    static func issuerEntries(
+        _ value: JSONValue, route members: [String: JSONValue], folder: String, _ failure: (String) -> CommandFailure
+    ) throws(CommandFailure) -> [RouteOptions] {
+        guard case .array(let list) = value, !list.isEmpty else {
+            throw failure("\"issuers\" takes a non-empty list of objects of route options")
+        }
+        var entries: [RouteOptions] = []
+        var seen: [[UInt8]: Int] = [:]
+        for (index, item) in list.enumerated() {
+            let place = "issuers[\(index)]"
+            guard case .object(let own) = item else { throw failure("\(place) is not an object of route options") }
+            guard case .string(let issuer)? = own["issuer"], !issuer.isEmpty else {
+                throw failure("\(place) needs an \"issuer\" (tokens go to the entry whose issuer is their iss)")
+            }
+            if let other = seen.updateValue(index, forKey: Array(issuer.utf8)) {
+                throw failure("\(place) repeats the issuer of issuers[\(other)]")
+            }
+            var merged = members
+            for (key, value) in own {
+                if key == "issuers" { throw failure("\(place): an entry has no \"issuers\" of its own") }
+                if answerKeys.contains(key) {
+                    throw failure("\(place): \"\(key)\" goes on the route, for all its issuers")
+                }
+                if members[key] != nil { throw failure("\(place): \"\(key)\" is given on the route too") }
+                merged[key] = value
+            }
+            var options = try Self.options(merged, folder: folder) { failure("\(place): " + $0) }
+            try Self.finish(&options, route: "", { failure("\(place): " + $0) })
+            if options.policy.rules.receivesNotifications {
+                throw failure("\(place): a notification profile takes a route of its own")
+            }
+            entries.append(options)
+        }
+        return entries
+    }
+
+    /// One object's route options, each key applied as its command-line option.
+    static func options(_ members: [String: JSONValue], folder: String, _ failure: (String) -> CommandFailure)
+        throws(CommandFailure) -> RouteOptions
+    {
+        var options = RouteOptions()
+        for (member, value) in members.sorted(by: { $0.key < $1.key }) {
+            let name = "--" + String(member.map { $0 == "_" ? "-" : $0 })
+            guard let option = table.options.first(where: { $0.names.contains(name) }) else {
+                throw failure("unknown key \"\(member)\"; the keys are " + Self.keyList)
+            }
+            var values: [String] = []
+            if option.placeholder == nil {
+                guard case .bool(let set) = value else {
+                    throw failure("\"\(member)\" takes true or false, not \(value.jsonText)")
+                }
+                if set { values.append("") }
+            } else {
+                let items: [JSONValue]
+                if case .array(let list) = value { items = list } else { items = [value] }
+                for item in items {
+                    guard let text = item.stringValue ?? item.integerText else {
+                        throw failure(
+                            "\"\(member)\" takes \(option.placeholder!) as a string (or a list of them), not \(item.jsonText)"
+                        )
+                    }
+                    values.append(
+                        pathKeys.contains(name) ? Self.resolve(text, against: folder, source: name == "--jwks") : text)
+                }
+            }
+            for text in values {
+                do {
+                    try option.apply(&options, text, name)
+                } catch {
+                    let message = Self.keyNames(error.message)
+                    throw failure(message.hasPrefix("\"\(member)\"") ? message : "\"\(member)\": " + message)
+                }
+            }
+        }
+        return options
+    }
+
+    /// ``RouteOptions/finish(route:)``, its message in the config's words.
+    static func finish(_ options: inout RouteOptions, route name: String, _ failure: (String) -> CommandFailure)
+        throws(CommandFailure)
+    {
+        do {
+            try options.finish(route: name)
+        } catch {
+            let own = "route \"\(name)\": "
+            throw failure(
+                Self.keyNames(error.message.hasPrefix(own) ? String(error.message.dropFirst(own.count)) : error.message)
+            )
+        }
     }
 
     /// The folder holding `path` (`.` for a bare name).

@@ -20,6 +20,9 @@ struct RouteOptions: Sendable {
     var cacheControlMaxAge: Int?
     /// The policy, once the options are read (``finish()``).
     var policy = VerificationPolicy(issuers: nil, audiences: nil)
+    /// A `--config` route with several issuers: each entry's options, complete (its own keys
+    /// and policy); the route's own options then say only how `/auth` answers.
+    var issuers: [RouteOptions] = []
 
     static let options: [Option<RouteOptions>] =
         KeySetOptions.options().map { $0.lifted(\.keySets) }

@@ -19,6 +19,13 @@ extension RouteOptions {
     /// `requireKeys` (a reload, which then keeps the old route); at start it is retried in the
     /// background and `/ready` says when.
     func loadRoute(name: String, requireKeys: Bool) throws(CommandFailure) -> ServeRoute {
+        if !issuers.isEmpty {
+            var entries: [ServeRoute] = []
+            for (index, entry) in issuers.enumerated() {
+                entries.append(try entry.loadRoute(name: "\(name)#\(index + 1)", requireKeys: requireKeys))
+            }
+            return ServeRoute(configuration: configuration(name: name), issuers: entries)
+        }
         let cache: VerifiedTokenCache.Configuration? = cacheCapacity > 0 ? .init(capacity: cacheCapacity) : nil
         // The claim headers' claims are kept by the verifier's own pass over the payload.
         var policy = self.policy
