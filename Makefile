@@ -1,7 +1,8 @@
 # JWTVerify — the two commands the README promises, plus the longer runs.
 #   make demo   install what is missing, build in release, verify the bundled sample tokens
-#   make test   install what is missing, run the whole test suite: the Swift tests (make test-swift)
-#               and the Spark job's tests (make test-spark: PySpark from PyPI into .build/spark-venv)
+#   make test   install what is missing, run the whole test suite: the Swift tests (make test-swift,
+#               with Authlib from PyPI in .build/authlib-venv as the authorization server of the
+#               access-token tests) and the Spark job's tests (make test-spark: PySpark into .build/spark-venv)
 SHELL := /bin/bash
 SWIFT ?= swift
 SYSTEM_PACKAGES := pkg-config libssl-dev libjansson-dev libmicrohttpd-dev libcurl4-openssl-dev
@@ -11,7 +12,7 @@ JWTVERIFY := .build/release/jwtverify
 
 
 .PHONY: gateway-deps bench-serve bench-appstore report-screenshot
-.PHONY: docs test-docs
+.PHONY: docs test-docs authlib-deps
 .PHONY: all deps build release demo test lint format test-swift test-spark package test-package spark-deps spark-binary bench bench-es256 bench-peer-deps bench-instructions bench-spark fuzz fuzz-json asan tsan vectors clean
 
 all: build
@@ -61,7 +62,7 @@ docs: deps
 # make test builds the documentation too, so a broken link fails the suite.
 test-docs: docs
 
-test-swift: deps gateway-deps
+test-swift: deps gateway-deps authlib-deps
 	$(SWIFT) test $(STRICT)
 	@# Again without the multi-buffer engine: every verdict must be the same on OpenSSL alone.
 	JWTVERIFY_CRYPTO_MB=off $(SWIFT) test --skip-build
@@ -79,6 +80,20 @@ package: deps
 
 test-package: deps
 	scripts/test-package
+
+# The access-token tests' authorization server (Tests/AuthorizationServer/authlib_server.py):
+# Authlib, with joserfc for its keys, in a virtual environment. Without it those tests are skipped.
+AUTHLIB_VENV := .build/authlib-venv
+AUTHLIB_REQUIREMENTS := authlib==1.9.10 joserfc==1.8.0 cryptography==50.0.2
+authlib-deps:
+	@if [ "$$(cat $(AUTHLIB_VENV)/.requirements 2>/dev/null)" != "$(AUTHLIB_REQUIREMENTS)" ]; then \
+	  rm -rf $(AUTHLIB_VENV) && \
+	  { python3 -m venv $(AUTHLIB_VENV) 2>/dev/null || { \
+	      $(INSTALL) --why "Python virtual environments" python3-venv && python3 -m venv $(AUTHLIB_VENV); }; } && \
+	  echo "Installing $(AUTHLIB_REQUIREMENTS) into $(AUTHLIB_VENV)" && \
+	  $(AUTHLIB_VENV)/bin/pip install -q --disable-pip-version-check $(AUTHLIB_REQUIREMENTS) && \
+	  echo "$(AUTHLIB_REQUIREMENTS)" > $(AUTHLIB_VENV)/.requirements; \
+	fi
 
 # The Spark job (Sources/SparkAudit): PySpark and the tests' signing library in a virtual environment,
 # and a Java runtime (installed with apt-get when missing). The tests run the debug build of jwtverify.
