@@ -23,6 +23,8 @@ package struct ReasonEntry: Sendable {
         case rules
         /// After every other check: the policy's claim rules (``VerificationPolicy/claimRules``).
         case authorization
+        /// After the token verified: the request's DPoP proof (``ReasonEntry/dpop``).
+        case proof
         /// Not a check of the token: the keys could not be had.
         case keys
     }
@@ -39,6 +41,9 @@ package struct ReasonEntry: Sendable {
         /// rules name scopes (``ProviderProfile/challengeScope``), `scope="…"` listing them: a
         /// genuine token that lacks a privilege the route requires.
         case challenged(error: String)
+        /// `401` with `WWW-Authenticate: DPoP error="<error>"` (RFC 9449 §7.1, §12.2): a DPoP
+        /// proof missing, invalid or for another request.
+        case proofChallenged(error: String)
     }
 
     /// A reason's entry.
@@ -92,7 +97,8 @@ package struct ReasonEntry: Sendable {
 
     /// Every reason's entry, in the order the checks run: the generic checks up to the key's
     /// choice, the providers' key choices, the rest of the generic checks, the providers' rules
-    /// (in registry order), the policy's claim rules, and the key set's. Each reason once.
+    /// (in registry order), the policy's claim rules, the DPoP proof's (``dpop``), and the key set's.
+    /// Each reason once.
     package static let all: [ReasonEntry] = {
         let providers = ProviderRegistry.profiles.flatMap { $0.reasons }
         let generic = Self.generic.filter { $0.stage == .generic }
@@ -102,6 +108,7 @@ package struct ReasonEntry: Sendable {
         ordered += generic.dropFirst(8)
         ordered += providers.filter { $0.stage == .rules }
         ordered += Self.generic.filter { $0.stage == .authorization }
+        ordered += Self.dpop
         ordered += Self.generic.filter { $0.stage == .keys }
         return ordered.filter { seen.insert($0.reason.rawValue).inserted }
     }()

@@ -26,6 +26,10 @@ public final class RemoteVerifier: Sendable {
     /// The verified-token cache shared by the verifiers of every key-set generation, if any.
     public let cache: VerifiedTokenCache?
 
+    /// The DPoP proofs accepted and still remembered, shared by the verifiers of every key-set
+    /// generation, when the policy takes proofs (``Verifier/proofReplay``).
+    public let proofReplay: DPoPReplayCache?
+
     /// Longest wait, in seconds, for the refresh an unknown `kid` starts (the fetch itself may run
     /// longer, in the background).
     public let refreshWait: Double
@@ -46,6 +50,7 @@ public final class RemoteVerifier: Sendable {
         self.keySet = keySet
         self.policy = policy
         self.cache = cache.map(VerifiedTokenCache.init)
+        self.proofReplay = policy.dpop.takesProofs ? DPoPReplayCache(capacity: policy.dpop.replayCapacity) : nil
         self.refreshWait = max(0, refreshWait)
     }
 
@@ -118,7 +123,7 @@ public final class RemoteVerifier: Sendable {
         }
         return current.withLock { current -> Verifier in
             if let current, current.generation == generation { return current.verifier }
-            let verifier = Verifier(keys: keys, policy: policy, sharedCache: cache)
+            let verifier = Verifier(keys: keys, policy: policy, sharedCache: cache, proofReplay: proofReplay)
             current = (generation, verifier)
             return verifier
         }

@@ -37,6 +37,9 @@ public struct Verifier: Sendable {
     package let hasP256Keys: Bool
     /// This verifier's own number, never given to another (``HeaderMemo`` entries are per verifier).
     let identity: UInt64
+    /// The DPoP proofs this verifier accepted and still remembers (``DPoPReplayCache``), when its
+    /// policy takes proofs (``VerificationPolicy/dpop``); `nil` when proofs are off.
+    public let proofReplay: DPoPReplayCache?
 
     private static let identities = Atomic<UInt64>(0)
 
@@ -67,10 +70,16 @@ public struct Verifier: Sendable {
 
     /// A verifier using `sharedCache`, which must only ever serve verifiers with this same policy
     /// (a ``RemoteVerifier`` passes its cache to the verifier of each key-set generation).
-    package init(keys: JWKSet, policy: VerificationPolicy, sharedCache: VerifiedTokenCache?) {
+    /// A ``RemoteVerifier`` passes its `proofReplay` too, so a refresh of the keys forgets no proof.
+    package init(
+        keys: JWKSet, policy: VerificationPolicy, sharedCache: VerifiedTokenCache?,
+        proofReplay: DPoPReplayCache? = nil
+    ) {
         self.keys = keys
         self.policy = policy
         self.cache = sharedCache
+        self.proofReplay =
+            policy.dpop.takesProofs ? proofReplay ?? DPoPReplayCache(capacity: policy.dpop.replayCapacity) : nil
         self.allowList = AlgorithmAllowList(policy.algorithms)
         self.issuerBytes = policy.issuers.map { $0.map { Array($0.utf8) } }
         self.audienceBytes = policy.audiences.map { $0.map { Array($0.utf8) } }
@@ -124,8 +133,16 @@ public struct Verifier: Sendable {
         try token.withUnsafeBytes { evaluate($0, nonce: nonce, at: time.map(EvaluationTime.fixed) ?? .clock) }.get()
     }
 
-    /// Verifies borrowed token bytes with an optional raw nonce, as a `Result`.
+    /// Verifies borrowed token bytes with an optional raw nonce, as a `Result`, and applies the
+    /// policy's DPoP rules to a request without a proof (``judgeProof(_:token:dpop:at:)``).
     package func evaluate(_ bytes: UnsafeRawBufferPointer, nonce: String?, at time: EvaluationTime) -> Result<
+        VerifiedToken, VerificationError
+    > {
+        judgeProof(evaluateToken(bytes, nonce: nonce, at: time), token: bytes, dpop: nil, at: time)
+    }
+
+    /// The token's own checks, without the DPoP rules.
+    func evaluateToken(_ bytes: UnsafeRawBufferPointer, nonce: String?, at time: EvaluationTime) -> Result<
         VerifiedToken, VerificationError
     > {
         guard var nonce else { return evaluateOne(bytes, rawNonce: nil, time: time) }

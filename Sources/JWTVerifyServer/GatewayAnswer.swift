@@ -15,6 +15,8 @@ package import JWTVerify
 /// - a genuine token without a privilege the route requires (`insufficient_scope`): `403` with
 ///   `WWW-Authenticate: Bearer error="insufficient_scope", scope="<the required scopes>"`
 ///   (RFC 6750 §3.1), as the reason's entry declares (``ReasonEntry/Answer/challenged(error:)``);
+/// - a DPoP proof missing, invalid, for another request or replayed (`dpop_*`): `401` with
+///   `WWW-Authenticate: DPoP error="invalid_dpop_proof"` (`invalid_token` for `dpop_missing`);
 /// - no usable key set (`jwks_unavailable`): `503`;
 /// - any other rejection: `401` with `WWW-Authenticate: Bearer error="invalid_token",
 ///   error_description="<reason>"`.
@@ -128,6 +130,15 @@ package struct GatewayAnswer: Equatable {
                 status: 403,
                 headers: [
                     ("WWW-Authenticate", "Bearer \(realmPart)error=\"\(error)\"\(scopePart)"),
+                    ("X-JWT-Reason", code),
+                    (CacheRule.header, CacheRule.noStore),
+                ])
+        case .proofChallenged(let error):
+            let realmPart = realm.map { "realm=\"\(headerSafe($0, quoted: true))\", " } ?? ""
+            return GatewayAnswer(
+                status: 401,
+                headers: [
+                    ("WWW-Authenticate", "DPoP \(realmPart)error=\"\(error)\""),
                     ("X-JWT-Reason", code),
                     (CacheRule.header, CacheRule.noStore),
                 ])

@@ -68,6 +68,17 @@ elif target == "notification":
     seeds = [bytes([0]) + b'{"payload":"a.b.c"}', bytes([1]) + b"x.y.z", bytes([2]) + b'"{\"type\":\"consent-revoked\",\"sub\":\"s\",\"event_time\":1700000000}"',
              bytes([2]) + b'"{\"type\":\"email-disabled\",\"sub\":\"s\",\"email\":\"a@b\",\"is_private_email\":\"true\",\"event_time\":1}"',
              bytes([0]) + b'{"signedPayload":"a.b.c"}', bytes([0]) + b"[" * 200]
+elif target == "dpop":
+    header = '{"typ":"dpop+jwt","alg":"ES256","jwk":@jwk}'
+    claims = '{"jti":"%s","htm":"%s","htu":"%s","iat":1700001000,"ath":"@ath"}'
+    uris = ["https://api.example.com/orders", "HTTPS://API.example.COM:443/a/../orders?x#y", "https://api.example.com/%6Frders"]
+    seeds = [b"\x00" + "\n".join([header, claims % (i, m, u), m, "https://api.example.com/orders"]).encode()
+             for i, (m, u) in enumerate([(m, u) for m in ["GET", "POST"] for u in uris])]
+    seeds += [b"\x00" + "\n".join(['{"typ":"dpop+jwt","alg":"ES256"}', claims % ("n", "GET", uris[0]), "GET", uris[0]]).encode(),
+              b"\x01" + b"eyJ0eXAiOiJkcG9wK2p3dCJ9.e30.AA\nGET\nhttps://api.example.com/orders"]
+elif target == "htu":
+    seeds = [u.encode() for u in ["https://api.example.com/orders", "HTTPS://Api.Example.COM:443", "http://a:80/b/./c/../d?q#f",
+             "https://[2001:DB8::1]:8443/%7euser/%2fx", "https://u:p@h/%41%2F..%2E/", "wss://h:0443/./../a", "https://h:/"]]
 elif target == "jwks":
     for name in ["jwks.json", "google-x509-keys.json"]:
         seeds.append(open(os.path.join(root, "Vectors", name), "rb").read())

@@ -35,7 +35,7 @@ struct CLIAccessTokenTests {
     func verifyRecords() throws {
         let workspace = try TestWorkspace("access-token", keysFile: "keys.json")
         let lines = [
-            Self.token(extra: #","cnf":{"jkt":"NzbLsXh8"}"#), Self.token(scope: "write"), Self.token(typ: "JWT"),
+            Self.token(extra: #","cnf":{"x5t#S256":"NzbLsXh8"}"#), Self.token(scope: "write"), Self.token(typ: "JWT"),
             Self.token(typ: "application/at+jwt"),
         ]
         let input = Data((lines.joined(separator: "\n") + "\n").utf8)
@@ -47,7 +47,7 @@ struct CLIAccessTokenTests {
         let claims = try #require(records[0]["claims"] as? [String: Any])
         #expect(claims["client_id"] as? String == "client-9" && claims["jti"] as? String == "id-1")
         #expect(claims["scope"] as? String == "read write" && claims["sub"] as? String == "user-5")
-        #expect((claims["cnf"] as? [String: Any])?["jkt"] as? String == "NzbLsXh8")
+        #expect((claims["cnf"] as? [String: Any])?["x5t#S256"] as? String == "NzbLsXh8")
         #expect(Set(claims.keys) == ["client_id", "cnf", "jti", "scope", "sub"])
         #expect(records[1]["reason"] as? String == "insufficient_scope")
         #expect(records[1]["detail"] as? String == #"scope lacks the required "read""#)

@@ -113,6 +113,17 @@ struct ServeParsingTests {
         #expect(GatewayAnswer.rejected(.audienceMismatch, realm: nil).status == 403)
         #expect(GatewayAnswer.rejected(.hostedDomainMismatch, realm: nil).status == 403)
         #expect(GatewayAnswer.rejected(.keySetUnavailable, realm: nil).status == 503)
+        // DPoP refusals challenge with the DPoP scheme (RFC 9449 §7.1).
+        #expect(
+            GatewayAnswer.rejected(.dpopReplayed, realm: "api")
+                == GatewayAnswer(
+                    status: 401,
+                    headers: [
+                        ("WWW-Authenticate", #"DPoP realm="api", error="invalid_dpop_proof""#),
+                        ("X-JWT-Reason", "dpop_replayed"), ("Cache-Control", "no-store"),
+                    ]))
+        #expect(
+            GatewayAnswer.rejected(.dpopMissing, realm: nil).headers.first?.1 == #"DPoP error="invalid_token""#)
         // Each reason answered as its entry declares: revocation status not had is no verdict either.
         #expect(
             GatewayAnswer.rejected(.revocationUnavailable, realm: nil)
@@ -124,7 +135,7 @@ struct ServeParsingTests {
         for entry in ReasonEntry.all {
             let expected =
                 switch entry.answer {
-                case .unauthorized: 401
+                case .unauthorized, .proofChallenged: 401
                 case .forbidden, .challenged: 403
                 case .unavailable: 503
                 }

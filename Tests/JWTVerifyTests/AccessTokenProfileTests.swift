@@ -44,11 +44,16 @@ struct AccessTokenProfileTests {
 
     @Test("a valid access token verifies, with client_id, jti, the scopes and cnf typed")
     func valid() throws {
-        let token = try Self.verify(Self.payload(scope: "read  write", extra: #""cnf":{"jkt":"0ZcOCORZNYy"}"#)).get()
+        // Bound by cnf.jkt, a token needs a DPoP proof (DPoPTests): without DPoP it is refused.
+        #expect(
+            Self.failure(Self.verify(Self.payload(extra: #""cnf":{"jkt":"0ZcOCORZNYy"}"#)))!
+                == ("dpop_missing", "the token is bound to a key (cnf.jkt) and this policy takes no DPoP proofs"))
+        let token = try Self.verify(Self.payload(scope: "read  write", extra: #""cnf":{"x5t#S256":"0ZcOCORZNYy"}"#))
+            .get()
         let claims = try #require(token.provider(as: AccessTokenClaims.self))
         #expect(claims.clientID == "client-9" && claims.jwtID == "id-1")
         #expect(claims.scope == "read  write" && claims.scopes == ["read", "write"])
-        #expect(claims.cnf == .object(["jkt": .string("0ZcOCORZNYy")]) && claims.keyThumbprint == "0ZcOCORZNYy")
+        #expect(claims.cnf == .object(["x5t#S256": .string("0ZcOCORZNYy")]) && claims.keyThumbprint == nil)
         #expect(token.claims.subject == "user-5" && token.provider(as: OIDCClaims.self) == nil)
         #expect(token.provider.members["client_id"] == .string("client-9"))
         let bare = try #require(try Self.verify(Self.payload(scope: nil)).get().provider(as: AccessTokenClaims.self))

@@ -98,7 +98,7 @@ extension JWK {
                     throw ImportProblem(description: "e is not an odd exponent greater than 1")
                 }
                 let key = try EVPPublicKey.rsa(modulus: n, exponent: e)
-                let thumb = Thumbprint.of([("e", Base64URL.encode(e)), ("kty", "RSA"), ("n", Base64URL.encode(n))])
+                let thumb = JWKThumbprint.rsa(modulus: n, exponent: e)
                 return .success(Imported(key: key, material: n + [0] + e, thumbprint: thumb))
             case "EC":
                 let size: Int
@@ -113,9 +113,7 @@ extension JWK {
                 let x = try octets(node, "x", length: size).get()
                 let y = try octets(node, "y", length: size).get()
                 let key = try EVPPublicKey.ec(group: curve!, uncompressedPoint: [4] + x + y)
-                let thumb = Thumbprint.of([
-                    ("crv", curve!), ("kty", "EC"), ("x", Base64URL.encode(x)), ("y", Base64URL.encode(y)),
-                ])
+                let thumb = JWKThumbprint.ec(curve: curve!, x: x, y: y)
                 return .success(Imported(key: key, material: x + y, thumbprint: thumb))
             case "OKP":
                 guard exactlyEquals(curve, "Ed25519") else {
@@ -124,7 +122,7 @@ extension JWK {
                 }
                 let x = try octets(node, "x", length: 32).get()
                 let key = try EVPPublicKey.ed25519(x)
-                let thumb = Thumbprint.of([("crv", "Ed25519"), ("kty", "OKP"), ("x", Base64URL.encode(x))])
+                let thumb = JWKThumbprint.okp(curve: "Ed25519", x: x)
                 return .success(Imported(key: key, material: x, thumbprint: thumb))
             default:
                 throw ImportProblem(description: "kty \"\(keyType)\" is not supported")
@@ -134,20 +132,5 @@ extension JWK {
         } catch {
             return .failure(ImportProblem(description: "key material does not import (\(error))"))
         }
-    }
-}
-
-/// RFC 7638 JWK thumbprints.
-enum Thumbprint {
-    /// base64url(SHA-256(canonical JSON of `members`)); members must already be in lexicographic order.
-    static func of(_ members: [(String, String)]) -> String {
-        var text = OutputText()
-        text.beginObject()
-        for (name, value) in members {
-            text.key(name)
-            text.string(value)
-        }
-        text.endObject()
-        return Base64URL.encode(MessageDigest.sha256.hash(text.bytes))
     }
 }

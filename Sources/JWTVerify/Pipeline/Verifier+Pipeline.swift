@@ -45,9 +45,12 @@ extension Verifier {
     /// handed to `body` with its position, its bytes, its verdict and (with `tracing`) its trace,
     /// in order; with `fingerprints`, the trace carries each SHA-256 signature's fingerprint. The
     /// bytes and the trace's borrowed views last until `body` returns. Every face that verifies
-    /// more than one token calls this.
+    /// more than one token calls this. Each verdict has had the policy's DPoP rules applied
+    /// (``judgeProof(_:token:dpop:at:)``) with the proof `proofs` gives for its position (none
+    /// without `proofs`).
     package func evaluate(
         _ batch: TokenBatch, at time: EvaluationTime, tracing: Bool, fingerprints: Bool = false,
+        proofs: ((Int) -> DPoPRequest?)? = nil,
         _ body: (
             _ index: Int, _ token: UnsafeRawBufferPointer, _ result: Result<VerifiedToken, VerificationError>,
             _ trace: borrowing WalkTrace
@@ -65,7 +68,7 @@ extension Verifier {
                 evaluateChunk(
                     batch, start..<end, bytes: bytes, workspace: workspace, contexts: contexts, time: time,
                     tracing: tracing,
-                    fingerprints: fingerprints, body)
+                    fingerprints: fingerprints, proofs: proofs, body)
                 start = end
             }
         }
@@ -75,7 +78,7 @@ extension Verifier {
     private func evaluateChunk(
         _ batch: TokenBatch, _ range: Range<Int>, bytes: UnsafeRawBufferPointer, workspace: BatchWorkspace,
         contexts: ThreadContexts,
-        time: EvaluationTime, tracing: Bool, fingerprints: Bool,
+        time: EvaluationTime, tracing: Bool, fingerprints: Bool, proofs: ((Int) -> DPoPRequest?)?,
         _ body: (Int, UnsafeRawBufferPointer, Result<VerifiedToken, VerificationError>, borrowing WalkTrace) -> Void
     ) {
         // Room only for tokens the size check lets through: a batch of huge ones needs none.
@@ -122,7 +125,9 @@ extension Verifier {
         // Stage C: the rest of each token's walk, handed out in order.
         for (position, index) in range.enumerated() {
             let rawNonce = batch.nonceRange(at: index).map { UnsafeRawBufferPointer(rebasing: bytes[$0]) }
-            let result = walk(&prepared[position], rawNonce: rawNonce, time: time, tracing: tracing)
+            let result = judgeProof(
+                walk(&prepared[position], rawNonce: rawNonce, time: time, tracing: tracing),
+                token: prepared[position].token, dpop: proofs?(index), at: time)
             // Moved out, not copied (a copy costs a reference count per string it holds).
             let trace = exchange(&prepared[position].trace, with: WalkTrace())
             body(index, prepared[position].token, result, trace)

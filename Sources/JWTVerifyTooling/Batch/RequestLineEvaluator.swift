@@ -31,6 +31,8 @@ package struct RequestLineEvaluator: Sendable {
     /// What a line became: a token in the batch, or a record written without one.
     private enum Entry {
         case token(number: Int, idJSON: String?)
+        /// A token whose line has a DPoP proof: its place among `proofs`.
+        case tokenWithProof(number: Int, idJSON: String?)
         case unusable(number: Int, error: VerificationError, idJSON: String?)
         case blank
     }
@@ -49,19 +51,23 @@ package struct RequestLineEvaluator: Sendable {
         var batch = TokenBatch(minimumCapacity: count, bytes: bytes)
         var entries: [Entry] = []
         entries.reserveCapacity(count)
+        // The lines' DPoP requests by batch position; empty while no line has one.
+        var proofs: [DPoPRequest?] = []
         for index in 0..<count {
             let (number, input) = line(index)
             switch input {
             case .unusable(let error): entries.append(.unusable(number: number, error: error, idJSON: nil))
-            case .text(let text): entries.append(add(text, number: number, to: &batch))
+            case .text(let text): entries.append(add(text, number: number, to: &batch, proofs: &proofs))
             }
         }
-        write(entries, batch, file: file, into: &out, tally: &tally)
+        write(entries, batch, proofs: proofs, file: file, into: &out, tally: &tally)
         return tally
     }
 
     /// Parses `line` once (``TokenRequest/withLine(_:_:)``): its token and nonce go into `batch`.
-    private func add(_ line: UnsafeRawBufferPointer, number: Int, to batch: inout TokenBatch) -> Entry {
+    private func add(
+        _ line: UnsafeRawBufferPointer, number: Int, to batch: inout TokenBatch, proofs: inout [DPoPRequest?]
+    ) -> Entry {
         TokenRequest.withLine(line) { content -> Entry in
             switch content {
             case .blank:
@@ -72,14 +78,20 @@ package struct RequestLineEvaluator: Sendable {
                     idJSON: problem.idJSON)
             case .request(let request):
                 withNonce(request.nonce) { batch.append(bytes: request.token, nonce: $0) }
-                return .token(number: number, idJSON: request.idJSON)
+                guard let dpop = request.dpop else { return .token(number: number, idJSON: request.idJSON) }
+                if proofs.count < batch.count - 1 {
+                    proofs += repeatElement(nil, count: batch.count - 1 - proofs.count)
+                }
+                proofs.append(dpop)
+                return .tokenWithProof(number: number, idJSON: request.idJSON)
             }
         }
     }
 
     /// The batch through the pipeline, and every entry's record in order.
     private func write(
-        _ entries: [Entry], _ batch: TokenBatch, file: String?, into out: inout OutputText, tally: inout Tally
+        _ entries: [Entry], _ batch: TokenBatch, proofs: [DPoPRequest?], file: String?, into out: inout OutputText,
+        tally: inout Tally
     ) {
         let rules = verifier.policy.rules
         var cursor = 0
@@ -89,15 +101,20 @@ package struct RequestLineEvaluator: Sendable {
                 case .unusable(let number, let error, let idJSON):
                     tally.count(unusable(error, number: number, file: file, idJSON: idJSON, into: &out))
                 case .blank: tally.blank += 1
-                case .token: return
+                case .token, .tokenWithProof: return
                 }
                 cursor += 1
             }
         }
-        verifier.evaluate(batch, at: time, tracing: true) { _, token, result, trace in
+        let lineProofs: ((Int) -> DPoPRequest?)? =
+            proofs.isEmpty ? nil : { index in index < proofs.count ? proofs[index] : nil }
+        verifier.evaluate(batch, at: time, tracing: true, proofs: lineProofs) { _, token, result, trace in
             writeUnusable(upTo: entries.count)
-            guard case .token(let number, let idJSON) = entries[cursor] else {
-                preconditionFailure("a verdict without its line")
+            let number: Int
+            let idJSON: String?
+            switch entries[cursor] {
+            case .token(let line, let id), .tokenWithProof(let line, let id): (number, idJSON) = (line, id)
+            default: preconditionFailure("a verdict without its line")
             }
             cursor += 1
             let reason: VerificationError.Reason? = if case .failure(let error) = result { error.reason } else { nil }

@@ -1,7 +1,8 @@
-import JWTVerify
+package import JWTVerify
 
 /// One line of `verify` input (and of `serve`'s `/verify` body) in its JSON form:
-/// `{"token": "…", "nonce": "raw"?, "id": …?}`.
+/// `{"token": "…", "nonce": "raw"?, "id": …?, "dpop": "proof"?, "method": "GET"?, "uri": "https://…"?}`
+/// (a `"dpop"` proof needs the request's `"method"` and `"uri"` beside it).
 ///
 /// The JSON form carries tokens of any bytes (a bare line cannot hold a newline). Other members
 /// are ignored, so annotated sample files (`"expect"`, `"comment"`) can be fed as they are;
@@ -16,6 +17,8 @@ package struct TokenRequest {
     package var nonce: UnsafeRawBufferPointer?
     /// The caller's `id` as compact JSON, when given.
     package var idJSON: String?
+    /// The request's DPoP proof with its method and URI, when the line has a `"dpop"`.
+    package var dpop: DPoPRequest? = nil
 
     /// Why a JSON input line could not be used.
     package struct Problem: Error, Sendable, CustomStringConvertible {
@@ -59,7 +62,11 @@ package struct TokenRequest {
     }
 
     /// The members read: `token`, `nonce`, then Apple's envelope members standing for `token`.
-    private static let members: [StaticString] = ["token", "nonce"] + NotificationEnvelope.memberNames
+    private static let members: [StaticString] =
+        ["token", "nonce"] + NotificationEnvelope.memberNames + ["dpop", "method", "uri"]
+
+    /// Where `dpop`, `method` and `uri` are among ``members``.
+    private static let dpopMember = 2 + NotificationEnvelope.memberNames.count
 
     /// Parses a line that starts with `{` and runs `body` with the request (valid only inside it).
     package static func withParsed<R>(
@@ -92,6 +99,8 @@ package struct TokenRequest {
                             "input object has no string \"token\" (or Apple's \"payload\" or \"signedPayload\")",
                         idJSON: idJSON)))
         }
+        let (dpop, dpopProblem) = dpopRequest(read, line: line)
+        if let dpopProblem { return body(.failure(Problem(description: dpopProblem, idJSON: idJSON))) }
         var nonce: InputBytes? = nil
         if let field = read.string(1), field.kind != .null {
             guard let value = field.string else {
@@ -100,10 +109,32 @@ package struct TokenRequest {
             nonce = value
         }
         return token.withBytes(in: line) { tokenBytes in
-            guard let nonce else { return body(.success(TokenRequest(token: tokenBytes, nonce: nil, idJSON: idJSON))) }
+            guard let nonce else {
+                return body(.success(TokenRequest(token: tokenBytes, nonce: nil, idJSON: idJSON, dpop: dpop)))
+            }
             return nonce.withBytes(in: line) {
-                body(.success(TokenRequest(token: tokenBytes, nonce: $0, idJSON: idJSON)))
+                body(.success(TokenRequest(token: tokenBytes, nonce: $0, idJSON: idJSON, dpop: dpop)))
             }
         }
+    }
+
+    /// The line's DPoP request: `nil` without `"dpop"` (a `null` one included); a problem when
+    /// `"dpop"`, `"method"` or `"uri"` is not a string, or `"dpop"` comes without the other two.
+    private static func dpopRequest(_ read: JSONFieldReader.Fields, line: UnsafeRawBufferPointer) -> (
+        DPoPRequest?, problem: String?
+    ) {
+        guard let proof = read.string(dpopMember), proof.kind != .null else { return (nil, nil) }
+        var texts: [String] = []
+        for (offset, name) in ["dpop", "method", "uri"].enumerated() {
+            guard let field = read.string(dpopMember + offset), field.kind != .null else {
+                return (
+                    nil,
+                    "\"dpop\" is given without \"\(name)\": a proof is checked against the request's method and URI"
+                )
+            }
+            guard let bytes = field.string else { return (nil, "\"\(name)\" is not a string") }
+            texts.append(String(decoding: bytes.bytes(in: line), as: UTF8.self))
+        }
+        return (DPoPRequest(proof: texts[0], method: texts[1], uri: texts[2]), nil)
     }
 }

@@ -19,6 +19,7 @@
 //             every answer header-safe
 //   notification  arbitrary bytes as a notification body on a notification route and as the
 //             signed payload inside a well-formed envelope
+//   dpop, htu  DPoP proofs with their request, and the htu normaliser (DPoPFuzzTargets.swift)
 // A plain build replays files given as arguments through the chosen target.
 import JWTVerify
 import JWTVerifyKeyMaking
@@ -549,6 +550,10 @@ enum FuzzTargets {
             serve(bytes)
         case "notification":
             notification(bytes)
+        case "dpop":
+            dpop(bytes)
+        case "htu":
+            htu(bytes)
         case "cache":
             // A stream of genuine, repeated and mutated tokens, evaluated at moving times with
             // varying nonces, through a cached and an uncached verifier side by side. Each pair of

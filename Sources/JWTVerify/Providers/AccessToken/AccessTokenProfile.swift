@@ -10,10 +10,11 @@ package struct AccessTokenProfile: ProviderProfile {
         commandLine: "`--profile access-token --issuer … --audience … --jwks URL [--scope S]`",
         keys: "yours")
     package static let keySet: (preset: String, source: KeySetSource)? = nil
-    package static let settings: [ProfileSetting] = [.issuer, .audiences, .scope]
+    package static let settings: [ProfileSetting] = [.issuer, .audiences, .scope, .dpop]
     package static func requiredSettings(forService: Bool) -> Set<ProfileSetting> { [.issuer] }
     package static func policy(_ settings: VerificationPolicy.ProfileSettings) -> VerificationPolicy {
         .accessToken(issuer: settings.issuer ?? "", audiences: settings.audiences, requiredScopes: settings.scopes)
+            .dpop(DPoPPolicy(mode: settings.dpop ?? .off))
     }
     package static let reasons = [
         ReasonEntry(
