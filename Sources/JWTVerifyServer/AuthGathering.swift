@@ -16,11 +16,19 @@ package final class AuthGathering {
         var ticket: UnsafeMutableRawPointer
         /// Its access-log record so far (when it came in, its fingerprint).
         var log: AccessRecord
+        /// Its DPoP proof and the request it names, when it presented its token as `DPoP`.
+        var dpop: DPoPRequest? = nil
         /// Its verdict's reason once flushed (`nil`: valid).
         var reason: VerificationError.Reason? = nil
         /// Once flushed, when its token named a `kid` the keys lack: the refresh it waits for,
         /// and its token and nonce to verify again.
-        var wait: (refresh: KeyRefresh, token: [UInt8], nonce: [UInt8]?)? = nil
+        var wait: (refresh: KeyRefresh, token: [UInt8], nonce: [UInt8]?, dpop: DPoPRequest?)? = nil
+
+        /// How a refusal of this request is challenged: as `DPoP` when it came as `DPoP`.
+        func scheme(_ judge: ServeRoute) -> GatewayAnswer.Scheme {
+            guard let algs = judge.dpopAlgorithms else { return .bearer }
+            return dpop != nil ? .dpop(algs: algs) : .bearer(proofAlgorithms: algs)
+        }
     }
 
     /// The held requests, in arrival order; the token of entry `i` is token `i` of ``tokens``.
@@ -50,10 +58,13 @@ package final class AuthGathering {
     /// How many requests are held.
     package var count: Int { entries.count }
 
-    /// Holds a request whose token is `token`.
-    func hold(_ token: UnsafeRawBufferPointer, route: ServeRoute, ticket: UnsafeMutableRawPointer, log: AccessRecord) {
+    /// Holds a request whose token is `token` (with its DPoP proof, if it came as `DPoP`).
+    func hold(
+        _ token: UnsafeRawBufferPointer, route: ServeRoute, ticket: UnsafeMutableRawPointer, log: AccessRecord,
+        dpop: DPoPRequest? = nil
+    ) {
         Self.append(token, nonce: route.configuration.nonce, to: &tokens)
-        entries.append(Entry(route: route, ticket: ticket, log: log))
+        entries.append(Entry(route: route, ticket: ticket, log: log, dpop: dpop))
     }
 
     /// `token` with `nonce`, appended to `batch`.

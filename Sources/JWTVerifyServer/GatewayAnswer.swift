@@ -85,6 +85,52 @@ package struct GatewayAnswer: Equatable {
             status: 401, headers: [("WWW-Authenticate", challenge), (CacheRule.header, CacheRule.noStore)])
     }
 
+    /// How a refusal's `WWW-Authenticate` challenge is written: RFC 6750's `Bearer`, or for a
+    /// request that presented its token as `Authorization: DPoP` on a route that takes proofs,
+    /// RFC 9449's `DPoP` with the `algs` the route accepts for proofs.
+    package enum Scheme: Equatable, Sendable {
+        /// `Bearer` (RFC 6750 §3); on a route that takes DPoP proofs, their algorithms, for the
+        /// `DPoP` challenge of a proof's refusal (`dpop_missing` for a bound token sent as Bearer).
+        case bearer(proofAlgorithms: String?)
+        /// `DPoP` (RFC 9449 §7.1) with `algs`, the proof algorithms, space-separated.
+        case dpop(algs: String)
+
+        /// A Bearer request on a route without proofs.
+        package static let bearer = Scheme.bearer(proofAlgorithms: nil)
+
+        /// The scheme's name and, for DPoP, the `algs` parameter to append.
+        var parts: (name: String, algs: String) {
+            switch self {
+            case .bearer: ("Bearer", "")
+            case .dpop(let algs): ("DPoP", ", algs=\"\(algs)\"")
+            }
+        }
+
+        /// The `algs` parameter of a DPoP challenge, when the route takes proofs.
+        var proofAlgs: String {
+            switch self {
+            case .bearer(let algs?), .dpop(let algs): ", algs=\"\(algs)\""
+            case .bearer(nil): ""
+            }
+        }
+    }
+
+    /// The answer for a DPoP request serve cannot check (`400 invalid_request`): not exactly one
+    /// `DPoP` header, or the forwarded request missing or unusable (`X-Forwarded-*`); `detail`
+    /// says which, in the challenge's `error_description`.
+    package static func invalidDPoPRequest(_ detail: String, realm: String?, algs: String) -> GatewayAnswer {
+        let realmPart = realm.map { "realm=\"\(headerSafe($0, quoted: true))\", " } ?? ""
+        return GatewayAnswer(
+            status: 400,
+            headers: [
+                (
+                    "WWW-Authenticate",
+                    "DPoP \(realmPart)error=\"\(invalidRequest)\", error_description=\"\(headerSafe(detail, quoted: true))\", algs=\"\(algs)\""
+                ),
+                ("X-JWT-Reason", invalidRequest), (CacheRule.header, CacheRule.noStore),
+            ])
+    }
+
     /// The answer when the request carried more than one credential: `400 invalid_request`.
     package static func ambiguous(realm: String?) -> GatewayAnswer {
         let realmPart = realm.map { "realm=\"\(headerSafe($0, quoted: true))\", " } ?? ""
@@ -101,11 +147,11 @@ package struct GatewayAnswer: Equatable {
     /// `scope` (the route's rules' ``ProviderRules/challengeScope``).
     package static func verdict(
         _ result: Result<VerifiedToken, VerificationError>, claimHeaders: [ClaimHeader], realm: String?,
-        cacheMaxAge: Int? = nil, now: Double = 0, scope: [String] = []
+        cacheMaxAge: Int? = nil, now: Double = 0, scope: [String] = [], scheme: Scheme = .bearer
     ) -> GatewayAnswer {
         switch result {
         case .success(let token): return valid(token, claimHeaders: claimHeaders, cacheMaxAge: cacheMaxAge, now: now)
-        case .failure(let error): return rejected(error.reason, realm: realm, scope: scope)
+        case .failure(let error): return rejected(error.reason, realm: realm, scope: scope, scheme: scheme)
         }
     }
 
@@ -114,10 +160,11 @@ package struct GatewayAnswer: Equatable {
 
     /// A rejection with `reason`: as its entry declares, 403 for a genuine token meant for another
     /// service, 403 with a Bearer challenge (naming `scope`, when not empty) for one that lacks a
-    /// privilege, 503 with `Retry-After` while there is no verdict, 401 otherwise.
-    package static func rejected(_ reason: VerificationError.Reason, realm: String?, scope: [String] = [])
-        -> GatewayAnswer
-    {
+    /// privilege, 503 with `Retry-After` while there is no verdict, 401 otherwise; a DPoP proof's
+    /// refusal with a `DPoP` challenge, and any 401 of a DPoP request in `scheme` with its `algs`.
+    package static func rejected(
+        _ reason: VerificationError.Reason, realm: String?, scope: [String] = [], scheme: Scheme = .bearer
+    ) -> GatewayAnswer {
         let code = reason.rawValue
         switch answers.first(where: { $0.reason == reason })?.answer ?? .unauthorized {
         case .forbidden:
@@ -138,7 +185,7 @@ package struct GatewayAnswer: Equatable {
             return GatewayAnswer(
                 status: 401,
                 headers: [
-                    ("WWW-Authenticate", "DPoP \(realmPart)error=\"\(error)\""),
+                    ("WWW-Authenticate", "DPoP \(realmPart)error=\"\(error)\"\(scheme.proofAlgs)"),
                     ("X-JWT-Reason", code),
                     (CacheRule.header, CacheRule.noStore),
                 ])
@@ -151,7 +198,10 @@ package struct GatewayAnswer: Equatable {
             return GatewayAnswer(
                 status: 401,
                 headers: [
-                    ("WWW-Authenticate", "Bearer \(realmPart)error=\"invalid_token\", error_description=\"\(code)\""),
+                    (
+                        "WWW-Authenticate",
+                        "\(scheme.parts.name) \(realmPart)error=\"invalid_token\", error_description=\"\(code)\"\(scheme.parts.algs)"
+                    ),
                     ("X-JWT-Reason", code),
                     (CacheRule.header, CacheRule.noStore),
                 ])

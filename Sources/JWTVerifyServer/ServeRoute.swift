@@ -87,6 +87,14 @@ package final class ServeRoute: Sendable {
 
     package var name: String { configuration.name }
 
+    /// The proof algorithms of a route that takes DPoP proofs (``VerificationPolicy/dpop``, any
+    /// issuer entry's), space-separated for a challenge's `algs`; `nil` when proofs are off, and
+    /// `Authorization: DPoP` is then no credential the route takes.
+    package var dpopAlgorithms: String? {
+        let names = Set(leaves.flatMap { $0.policy.dpop.mode == .off ? [] : $0.policy.dpop.algorithms.map(\.name) })
+        return names.isEmpty ? nil : names.sorted().joined(separator: " ")
+    }
+
     /// Whether the route can verify: key files are loaded when the route is; a remote set once it
     /// holds keys (fetched, or from its snapshot).
     package var hasKeys: Bool { leaves.allSatisfy { $0.keys?.verifier.hasKeys ?? false } }
@@ -176,15 +184,16 @@ package final class ServeRoute: Sendable {
     /// `probe` (see ``withVerifier(probe:namesUnknownKey:_:)``). `jwks_unavailable` while a remote
     /// set has no keys, for every token.
     package func evaluate(
-        _ batch: TokenBatch, probe: KeyWaitProbe? = nil,
+        _ batch: TokenBatch, probe: KeyWaitProbe? = nil, proofs: ((Int) -> DPoPRequest?)? = nil,
         _ body: (Int, Result<VerifiedToken, VerificationError>, ServeRoute) -> Void
     ) {
-        guard keys != nil else { return evaluateByIssuer(batch, probe: probe, body) }
+        guard keys != nil else { return evaluateByIssuer(batch, probe: probe, proofs: proofs, body) }
         let outcome = withVerifier(
             probe: probe, namesUnknownKey: { $0 },
             { verifier -> Bool in
                 var namesUnknownKey = false
-                verifier.evaluate(batch, at: configuration.time, tracing: false) { index, _, result, _ in
+                verifier.evaluate(batch, at: configuration.time, tracing: false, proofs: proofs) {
+                    index, _, result, _ in
                     if !namesUnknownKey, case .failure(let error) = result, RemoteVerifier.namesUnknownKey(error) {
                         namesUnknownKey = true
                     }
@@ -200,7 +209,7 @@ package final class ServeRoute: Sendable {
     /// ``evaluate(_:probe:_:)`` of a route with several issuers: each entry's tokens as one batch
     /// through it, in the order the entries first appear; tokens no entry accepts refused.
     private func evaluateByIssuer(
-        _ batch: TokenBatch, probe: KeyWaitProbe?,
+        _ batch: TokenBatch, probe: KeyWaitProbe?, proofs: ((Int) -> DPoPRequest?)?,
         _ body: (Int, Result<VerifiedToken, VerificationError>, ServeRoute) -> Void
     ) {
         var groups: [(entry: ServeRoute, positions: [Int], batch: TokenBatch)] = []
@@ -220,7 +229,8 @@ package final class ServeRoute: Sendable {
             }
         }
         for group in groups {
-            group.entry.evaluate(group.batch, probe: probe) { position, result, judge in
+            let own = proofs.map { proofs in { (position: Int) in proofs(group.positions[position]) } }
+            group.entry.evaluate(group.batch, probe: probe, proofs: own) { position, result, judge in
                 body(group.positions[position], result, judge)
             }
         }

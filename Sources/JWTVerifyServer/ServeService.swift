@@ -190,18 +190,25 @@ package final class ServeService: Sendable {
             let now = options.cacheMaxAge == nil ? 0 : options.now
             let started = ThroughputClock.now()
             let probe = KeyWaitProbe(mayWait: true)
-            route.evaluate(batch, probe: probe) { position, result, judge in
+            // A request that came as DPoP brings its proof; the others none (the pipeline then
+            // refuses a token bound to a key).
+            let proofs: ((Int) -> DPoPRequest?)? =
+                gathering.positions.contains { gathering.entries[$0].dpop != nil }
+                ? { gathering.entries[gathering.positions[$0]].dpop } : nil
+            route.evaluate(batch, probe: probe, proofs: proofs) { position, result, judge in
                 let index = gathering.positions[position]
                 gathering.answers[index] = GatewayAnswer.verdict(
                     result, claimHeaders: options.claimHeaders, realm: options.realm, cacheMaxAge: options.cacheMaxAge,
-                    now: now, scope: judge.challengeScope)
+                    now: now, scope: judge.challengeScope, scheme: gathering.entries[index].scheme(judge))
                 gathering.entries[index].reason = if case .failure(let error) = result { error.reason } else { nil }
             }
             if let refresh = probe.refresh {
                 for position in gathering.positions.indices
                 where gathering.entries[gathering.positions[position]].reason == .unknownKeyID {
                     let index = gathering.positions[position]
-                    gathering.entries[index].wait = (refresh, batch.token(at: position), batch.nonce(at: position))
+                    gathering.entries[index].wait = (
+                        refresh, batch.token(at: position), batch.nonce(at: position), gathering.entries[index].dpop
+                    )
                 }
             }
             let seconds = (ThroughputClock.now() - started) / Double(batch.count)
@@ -214,10 +221,11 @@ package final class ServeService: Sendable {
         }
         for index in 0..<count {
             let entry = gathering.entries[index]
-            if let (refresh, token, nonce) = entry.wait {
+            if let (refresh, token, nonce, dpop) = entry.wait {
                 deliver(
                     entry.ticket,
-                    .waiting(authWait(refresh, token: token, nonce: nonce, route: entry.route, log: entry.log)))
+                    .waiting(
+                        authWait(refresh, token: token, nonce: nonce, dpop: dpop, route: entry.route, log: entry.log)))
                 continue
             }
             var log = entry.log
@@ -230,9 +238,10 @@ package final class ServeService: Sendable {
 
     /// The wait of an `/auth` request for the refresh its token's unknown `kid` started: then its
     /// token is verified again alone over the keys at hand, or at the deadline `jwks_unavailable`.
-    private func authWait(_ refresh: KeyRefresh, token: [UInt8], nonce: [UInt8]?, route: ServeRoute, log: AccessRecord)
-        -> KeyWait
-    {
+    private func authWait(
+        _ refresh: KeyRefresh, token: [UInt8], nonce: [UInt8]?, dpop: DPoPRequest?, route: ServeRoute,
+        log: AccessRecord
+    ) -> KeyWait {
         let options = route.configuration
         return KeyWait(
             refresh: refresh, deadline: ThroughputClock.now() + options.refreshWait,
@@ -242,9 +251,13 @@ package final class ServeService: Sendable {
                 var answer = GatewayAnswer.rejected(.keySetUnavailable, realm: options.realm)
                 var reason: VerificationError.Reason? = .keySetUnavailable
                 let started = ThroughputClock.now()
-                route.evaluate(batch, probe: KeyWaitProbe(mayWait: false)) { _, result, judge in
+                let entry = AuthGathering.Entry(
+                    route: route, ticket: UnsafeMutableRawPointer(bitPattern: 1)!, log: log, dpop: dpop)
+                route.evaluate(batch, probe: KeyWaitProbe(mayWait: false), proofs: dpop.map { dpop in { _ in dpop } }) {
+                    _, result, judge in
                     answer = GatewayAnswer.verdict(
-                        result, claimHeaders: options.claimHeaders, realm: options.realm, scope: judge.challengeScope)
+                        result, claimHeaders: options.claimHeaders, realm: options.realm, scope: judge.challengeScope,
+                        scheme: entry.scheme(judge))
                     reason = if case .failure(let error) = result { error.reason } else { nil }
                 }
                 metrics.verification(route: route.name, reason: reason, seconds: ThroughputClock.now() - started)
@@ -328,6 +341,11 @@ package final class ServeService: Sendable {
         log: inout AccessRecord
     ) -> GatewayAnswer? {
         let options = route.configuration
+        switch gatherDPoP(request, route: route, gathering: gathering, ticket: ticket, log: &log) {
+        case .notDPoP: break
+        case .held: return nil
+        case .answer(let answer): return answer
+        }
         return withToken(request, options) { credential -> GatewayAnswer? in
             let value: UnsafeRawBufferPointer
             let parsed: BearerCredential.Parsed
@@ -353,10 +371,71 @@ package final class ServeService: Sendable {
         }
     }
 
+    /// What ``gatherDPoP(_:route:gathering:ticket:log:)`` did.
+    private enum DPoPGathering {
+        /// The request presents no `Authorization: DPoP` the route takes: read it as any other.
+        case notDPoP
+        /// Held in the gathering, with its proof.
+        case held
+        /// Answered at once.
+        case answer(GatewayAnswer)
+    }
+
+    /// `/auth` with `Authorization: DPoP <token>` on a route that takes proofs (RFC 9449 §7.1):
+    /// exactly one `DPoP` header, the client's request from the forward-auth headers
+    /// (``ForwardedRequest``), and no token elsewhere; then the token is held with its proof.
+    private func gatherDPoP(
+        _ request: some HTTPRequest, route: ServeRoute, gathering: AuthGathering, ticket: UnsafeMutableRawPointer,
+        log: inout AccessRecord
+    ) -> DPoPGathering {
+        guard let algs = route.dpopAlgorithms, request.headerCount("Authorization") == 1 else { return .notDPoP }
+        let options = route.configuration
+        return request.withHeader("Authorization") { value -> DPoPGathering in
+            guard let value else { return .notDPoP }
+            let parsed = BearerCredential.parse(dpopAuthorization: value)
+            if parsed == .absent { return .notDPoP }
+            let elsewhere =
+                options.tokenHeader.map { name in request.withHeader(name) { Self.holdsToken($0) } } == true
+                || options.tokenCookie.map { name in request.withCookie(name) { Self.holdsToken($0) } } == true
+            if elsewhere {
+                log.reason = GatewayAnswer.invalidRequest
+                return .answer(GatewayAnswer.ambiguous(realm: options.realm))
+            }
+            guard case .token(let range) = parsed else {
+                log.reason = VerificationError.Reason.malformed.rawValue
+                metrics.verification(route: route.name, reason: .malformed, seconds: 0)
+                return .answer(GatewayAnswer.rejected(.malformed, realm: options.realm, scheme: .dpop(algs: algs)))
+            }
+            guard request.headerCount("DPoP") == 1 else {
+                log.reason = GatewayAnswer.invalidRequest
+                return .answer(
+                    GatewayAnswer.invalidDPoPRequest(
+                        "a DPoP token needs exactly one DPoP header", realm: options.realm, algs: algs))
+            }
+            let forwarded: ForwardedRequest
+            switch ForwardedRequest.read(request) {
+            case .success(let read): forwarded = read
+            case .failure(let refusal):
+                log.reason = GatewayAnswer.invalidRequest
+                return .answer(GatewayAnswer.invalidDPoPRequest(refusal.description, realm: options.realm, algs: algs))
+            }
+            let proof = request.withHeader("DPoP") { $0.map { String(decoding: $0, as: UTF8.self) } } ?? ""
+            let dpop = DPoPRequest(proof: proof, method: forwarded.method, uri: forwarded.uri)
+            let bytes = UnsafeRawBufferPointer(rebasing: value[range])
+            if accessLog != nil { log.fingerprint = SHA256Digest(hashing: bytes) }
+            guard route.gathers else {
+                return .answer(verifyAlone(bytes, route: route, gathering: gathering, log: &log, dpop: dpop))
+            }
+            gathering.hold(bytes, route: route, ticket: ticket, log: log, dpop: dpop)
+            return .held
+        }
+    }
+
     /// The answer for one token of a route that does not gather: the same batch stages for a
     /// batch of one, at once.
     private func verifyAlone(
-        _ token: UnsafeRawBufferPointer, route: ServeRoute, gathering: AuthGathering, log: inout AccessRecord
+        _ token: UnsafeRawBufferPointer, route: ServeRoute, gathering: AuthGathering, log: inout AccessRecord,
+        dpop: DPoPRequest? = nil
     ) -> GatewayAnswer {
         gathering.alone.removeAll()
         AuthGathering.append(token, nonce: route.configuration.nonce, to: &gathering.alone)
@@ -365,10 +444,12 @@ package final class ServeService: Sendable {
         var reason: VerificationError.Reason? = .keySetUnavailable
         let started = ThroughputClock.now()
         let now = options.cacheMaxAge == nil ? 0 : options.now
-        route.evaluate(gathering.alone) { _, result, judge in
+        let entry = AuthGathering.Entry(
+            route: route, ticket: UnsafeMutableRawPointer(bitPattern: 1)!, log: log, dpop: dpop)
+        route.evaluate(gathering.alone, proofs: dpop.map { dpop in { _ in dpop } }) { _, result, judge in
             answer = GatewayAnswer.verdict(
                 result, claimHeaders: options.claimHeaders, realm: options.realm, cacheMaxAge: options.cacheMaxAge,
-                now: now, scope: judge.challengeScope)
+                now: now, scope: judge.challengeScope, scheme: entry.scheme(judge))
             reason = if case .failure(let error) = result { error.reason } else { nil }
         }
         metrics.batch(route: route.name, count: 1, secondsEach: ThroughputClock.now() - started) { _ in reason }
