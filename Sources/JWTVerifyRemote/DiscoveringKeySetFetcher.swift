@@ -4,27 +4,27 @@ import Synchronization
 /// The fetcher of a key set found by discovery: each fetch reads the issuer's metadata document
 /// (when its own lifetime is over), checks it, then fetches the `jwks_uri` it names.
 ///
-/// It is a ``KeySetFetcher`` under a `RemoteKeySet`, so every rule of the key cache holds
+/// It is a `KeySetFetcher` under a `RemoteKeySet`, so every rule of the key cache holds
 /// unchanged: the cache decides when a fetch happens (refresh-ahead, one unknown-`kid` refresh
 /// per cooldown, single flight, the pause after a failure), and keeps its last good keys when a
 /// fetch fails. This type adds only the document:
 ///
 /// - `ISSUER/.well-known/openid-configuration` first; on **404 or 410 only** (the issuer does not
 ///   publish it), RFC 8414's `/.well-known/oauth-authorization-server` (see
-///   ``DiscoveryLocations``). Every other failure — a time-out, a refused connection, a 5xx, any
+///   `DiscoveryLocations`). Every other failure — a time-out, a refused connection, a 5xx, any
 ///   other status, an over-long answer, a refused redirect, a document that fails its checks —
 ///   fails the fetch: no fallback, no keys from it.
-/// - The document is checked by ``DiscoveryDocument`` and bounded by ``maximumDocumentBytes``
+/// - The document is checked by `DiscoveryDocument` and bounded by `maximumDocumentBytes`
 ///   (decoded octets, like every remote read); the key set by the fetcher's own limits.
 /// - The document is kept for its `Cache-Control: max-age`, clamped by the same
-///   ``KeyCachePolicy``, and revalidated with its ETag: a fetch while it is current goes straight
+///   `KeyCachePolicy`, and revalidated with its ETag: a fetch while it is current goes straight
 ///   to the key set. A failed document read keeps nothing new and fails the fetch.
 /// - The cache's validators are sent to the key set only when they came from the same
 ///   `jwks_uri`, so a document that moves the key set never gets a 304 for another URL's keys.
 package final class DiscoveringKeySetFetcher: KeySetFetcher {
     /// The configured issuer, compared byte for byte with the document's.
     package let issuer: String
-    /// The two well-known URLs of ``issuer``; `nil` when it cannot be discovered.
+    /// The two well-known URLs of `issuer`; `nil` when it cannot be discovered.
     package let locations: DiscoveryLocations?
     /// Largest document accepted, in decoded octets.
     package let maximumDocumentBytes: Int

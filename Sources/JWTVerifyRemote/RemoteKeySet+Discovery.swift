@@ -22,14 +22,14 @@ extension RemoteKeySet {
     /// `issuer` is exactly `issuer`'s bytes (never Unicode equivalence: `"é"` precomposed and
     /// decomposed are two issuers) and whose `jwks_uri` is `https://` (`http://` only to a
     /// loopback address, the rule of every remote read). Otherwise the fetch fails, closed: no
-    /// keys come from it, tokens are refused `jwks_unavailable`, and ``lastFailure`` says why
+    /// keys come from it, tokens are refused `jwks_unavailable`, and `lastFailure` says why
     /// ("discovery document's issuer … is not the configured issuer …"). Keys fetched earlier keep
     /// serving for the policy's stale window, as for any origin that fails.
     ///
     /// The document is kept for its `Cache-Control: max-age` clamped by `policy` and revalidated
-    /// with its ETag; the keys follow every rule of ``RemoteKeySet`` (refresh-ahead, the
+    /// with its ETag; the keys follow every rule of `RemoteKeySet` (refresh-ahead, the
     /// unknown-`kid` refresh and its cooldown, single flight, stale-if-error, the snapshot). The
-    /// key set's ``url`` is `issuer`, which also names its snapshot.
+    /// key set's `url` is `issuer`, which also names its snapshot.
     ///
     /// - Parameters:
     ///   - issuer: the issuer, exactly as tokens carry it in `iss`: `https://` (or `http://` to
