@@ -3,7 +3,8 @@ import Foundation
 /// Where an issuer's metadata is published: the two well-known URLs discovery tries, in order.
 ///
 /// - OpenID Connect Discovery 1.0 §4 *appends* `/.well-known/openid-configuration` to the issuer,
-///   after any terminating `/` of its path is removed: `https://id.example/tenant` →
+///   after every terminating `/` of its path is removed (`…/a//` reads `…/a/.well-known/…`):
+///   `https://id.example/tenant` →
 ///   `https://id.example/tenant/.well-known/openid-configuration`.
 /// - RFC 8414 §3.1 *inserts* `/.well-known/oauth-authorization-server` between the host and the
 ///   path (again without the path's terminating `/`): `https://id.example/tenant` →
@@ -43,7 +44,7 @@ package struct DiscoveryLocations: Sendable, Equatable {
             throw .issuerRefused(issuer, "is not https:// (or http:// to a loopback address) with a host")
         }
         var path = Array(bytes[pathStart...])
-        if path.last == UInt8(ascii: "/") { path.removeLast() }
+        while path.last == UInt8(ascii: "/") { path.removeLast() }
         let encodedPath = Self.percentEncodingNonASCII(path)
         let originText = String(decoding: origin, as: UTF8.self)
         openIDConfiguration = originText + encodedPath + "/.well-known/openid-configuration"

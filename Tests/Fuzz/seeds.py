@@ -69,7 +69,7 @@ elif target == "discovery":
         seeds.append(bytes([1]) + issuer.encode())
     seeds += [bytes([0]) + b'{"issuer":"https://id.example","issuer":"https://id.example","jwks_uri":"https://a/b"}',
               bytes([8]) + b'{"issuer":"https://id.example/cafe\\u0301","jwks_uri":"https://a/b"}',
-              bytes([1]) + b"https://id.example:8443/a/b/", bytes([1]) + b"https://id.example/?x#y", bytes([1]) + b"http://[::1]/t"]
+              bytes([1]) + b"https://id.example:8443/a/b/", bytes([1]) + b"https://id.example/tenant//", bytes([1]) + b"https://id.example/?x#y", bytes([1]) + b"http://[::1]/t"]
 elif target == "serve":
     # A request line, header lines ("@" stands for a valid token), a blank line, a body.
     paths = ["/auth", "/auth/apple", "/auth/default", "/auth/nope", "/auth/..", "/auth/a/../b", "/auth/%2F", "/auth//x",

@@ -225,6 +225,14 @@ struct DiscoveryTests {
                 "https://example.com/.well-known/oauth-authorization-server/caf%C3%A9"
             ),
             (
+                "https://example.com/a//", "https://example.com/a/.well-known/openid-configuration",
+                "https://example.com/.well-known/oauth-authorization-server/a"
+            ),
+            (
+                "https://example.com//", "https://example.com/.well-known/openid-configuration",
+                "https://example.com/.well-known/oauth-authorization-server"
+            ),
+            (
                 "http://127.0.0.1:9/t", "http://127.0.0.1:9/t/.well-known/openid-configuration",
                 "http://127.0.0.1:9/.well-known/oauth-authorization-server/t"
             ),
