@@ -117,7 +117,7 @@ let package = Package(
             dependencies: ["JWTVerify", "JWTVerifyKeyMaking"],
             path: "Tests/Support",
             exclude: [
-                "jwks_origin.py", "ocsp_responder.py", "apple_standin.py", "loopback_http.py", "recording_backend.py",
+                "jwks_origin.py", "discovery_origin.py", "ocsp_responder.py", "apple_standin.py", "loopback_http.py", "recording_backend.py",
                 "junk_responder.py",
             ],
             swiftSettings: strictSettings

@@ -75,7 +75,8 @@ struct AuditCommand {
         let flags = options.flags
         let loaded = flags.keysFromTokens ? [] : try KeySetLoader.loadEach(options.keySets)
         let keys =
-            flags.keysFromTokens ? JWKSet(keys: []) : try KeySetLoader.merge(loaded, sources: options.keySets.sources)
+            flags.keysFromTokens
+            ? JWKSet(keys: []) : try KeySetLoader.merge(loaded, sources: options.keySets.sourceNames)
         let verifier = Verifier(keys: keys, policy: options.policy, cache: options.cacheFlags.configuration)
         var engine = AuditEngine(verifier: verifier, time: options.atIssueTime ? .issuedAt : flags.evaluationTime)
         for source in loaded {

@@ -10,6 +10,14 @@ struct KeySetOptions {
     var cacheDirectory: String?
     /// The max-age clamp (`--jwks-min-ttl`, `--jwks-max-ttl`).
     var policy = KeyCachePolicy()
+    /// `--discover`: the keys come from `--issuer`'s discovery document, not from `--jwks`.
+    var discover = false
+    /// The issuer whose discovery document names the keys, once ``resolve(for:policy:context:)``
+    /// has checked `--discover`.
+    var discoveryIssuer: String?
+
+    /// What the keys come from, for messages: the sources, or the issuer discovered.
+    var sourceNames: [String] { discoveryIssuer.map { ["--discover \($0)"] } ?? sources }
 
     /// Makes sure `--jwks-cache` names a folder snapshots can be written to: an existing writable
     /// folder, or one created here (mode 0700, parents too); otherwise exit 73 with the reason,
@@ -20,16 +28,34 @@ struct KeySetOptions {
     }
 
     /// The one rule every command takes keys by: App Store signed data carries its own (each
-    /// token's chain to a pinned root), so `--jwks` is refused; otherwise `--jwks`, or else the
-    /// profile's own key set. Whether any key source is there (`inspect` decodes only without one).
-    /// `context` names the route for `serve`'s messages.
+    /// token's chain to a pinned root), so `--jwks` and `--discover` are refused; otherwise
+    /// `--discover` (with `--issuer`, and never with `--jwks`), `--jwks`, or else the profile's own
+    /// key set. Whether any key source is there (`inspect` decodes only without one). `context`
+    /// names the route for `serve`'s messages.
     mutating func resolve(for flags: PolicyFlags, policy: VerificationPolicy, context: String = "")
         throws(CommandFailure) -> Bool
     {
         if flags.keysFromTokens {
-            if !sources.isEmpty {
-                throw .usage(context + "--profile app-store takes each token's keys from its x5c chain; drop --jwks")
+            if !sources.isEmpty || discover {
+                throw .usage(
+                    context + "--profile app-store takes each token's keys from its x5c chain; drop "
+                        + (discover ? "--discover" : "--jwks"))
             }
+            return true
+        }
+        if discover {
+            guard sources.isEmpty else {
+                throw .usage(
+                    context + "--discover and --jwks exclude each other: the keys come from the issuer's "
+                        + "discovery document, or from --jwks")
+            }
+            guard let issuer = flags.issuer else {
+                throw .usage(context + "--discover needs --issuer (the issuer whose discovery document names the keys)")
+            }
+            if let refusal = DiscoveryLocations.refusal(of: issuer) {
+                throw .usage(context + "--discover: \(refusal)")
+            }
+            discoveryIssuer = issuer
             return true
         }
         if sources.isEmpty, let source = policy.keySource { sources = [source.description] }
@@ -51,6 +77,11 @@ struct KeySetOptions {
                 "Key set: a file (JWKS, single JWK, or kid-to-certificate map), an\nhttps:// URL, or a preset. Repeatable: merged. Presets:\n"
                 + HelpText.wrapped(KeySetSource.presetNames, width: 68) + "."
         ) { $0.sources.append($1) }
+        let discover: Option<KeySetOptions> = .flag(
+            "--discover",
+            help:
+                "Take the keys from --issuer's discovery document:\nISS/.well-known/openid-configuration, or only if that answers 404 or\n410, RFC 8414's /.well-known/oauth-authorization-server. Its \"issuer\"\nmust be --issuer byte for byte, its jwks_uri https. Not with --jwks."
+        ) { $0.discover = true }
         let rest: [Option<KeySetOptions>] = [
             .value(
                 "--jwks-cache", placeholder: "DIR",
@@ -75,7 +106,7 @@ struct KeySetOptions {
                 }
             },
         ]
-        return (sourceOption ? [source] : []) + rest
+        return (sourceOption ? [source, discover] : []) + rest
     }
 }
 
@@ -93,6 +124,11 @@ enum KeySetLoader {
 
     static func loadEach(_ options: KeySetOptions) throws(CommandFailure) -> [Loaded] {
         try options.prepareCacheDirectory()
+        if let issuer = options.discoveryIssuer {
+            let keySet = RemoteKeySet.discovering(
+                issuer: issuer, policy: options.policy, snapshotDirectory: options.cacheDirectory)
+            return [try remote(keySet, named: "--discover \(issuer)")]
+        }
         var loaded: [Loaded] = []
         for text in options.sources {
             switch KeySetSource(parsing: text) {
@@ -108,28 +144,33 @@ enum KeySetLoader {
                 let keySet = RemoteKeySet(
                     url: url, fetcher: HTTPKeySetFetcher(), policy: options.policy,
                     snapshotDirectory: options.cacheDirectory)
-                Blocking.run { await keySet.refreshIfDue() }
-                guard let keys = keySet.currentKeys() else {
-                    throw CommandFailure(
-                        status: .unavailable, message: "--jwks \(url): no keys (\(keySet.lastFailure ?? "not fetched"))"
-                    )
-                }
-                let stale = keySet.isStale
-                if stale {
-                    StandardError.write(
-                        "jwtverify: warning: \(url) could not be refreshed (\(keySet.lastFailure ?? "?")); using stale cached keys\n"
-                    )
-                }
-                loaded.append(Loaded(source: url, keys: keys, validity: keySet.validity, stale: stale))
+                loaded.append(try remote(keySet, named: "--jwks \(url)"))
             }
         }
         return loaded
     }
 
+    /// A remote set's keys, fetched unless a snapshot is fresh (stale ones with a warning); exit 69
+    /// without any. `name` is how messages call the source (`--jwks URL`, `--discover ISSUER`).
+    private static func remote(_ keySet: RemoteKeySet, named name: String) throws(CommandFailure) -> Loaded {
+        Blocking.run { await keySet.refreshIfDue() }
+        guard let keys = keySet.currentKeys() else {
+            throw CommandFailure(
+                status: .unavailable, message: "\(name): no keys (\(keySet.lastFailure ?? "not fetched"))")
+        }
+        let stale = keySet.isStale
+        if stale {
+            StandardError.write(
+                "jwtverify: warning: \(keySet.url) could not be refreshed (\(keySet.lastFailure ?? "?")); using stale cached keys\n"
+            )
+        }
+        return Loaded(source: keySet.url, keys: keys, validity: keySet.validity, stale: stale)
+    }
+
     /// All sources merged, with unusable entries reported; fails when no key is usable.
     static func load(_ options: KeySetOptions) throws(CommandFailure) -> JWKSet {
-        guard !options.sources.isEmpty else { throw .usage("--jwks is required") }
-        return try merge(try loadEach(options), sources: options.sources)
+        guard !options.sources.isEmpty || options.discoveryIssuer != nil else { throw .usage("--jwks is required") }
+        return try merge(try loadEach(options), sources: options.sourceNames)
     }
 
     /// Already loaded sources merged, with unusable entries reported; fails when no key is usable.

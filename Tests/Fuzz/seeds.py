@@ -55,6 +55,21 @@ elif target == "transport":
     bodies = [jwks, b'{"access_token":"a","token_type":"Bearer","expires_in":3600,"id_token":"x.y.z"}',
               b'{"error":"invalid_grant","error_description":"secret-1 was used"}', b"<html>", b"{" * 300]
     seeds = [bytes([k]) + h + b for k in (0, 1, 6, 67, 130) for h in heads for b in bodies]
+elif target == "discovery":
+    # Mode byte: even, a document checked against issuer (byte >> 1) % 5 of the target's list;
+    # odd, an issuer whose well-known URLs are built.
+    issuers = ["https://id.example", "https://id.example/tenant/1", "https://id.example/", "http://127.0.0.1:8080",
+               "https://id.example/caf\u00e9"]
+    for index, issuer in enumerate(issuers):
+        for uri in ["https://id.example/jwks", "http://127.0.0.1:8080/keys", "http://keys.example/jwks", "/keys", 42]:
+            document = {"issuer": issuer, "jwks_uri": uri, "response_types_supported": ["code"],
+                        "id_token_signing_alg_values_supported": ["RS256"]}
+            seeds.append(bytes([index << 1]) + json.dumps(document).encode())
+            seeds.append(bytes([index << 1]) + json.dumps(document, ensure_ascii=False).encode())
+        seeds.append(bytes([1]) + issuer.encode())
+    seeds += [bytes([0]) + b'{"issuer":"https://id.example","issuer":"https://id.example","jwks_uri":"https://a/b"}',
+              bytes([8]) + b'{"issuer":"https://id.example/cafe\\u0301","jwks_uri":"https://a/b"}',
+              bytes([1]) + b"https://id.example:8443/a/b/", bytes([1]) + b"https://id.example/tenant//", bytes([1]) + b"https://id.example/?x#y", bytes([1]) + b"http://[::1]/t"]
 elif target == "serve":
     # A request line, header lines ("@" stands for a valid token), a blank line, a body.
     paths = ["/auth", "/auth/apple", "/auth/default", "/auth/nope", "/auth/..", "/auth/a/../b", "/auth/%2F", "/auth//x",

@@ -19,7 +19,7 @@ public struct KeyCachePolicy: Sendable, Equatable {
     public init() {}
 
     /// The lifetime for an origin `max-age` (or its absence), clamped.
-    func ttl(maxAge: Double?) -> Double {
+    package func ttl(maxAge: Double?) -> Double {
         min(max(maxAge ?? defaultTTL, minimumTTL), maximumTTL)
     }
 }

@@ -69,7 +69,7 @@ struct RouteOptions: Sendable {
         ]
 
     /// Whether any key source or policy was given (a default route exists).
-    var isGiven: Bool { !keySets.sources.isEmpty || flags.profile != nil || flags.issuer != nil }
+    var isGiven: Bool { !keySets.sources.isEmpty || keySets.discover || flags.profile != nil || flags.issuer != nil }
 
     /// Builds the policy and fills in the profile's key set; checks the key sources' shape.
     mutating func finish(route: String) throws(CommandFailure) {

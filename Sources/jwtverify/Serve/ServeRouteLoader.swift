@@ -31,14 +31,12 @@ extension RouteOptions {
         var policy = self.policy
         policy.capturedClaims = claimHeaders.map(\.claim)
         let keys: ServeRoute.Keys
-        if keySets.sources.count == 1, case .url(let url) = KeySetSource(parsing: keySets.sources[0]) {
+        if let keySet = remoteKeySet {
             try keySets.prepareCacheDirectory()
-            let keySet = RemoteKeySet(
-                url: url, fetcher: HTTPKeySetFetcher(), policy: keySets.policy,
-                snapshotDirectory: keySets.cacheDirectory)
             Blocking.run { await keySet.load() }
             if keySet.currentKeys() == nil {
-                let message = "route \"\(name)\": no keys from \(url) (\(keySet.lastFailure ?? "not fetched"))"
+                let message =
+                    "route \"\(name)\": no keys from \(keySet.url) (\(keySet.lastFailure ?? "not fetched"))"
                 if requireKeys { throw CommandFailure(status: .unavailable, message: message) }
                 StandardError.write("jwtverify serve: warning: \(message); retrying in the background\n")
             }
@@ -54,6 +52,20 @@ extension RouteOptions {
                 count: loaded.keys.filter { $0.unusableReason == nil }.count)
         }
         return ServeRoute(configuration: configuration(name: name), keys: keys)
+    }
+
+    /// The route's remote key set, if it has one: its issuer's by discovery (`--discover`), or
+    /// its one `--jwks` URL.
+    private var remoteKeySet: RemoteKeySet? {
+        if let issuer = keySets.discoveryIssuer {
+            return RemoteKeySet.discovering(
+                issuer: issuer, policy: keySets.policy, snapshotDirectory: keySets.cacheDirectory)
+        }
+        guard keySets.sources.count == 1, case .url(let url) = KeySetSource(parsing: keySets.sources[0]) else {
+            return nil
+        }
+        return RemoteKeySet(
+            url: url, fetcher: HTTPKeySetFetcher(), policy: keySets.policy, snapshotDirectory: keySets.cacheDirectory)
     }
 }
 

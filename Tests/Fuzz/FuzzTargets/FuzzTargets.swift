@@ -20,7 +20,11 @@
 //   notification  arbitrary bytes as a notification body on a notification route and as the
 //             signed payload inside a well-formed envelope
 //   dpop, htu  DPoP proofs with their request, and the htu normaliser (DPoPFuzzTargets.swift)
+//   discovery arbitrary bytes as an issuer's metadata document (checked against fixed issuers:
+//             accepted only with the issuer's exact bytes and a fetchable jwks_uri) and as an
+//             issuer (both well-known URLs well formed, and a document naming it accepted)
 // A plain build replays files given as arguments through the chosen target.
+import Foundation
 import JWTVerify
 import JWTVerifyKeyMaking
 import JWTVerifyRemote
@@ -436,6 +440,77 @@ enum FuzzTargets {
         if ![200, 400, 401, 503].contains(response.status) { fatalError("notification answered \(response.status)") }
     }
 
+    /// The issuers the discovery target checks documents against: host only, a path, a
+    /// trailing slash, loopback http, and a path past ASCII (precomposed).
+    static let discoveryIssuers = [
+        "https://id.example", "https://id.example/tenant/1", "https://id.example/", "http://127.0.0.1:8080",
+        "https://id.example/caf\u{e9}",
+    ]
+
+    /// One discovery case: byte 0 picks the mode (and the issuer), the rest is a document or an issuer.
+    static func discovery(_ bytes: UnsafeRawBufferPointer) {
+        guard let knob = bytes.first else { return }
+        let rest = Array(bytes.dropFirst())
+        if knob & 1 == 0 {
+            let issuer = discoveryIssuers[Int(knob >> 1) % discoveryIssuers.count]
+            guard let document = try? DiscoveryDocument(json: rest, issuer: issuer) else { return }
+            let uri = Array(document.keySetURL.utf8)
+            if uri.contains(where: { $0 <= 0x20 || $0 >= 0x7F }) {
+                fatalError("jwks_uri with byte outside ASCII: \(uri)")
+            }
+            let lowered = String(decoding: uri.map { $0 >= 0x41 && $0 <= 0x5A ? $0 | 0x20 : $0 }, as: UTF8.self)
+            let loopback = ["127.0.0.1", "localhost", "::1", "[::1]"]
+            guard lowered.hasPrefix("https://") || lowered.hasPrefix("http://") else {
+                fatalError("jwks_uri of another scheme accepted: \(document.keySetURL)")
+            }
+            if lowered.hasPrefix("http://"), !loopback.contains(URL(string: lowered)?.host ?? "") {
+                fatalError("http jwks_uri off loopback accepted: \(document.keySetURL)")
+            }
+            // An independent reading of the accepted document names the same issuer, byte for byte.
+            if let object = try? JSONSerialization.jsonObject(with: Data(rest)) as? [String: Any],
+                let named = object["issuer"] as? String, Array(named.utf8) != Array(issuer.utf8)
+            {
+                fatalError("accepted a document naming \(Array(named.utf8)), not \(Array(issuer.utf8))")
+            }
+        } else {
+            let issuer = String(decoding: rest, as: UTF8.self)
+            guard let locations = try? DiscoveryLocations(issuer: issuer) else { return }
+            let oidc = locations.openIDConfiguration
+            let metadata = locations.authorizationServerMetadata
+            for url in [oidc, metadata] where url.utf8.contains(where: { $0 <= 0x20 || $0 >= 0x7F }) {
+                fatalError("well-known URL with byte outside ASCII: \(Array(url.utf8))")
+            }
+            let oidcSuffix = "/.well-known/openid-configuration"
+            let metadataInfix = "/.well-known/oauth-authorization-server"
+            guard oidc.hasSuffix(oidcSuffix), let infix = metadata.range(of: metadataInfix) else {
+                fatalError("well-known URLs \(oidc) \(metadata)")
+            }
+            // Both: the issuer's origin, then the same path, appended (OIDC) or after the infix (RFC 8414).
+            let origin = String(metadata[..<infix.lowerBound])
+            let path = String(metadata[infix.upperBound...])
+            guard issuer.utf8.starts(with: origin.utf8), exactlyEquals(oidc, origin + path + oidcSuffix),
+                !path.hasSuffix("/")
+            else {
+                fatalError("well-known URLs disagree: \(oidc) \(metadata) for \(issuer)")
+            }
+            var text = OutputText()
+            text.beginObject()
+            text.key("issuer")
+            text.string(issuer)
+            text.key("jwks_uri")
+            text.string("https://keys.example/jwks")
+            text.endObject()
+            let document = Array(text.string.utf8)
+            guard (try? DiscoveryDocument(json: document, issuer: issuer))?.keySetURL == "https://keys.example/jwks"
+            else {
+                fatalError("a document naming the issuer \(Array(issuer.utf8)) was refused: \(text.string)")
+            }
+            if (try? DiscoveryDocument(json: document, issuer: issuer + "x")) != nil {
+                fatalError("a document naming another issuer was accepted")
+            }
+        }
+    }
+
     static func checkHeaders(_ answer: GatewayAnswer) {
         for (name, value) in answer.headers {
             for byte in Array(name.utf8) + Array(value.utf8) where byte < 0x20 || byte >= 0x7F {
@@ -554,6 +629,8 @@ enum FuzzTargets {
             dpop(bytes)
         case "htu":
             htu(bytes)
+        case "discovery":
+            discovery(bytes)
         case "cache":
             // A stream of genuine, repeated and mutated tokens, evaluated at moving times with
             // varying nonces, through a cached and an uncached verifier side by side. Each pair of
