@@ -141,9 +141,15 @@ struct BenchCommand {
             }
             nonces = raw.map { String(decoding: $0, as: UTF8.self) }
         }
-        return BenchmarkCorpus(
-            keys: keys, tokens: tokens, nonces: nonces, issuer: options.issuer, audience: options.audience,
-            now: options.now ?? VerificationPolicy.systemClock())
+        let now = options.now ?? VerificationPolicy.systemClock()
+        var corpus = BenchmarkCorpus(
+            keys: keys, tokens: tokens, nonces: nonces, issuer: options.issuer, audience: options.audience, now: now)
+        if options.accessToken {
+            corpus.policy = VerificationPolicy.accessToken(
+                issuer: options.issuer, audiences: [options.audience], algorithms: Set(SignatureAlgorithm.all)
+            ).clock { now }
+        }
+        return corpus
     }
 
     /// The requests of a file, read as `verify` reads its input (``TokenRequest/withLine(_:_:)``):

@@ -12,6 +12,8 @@ struct BenchOptions {
     var algorithm = SignatureAlgorithm.rs256
     /// `--app-store`: a generated App Store corpus instead of identity tokens.
     var appStore = false
+    /// `--access-token`: the `--tokens` are RFC 9068 access tokens, verified with the access-token profile.
+    var accessToken = false
     var count = 2000
     var threads = Processors.online
     var rounds = 7
@@ -54,6 +56,11 @@ struct BenchOptions {
             help:
                 "Generate App Store transactions instead: ES256 under a fresh chain shaped\nlike Apple's (x5c), verified with --profile app-store's checks."
         ) { $0.appStore = true },
+        .flag(
+            "--access-token",
+            help:
+                "The --tokens are RFC 9068 access tokens: verify them with --profile\naccess-token's checks (typ at+jwt, client_id, jti, scope) under --issuer and\n--audience."
+        ) { $0.accessToken = true },
         .value("--count", placeholder: "N", help: "Tokens in the generated corpus (default 2000).") {
             options, value, name throws(CommandFailure) in
             options.count = try OptionValue.count(name, value, in: 1...1_000_000)
@@ -139,5 +146,6 @@ struct BenchOptions {
             throw .usage("--jwks and --nonces go with --tokens")
         }
         if appStore && tokensFile != nil { throw .usage("--app-store generates its corpus; drop --tokens and --jwks") }
+        if accessToken && tokensFile == nil { throw .usage("--access-token measures --tokens FILE (with --jwks)") }
     }
 }

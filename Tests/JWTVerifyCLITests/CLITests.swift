@@ -272,6 +272,10 @@ struct CLITests {
         #expect(try CLIRunner.run(["bench", "--threads", "0"]).status == 64)
         #expect(try CLIRunner.run(["bench", "--tokens", "x.txt"]).status == 64)
         #expect(try CLIRunner.run(["bench", "--algorithm", "HS256"]).status == 64)
+        let accessAlone = try CLIRunner.run(["bench", "--access-token"])
+        #expect(
+            accessAlone.status == 64 && accessAlone.stderr.contains("--access-token measures --tokens FILE"),
+            "\(accessAlone.stderr)")
         #expect(help.stdoutText.contains("--raw-check CHECK"))
         let badCheck = try CLIRunner.run(["bench", "--raw-check", "evp"])
         #expect(badCheck.status == 64 && badCheck.stderr.contains("openssl, library or multibuffer"))
