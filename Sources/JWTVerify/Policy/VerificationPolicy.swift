@@ -64,7 +64,7 @@ public struct VerificationPolicy: Sendable {
     /// what the nonce is for, so leaving out the argument never turns the check off.
     public var nonceRequirement: NonceRequirement
     /// Whether DPoP proofs (RFC 9449) are taken and required: ``DPoPPolicy/off`` by default, which
-    /// refuses a token bound to a key (`cnf.jkt`) as `dpop_missing`. See ``Verifier/verify(_:dpop:at:)``.
+    /// refuses a token bound to a key (`cnf.jkt`) as `dpop_missing`. See ``Verifier/verify(_:dpop:nonce:at:)``.
     public var dpop: DPoPPolicy = .off
     /// Claims kept as JSON values with every verified token, read in the same pass as the others
     /// (a gateway's claim headers): ``VerifiedToken/capturedClaim(at:)``.
