@@ -1,7 +1,7 @@
 /// How a policy treats DPoP (RFC 9449) proofs: ``VerificationPolicy/dpop``.
 ///
 /// - ``Mode-swift.enum/off`` (the default): proofs are not taken (one handed to
-///   ``Verifier/verify(_:dpop:at:)`` is ignored), and an access token bound to a key (`cnf.jkt`)
+///   ``Verifier/verify(_:dpop:nonce:at:)`` is ignored), and an access token bound to a key (`cnf.jkt`)
 ///   is refused as `dpop_missing`: it cannot be checked as a plain Bearer token.
 /// - ``Mode-swift.enum/allowed``: a proof, when given, is checked; a token bound to a key
 ///   needs one (else `dpop_missing`).

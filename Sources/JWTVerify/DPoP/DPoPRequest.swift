@@ -1,5 +1,5 @@
 /// One HTTP request's DPoP proof (RFC 9449) and what the proof must name: the `DPoP` header's
-/// value, the request's method and its URI, handed to ``Verifier/verify(_:dpop:at:)`` beside
+/// value, the request's method and its URI, handed to ``Verifier/verify(_:dpop:nonce:at:)`` beside
 /// the access token the request presented.
 ///
 /// ```swift

@@ -68,7 +68,7 @@ public struct VerificationPolicy: Sendable {
     /// (`--require-claim PATH=VALUE`). None by default.
     public var claimRules: [ClaimRule] = []
     /// Whether DPoP proofs (RFC 9449) are taken and required: ``DPoPPolicy/off`` by default, which
-    /// refuses a token bound to a key (`cnf.jkt`) as `dpop_missing`. See ``Verifier/verify(_:dpop:at:)``.
+    /// refuses a token bound to a key (`cnf.jkt`) as `dpop_missing`. See ``Verifier/verify(_:dpop:nonce:at:)``.
     public var dpop: DPoPPolicy = .off
     /// Claims kept as JSON values with every verified token, read in the same pass as the others
     /// (a gateway's claim headers, dotted paths allowed): ``VerifiedToken/capturedClaim(at:)``.
