@@ -23,7 +23,10 @@ struct VerifyCommand {
         var tally = Tally()
         let named = inputs.count > 1
         let progress = ProgressLine(totalBytes: ProgressLine.totalSize(of: inputs))
-        let runner = BatchRunner(threads: options.threads, lineLimit: options.policy.maxTokenBytes * 6 + (1 << 20))
+        // Proofs are judged in input order (one thread), so the first of two equal proofs is the
+        // one accepted and the second the one refused, whatever --threads says.
+        let threads = options.policy.dpop.mode == .off ? options.threads : 1
+        let runner = BatchRunner(threads: threads, lineLimit: options.policy.maxTokenBytes * 6 + (1 << 20))
         do {
             try runner.run(inputs.map { BatchInput(name: $0.name, fd: $0.fd) }) { batch, range, input in
                 Self.verify(batch, range, file: named ? input.name : nil, with: evaluator)

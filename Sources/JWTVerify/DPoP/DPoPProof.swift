@@ -42,12 +42,14 @@ struct DPoPProof {
     /// a token (a token request's proof, RFC 9449 §5), steps 10 and 11 are left out.
     static func check(
         _ request: DPoPRequest, token: UnsafeRawBufferPointer?, thumbprint: String?, policy: VerificationPolicy,
-        now: Double
+        now: Double, keys: DPoPKeyCache? = nil
     ) -> Result<DPoPProof, VerificationError> {
         var proof = request.proof
         return proof.withUTF8 { bytes in
             Result { () throws(VerificationError) in
-                try check(UnsafeRawBufferPointer(bytes), request, token: token, thumbprint: thumbprint, policy, now)
+                try check(
+                    UnsafeRawBufferPointer(bytes), request, token: token, thumbprint: thumbprint, policy, now,
+                    keys: keys)
             }
         }
     }
@@ -77,7 +79,7 @@ struct DPoPProof {
 
     private static func check(
         _ bytes: UnsafeRawBufferPointer, _ request: DPoPRequest, token: UnsafeRawBufferPointer?, thumbprint: String?,
-        _ policy: VerificationPolicy, _ now: Double
+        _ policy: VerificationPolicy, _ now: Double, keys: DPoPKeyCache?
     ) throws(VerificationError) -> DPoPProof {
         // 1. A compact JWS.
         guard bytes.count <= policy.maxTokenBytes else {
@@ -91,7 +93,7 @@ struct DPoPProof {
         }
         let header = try object(bytes, jws.header, "header")
         let (algorithm, key) = try header.withRoot { (root) throws(VerificationError) in
-            try checkHeader(root, policy.dpop)
+            try checkHeader(root, policy.dpop, keys: keys)
         }
         // 5. The signature, by the header's key.
         guard let signature = Base64URL.decode(bytes[jws.signature]),
@@ -107,9 +109,11 @@ struct DPoPProof {
     }
 
     /// Steps 2–4: `typ`, `alg`, `crit`, `jwk`.
-    private static func checkHeader(_ header: JSONNode, _ dpop: DPoPPolicy) throws(VerificationError) -> (
-        SignatureAlgorithm, JWK
-    ) {
+    private static func checkHeader(_ header: JSONNode, _ dpop: DPoPPolicy, keys: DPoPKeyCache?)
+        throws(VerificationError) -> (
+            SignatureAlgorithm, JWK
+        )
+    {
         // 2. typ.
         guard let typ = header.member("typ") else { throw invalid("the proof has no typ (dpop+jwt required)") }
         guard let typBytes = typ.stringBytes, typBytes.elementsEqual(proofType) else {
@@ -140,7 +144,7 @@ struct DPoPProof {
         for member in privateMembers where node.member(member) != nil {
             throw invalid("the proof's jwk has the private member \(member): only a public key may be sent")
         }
-        let key = JWK(parsing: node)
+        let key = JWK(parsing: node, keyCache: keys)
         if let problem = key.mismatch(for: algorithm) { throw invalid("the proof's jwk cannot verify it: \(problem)") }
         guard key.key != nil, key.thumbprint != nil else { throw invalid("the proof's jwk does not import") }
         return (algorithm, key)

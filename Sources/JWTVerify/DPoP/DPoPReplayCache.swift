@@ -17,6 +17,8 @@ import Synchronization
 public final class DPoPReplayCache: Sendable {
     /// Most proofs remembered at once.
     public let capacity: Int
+    /// The proof keys imported lately (``DPoPKeyCache``), kept beside the proofs they signed.
+    package let keys = DPoPKeyCache()
     private let state: Mutex<State>
 
     /// What a record attempt found.

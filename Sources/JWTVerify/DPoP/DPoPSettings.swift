@@ -6,7 +6,8 @@ extension ProfileSetting {
         help:
             "access-token: DPoP proofs (RFC 9449), required or allowed (default: off,\n"
             + "and a token bound by cnf.jkt is refused, dpop_missing). verify reads a\n"
-            + "line's \"dpop\", \"method\" and \"uri\".",
+            + "line's \"dpop\", \"method\" and \"uri\", in input order on one thread (the\n"
+            + "first of two equal proofs is the one accepted).",
         faces: [.verify, .serve])
 }
 

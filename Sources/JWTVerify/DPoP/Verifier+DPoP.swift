@@ -70,7 +70,9 @@ extension Verifier {
                     .dpopMissing, detail: "the token is bound to a key (cnf.jkt) and the request has no DPoP proof"))
         }
         let now: Double = if case .fixed(let fixed) = time { fixed } else { policy.clock() }
-        switch DPoPProof.check(dpop, token: token, thumbprint: thumbprint, policy: policy, now: now) {
+        switch DPoPProof.check(
+            dpop, token: token, thumbprint: thumbprint, policy: policy, now: now, keys: proofReplay?.keys)
+        {
         case .failure(let error): return .failure(error)
         case .success(let proof):
             // A verifier whose policy takes proofs always has its cache; without one, refuse.

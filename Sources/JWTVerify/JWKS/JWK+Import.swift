@@ -5,7 +5,9 @@ extension JWK {
     static let maximumRSABits = 16384
 
     /// Reads one key-set entry. Never fails: problems make the entry unusable, with the reason.
-    init(parsing node: JSONNode) {
+    /// With `keyCache` (a DPoP proof's `jwk`), a key whose material was imported before is taken
+    /// from it instead of being imported again.
+    init(parsing node: JSONNode, keyCache: DPoPKeyCache? = nil) {
         var problems: [String] = []
         func optionalString(_ name: StaticString) -> String? {
             guard let value = node.member(name) else { return nil }
@@ -39,7 +41,7 @@ extension JWK {
         var key: EVPPublicKey? = nil
         var thumbprint: String? = nil
         if problems.isEmpty, let keyType {
-            switch Self.importKey(node, keyType: keyType, curve: curve) {
+            switch Self.importKey(node, keyType: keyType, curve: curve, cache: keyCache) {
             case .success(let imported):
                 key = imported.key
                 material = imported.material
@@ -83,8 +85,14 @@ extension JWK {
         return .success(bytes)
     }
 
-    private static func importKey(_ node: JSONNode, keyType: String, curve: String?) -> Result<Imported, ImportProblem>
-    {
+    private static func importKey(
+        _ node: JSONNode, keyType: String, curve: String?, cache: DPoPKeyCache?
+    ) -> Result<Imported, ImportProblem> {
+        /// The key of `material`: from `cache` when it holds it, else made by `make`.
+        func key(_ tag: UInt8, _ material: [UInt8], _ make: () throws -> EVPPublicKey) throws -> EVPPublicKey {
+            guard let cache else { return try make() }
+            return try cache.key([tag] + material, make: make)
+        }
         do {
             // Over the bytes: a `switch` over the `String` would take "O\u{212A}P" for "OKP".
             switch ExactBytes(keyType) {
@@ -97,7 +105,10 @@ extension JWK {
                 guard !e.isEmpty, e.count <= 32, e.last! & 1 == 1, e != [1] else {
                     throw ImportProblem(description: "e is not an odd exponent greater than 1")
                 }
-                let key = try EVPPublicKey.rsa(modulus: n, exponent: e)
+                // n's length first: n + e alone could be read at another split.
+                let key = try key(1, [UInt8(n.count >> 8), UInt8(n.count & 0xFF)] + n + e) {
+                    try EVPPublicKey.rsa(modulus: n, exponent: e)
+                }
                 let thumb = JWKThumbprint.rsa(modulus: n, exponent: e)
                 return .success(Imported(key: key, material: n + [0] + e, thumbprint: thumb))
             case "EC":
@@ -112,7 +123,9 @@ extension JWK {
                 }
                 let x = try octets(node, "x", length: size).get()
                 let y = try octets(node, "y", length: size).get()
-                let key = try EVPPublicKey.ec(group: curve!, uncompressedPoint: [4] + x + y)
+                let key = try key(UInt8(size), x + y) {
+                    try EVPPublicKey.ec(group: curve!, uncompressedPoint: [4] + x + y)
+                }
                 let thumb = JWKThumbprint.ec(curve: curve!, x: x, y: y)
                 return .success(Imported(key: key, material: x + y, thumbprint: thumb))
             case "OKP":
@@ -121,7 +134,7 @@ extension JWK {
                         description: "OKP curve \(curve.map { "\"\($0)\"" } ?? "(missing)") is not supported")
                 }
                 let x = try octets(node, "x", length: 32).get()
-                let key = try EVPPublicKey.ed25519(x)
+                let key = try key(2, x) { try EVPPublicKey.ed25519(x) }
                 let thumb = JWKThumbprint.okp(curve: "Ed25519", x: x)
                 return .success(Imported(key: key, material: x, thumbprint: thumb))
             default:
