@@ -148,6 +148,42 @@ struct AuthlibAccessTokenTests {
         }
     }
 
+    @Test("--discover: Authlib's keys found from its issuer, on the library, verify and serve; same verdicts")
+    func discoverKeys() async throws {
+        let issued = try Issued()
+        let server = issued.server
+        let scopes = ["read"]
+        // Library: a remote key set by discovery of the issuer.
+        let verifier = RemoteVerifier(
+            keySet: RemoteKeySet.discovering(issuer: server.issuer),
+            policy: .accessToken(issuer: server.issuer, audiences: [AuthorizationServer.resource], requiredScopes: scopes))
+        var library: [String] = []
+        for (_, token) in issued.all {
+            do {
+                _ = try await verifier.verify(token)
+                library.append("")
+            } catch { library.append(error.reason.rawValue) }
+        }
+        let expected = issued.all.map { Self.expected($0.name, scopes: scopes)?.reason ?? "" }
+        #expect(library == expected)
+        // verify --discover.
+        let flags = [
+            "--profile", "access-token", "--issuer", server.issuer, "--audience", AuthorizationServer.resource,
+            "--discover", "--scope", "read",
+        ]
+        let outcome = try CLIRunner.run(
+            ["verify"] + flags, input: Data(issued.all.map { $0.token + "\n" }.joined().utf8))
+        #expect(outcome.records.map { ($0["valid"] as? Bool) == true ? "" : $0["reason"] as? String ?? "?" } == expected)
+        // serve --discover.
+        let serve = try ServeProcess(flags + ["--threads", "1"])
+        var answers: [String] = []
+        for (_, token) in issued.all {
+            let answer = try RawHTTP.request(serve.port, path: "/auth", headers: ServeTests.bearer(token))
+            answers.append(answer.status == 200 ? "" : answer.header("X-JWT-Reason") ?? "?")
+        }
+        #expect(answers == expected)
+    }
+
     @Test("jwtverify verify --jwks jwks_uri: the records' verdicts, reasons and claims")
     func verifyCommand() throws {
         let issued = try Issued()
