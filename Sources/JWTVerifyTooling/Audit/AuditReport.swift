@@ -24,6 +24,19 @@ package struct AuditReport {
     var sharedNonces = 0
     var tokensSharingNonces = 0
     var trackingCapped = false
+    /// DPoP proofs found (not among ``tokens``), valid ones, and refusals by reason.
+    package var proofs = 0
+    package var validProofs = 0
+    var proofReasons: [String: Int] = [:]
+    /// Tokens by ``AuditTokenKind`` (`token`, `access_token`).
+    var byKind: [String: Int] = [:]
+    /// Valid proofs by their replay key (key thumbprint and `jti`), in the order first met.
+    var proofSightings: [DigestKey: ProofSighting] = [:]
+    var proofOrder: [DigestKey] = []
+    /// Access tokens bound to a key with no valid proof of it on their line: how many, and the
+    /// first ``listLimit``.
+    var unboundUses = 0
+    var unboundList: [UnboundUse] = []
     /// When the tokens were evaluated and what was checked.
     package var conditions = AuditConditions()
     /// Occurrences by the hour their `iat` falls in (`floor(iat / 3600)`): valid and rejected.
@@ -147,6 +160,7 @@ package struct AuditReport {
 
     package mutating func add(_ record: AuditRecord) {
         tokens += 1
+        addKind(record)
         var firstSighting = true
         let tokenKey = DigestKey(record.fingerprint)
         let here: Place? =
