@@ -182,6 +182,12 @@ struct CLIAuditDPoPTests {
         let html = try Self.run(workspace, log, "html").stdoutText
         #expect(html.contains("<strong>\(unboundTitle)</strong>"))
         #expect(html.contains("<dt>DPoP proofs</dt><dd>4: 3 valid, 1 rejected</dd>"), "\(html.prefix(4000))")
+        // The anomalies panel names the DPoP findings too.
+        let panel = try #require(html.range(of: "<h2 id=\"anomalies\">"))
+        let anomalies = html[panel.upperBound...].prefix(6000)
+        #expect(anomalies.contains("DPoP proofs replayed (a jti of one key seen more than once)"))
+        #expect(anomalies.contains("access tokens bound to a key without a valid proof of it on their line"))
+        #expect(anomalies.contains("rejected DPoP proofs"))
     }
 
     @Test("a bound token's proof counts only when valid and of its key: a forged proof or another key's is no proof")
@@ -263,5 +269,35 @@ struct CLIAuditDPoPTests {
         let rendered = try CLIRunner.run(["audit", "render", "--format", "table", saved.path])
         let table = try CLIRunner.run(flags + ["--format", "table", first.path, second.path])
         #expect(rendered.stdoutText == table.stdoutText)
+    }
+
+    @Test("exit status: 0 when every token and proof is valid, 1 for a rejected proof alone, in audit and audit merge")
+    func exitStatus() throws {
+        let workspace = try TestWorkspace("audit-dpop", keysFile: "keys.json")
+        let fixture = Log()
+        for (text, status) in [("DPoP: \(fixture.replayed)\n", Int32(0)), ("DPoP: \(fixture.forged)\n", 1)] {
+            let log = workspace.file("proofs.log")
+            try text.write(to: log, atomically: true, encoding: .utf8)
+            let jsonl = try Self.run(workspace, log, "jsonl")
+            #expect(jsonl.status == status)
+            #expect(
+                jsonl.stderr
+                    == "jwtverify: 0 tokens found, 0 valid, 0 rejected; 1 DPoP proofs, \(1 - status) valid, "
+                    + "\(status) rejected\n")
+            let partial = try Self.run(workspace, log, "partial")
+            #expect(partial.status == status)
+            let file = workspace.file("proofs.partial")
+            try partial.stdout.write(to: file)
+            #expect(try CLIRunner.run(["audit", "merge", "--format", "json", file.path]).status == status)
+        }
+
+        // A jti is untrusted text: its control characters do not break the report's lines.
+        let odd = F.proof(claims: #"{"jti":"a\nb","htm":"GET","htu":"\#(F.uri)","iat":1700001000}"#)
+        let log = workspace.file("odd.log")
+        try "DPoP: \(odd)\nDPoP: \(odd)\n".write(to: log, atomically: true, encoding: .utf8)
+        let table = try Self.run(workspace, log, "table").stdoutText
+        #expect(
+            table.contains(
+                "       dpop jti a?b jkt \(F.thumbprint(F.ec))  2  first \(log.path):1:7  last \(log.path):2:7\n"))
     }
 }

@@ -63,6 +63,13 @@ extension AuditReport {
         }
     }
 
+    /// Untrusted text (a proof's `jti`) as evidence shows it: control characters as `?`, at most
+    /// 80 characters, so a line of a report stays one line.
+    static func shown(_ text: String) -> String {
+        let scalars = text.unicodeScalars.prefix(80).map { $0.value < 0x20 || $0.value == 0x7F ? "?" : Character($0) }
+        return String(scalars) + (text.unicodeScalars.count > 80 ? "…" : "")
+    }
+
     /// Replay keys met more than once, in the order first met.
     var replayedProofs: [ProofSighting] {
         proofOrder.compactMap { proofSightings[$0] }.filter { $0.count > 1 }
@@ -77,7 +84,8 @@ extension AuditReport {
             let extra = replayed.reduce(0) { $0 + $1.count - 1 }
             let items = replayed.map {
                 AuditFinding.Evidence(
-                    value: "dpop jti \($0.jti) jkt \($0.thumbprint)", count: $0.count, first: sighting($0.first),
+                    value: "dpop jti \(Self.shown($0.jti)) jkt \(Self.shown($0.thumbprint))", count: $0.count,
+                    first: sighting($0.first),
                     last: sighting($0.last))
             }
             found.append(

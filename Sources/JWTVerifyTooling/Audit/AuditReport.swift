@@ -368,12 +368,18 @@ package struct AuditReport {
     }
 
     /// What the anomalies panel adds from the findings, so it never says "none" while something
-    /// calls for action: shared nonces, replayed tokens, rejections.
+    /// calls for action: shared nonces, replayed tokens, rejections, and the DPoP findings.
     var findingRows: [String: Int] {
         var rows: [String: Int] = [:]
         if sharedNonces > 0 { rows["nonces shared by distinct tokens (possible replay)"] = sharedNonces }
         if repeatedTokens > 0 { rows["tokens seen more than once"] = repeatedTokens }
         if tokens > valid { rows["rejected occurrences"] = tokens - valid }
+        let replayedProofs = replayedProofs.count
+        if replayedProofs > 0 { rows["DPoP proofs replayed (a jti of one key seen more than once)"] = replayedProofs }
+        if unboundUses > 0 {
+            rows["access tokens bound to a key without a valid proof of it on their line"] = unboundUses
+        }
+        if proofs > validProofs { rows["rejected DPoP proofs"] = proofs - validProofs }
         return rows
     }
 
