@@ -300,4 +300,80 @@ struct CLIAuditDPoPTests {
             table.contains(
                 "       dpop jti a?b jkt \(F.thumbprint(F.ec))  2  first \(log.path):1:7  last \(log.path):2:7\n"))
     }
+
+    @Test(
+        "the Spark job's stage (tagged tsv, partials, reduced repeats) carries proofs and bound tokens to its merge: the report of one run"
+    )
+    func sparkStage() throws {
+        let workspace = try TestWorkspace("audit-dpop", keysFile: "keys.json")
+        let fixture = Log()
+        let first = workspace.file("a.log")
+        let second = workspace.file("b.log")
+        let lines = fixture.text.split(separator: "\n")
+        try (lines[..<4].joined(separator: "\n") + "\n").write(to: first, atomically: true, encoding: .utf8)
+        try (lines[4...].joined(separator: "\n") + "\n").write(to: second, atomically: true, encoding: .utf8)
+        let inputs = [first.path, second.path]
+        let listing = workspace.file("listing.txt")
+        try inputs.map { $0 + "\n" }.joined().write(to: listing, atomically: true, encoding: .utf8)
+        let common = [
+            "--profile", "access-token", "--issuer", F.issuer, "--audience", F.audience, "--jwks",
+            workspace.jwks.path, "--now", "1700001000",
+        ]
+        var tagged: [String] = []
+        for (file, input) in inputs.enumerated() {
+            let text = try String(contentsOfFile: input, encoding: .utf8).split(separator: "\n")
+            for (number, line) in text.enumerated() { tagged.append("\(file):\(number + 1)\t\(line)") }
+        }
+        // Two tasks, the second half's first; tsv rows hold the tokens only.
+        var partials: [(start: [Int], text: Substring)] = []
+        var summaries: [Substring] = []
+        var rows = 0
+        for part in [Array(tagged[3...]), Array(tagged[..<3])] {
+            let task = try CLIRunner.run(
+                ["audit"] + common + [
+                    "--tagged-input", "--format", "tsv", "--partials", "--reduced-repeats", "--listing", listing.path,
+                ],
+                input: Data((part.joined(separator: "\n") + "\n").utf8))
+            #expect(task.status == 1, "\(task.stderr)")
+            for line in CLIAuditReduceTests.lines(task) {
+                if line.hasPrefix("#partial\t") {
+                    let fields = line.split(separator: "\t", maxSplits: 2)
+                    partials.append(
+                        (fields[1].dropFirst().dropLast().split(separator: ",").compactMap { Int($0) }, fields[2]))
+                } else if line.hasPrefix("#sighted\t") {
+                    summaries.append(line.dropFirst("#sighted\t".count))
+                } else if !line.hasPrefix("discarded\t") {
+                    rows += 1
+                }
+            }
+        }
+        #expect(rows == 3)
+        var nonceLines: [Substring] = []
+        for partition in CLIAuditReduceTests.shuffled(summaries) {
+            let task = try CLIRunner.run(
+                ["audit", "reduce", "tokens"], input: Data(partition.map { $0 + "\n" }.joined().utf8))
+            nonceLines += CLIAuditReduceTests.lines(task)
+        }
+        var reduced: [Substring] = []
+        for partition in CLIAuditReduceTests.shuffled(nonceLines) {
+            let task = try CLIRunner.run(
+                ["audit", "reduce", "nonces"], input: Data(partition.map { $0 + "\n" }.joined().utf8))
+            reduced += CLIAuditReduceTests.lines(task)
+        }
+        let ordered =
+            partials.sorted { $0.start.lexicographicallyPrecedes($1.start) }.map(\.text)
+            + reduced.map { $0.dropFirst("#reduced\t".count) }
+        let merge = Data(ordered.map { $0 + "\n" }.joined().utf8)
+        for format in ["json", "table"] {
+            let single = try CLIRunner.run(["audit"] + common + ["--format", format] + inputs)
+            let merged = try CLIRunner.run(["audit", "merge", "--format", format, "-"], input: merge)
+            #expect(merged.status == 1 && single.status == 1, "\(format): \(merged.stderr)")
+            #expect(merged.stdoutText == single.stdoutText, "\(format) differs")
+        }
+        let table = try CLIRunner.run(["audit", "merge", "--format", "table", "-"], input: merge).stdoutText
+        #expect(
+            table.contains(
+                "dpop jti proof-2 jkt \(F.thumbprint(F.ec))  2  first \(first.path):4:20  last \(second.path):1:20\n"))
+        #expect(table.contains("cnf.jkt \(F.thumbprint(F.ec))  1  first \(first.path):3:33\n"))
+    }
 }

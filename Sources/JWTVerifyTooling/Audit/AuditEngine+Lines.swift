@@ -125,10 +125,9 @@ extension AuditEngine {
     /// order: each record appended to `text` (records written) or to `records` (a report), or
     /// both (`--partials`), its position in `pending` to `positions`. DPoP proofs
     /// (``AuditTokenKind``) do not go through the pipeline: each is judged by ``DPoPProofForm`` and
-    /// its record written in its place among the others, and it is appended to `proofs` with its
-    /// position (a report, `--partials`); with `--format tsv` (the Spark stage's records) every token goes
-    /// through the pipeline, as before proofs were told apart. Returns the tokens and proofs
-    /// written and how many of each were valid.
+    /// its record written in its place among the others (jsonl; a tsv row has a token's columns,
+    /// so there a proof is only counted), and it is appended to `proofs` with its position (a
+    /// report, `--partials`). Returns the tokens and proofs written and how many of each were valid.
     private func evaluate(
         _ pending: [Pending], in batch: LineBatch, text: inout OutputText, records values: inout [AuditRecord],
         at valuePositions: inout [Int], proofs: inout [(position: Int, proof: AuditProof)]
@@ -141,7 +140,6 @@ extension AuditEngine {
         let keepsTokens = records != nil && showsTokens
         let nonce = nonce.map { Array($0.utf8) }
         let policy = verifier.policy
-        let tellsKinds = records != .tsv
         batch.storage.withUnsafeBytes { storage in
             var found = TokenBatch(minimumCapacity: pending.count, bytes: pending.count * 1024)
             // Each token of the batch's position in `pending`, its kind and binding; the proofs in order.
@@ -152,7 +150,7 @@ extension AuditEngine {
             var provenKeys: [Int: [String]] = [:]
             for (position, token) in pending.enumerated() {
                 token.found.token.withBytes(in: UnsafeRawBufferPointer(rebasing: storage[token.line...])) { bytes in
-                    let kind = tellsKinds ? AuditTokenKind.of(bytes) : .token
+                    let kind = AuditTokenKind.of(bytes)
                     if kind == .dpopProof {
                         let proof = AuditProof(
                             origin: token.origin, column: token.found.column + token.columnShift,
@@ -176,7 +174,8 @@ extension AuditEngine {
                     if records == nil || partials { proofs.append(lineProofs[nextProof]) }
                     nextProof += 1
                     guard records != nil else { continue }
-                    proof.appendJSON(to: &text)
+                    // A tsv row has a token's columns: a proof is counted (and in the partials) only.
+                    if records == .jsonl { proof.appendJSON(to: &text) }
                     proofCount += 1
                     if proof.valid { validProofs += 1 }
                 }

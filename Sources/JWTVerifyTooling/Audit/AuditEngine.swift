@@ -114,7 +114,7 @@ package struct AuditEngine: Sendable {
                         partialRun?.end = run.end
                     }
                     for discard in run.discarded { filePartial.discard(discard.reason) }
-                    for proof in run.proofs { filePartial.add(proof) }
+                    for proof in run.proofs { filePartial.add(listing.map { proof.named(by: $0) } ?? proof) }
                     for record in run.records {
                         filePartial.add(listing.map { record.named(by: $0) } ?? record)
                         if let handed = combiner?.add(record) { emit(handed) }

@@ -4,7 +4,7 @@ package import JWTVerify
 /// ``DPoPProofForm``: its form and its signature by the `jwk` of its own header, never by the
 /// audit's keys. Its record says `"kind":"dpop_proof"`.
 package struct AuditProof: Sendable {
-    let origin: AuditOrigin
+    private(set) var origin: AuditOrigin
     let column: Int
     /// What the text before the proof says it was (`found_in`).
     let place: TokenExtractor.Place
@@ -26,6 +26,14 @@ package struct AuditProof: Sendable {
         fingerprint = SHA256Digest(hashing: bytes)
         form = DPoPProofForm(bytes, policy: policy)
         token = keepingToken ? Array(bytes) : nil
+    }
+
+    /// The proof with its tag named by `listing`, as ``AuditRecord/named(by:)`` names a token's.
+    package func named(by listing: AuditListing) -> AuditProof {
+        guard case .tag = origin else { return self }
+        var named = self
+        named.origin = listing.named(origin)
+        return named
     }
 
     /// Whether the form and the signature hold.
