@@ -16,10 +16,13 @@ package struct DPoPProofForm: Sendable {
     package let algorithm: String?
     /// The RFC 7638 thumbprint of the header's `jwk`, when it imports.
     package let thumbprint: String?
-    /// The claims as written (strings; `iat` a number).
+    /// The `jti` claim as written, when a string.
     package let jti: String?
+    /// The `htm` claim as written, when a string.
     package let htm: String?
+    /// The `htu` claim as written, when a string.
     package let htu: String?
+    /// The `iat` claim, when a number.
     package let issuedAt: Double?
 
     /// Judges `bytes` as a DPoP proof under `policy`'s token limit and proof allow-list.

@@ -24,9 +24,11 @@ package struct AuditReport {
     var sharedNonces = 0
     var tokensSharingNonces = 0
     var trackingCapped = false
-    /// DPoP proofs found (not among ``tokens``), valid ones, and refusals by reason.
+    /// DPoP proofs found (not among ``tokens``).
     package var proofs = 0
+    /// The proofs whose form and signature held.
     package var validProofs = 0
+    /// Refused proofs by reason.
     var proofReasons: [String: Int] = [:]
     /// Tokens by ``AuditTokenKind`` (`token`, `access_token`).
     var byKind: [String: Int] = [:]
