@@ -376,4 +376,18 @@ struct CLIAuditDPoPTests {
                 "dpop jti proof-2 jkt \(F.thumbprint(F.ec))  2  first \(first.path):4:20  last \(second.path):1:20\n"))
         #expect(table.contains("cnf.jkt \(F.thumbprint(F.ec))  1  first \(first.path):3:33\n"))
     }
+
+    @Test(
+        "no proof without typ dpop+jwt byte for byte and a jwk: a relabelled token or DPoP+JWT is judged as any token")
+    func recognition() throws {
+        let workspace = try TestWorkspace("audit-dpop", keysFile: "keys.json")
+        let relabelled = TokenFactory.token(
+            header: #"{"alg":"RS256","kid":"rsa-a","typ":"dpop+jwt"}"#, payload: F.claims(jti: "r-1"))
+        let upper = F.proof(header: F.header(F.ec, typ: "DPoP+JWT"), claims: F.claims(jti: "r-2"))
+        let log = workspace.file("typ.log")
+        try "x \(relabelled)\ny \(upper)\n".write(to: log, atomically: true, encoding: .utf8)
+        let records = try Self.run(workspace, log, "jsonl").records
+        #expect(records.map { $0["kind"] as? String } == ["token", "token"])
+        #expect(records.map { $0["reason"] as? String } == ["header_invalid", "header_invalid"])
+    }
 }

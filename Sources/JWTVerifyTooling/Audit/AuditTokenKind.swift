@@ -1,15 +1,20 @@
 import JWTVerify
 
-/// What `audit` takes a token it found for, by its header's `typ` (read without trust): a DPoP
-/// proof, an access token, or any other token. `typ` is a media type (RFC 7515 §4.1.9): compared
-/// ignoring ASCII case, with or without `application/`. A proof is then judged by the library's
-/// own rules (``DPoPProofForm``), which take `dpop+jwt` only byte for byte.
+/// What `audit` takes a token it found for, by its header (read without trust): a DPoP proof,
+/// an access token, or any other token.
+///
+/// A proof has the `typ` `dpop+jwt` byte for byte, as RFC 9449 §4.2 names it and the library's
+/// proof check takes it, and a `jwk`, the key it is judged by (``DPoPProofForm``). A header with
+/// either missing (an ID token relabelled `dpop+jwt`, a `DPoP+JWT`) is no proof: it is judged as
+/// any token, and refused there as the library refuses it (`header_invalid`). An access token's
+/// `typ` is `at+jwt` as a media type (RFC 7515 §4.1.9: ASCII case ignored, `application/`
+/// optional); that only counts it, its verdict is the profile's.
 package enum AuditTokenKind: String, Sendable {
     /// Any other token: judged against the audit's keys and profile.
     case token
     /// `typ` `at+jwt` (RFC 9068): judged like any token, and counted apart.
     case accessToken = "access_token"
-    /// `typ` `dpop+jwt` (RFC 9449): judged by the key in its own header, never by the audit's.
+    /// `typ` `dpop+jwt` and a `jwk` (RFC 9449): judged by that key, never by the audit's.
     case dpopProof = "dpop_proof"
 
     /// The header segment's decoded bytes are looked at only up to this length.
@@ -29,7 +34,7 @@ package enum AuditTokenKind: String, Sendable {
             }
             return document.withRoot { root in
                 guard root.kind == .object, let typ = root.member("typ")?.stringBytes else { return .token }
-                if mediaType(typ, is: "dpop+jwt") { return .dpopProof }
+                if typ.elementsEqual("dpop+jwt".utf8) { return root.member("jwk") != nil ? .dpopProof : .token }
                 if mediaType(typ, is: "at+jwt") { return .accessToken }
                 return .token
             }
