@@ -49,7 +49,7 @@ struct AuditCommand {
                     "jwtverify: \(report.tokens) tokens found, \(report.valid) valid, "
                         + "\(report.tokens - report.valid) rejected"
                         + (report.proofs > 0
-                            ? "; \(report.proofs) DPoP proofs, \(report.validProofs) valid, "
+                            ? "; \(report.proofs) DPoP proof\(report.proofs == 1 ? "" : "s"), \(report.validProofs) valid, "
                                 + "\(report.proofs - report.validProofs) rejected" : "")
                         + "\n")
                 if let counters = engine.verifier.cache?.counters {

@@ -282,7 +282,7 @@ struct CLIAuditDPoPTests {
             #expect(jsonl.status == status)
             #expect(
                 jsonl.stderr
-                    == "jwtverify: 0 tokens found, 0 valid, 0 rejected; 1 DPoP proofs, \(1 - status) valid, "
+                    == "jwtverify: 0 tokens found, 0 valid, 0 rejected; 1 DPoP proof, \(1 - status) valid, "
                     + "\(status) rejected\n")
             let partial = try Self.run(workspace, log, "partial")
             #expect(partial.status == status)
