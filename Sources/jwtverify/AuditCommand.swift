@@ -47,7 +47,11 @@ struct AuditCommand {
             if !options.quiet {
                 StandardError.write(
                     "jwtverify: \(report.tokens) tokens found, \(report.valid) valid, "
-                        + "\(report.tokens - report.valid) rejected\n")
+                        + "\(report.tokens - report.valid) rejected"
+                        + (report.proofs > 0
+                            ? "; \(report.proofs) DPoP proof\(report.proofs == 1 ? "" : "s"), \(report.validProofs) valid, "
+                                + "\(report.proofs - report.validProofs) rejected" : "")
+                        + "\n")
                 if let counters = engine.verifier.cache?.counters {
                     StandardError.write(VerifyCommand.cacheSummary(counters))
                 }
@@ -66,7 +70,7 @@ struct AuditCommand {
                 "jwtverify: \(unread) cut\(unread == 1 ? "" : "s") inside runs of \(AuditEngine.lineLimit >> 20) MiB "
                     + "without a separator (unbroken_run): a token across a cut was not read\n")
         }
-        return report.tokens == report.valid && unread == 0 ? .ok : .rejected
+        return report.tokens == report.valid && report.proofs == report.validProofs && unread == 0 ? .ok : .rejected
     }
 
     /// The engine the options describe: the keys loaded (and which source holds each `kid`), the

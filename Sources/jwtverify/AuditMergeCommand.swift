@@ -62,6 +62,6 @@ struct AuditMergeCommand {
         }
         try ReportOutput.write(report, as: format)
         let unread = report.discarded[TokenExtractor.Discard.unbrokenRun.rawValue] ?? 0
-        return report.tokens == report.valid && unread == 0 ? .ok : .rejected
+        return report.tokens == report.valid && report.proofs == report.validProofs && unread == 0 ? .ok : .rejected
     }
 }

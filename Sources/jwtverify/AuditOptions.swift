@@ -55,7 +55,7 @@ struct AuditOptions {
             .value(
                 "--format", placeholder: "F",
                 help:
-                    "jsonl (one object per token found), tsv (the same records as\ntab-separated rows under a header, without provider claims), a\nreport: table, markdown, json, html (one self-contained page), or\npartial (a part's report, for 'audit merge').\nDefault: table on a terminal, jsonl otherwise."
+                    "jsonl (one object per token or DPoP proof found), tsv (the\ntokens' records as tab-separated rows under a header, without\nprovider claims; proofs only counted), a\nreport: table, markdown, json, html (one self-contained page), or\npartial (a part's report, for 'audit merge').\nDefault: table on a terminal, jsonl otherwise."
             ) {
                 options, value, name throws(CommandFailure) in
                 guard let format = Format(rawValue: value) else {

@@ -156,7 +156,8 @@ struct AuthlibAccessTokenTests {
         // Library: a remote key set by discovery of the issuer.
         let verifier = RemoteVerifier(
             keySet: RemoteKeySet.discovering(issuer: server.issuer),
-            policy: .accessToken(issuer: server.issuer, audiences: [AuthorizationServer.resource], requiredScopes: scopes))
+            policy: .accessToken(
+                issuer: server.issuer, audiences: [AuthorizationServer.resource], requiredScopes: scopes))
         var library: [String] = []
         for (_, token) in issued.all {
             do {
@@ -173,7 +174,8 @@ struct AuthlibAccessTokenTests {
         ]
         let outcome = try CLIRunner.run(
             ["verify"] + flags, input: Data(issued.all.map { $0.token + "\n" }.joined().utf8))
-        #expect(outcome.records.map { ($0["valid"] as? Bool) == true ? "" : $0["reason"] as? String ?? "?" } == expected)
+        #expect(
+            outcome.records.map { ($0["valid"] as? Bool) == true ? "" : $0["reason"] as? String ?? "?" } == expected)
         // serve --discover.
         let serve = try ServeProcess(flags + ["--threads", "1"])
         var answers: [String] = []

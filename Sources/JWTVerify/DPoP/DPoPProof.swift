@@ -35,7 +35,7 @@ struct DPoPProof {
     private static let privateMembers: [StaticString] = ["d", "p", "q", "dp", "dq", "qi", "oth", "k"]
 
     /// The proof value `dpop+jwt` (RFC 9449 §4.2), compared byte for byte.
-    private static let proofType = Array("dpop+jwt".utf8)
+    static let proofType = Array("dpop+jwt".utf8)
 
     /// Checks `request`'s proof against the request and `token` (the access token's bytes, as
     /// verified), bound by `thumbprint` (the token's `cnf.jkt`, `nil` when it has none). Without
@@ -54,7 +54,7 @@ struct DPoPProof {
         }
     }
 
-    private static func invalid(_ detail: String) -> VerificationError {
+    static func invalid(_ detail: String) -> VerificationError {
         VerificationError(.dpopInvalid, detail: detail)
     }
     private static func mismatch(_ detail: String) -> VerificationError {
@@ -62,7 +62,7 @@ struct DPoPProof {
     }
 
     /// Decodes one base64url segment of the proof and parses it as a JSON object.
-    private static func object(_ bytes: UnsafeRawBufferPointer, _ range: Range<Int>, _ name: String)
+    static func object(_ bytes: UnsafeRawBufferPointer, _ range: Range<Int>, _ name: String)
         throws(VerificationError) -> JSONDocument
     {
         guard let decoded = Base64URL.decode(bytes[range]) else {
@@ -109,7 +109,7 @@ struct DPoPProof {
     }
 
     /// Steps 2–4: `typ`, `alg`, `crit`, `jwk`.
-    private static func checkHeader(_ header: JSONNode, _ dpop: DPoPPolicy, keys: DPoPKeyCache?)
+    static func checkHeader(_ header: JSONNode, _ dpop: DPoPPolicy, keys: DPoPKeyCache?)
         throws(VerificationError) -> (
             SignatureAlgorithm, JWK
         )

@@ -100,8 +100,9 @@ package struct AuditEngine: Sendable {
             engine.evaluate(batch, range, file: input.name)
         } consume: { part, bytesRead in
             switch part {
-            case .lines(let text, let tokens, let valid, let unread, let partial):
+            case .lines(let text, let tokens, let valid, let proofs, let validProofs, let unread, let partial):
                 report.count(tokens: tokens, valid: valid)
+                report.countProofs(proofs, valid: validProofs)
                 for _ in 0..<unread { report.discard(.unbrokenRun) }
                 emit(text)
                 for run in partial ?? [] {
@@ -113,14 +114,16 @@ package struct AuditEngine: Sendable {
                         partialRun?.end = run.end
                     }
                     for discard in run.discarded { filePartial.discard(discard.reason) }
+                    for proof in run.proofs { filePartial.add(listing.map { proof.named(by: $0) } ?? proof) }
                     for record in run.records {
                         filePartial.add(listing.map { record.named(by: $0) } ?? record)
                         if let handed = combiner?.add(record) { emit(handed) }
                     }
                 }
-            case .evaluated(let records, let discarded):
+            case .evaluated(let records, let proofs, let discarded):
                 for discard in discarded { report.discard(discard.reason) }
                 for record in records { report.add(record) }
+                for proof in proofs { report.add(proof) }
             }
             progress(report.tokens, bytesRead)
             return healthy

@@ -9,6 +9,12 @@ struct AuditFinding {
         case sharedNonce = "shared_nonce"
         /// One token met more than once (``Evidence/first`` and ``Evidence/last`` say where).
         case replayedToken = "replayed_token"
+        /// A valid DPoP proof's `jti` met more than once for one key: a proof replayed, or two proofs sharing a `jti`.
+        case replayedProof = "replayed_dpop_proof"
+        /// An access token bound to a key (`cnf.jkt`) met without a valid proof of that key on its line.
+        case unboundAccessToken = "access_token_without_proof"
+        /// DPoP proofs whose form or signature failed, by reason.
+        case proofRejections = "dpop_proof_rejections"
         /// `alg none`, HMAC, an alg outside the allow-list, an unknown `kid`: forgery attempts or a key rotation missed.
         case algorithmOrKey = "algorithm_or_key"
         /// Other anomalies: no nonce claim, `iat` after the evaluation time, long lifetimes, unverified email.
@@ -49,8 +55,8 @@ struct AuditFinding {
 
 extension AuditReport {
     /// The findings, in the order to act on them: nonces shared by distinct tokens, replayed
-    /// tokens, alg and key anomalies, other anomalies, rejections by reason. Empty when nothing
-    /// calls for action.
+    /// tokens, replayed DPoP proofs, access tokens without their proof, proof rejections, alg and
+    /// key anomalies, other anomalies, rejections by reason. Empty when nothing calls for action.
     var findings: [AuditFinding] {
         var found: [AuditFinding] = []
         if sharedNonces > 0 {
@@ -78,6 +84,7 @@ extension AuditReport {
                         + (across > 0 ? " (\(across) listed across sources)" : ""),
                     count: repeatedTokens, evidence: items, total: repeatedTokens))
         }
+        found += dpopFindings
         let keyAnomalies: Set<String> = [AuditAnomaly.algNone, .hmac, .algOutsideAllowList, .unknownKeyID].map(
             \.rawValue
         ).reduce(into: []) { $0.insert($1) }

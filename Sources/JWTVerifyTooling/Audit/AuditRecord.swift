@@ -18,12 +18,22 @@ package struct AuditRecord: Sendable {
     let anomalies: [AuditAnomaly]
     /// `exp - iat`, when both are there.
     let lifetime: Double?
+    /// A token or an access token (a proof is an ``AuditProof``).
+    package let kind: AuditTokenKind
+    /// An access token's `cnf.jkt`, read without trust: the key it is bound to.
+    package let boundKey: String?
+    /// Whether a valid DPoP proof of ``boundKey``'s key is on the same line (or piece of a line).
+    package let proofOnLine: Bool
 
     package init(
         origin: AuditOrigin, column: Int, place: TokenExtractor.Place, token: UnsafeRawBufferPointer,
         keepingToken: Bool,
-        outcome: VerificationOutcome, keySource: String?, allowList: Set<SignatureAlgorithm>
+        outcome: VerificationOutcome, keySource: String?, allowList: Set<SignatureAlgorithm>,
+        kind: AuditTokenKind = .token, boundKey: String? = nil, proofOnLine: Bool = false
     ) {
+        self.kind = kind
+        self.boundKey = boundKey
+        self.proofOnLine = proofOnLine
         self.origin = origin
         self.column = column
         self.place = place
@@ -80,8 +90,9 @@ package struct AuditRecord: Sendable {
         return found
     }
 
-    /// Appends the JSON Lines record (`--format jsonl`): where it was found, the fields every
-    /// record shares, then the audit's own, and the token when the record kept it.
+    /// Appends the JSON Lines record (`--format jsonl`): where it was found, its `kind` (for an
+    /// access token, also `cnf_jkt` and `proof_on_line`), the fields every record shares, then the
+    /// audit's own, and the token when the record kept it.
     package func appendJSON(to text: inout OutputText, rules: ProviderRules) {
         text.beginObject()
         origin.appendJSON(to: &text)
@@ -89,6 +100,12 @@ package struct AuditRecord: Sendable {
         text.integer(column)
         text.key("found_in")
         text.string(place.description)
+        text.member("kind", kind.rawValue)
+        if kind == .accessToken {
+            text.member("cnf_jkt", boundKey)
+            text.key("proof_on_line")
+            text.bool(proofOnLine)
+        }
         TokenRecordWriter.appendVerdict(outcome, to: &text)
         TokenRecordWriter.appendProviderClaims(outcome, rules: rules, to: &text)
         text.member("key_source", keySource)

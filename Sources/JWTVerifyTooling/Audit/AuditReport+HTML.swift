@@ -57,6 +57,12 @@ extension AuditReport {
             ("Valid", "\(valid)", "valid"),
             ("Rejected", "\(tokens - valid)", "rejected"), ("Evaluated", conditions.evaluationText, "evaluation"),
         ]
+        let accessTokens = byKind[AuditTokenKind.accessToken.rawValue] ?? 0
+        if accessTokens > 0 { summary.append(("Access tokens", "\(accessTokens)", "")) }
+        if proofs > 0 {
+            summary.append(
+                ("DPoP proofs", "\(proofs): \(validProofs) valid, \(proofs - validProofs) rejected", "evaluation"))
+        }
         if !conditions.keysFromTokens {
             summary.append(
                 (

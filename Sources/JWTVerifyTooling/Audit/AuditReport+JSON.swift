@@ -50,6 +50,7 @@ extension AuditReport {
         tokensSharingNonces = try integer("tokens_sharing_nonces")
         anomalies = try counts("anomalies")
         discarded = try counts("discarded")
+        try addDPoP(members)
         func sighting(_ value: JSONValue?) throws(ParseFailure) -> Sighting { try Self.sighting(value) }
         func list(_ name: String, _ countName: String, _ fingerprintName: String) throws(ParseFailure) -> [Repeat] {
             guard case .array(let items)? = members[name] else {
@@ -96,6 +97,7 @@ extension AuditReport {
         text.integer(valid)
         text.key("rejected")
         text.integer(tokens - valid)
+        appendDPoPJSON(to: &text, allSightings: false)
         conditions.appendJSON(to: &text)
         let timeline = self.timeline
         text.key("timeline")

@@ -38,6 +38,7 @@ extension AuditReport {
         }
         Self.appendCounts("anomalies", anomalies, to: &text)
         Self.appendCounts("discarded", discarded, to: &text)
+        appendDPoPJSON(to: &text, allSightings: true)
         text.key("hours")
         text.beginArray()
         for hour in issuedByHour.keys.sorted() {
@@ -152,6 +153,7 @@ extension AuditReport {
             }
             try add("anomalies", into: &report.anomalies)
             try add("discarded", into: &report.discarded)
+            try report.addDPoP(members)
             guard case .array(let hours)? = members["hours"], case .array(let rows)? = members["table_rows"],
                 case .array(let distinct)? = members["distinct"]
             else {

@@ -12,6 +12,7 @@ extension AuditReport {
             markdown
             ? "**\(found)**: **\(valid)** valid, **\(tokens - valid)** rejected.\n\n"
             : "\(found): \(valid) valid, \(tokens - valid) rejected\n\n"
+        out += dpopSummary(markdown: markdown)
         out += "Evaluated \(conditions.evaluationText).\n\n"
         if !conditions.keysFromTokens {
             let unchecked = [

@@ -24,6 +24,21 @@ package struct AuditReport {
     var sharedNonces = 0
     var tokensSharingNonces = 0
     var trackingCapped = false
+    /// DPoP proofs found (not among ``tokens``).
+    package var proofs = 0
+    /// The proofs whose form and signature held.
+    package var validProofs = 0
+    /// Refused proofs by reason.
+    var proofReasons: [String: Int] = [:]
+    /// Tokens by ``AuditTokenKind`` (`token`, `access_token`).
+    var byKind: [String: Int] = [:]
+    /// Valid proofs by their replay key (key thumbprint and `jti`), in the order first met.
+    var proofSightings: [DigestKey: ProofSighting] = [:]
+    var proofOrder: [DigestKey] = []
+    /// Access tokens bound to a key with no valid proof of it on their line: how many, and the
+    /// first ``listLimit``.
+    var unboundUses = 0
+    var unboundList: [UnboundUse] = []
     /// When the tokens were evaluated and what was checked.
     package var conditions = AuditConditions()
     /// Occurrences by the hour their `iat` falls in (`floor(iat / 3600)`): valid and rejected.
@@ -147,6 +162,7 @@ package struct AuditReport {
 
     package mutating func add(_ record: AuditRecord) {
         tokens += 1
+        addKind(record)
         var firstSighting = true
         let tokenKey = DigestKey(record.fingerprint)
         let here: Place? =
@@ -354,12 +370,18 @@ package struct AuditReport {
     }
 
     /// What the anomalies panel adds from the findings, so it never says "none" while something
-    /// calls for action: shared nonces, replayed tokens, rejections.
+    /// calls for action: shared nonces, replayed tokens, rejections, and the DPoP findings.
     var findingRows: [String: Int] {
         var rows: [String: Int] = [:]
         if sharedNonces > 0 { rows["nonces shared by distinct tokens (possible replay)"] = sharedNonces }
         if repeatedTokens > 0 { rows["tokens seen more than once"] = repeatedTokens }
         if tokens > valid { rows["rejected occurrences"] = tokens - valid }
+        let replayedProofs = replayedProofs.count
+        if replayedProofs > 0 { rows["DPoP proofs replayed (a jti of one key seen more than once)"] = replayedProofs }
+        if unboundUses > 0 {
+            rows["access tokens bound to a key without a valid proof of it on their line"] = unboundUses
+        }
+        if proofs > validProofs { rows["rejected DPoP proofs"] = proofs - validProofs }
         return rows
     }
 

@@ -54,6 +54,8 @@ package struct AuditRun: Sendable {
     package let start: Place
     package var end: Place
     package var records: [AuditRecord] = []
+    /// The DPoP proofs of the run (not among ``records``).
+    package var proofs: [AuditProof] = []
     package var discarded: [AuditDiscard] = []
 
     package init(at place: Place) {
