@@ -119,26 +119,28 @@ package struct GatewayAnswer: Equatable {
     /// `DPoP` header, or the forwarded request missing or unusable (`X-Forwarded-*`); `detail`
     /// says which, in the challenge's `error_description`.
     package static func invalidDPoPRequest(_ detail: String, realm: String?, algs: String) -> GatewayAnswer {
-        let realmPart = realm.map { "realm=\"\(headerSafe($0, quoted: true))\", " } ?? ""
-        return GatewayAnswer(
-            status: 400,
-            headers: [
-                (
-                    "WWW-Authenticate",
-                    "DPoP \(realmPart)error=\"\(invalidRequest)\", error_description=\"\(headerSafe(detail, quoted: true))\", algs=\"\(algs)\""
-                ),
-                ("X-JWT-Reason", invalidRequest), (CacheRule.header, CacheRule.noStore),
-            ])
+        challenge(
+            400, "DPoP", realm: realm,
+            "error=\"\(invalidRequest)\", error_description=\"\(headerSafe(detail, quoted: true))\", algs=\"\(algs)\"",
+            reason: invalidRequest)
     }
 
     /// The answer when the request carried more than one credential: `400 invalid_request`.
     package static func ambiguous(realm: String?) -> GatewayAnswer {
+        challenge(400, "Bearer", realm: realm, "error=\"\(invalidRequest)\"", reason: invalidRequest)
+    }
+
+    /// A refusal with its challenge: `WWW-Authenticate: <scheme> [realm="…", ]<parameters>`,
+    /// `X-JWT-Reason: <reason>` and `Cache-Control: no-store`.
+    private static func challenge(
+        _ status: Int, _ scheme: String, realm: String?, _ parameters: String, reason: String
+    ) -> GatewayAnswer {
         let realmPart = realm.map { "realm=\"\(headerSafe($0, quoted: true))\", " } ?? ""
         return GatewayAnswer(
-            status: 400,
+            status: status,
             headers: [
-                ("WWW-Authenticate", "Bearer \(realmPart)error=\"\(invalidRequest)\""),
-                ("X-JWT-Reason", invalidRequest), (CacheRule.header, CacheRule.noStore),
+                ("WWW-Authenticate", "\(scheme) \(realmPart)\(parameters)"), ("X-JWT-Reason", reason),
+                (CacheRule.header, CacheRule.noStore),
             ])
     }
 
@@ -170,41 +172,19 @@ package struct GatewayAnswer: Equatable {
         case .forbidden:
             return GatewayAnswer(status: 403, headers: [("X-JWT-Reason", code), (CacheRule.header, CacheRule.noStore)])
         case .challenged(let error):
-            let realmPart = realm.map { "realm=\"\(headerSafe($0, quoted: true))\", " } ?? ""
             let scopePart =
                 scope.isEmpty ? "" : ", scope=\"\(headerSafe(scope.joined(separator: " "), quoted: true))\""
-            return GatewayAnswer(
-                status: 403,
-                headers: [
-                    ("WWW-Authenticate", "Bearer \(realmPart)error=\"\(error)\"\(scopePart)"),
-                    ("X-JWT-Reason", code),
-                    (CacheRule.header, CacheRule.noStore),
-                ])
+            return challenge(403, "Bearer", realm: realm, "error=\"\(error)\"\(scopePart)", reason: code)
         case .proofChallenged(let error):
-            let realmPart = realm.map { "realm=\"\(headerSafe($0, quoted: true))\", " } ?? ""
-            return GatewayAnswer(
-                status: 401,
-                headers: [
-                    ("WWW-Authenticate", "DPoP \(realmPart)error=\"\(error)\"\(scheme.proofAlgs)"),
-                    ("X-JWT-Reason", code),
-                    (CacheRule.header, CacheRule.noStore),
-                ])
+            return challenge(401, "DPoP", realm: realm, "error=\"\(error)\"\(scheme.proofAlgs)", reason: code)
         case .unavailable:
             return GatewayAnswer(
                 status: 503,
                 headers: [("X-JWT-Reason", code), ("Retry-After", "5"), (CacheRule.header, CacheRule.noStore)])
         case .unauthorized:
-            let realmPart = realm.map { "realm=\"\(headerSafe($0, quoted: true))\", " } ?? ""
-            return GatewayAnswer(
-                status: 401,
-                headers: [
-                    (
-                        "WWW-Authenticate",
-                        "\(scheme.parts.name) \(realmPart)error=\"invalid_token\", error_description=\"\(code)\"\(scheme.parts.algs)"
-                    ),
-                    ("X-JWT-Reason", code),
-                    (CacheRule.header, CacheRule.noStore),
-                ])
+            return challenge(
+                401, scheme.parts.name, realm: realm,
+                "error=\"invalid_token\", error_description=\"\(code)\"\(scheme.parts.algs)", reason: code)
         }
     }
 
