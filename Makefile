@@ -5,9 +5,10 @@
 #               access-token tests) and the Spark job's tests (make test-spark: PySpark into .build/spark-venv)
 SHELL := /bin/bash
 SWIFT ?= swift
-SYSTEM_PACKAGES := pkg-config libssl-dev libjansson-dev libmicrohttpd-dev libcurl4-openssl-dev
-# The real programs the serve tests put in front of it (nginx, Caddy) and read its metrics with (promtool).
-GATEWAY_PACKAGES := nginx-light caddy prometheus chromium
+SYSTEM_PACKAGES := pkg-config libssl-dev libjansson-dev libmicrohttpd-dev libcurl4-openssl-dev libhiredis-dev
+# The real programs the serve tests put in front of it (nginx, Caddy), read its metrics with (promtool) and
+# share replay state through (redis-server, for --replay-store).
+GATEWAY_PACKAGES := nginx-light caddy prometheus chromium redis-server
 JWTVERIFY := .build/release/jwtverify
 
 
@@ -21,10 +22,12 @@ all: build
 # through sudo). Where pkg-config already finds the libraries (macOS, other systems), nothing runs.
 INSTALL := scripts/install-packages
 deps:
-	@if pkg-config --exists 'libcrypto >= 3.0' jansson libmicrohttpd libcurl 2>/dev/null && \
+	@if pkg-config --exists 'libcrypto >= 3.0' jansson libmicrohttpd libcurl hiredis 2>/dev/null && \
 	    [ -f "$$(pkg-config --variable=includedir jansson)/jansson.h" ] && \
-	    [ -f "$$(pkg-config --variable=includedir libmicrohttpd)/microhttpd.h" ]; then exit 0; fi; \
-	$(INSTALL) --why "OpenSSL >= 3, jansson, libmicrohttpd and libcurl with their pkg-config files" $(SYSTEM_PACKAGES)
+	    [ -f "$$(pkg-config --variable=includedir libmicrohttpd)/microhttpd.h" ] && \
+	    [ -f "$$(pkg-config --variable=includedir hiredis)/hiredis.h" ]; then exit 0; fi; \
+	$(INSTALL) --why "OpenSSL >= 3, jansson, libmicrohttpd, libcurl and hiredis with their pkg-config files" \
+	    $(SYSTEM_PACKAGES)
 	@scripts/install-crypto-mb
 
 build: deps
@@ -67,11 +70,12 @@ test-swift: deps gateway-deps authlib-deps
 	@# Again without the multi-buffer engine: every verdict must be the same on OpenSSL alone.
 	JWTVERIFY_CRYPTO_MB=off $(SWIFT) test --skip-build
 
-# nginx, Caddy and promtool for the serve tests, Chromium for the html report's (Debian's
-# packages; none is started as a service).
+# nginx, Caddy, promtool and redis-server for the serve tests, Chromium for the html report's (Debian's
+# packages; none is started as a service: the tests start redis-server on a free port themselves).
 gateway-deps:
 	@{ command -v nginx >/dev/null || [ -x /usr/sbin/nginx ]; } && command -v caddy >/dev/null && command -v promtool >/dev/null \
-	  && command -v chromium >/dev/null || $(INSTALL) --why "for the serve and report tests" $(GATEWAY_PACKAGES)
+	  && command -v chromium >/dev/null && command -v redis-server >/dev/null \
+	  || $(INSTALL) --why "for the serve and report tests" $(GATEWAY_PACKAGES)
 
 # The Debian package (.build/package/jwtverify_VERSION_ARCH.deb, lintian-checked), and the package
 # installed with apt on a clean Debian 12 root made by mmdebstrap (cached under .build/package).

@@ -40,6 +40,11 @@ let package = Package(
             pkgConfig: "libcurl",
             providers: [.apt(["libcurl4-openssl-dev"]), .brew(["curl"])]
         ),
+        // hiredis for serve's --replay-store (Redis): every exchange in the shim, each reply freed there.
+        .systemLibrary(
+            name: "CHiredis",
+            providers: [.apt(["libhiredis-dev"]), .brew(["hiredis"])]
+        ),
         // glibc allocator tuning for the CLI's batch work (a header only; libc is always linked).
         .systemLibrary(name: "CMallocTuning"),
         // ES256 with a fixed-base table per P-256 key: the one C file that uses OpenSSL calls
@@ -91,7 +96,7 @@ let package = Package(
         // the service, routes, gateway answers, metrics and the /verify body reader. Not a product.
         .target(
             name: "JWTVerifyServer",
-            dependencies: ["JWTVerify", "JWTVerifyTooling", "CMicroHTTPD"],
+            dependencies: ["JWTVerify", "JWTVerifyTooling", "CMicroHTTPD", "CHiredis"],
             swiftSettings: strictSettings
         ),
         .target(

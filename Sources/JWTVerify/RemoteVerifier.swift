@@ -29,6 +29,9 @@ public final class RemoteVerifier: Sendable {
     /// The DPoP proofs accepted and still remembered, shared by the verifiers of every key-set
     /// generation, when the policy takes proofs (``Verifier/proofReplay``).
     public let proofReplay: DPoPReplayCache?
+    /// Where accepted DPoP proofs are recorded, for every key-set generation's verifier
+    /// (``Verifier/proofRecorder``): ``proofReplay`` unless another recorder was given.
+    public let proofRecorder: (any DPoPReplayRecorder)?
 
     /// Longest wait, in seconds, for the refresh an unknown `kid` starts (the fetch itself may run
     /// longer, in the background).
@@ -43,14 +46,21 @@ public final class RemoteVerifier: Sendable {
     ///     entry whose key rotated away or changed is no longer a hit.
     ///   - refreshWait: longest wait, in seconds, for the refresh an unknown `kid` starts (0.25 by
     ///     default; 0 never waits).
+    ///   - proofRecorder: where accepted DPoP proofs are recorded, instead of a
+    ///     ``DPoPReplayCache`` of this verifier's own (the default, `nil`): a store several
+    ///     processes share. Unused when the policy takes no proofs.
     public init(
         keySet: RemoteKeySet, policy: VerificationPolicy, cache: VerifiedTokenCache.Configuration? = nil,
-        refreshWait: Double = 0.25
+        refreshWait: Double = 0.25, proofRecorder: (any DPoPReplayRecorder)? = nil
     ) {
         self.keySet = keySet
         self.policy = policy
         self.cache = cache.map(VerifiedTokenCache.init)
-        self.proofReplay = policy.dpop.takesProofs ? DPoPReplayCache(capacity: policy.dpop.replayCapacity) : nil
+        let takesProofs = policy.dpop.takesProofs
+        let ownCache =
+            takesProofs && proofRecorder == nil ? DPoPReplayCache(capacity: policy.dpop.replayCapacity) : nil
+        self.proofReplay = ownCache
+        self.proofRecorder = takesProofs ? proofRecorder ?? ownCache : nil
         self.refreshWait = max(0, refreshWait)
     }
 
@@ -123,7 +133,8 @@ public final class RemoteVerifier: Sendable {
         }
         return current.withLock { current -> Verifier in
             if let current, current.generation == generation { return current.verifier }
-            let verifier = Verifier(keys: keys, policy: policy, sharedCache: cache, proofReplay: proofReplay)
+            let verifier = Verifier(
+                keys: keys, policy: policy, sharedCache: cache, proofReplay: proofReplay, proofRecorder: proofRecorder)
             current = (generation, verifier)
             return verifier
         }

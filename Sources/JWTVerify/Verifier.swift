@@ -38,8 +38,12 @@ public struct Verifier: Sendable {
     /// This verifier's own number, never given to another (``HeaderMemo`` entries are per verifier).
     let identity: UInt64
     /// The DPoP proofs this verifier accepted and still remembers (``DPoPReplayCache``), when its
-    /// policy takes proofs (``VerificationPolicy/dpop``); `nil` when proofs are off.
+    /// policy takes proofs (``VerificationPolicy/dpop``) and it records them in the process; `nil`
+    /// when proofs are off or another ``proofRecorder`` was given.
     public let proofReplay: DPoPReplayCache?
+    /// Where accepted DPoP proofs are recorded (``DPoPReplayRecorder``): ``proofReplay`` unless
+    /// another recorder was given; `nil` when proofs are off.
+    public let proofRecorder: (any DPoPReplayRecorder)?
 
     private static let identities = Atomic<UInt64>(0)
 
@@ -57,8 +61,15 @@ public struct Verifier: Sendable {
     ///   - cache: a verified-token cache of its own for this verifier (off by default). A hit
     ///     skips only the signature and what the token's bytes alone decide; see
     ///     ``VerifiedTokenCache``.
-    public init(keys: JWKSet, policy: VerificationPolicy, cache: VerifiedTokenCache.Configuration? = nil) {
-        self.init(keys: keys, policy: policy, sharedCache: cache.map(VerifiedTokenCache.init))
+    ///   - proofRecorder: where accepted DPoP proofs are recorded, instead of a
+    ///     ``DPoPReplayCache`` of this verifier's own (the default, `nil`): a store several
+    ///     processes share. Unused when the policy takes no proofs.
+    public init(
+        keys: JWKSet, policy: VerificationPolicy, cache: VerifiedTokenCache.Configuration? = nil,
+        proofRecorder: (any DPoPReplayRecorder)? = nil
+    ) {
+        self.init(
+            keys: keys, policy: policy, sharedCache: cache.map(VerifiedTokenCache.init), proofRecorder: proofRecorder)
     }
 
     /// A verifier for App Store signed data (``VerificationPolicy/appStore(bundleIDs:environment:appAppleID:trust:onlineChecks:)``),
@@ -70,16 +81,21 @@ public struct Verifier: Sendable {
 
     /// A verifier using `sharedCache`, which must only ever serve verifiers with this same policy
     /// (a ``RemoteVerifier`` passes its cache to the verifier of each key-set generation).
-    /// A ``RemoteVerifier`` passes its `proofReplay` too, so a refresh of the keys forgets no proof.
+    /// A ``RemoteVerifier`` passes its `proofReplay` (or its `proofRecorder`) too, so a refresh
+    /// of the keys forgets no proof.
     package init(
         keys: JWKSet, policy: VerificationPolicy, sharedCache: VerifiedTokenCache?,
-        proofReplay: DPoPReplayCache? = nil
+        proofReplay: DPoPReplayCache? = nil, proofRecorder: (any DPoPReplayRecorder)? = nil
     ) {
         self.keys = keys
         self.policy = policy
         self.cache = sharedCache
-        self.proofReplay =
-            policy.dpop.takesProofs ? proofReplay ?? DPoPReplayCache(capacity: policy.dpop.replayCapacity) : nil
+        let takesProofs = policy.dpop.takesProofs
+        let ownCache =
+            takesProofs && proofRecorder == nil
+            ? proofReplay ?? DPoPReplayCache(capacity: policy.dpop.replayCapacity) : nil
+        self.proofReplay = ownCache
+        self.proofRecorder = takesProofs ? proofRecorder ?? ownCache : nil
         self.allowList = AlgorithmAllowList(policy.algorithms)
         self.issuerBytes = policy.issuers.map { $0.map { Array($0.utf8) } }
         self.audienceBytes = policy.audiences.map { $0.map { Array($0.utf8) } }

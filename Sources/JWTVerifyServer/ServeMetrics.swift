@@ -212,6 +212,18 @@ package final class ServeMetrics: Sendable {
         return text
     }
 
+    /// The replay store's families (`--replay-store`): `jwtverify_replay_store_up` (1 when the
+    /// last exchange with it succeeded, 0 while it fails: DPoP proofs and notifications are then
+    /// answered 503) and `jwtverify_replay_store_errors_total`.
+    package static func replayStoreExposition(_ store: any ReplayStore) -> String {
+        "# HELP jwtverify_replay_store_up Whether the last exchange with the replay store succeeded (1) or failed (0).\n"
+            + "# TYPE jwtverify_replay_store_up gauge\n"
+            + "jwtverify_replay_store_up \(store.isUp ? 1 : 0)\n"
+            + "# HELP jwtverify_replay_store_errors_total Exchanges with the replay store that failed.\n"
+            + "# TYPE jwtverify_replay_store_errors_total counter\n"
+            + "jwtverify_replay_store_errors_total \(store.failures)\n"
+    }
+
     private static func escape(_ value: String) -> String {
         var out = ""
         for character in value {

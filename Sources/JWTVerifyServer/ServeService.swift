@@ -18,17 +18,27 @@ package final class ServeService: Sendable {
     private let stateDirectory: String?
     /// Where access-log lines go (`--access-log`), if anywhere.
     private let accessLog: (@Sendable (String) -> Void)?
+    /// The store several replicas share (`--replay-store`): notifications' IDs are recorded there
+    /// instead of in the windows, and `/metrics` says whether it answers. (The routes' DPoP
+    /// proofs go there through their verifiers' ``StoreDPoPRecorder``.)
+    package let replayStore: (any ReplayStore)?
 
-    private init(routes: ServeRoutes, accessLog: (@Sendable (String) -> Void)?, windowsIn stateDirectory: String?) {
+    private init(
+        routes: ServeRoutes, accessLog: (@Sendable (String) -> Void)?, windowsIn stateDirectory: String?,
+        replayStore: (any ReplayStore)?
+    ) {
         self.current = Mutex(routes)
         self.accessLog = accessLog
         self.stateDirectory = stateDirectory
+        self.replayStore = replayStore
     }
 
     /// A service answering with `routes`; `accessLog` receives one JSON line per request. Its
-    /// notification windows are in memory: a restart forgets them.
-    package convenience init(routes: ServeRoutes, accessLog: (@Sendable (String) -> Void)? = nil) {
-        self.init(routes: routes, accessLog: accessLog, windowsIn: nil)
+    /// notification windows are in memory (a restart forgets them), or `replayStore` when given.
+    package convenience init(
+        routes: ServeRoutes, accessLog: (@Sendable (String) -> Void)? = nil, replayStore: (any ReplayStore)? = nil
+    ) {
+        self.init(routes: routes, accessLog: accessLog, windowsIn: nil, replayStore: replayStore)
     }
 
     /// A service whose notification routes keep their windows in `stateDirectory` (an existing
@@ -36,9 +46,10 @@ package final class ServeService: Sendable {
     ///
     /// - Throws: the first window file that cannot be used (``openWindows(for:)``).
     package convenience init(
-        routes: ServeRoutes, accessLog: (@Sendable (String) -> Void)? = nil, stateDirectory: String
+        routes: ServeRoutes, accessLog: (@Sendable (String) -> Void)? = nil, stateDirectory: String,
+        replayStore: (any ReplayStore)? = nil
     ) throws(NotificationWindowFileError) {
-        self.init(routes: routes, accessLog: accessLog, windowsIn: stateDirectory)
+        self.init(routes: routes, accessLog: accessLog, windowsIn: stateDirectory, replayStore: replayStore)
         try openWindows(for: routes)
     }
 
@@ -46,7 +57,7 @@ package final class ServeService: Sendable {
     /// directory (a no-op in memory): at start, and before a reload's routes replace the old
     /// ones, so that a file that cannot be used fails the start or the reload, not a notification.
     package func openWindows(for routes: ServeRoutes) throws(NotificationWindowFileError) {
-        guard stateDirectory != nil else { return }
+        guard stateDirectory != nil, replayStore == nil else { return }
         let named = routes.routes.values.sorted { Array($0.name.utf8).lexicographicallyPrecedes(Array($1.name.utf8)) }
         for route in named where route.receivesNotifications {
             _ = try replayWindow(for: route).get()
@@ -311,9 +322,9 @@ package final class ServeService: Sendable {
             return HTTPResponse(
                 status: 200, headers: [("Content-Type", "text/plain; version=0.0.4; charset=utf-8")],
                 body: Array(
-                    metrics.exposition(
+                    (metrics.exposition(
                         routes: routes.routes.values.flatMap(\.leaves).sorted { $0.name < $1.name }.map(\.metricsState)
-                    )
+                    ) + (replayStore.map(ServeMetrics.replayStoreExposition) ?? ""))
                     .utf8))
         case (.healthz?, nil):
             return HTTPResponse(status: 200, headers: [("Content-Type", "text/plain")], body: Array("ok\n".utf8))
@@ -582,22 +593,37 @@ package final class ServeService: Sendable {
         let time: Double =
             if case .fixed(let fixed) = route.configuration.time { fixed } else { VerificationPolicy.systemClock() }
         let started = ThroughputClock.now()
-        let window: NotificationReplayWindow
-        switch replayWindow(for: route) {
-        case .success(let opened): window = opened
-        case .failure(let error):
-            log.reason = error.reason.rawValue
-            return NotificationAnswer.notRecorded(error)
-        }
         var verified = false
-        let received = body.withUnsafeBytes { bytes in
-            NotificationReceiver.receive(bytes, window: window, at: time) { jws in
-                verified = true
-                var batch = TokenBatch()
-                batch.append(bytes: jws, nonce: nil)
-                var result: Result<VerifiedToken, VerificationError> = .failure(VerificationError(.keySetUnavailable))
-                route.evaluate(batch, probe: probe) { _, outcome, _ in result = outcome }
-                return result
+        let verify = { (jws: UnsafeRawBufferPointer) -> Result<VerifiedToken, VerificationError> in
+            verified = true
+            var batch = TokenBatch()
+            batch.append(bytes: jws, nonce: nil)
+            var result: Result<VerifiedToken, VerificationError> = .failure(VerificationError(.keySetUnavailable))
+            route.evaluate(batch, probe: probe) { _, outcome, _ in result = outcome }
+            return result
+        }
+        let received: Result<ReceivedNotification, NotificationRejection>
+        if let replayStore {
+            // Kept as long as a window keeps an ID: Apple's retry horizon.
+            let milliseconds = Int64(NotificationReplayWindow.defaultRetention * 1000)
+            received = body.withUnsafeBytes { bytes in
+                NotificationReceiver.receive(
+                    bytes,
+                    sight: { id in
+                        replayStore.recordOnce(
+                            ReplayStoreKey.notification(route: route.name, id: id), milliseconds: milliseconds)
+                    }, verify: verify)
+            }
+        } else {
+            let window: NotificationReplayWindow
+            switch replayWindow(for: route) {
+            case .success(let opened): window = opened
+            case .failure(let error):
+                log.reason = error.reason.rawValue
+                return NotificationAnswer.notRecorded(error)
+            }
+            received = body.withUnsafeBytes { bytes in
+                NotificationReceiver.receive(bytes, window: window, at: time, verify: verify)
             }
         }
         let reason: String? = if case .failure(let rejection) = received { rejection.code } else { nil }

@@ -34,5 +34,10 @@ extension ReasonEntry {
             .dpopReplayed,
             "the DPoP proof's `jti` was already accepted within the window, or the replay cache is full",
             stage: .proof, answer: .proofChallenged(error: "invalid_dpop_proof")),
+        ReasonEntry(
+            .replayStoreUnavailable,
+            "the shared replay store (`serve --replay-store`) could not record the DPoP proof's `jti` "
+                + "(or a notification's ID): refused until it can",
+            stage: .proof, answer: .unavailable),
     ]
 }

@@ -2,7 +2,9 @@ import Synchronization
 
 /// The DPoP proofs a verifier accepted and still remembers, so that none is accepted twice
 /// within its window (RFC 9449 §11.1): one per ``Verifier`` (shared by a ``RemoteVerifier``'s
-/// verifiers across key refreshes), thread-safe behind one `Mutex`.
+/// verifiers across key refreshes), thread-safe behind one `Mutex`. The default
+/// ``DPoPReplayRecorder``: a verifier given another recorder (a store shared by several
+/// processes) has none.
 ///
 /// - **What is remembered**: the SHA-256 of the proof key's thumbprint and the proof's `jti`
 ///   (32 octets, whatever the `jti`'s length), until the proof's `iat` plus the window plus the
@@ -14,7 +16,7 @@ import Synchronization
 ///   a new proof is refused as `dpop_replayed` ("the replay cache is full") rather than accepted
 ///   unrecorded or accepted by forgetting one that could still be replayed. Size the capacity for
 ///   the proofs a window brings (requests per second × (window + leeway)).
-public final class DPoPReplayCache: Sendable {
+public final class DPoPReplayCache: DPoPReplayRecorder {
     /// Most proofs remembered at once.
     public let capacity: Int
     /// The proof keys imported lately (``DPoPKeyCache``), kept beside the proofs they signed.
@@ -69,6 +71,16 @@ public final class DPoPReplayCache: Sendable {
             // Forgotten entries waiting in the queue behind a live one: never more than the capacity.
             if state.order.count - state.head > 2 * capacity { Self.sweep(&state, now: now) }
             return .recorded
+        }
+    }
+
+    /// Records `key` until `expiry` unless it is remembered already (``ReplayRecord/seen``) or the
+    /// cache is full of proofs not past their expiry at `now` (``ReplayRecord/full``).
+    public func recordProof(_ key: DPoPReplayKey, until expiry: Double, now: Double) -> ReplayRecord {
+        switch record(key.digest, until: expiry, now: now) {
+        case .recorded: .recorded
+        case .replayed: .seen
+        case .full: .full
         }
     }
 

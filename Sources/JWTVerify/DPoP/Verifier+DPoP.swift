@@ -12,8 +12,8 @@ extension Verifier {
     ///   token must be bound to its key.
     ///
     /// The proof's checks run in a fixed order (see <doc:DPoP>): `dpop_invalid`, `dpop_mismatch`,
-    /// and last `dpop_replayed`, checked and recorded at once in this verifier's replay cache
-    /// (``proofReplay``) only when everything else passed. The proof is verified with the key in
+    /// and last `dpop_replayed`, checked and recorded at once by this verifier's recorder
+    /// (``proofRecorder``) only when everything else passed. The proof is verified with the key in
     /// its own header (`jwk`): the one key this library takes from a token, made trustworthy by
     /// the token's `cnf.jkt`, which must be that key's thumbprint.
     ///
@@ -75,13 +75,13 @@ extension Verifier {
         {
         case .failure(let error): return .failure(error)
         case .success(let proof):
-            // A verifier whose policy takes proofs always has its cache; without one, refuse.
-            guard let proofReplay else {
+            // A verifier whose policy takes proofs always has its recorder; without one, refuse.
+            guard let proofRecorder else {
                 return .failure(VerificationError(.dpopReplayed, detail: "this verifier has no replay cache"))
             }
-            switch proofReplay.record(proof.replayKey, until: proof.expiry, now: now) {
+            switch proofRecorder.recordProof(DPoPReplayKey(proof.replayKey), until: proof.expiry, now: now) {
             case .recorded: return result
-            case .replayed:
+            case .seen:
                 return .failure(
                     VerificationError(.dpopReplayed, detail: "the proof's jti was already accepted within its window"))
             case .full:
@@ -90,6 +90,10 @@ extension Verifier {
                         .dpopReplayed,
                         detail: "the replay cache is full of proofs still within their window, so this one "
                             + "cannot be recorded and is refused"))
+            case .unavailable(let why):
+                return .failure(
+                    VerificationError(
+                        .replayStoreUnavailable, detail: "the proof's jti could not be recorded: \(why)"))
             }
         }
     }

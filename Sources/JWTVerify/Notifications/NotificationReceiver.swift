@@ -81,10 +81,53 @@ public struct NotificationReceiver: Sendable {
         }
     }
 
+    /// ``receive(_:window:at:verify:)`` with the ID recorded by `sight` instead of a window (a
+    /// store several processes share): ``ReplayRecord/seen`` is a duplicate, and
+    /// ``ReplayRecord/unavailable(_:)`` (or `full`) a retryable refusal,
+    /// `replay_store_unavailable`, never an acknowledgement.
+    package static func receive(
+        _ body: UnsafeRawBufferPointer, sight: (String) -> ReplayRecord,
+        verify: (UnsafeRawBufferPointer) -> Result<VerifiedToken, VerificationError>
+    ) -> Result<ReceivedNotification, NotificationRejection> {
+        switch NotificationEnvelope.withSignedPayload(body, verify) {
+        case .failure(let problem): .failure(NotificationRejection(notEnvelope: problem))
+        case .success(let verified):
+            record(verified) { id -> Result<Bool, NotificationRejection> in
+                switch sight(id) {
+                case .recorded: .success(false)
+                case .seen: .success(true)
+                case .full: .failure(Self.unrecorded("the replay store is full"))
+                case .unavailable(let why): .failure(Self.unrecorded(why))
+                }
+            }
+        }
+    }
+
     /// A verdict as a notification: its ID (`notificationUUID`, else `jti`) looked up in `window`;
     /// a sighting a persisted window cannot write is refused (retryable), not acknowledged.
     private static func record(
         _ verified: Result<VerifiedToken, VerificationError>, window: NotificationReplayWindow, at time: Double
+    ) -> Result<ReceivedNotification, NotificationRejection> {
+        record(verified) { id -> Result<Bool, NotificationRejection> in
+            do throws(NotificationWindowFileError) {
+                return .success(try window.recordSighting(of: id, at: time))
+            } catch {
+                return .failure(NotificationRejection(notRecorded: error))
+            }
+        }
+    }
+
+    /// `replay_store_unavailable`: the ID could not be recorded, for `why`.
+    private static func unrecorded(_ why: String) -> NotificationRejection {
+        NotificationRejection(
+            VerificationError(
+                .replayStoreUnavailable,
+                detail: "the notification's ID could not be recorded (\(why)); deliver it again"))
+    }
+
+    /// A verdict as a notification, its ID recorded by `sight` (`true`: a duplicate).
+    private static func record(
+        _ verified: Result<VerifiedToken, VerificationError>, sight: (String) -> Result<Bool, NotificationRejection>
     ) -> Result<ReceivedNotification, NotificationRejection> {
         switch verified {
         case .failure(let error):
@@ -93,11 +136,10 @@ public struct NotificationReceiver: Sendable {
             guard let id = token.provider.notificationID else {
                 return .success(ReceivedNotification(token: token, id: nil, isDuplicate: false))
             }
-            do throws(NotificationWindowFileError) {
-                let duplicate = try window.recordSighting(of: id, at: time)
+            switch sight(id) {
+            case .success(let duplicate):
                 return .success(ReceivedNotification(token: token, id: id, isDuplicate: duplicate))
-            } catch {
-                return .failure(NotificationRejection(notRecorded: error))
+            case .failure(let rejection): return .failure(rejection)
             }
         }
     }

@@ -34,11 +34,12 @@ public struct NotificationRejection: Error, Sendable, CustomStringConvertible {
     /// A body that is not `{"payload": …}` or `{"signedPayload": …}`: answer 400.
     public var isNotEnvelope: Bool { verificationError == nil && windowFileError == nil }
     /// Keys or a revocation answer could not be had (`jwks_unavailable`, `revocation_unavailable`),
-    /// or the ID could not be recorded (`state_unwritable`): answer 503 so that Apple delivers it
-    /// again.
+    /// or the ID could not be recorded (`state_unwritable`, `replay_store_unavailable`): answer 503
+    /// so that Apple delivers it again.
     public var isRetryable: Bool {
         windowFileError != nil || verificationError?.reason == .keySetUnavailable
             || verificationError?.reason == .revocationUnavailable
+            || verificationError?.reason == .replayStoreUnavailable
     }
 
     init(notEnvelope problem: NotificationEnvelope.Problem) {

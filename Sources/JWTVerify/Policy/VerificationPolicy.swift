@@ -7,10 +7,11 @@
 /// Everything that decides a verdict apart from the keys: issuers, audiences, algorithms, leeway,
 /// clock, size limit, and the provider's own rules.
 ///
-/// A policy is a plain `Sendable` value: build it once, hand it to ``Verifier/init(keys:policy:cache:)``
-/// or ``RemoteVerifier/init(keySet:policy:cache:refreshWait:)``, and every face (library, CLI, server, Spark job)
-/// applies exactly the same checks in the same order. Provider presets fill in what the provider
-/// fixes (issuer, algorithm, where its keys live, its claim rules):
+/// A policy is a plain `Sendable` value: build it once, hand it to
+/// ``Verifier/init(keys:policy:cache:proofRecorder:)`` or
+/// ``RemoteVerifier/init(keySet:policy:cache:refreshWait:proofRecorder:)``, and every face (library,
+/// CLI, server, Spark job) applies exactly the same checks in the same order. Provider presets fill
+/// in what the provider fixes (issuer, algorithm, where its keys live, its claim rules):
 ///
 /// ```swift
 /// let apple = VerificationPolicy.appleIdentityToken(audiences: ["com.example.app"])

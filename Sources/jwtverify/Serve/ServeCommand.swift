@@ -16,19 +16,22 @@ struct ServeCommand {
         // notification whose ID cannot be recorded is then answered 503.
         signal(SIGXFSZ, SIG_IGN)
         let commandLine = options.route.isGiven ? options.route : nil
-        let routes = try ServeRoutes.load(commandLine: commandLine, configFile: options.configFile, requireKeys: false)
+        let store = replayStore
+        let routes = try ServeRoutes.load(
+            commandLine: commandLine, configFile: options.configFile, requireKeys: false, replayStore: store)
         let write: @Sendable (String) -> Void = { line in StandardError.write(line) }
         let log = options.accessLog ? write : nil
         let service: ServeService
         if let directory = options.stateDirectory {
             try Folder.prepare(directory, mode: 0o700, option: "--state-dir")
             do throws(NotificationWindowFileError) {
-                service = try ServeService(routes: routes, accessLog: log, stateDirectory: directory)
+                service = try ServeService(
+                    routes: routes, accessLog: log, stateDirectory: directory, replayStore: store)
             } catch {
                 throw Self.failure(error)
             }
         } else {
-            service = ServeService(routes: routes, accessLog: log)
+            service = ServeService(routes: routes, accessLog: log, replayStore: store)
         }
         let limits = MicroHTTPDServer.Limits(
             threads: options.threads, connections: options.maxConnections, timeoutSeconds: options.timeoutSeconds,
@@ -109,6 +112,19 @@ struct ServeCommand {
         )
     }
 
+    /// The `--replay-store`, checked once: one that cannot be reached now does not stop serve
+    /// (what needs it is answered 503 until it answers), but is warned about.
+    private var replayStore: RedisReplayStore? {
+        guard let address = options.replayStore else { return nil }
+        let store = RedisReplayStore(address: address)
+        if let problem = store.check() {
+            StandardError.write(
+                "jwtverify serve: warning: --replay-store \(address.display): \(problem.description); "
+                    + "DPoP proofs and notifications are answered 503 until it answers\n")
+        }
+        return store
+    }
+
     /// CLOCK_MONOTONIC in microseconds, as systemd's RELOADING=1 asks.
     private static func monotonicMicroseconds() -> UInt64 {
         var now = timespec()
@@ -137,7 +153,8 @@ struct ServeCommand {
             var commandLine: RouteOptions? = nil
             if options.route.isGiven { commandLine = options.route }
             let routes = try ServeRoutes.load(
-                commandLine: commandLine, configFile: options.configFile, requireKeys: true)
+                commandLine: commandLine, configFile: options.configFile, requireKeys: true,
+                replayStore: service.replayStore)
             do throws(NotificationWindowFileError) {
                 try service.openWindows(for: routes)
             } catch {

@@ -109,6 +109,8 @@ struct ServeOptions {
     var drainSeconds = 10.0
     /// Where state that must survive a restart is kept (`--state-dir`); `nil`: in memory.
     var stateDirectory: String?
+    /// The Redis server several replicas share their replay windows in (`--replay-store`).
+    var replayStore: RedisAddress?
     var helpRequested = false
 
     static let table = OptionTable<ServeOptions>(
@@ -170,6 +172,17 @@ struct ServeOptions {
                     + "(created if missing): a delivery Apple retries after a restart is\n"
                     + "still a duplicate. Without it, windows are in memory (lost at exit)."
             ) { $0.stateDirectory = $1 },
+            .value(
+                "--replay-store", placeholder: "redis://HOST:PORT",
+                help: "Record DPoP proofs' jti and notifications' IDs in this Redis server, once\n"
+                    + "each with its expiry (SET NX PX), so replicas sharing it refuse a replay\n"
+                    + "any of them saw. Unreachable (0.5 s timeout): 503 with Retry-After."
+            ) { options, value, name throws(CommandFailure) in
+                switch RedisAddress.parse(value) {
+                case .success(let address): options.replayStore = address
+                case .failure(let problem): throw .usage("\(name): \(problem.description) (got \(value))")
+                }
+            },
             .flag("--access-log", help: "One JSON line per request on stderr (never the token: its fingerprint).") {
                 $0.accessLog = true
             },
@@ -215,7 +228,8 @@ struct ServeOptions {
                              unavailable (Apple retries); 400 for a body that is not Apple's.
                              Each route remembers the IDs seen for 7 days (at most 100000): in
                              memory, or in --state-dir, where an ID is on the disk before its
-                             notification is answered 200 (503 state_unwritable if it cannot be).
+                             notification is answered 200 (503 state_unwritable if it cannot be),
+                             or in --replay-store, shared by every replica.
           /metrics           Prometheus text: verdicts by reason, latency, cache, key fetches.
           /healthz, /ready   200 while running; 200 once every route has usable keys, else 503.
 

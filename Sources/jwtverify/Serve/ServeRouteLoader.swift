@@ -17,12 +17,17 @@ extension RouteOptions {
     /// Loads the route's key files, or its remote key set (snapshot or fetch, waiting at most the
     /// fetch timeout), into a ready route. A remote set still without keys fails when
     /// `requireKeys` (a reload, which then keeps the old route); at start it is retried in the
-    /// background and `/ready` says when.
-    func loadRoute(name: String, requireKeys: Bool) throws(CommandFailure) -> ServeRoute {
+    /// background and `/ready` says when. With `replayStore`, accepted DPoP proofs are recorded
+    /// there (``StoreDPoPRecorder``), not in the verifier's own cache.
+    func loadRoute(name: String, requireKeys: Bool, replayStore: (any ReplayStore)? = nil) throws(CommandFailure)
+        -> ServeRoute
+    {
         if !issuers.isEmpty {
             var entries: [ServeRoute] = []
             for (index, entry) in issuers.enumerated() {
-                entries.append(try entry.loadRoute(name: "\(name)#\(index + 1)", requireKeys: requireKeys))
+                entries.append(
+                    try entry.loadRoute(
+                        name: "\(name)#\(index + 1)", requireKeys: requireKeys, replayStore: replayStore))
             }
             return ServeRoute(configuration: configuration(name: name), issuers: entries)
         }
@@ -30,6 +35,7 @@ extension RouteOptions {
         // The claim headers' claims are kept by the verifier's own pass over the payload.
         var policy = self.policy
         policy.capturedClaims = claimHeaders.map(\.claim)
+        let recorder = replayStore.map { StoreDPoPRecorder(store: $0, route: name) }
         let keys: ServeRoute.Keys
         if let keySet = remoteKeySet {
             try keySets.prepareCacheDirectory()
@@ -40,15 +46,16 @@ extension RouteOptions {
                 if requireKeys { throw CommandFailure(status: .unavailable, message: message) }
                 StandardError.write("jwtverify serve: warning: \(message); retrying in the background\n")
             }
-            keys = .remote(RemoteVerifier(keySet: keySet, policy: policy, cache: cache))
+            keys = .remote(RemoteVerifier(keySet: keySet, policy: policy, cache: cache, proofRecorder: recorder))
         } else if flags.keysFromTokens {
             keys = .files(
-                Verifier(keys: JWKSet(keys: []), policy: policy, cache: cache),
+                Verifier(keys: JWKSet(keys: []), policy: policy, cache: cache, proofRecorder: recorder),
                 loadedAt: VerificationPolicy.systemClock(), count: 0)
         } else {
             let loaded = try KeySetLoader.load(keySets)
             keys = .files(
-                Verifier(keys: loaded, policy: policy, cache: cache), loadedAt: VerificationPolicy.systemClock(),
+                Verifier(keys: loaded, policy: policy, cache: cache, proofRecorder: recorder),
+                loadedAt: VerificationPolicy.systemClock(),
                 count: loaded.keys.filter { $0.unusableReason == nil }.count)
         }
         return ServeRoute(configuration: configuration(name: name), keys: keys)
@@ -70,10 +77,11 @@ extension RouteOptions {
 }
 
 extension ServeRoutes {
-    /// Loads the command line's route and every route of `configFile`.
-    static func load(commandLine: RouteOptions?, configFile: String?, requireKeys: Bool) throws(CommandFailure)
-        -> ServeRoutes
-    {
+    /// Loads the command line's route and every route of `configFile`, their DPoP proofs recorded
+    /// in `replayStore` when given.
+    static func load(
+        commandLine: RouteOptions?, configFile: String?, requireKeys: Bool, replayStore: (any ReplayStore)? = nil
+    ) throws(CommandFailure) -> ServeRoutes {
         var options: [String: RouteOptions] = [:]
         if let configFile { options = try ServeConfig.routes(fromFile: configFile) }
         if let commandLine {
@@ -90,7 +98,7 @@ extension ServeRoutes {
         var routes: [String: ServeRoute] = [:]
         for (name, route) in options {
             do {
-                routes[name] = try route.loadRoute(name: name, requireKeys: requireKeys)
+                routes[name] = try route.loadRoute(name: name, requireKeys: requireKeys, replayStore: replayStore)
             } catch {
                 // A config route's keys: the file, the route and the key in the config's words.
                 guard let configFile, name != ServeRoute.defaultName || commandLine == nil else { throw error }
