@@ -120,7 +120,7 @@ test-spark: spark-deps
 	JWTVERIFY="$(CURDIR)/.build/debug/jwtverify" $(SPARK_VENV)/bin/python -m unittest discover -s Tests/SparkAudit -v
 
 # A jwtverify to ship to Spark executors: the Swift runtime linked in, so executors need only
-# libssl3, libjansson4 and libcurl4 (linking needs libcurl4-openssl-dev here).
+# libssl3, libjansson4, libmicrohttpd12, libcurl4 and libhiredis0.14 (linking needs libcurl4-openssl-dev here).
 spark-binary: deps
 	@$(INSTALL) --why "linking the Swift runtime in" libcurl4-openssl-dev
 	$(SWIFT) build -c release --static-swift-stdlib --product jwtverify --build-path .build/static

@@ -157,7 +157,19 @@ struct ReportBrowserTests {
 
     @Test("at phone width nothing is wider than the screen: long tables scroll inside their box")
     func phoneWidth() throws {
-        let html = try CLIRunner.run(["audit", "--format", "html"] + Self.flags)
+        // The log under a long path without a hyphen to break at, which the findings name: a path
+        // must wrap, wherever the log is.
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "jwtverifyphone\(UUID().uuidString.filter { $0 != "-" })/capturedlogsoftheproductiongateway20261203/regioneuwest"
+        )
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer {
+            try? FileManager.default.removeItem(at: folder.deletingLastPathComponent().deletingLastPathComponent())
+        }
+        let log = folder.appendingPathComponent("apple-identity-tokens.jsonl")
+        try FileManager.default.copyItem(at: URL(fileURLWithPath: Self.flags.last!), to: log)
+        let html = try CLIRunner.run(["audit", "--format", "html"] + Self.flags.dropLast() + [log.path])
+        #expect(html.stdoutText.contains(log.path + ":1:"), "the findings name the log's path")
         // A probe appended to a copy: it writes what overflows into the DOM that Chromium dumps.
         let probe = #"""
             <script>

@@ -38,7 +38,7 @@ extension AuditReport {
             #tokens th { cursor: pointer; user-select: none; } #tokens td { font-size: .9em; } #tokens code { font-size: .95em; }
             .controls { margin: 0 0 8px; } tr.rejected td.verdict { color: var(--rejected); } tr.valid td.verdict { color: var(--valid); }
             .scroll { overflow-x: auto; max-width: 100%; } .card { min-width: 0; }
-            section.findings { margin-bottom: 16px; } .findings ol { margin: 0; padding-left: 1.4em; } .findings li { margin: 2px 0; } .findings code { word-break: break-all; }
+            section.findings { margin-bottom: 16px; } .findings ol { margin: 0; padding-left: 1.4em; } .findings li { margin: 2px 0; overflow-wrap: anywhere; } .findings code { word-break: break-all; }
             @media (max-width: 600px) { .grid { grid-template-columns: 1fr; } body { padding: 8px; } td code, #tokens td { word-break: break-all; } }
             @media print { body { max-width: none; } section.card { border-color: #999; } }
             </style>

@@ -164,7 +164,7 @@ struct ServeOptions {
             .value(
                 "--config", placeholder: "FILE",
                 help:
-                    "Named routes, each /auth/NAME and /verify/NAME, with keys and policy of\ntheir own (JSON; see the README). Reloaded on SIGHUP."
+                    "Named routes, each /auth/NAME and /verify/NAME, with keys and policy of\ntheir own (JSON; see the README); a route's \"issuers\" list puts several\nissuers behind it, each token judged by the one whose issuer is its iss.\nReloaded on SIGHUP."
             ) { $0.configFile = $1 },
             .value(
                 "--state-dir", placeholder: "DIR",
