@@ -19,8 +19,8 @@ struct InspectCommand {
         PolicyFlags.all(optionalClaims: true, face: .inspect).map { $0.lifted(\.flags) })
 
     static let help = """
-        USAGE: jwtverify inspect TOKEN|-|FILE [--jwks SRC [--issuer ISS] [--audience AUD] [--nonce RAW]]
-                                              [--now T]
+        USAGE: jwtverify inspect TOKEN|REQUEST|-|FILE [--jwks SRC [--issuer ISS] [--audience AUD] [--nonce RAW]]
+                                                      [--now T] [--dpop required|allowed]
 
         Decodes a token (given as an argument, on stdin with -, or the first token in FILE) and shows
         its header and claims as JSON, with times in UTC and relative to now. Without --jwks or
@@ -28,6 +28,10 @@ struct InspectCommand {
         the same keys (--jwks, else the profile's key set; App Store data its own chain), the same
         time (--now, else the clock; App Store data its signedDate) and the same checks (issuer and
         audience optional here), and says which check failed and why.
+
+        A REQUEST is one JSON object, as a verify input line holds it: {"token": …, "nonce": …,
+        "dpop": PROOF, "method": M, "uri": U}. Its DPoP proof is checked as verify checks it (with
+        --dpop; a proof of its own run, so never a replay) and shown decoded beside the token.
 
         OPTIONS:
         \(table.help)
@@ -49,9 +53,22 @@ struct InspectCommand {
 
     func run() throws(CommandFailure) -> ExitStatus {
         let input = try readSubject()
-        guard let token = Self.token(in: input) else {
-            throw CommandFailure(status: .dataError, message: "no token found")
+        let request: InspectedRequest
+        switch Self.request(in: input) {
+        case .failure(let problem)?:
+            // verify's verdict for such a line, with the same words.
+            let sink = OutputSink()
+            sink.write("REJECTED: \(VerificationError.Reason.malformed.rawValue): \(problem.description)\n")
+            sink.flush()
+            return .rejected
+        case .success(let asked)?: request = asked
+        case nil:
+            guard let token = Self.token(in: input) else {
+                throw CommandFailure(status: .dataError, message: "no token found")
+            }
+            request = InspectedRequest(token: token)
         }
+        let token = request.token
         let at = flags.now ?? VerificationPolicy.systemClock()
         var out = ""
         var status = ExitStatus.ok
@@ -67,7 +84,7 @@ struct InspectCommand {
         let time = flags.evaluationTime
         let shown = Self.traced(
             token, verifier: verifying ? Verifier(keys: try keySets.keys(for: flags), policy: policy) : nil,
-            decoding: decoding, nonce: flags.nonce, time: time)
+            decoding: decoding, nonce: request.nonce ?? flags.nonce, dpop: request.dpop, time: time)
         if !verifying {
             out +=
                 "UNVERIFIED: decoded only. The signature and the claims were NOT checked (give --jwks or --profile to verify).\n\n"
@@ -87,6 +104,12 @@ struct InspectCommand {
                 } else {
                     out += " at \(Timestamp.format(at)).\n\n"
                 }
+                if request.dpop != nil {
+                    out +=
+                        policy.dpop.mode == .off
+                        ? "DPoP proof NOT checked (give --dpop allowed or --dpop required).\n\n"
+                        : "DPoP proof checked: signed by its jwk, for this request, and the token is bound to it.\n\n"
+                }
             case .failure(let error):
                 out += "REJECTED: \(error.reason.rawValue): \(error.detail)\n(everything below is UNVERIFIED)\n\n"
                 status = .rejected
@@ -95,6 +118,12 @@ struct InspectCommand {
         let claims = shown.outcome.claims
         out += "header:\n" + PrettyJSON.render(shown.header ?? .null) + "\n"
         out += "claims:\n" + PrettyJSON.render(shown.payload ?? .null) + "\n"
+        if let dpop = request.dpop {
+            let (header, claims) = Self.decodedSegments(Array(dpop.proof.utf8))
+            out += "DPoP proof header:\n" + PrettyJSON.render(header ?? .null) + "\n"
+            out += "DPoP proof claims:\n" + PrettyJSON.render(claims ?? .null) + "\n"
+            out += "DPoP request: \(dpop.method) \(dpop.uri)\n"
+        }
         out += "summary:\n"
         out += "  alg        \(shown.outcome.algorithm ?? "(none)"), kid \(shown.outcome.keyID ?? "(none)")\n"
         out += "  issuer     \(claims.issuer ?? "(none)")\n"
@@ -127,11 +156,12 @@ struct InspectCommand {
     /// verdict is `too_large`, what is shown is traced over no keys under `decoding` (whose
     /// verdict is not shown).
     static func traced(
-        _ token: [UInt8], verifier: Verifier?, decoding: VerificationPolicy, nonce: String?, time: EvaluationTime
+        _ token: [UInt8], verifier: Verifier?, decoding: VerificationPolicy, nonce: String?, dpop: DPoPRequest? = nil,
+        time: EvaluationTime
     ) -> Shown {
         let decoder = Verifier(keys: JWKSet(keys: []), policy: decoding)
         guard let verifier else { return traced(token, verifier: decoder, nonce: nonce, time: time) }
-        var shown = traced(token, verifier: verifier, nonce: nonce, time: time)
+        var shown = traced(token, verifier: verifier, nonce: nonce, dpop: dpop, time: time)
         if shown.outcome.error?.reason == .tooLarge {
             let decoded = traced(token, verifier: decoder, nonce: nonce, time: time)
             (shown.header, shown.payload) = (decoded.header, decoded.payload)
@@ -142,12 +172,15 @@ struct InspectCommand {
         return shown
     }
 
-    /// `token` through `verifier`'s pipeline with its trace.
-    private static func traced(_ token: [UInt8], verifier: Verifier, nonce: String?, time: EvaluationTime) -> Shown {
+    /// `token` through `verifier`'s pipeline with its trace, and its request's DPoP proof.
+    private static func traced(
+        _ token: [UInt8], verifier: Verifier, nonce: String?, dpop: DPoPRequest? = nil, time: EvaluationTime
+    ) -> Shown {
         var batch = TokenBatch()
         batch.append(token, nonce: nonce.map { Array($0.utf8) })
         var shown = Shown()
-        verifier.evaluate(batch, at: time, tracing: true) { _, token, result, trace in
+        let proofs: ((Int) -> DPoPRequest?)? = dpop.map { dpop in { _ in dpop } }
+        verifier.evaluate(batch, at: time, tracing: true, proofs: proofs) { _, token, result, trace in
             shown.outcome = VerificationOutcome(result, trace: trace, token: token, verifier: verifier, time: time)
             shown.header = trace.header.flatMap(Self.object)
             if case .success(let verified) = result {
@@ -163,6 +196,62 @@ struct InspectCommand {
     private static func object(_ bytes: UnsafeRawBufferPointer) -> JSONValue? {
         guard case .success(let document) = JSONDocument.parse(bytes) else { return nil }
         return document.withRoot { root in root.kind == .object ? root.value : nil }
+    }
+
+    /// What inspect was asked about: a token, and from a JSON request its nonce and DPoP proof.
+    struct InspectedRequest {
+        var token: [UInt8]
+        var nonce: String? = nil
+        var dpop: DPoPRequest? = nil
+    }
+
+    /// `input` as a JSON request, by verify's rule for an input line (``TokenRequest``), when
+    /// the whole input is one JSON object; `nil` when it is not one (a log, a token).
+    ///
+    /// An object that holds no usable request is its problem, in verify's words.
+    static func request(in input: [UInt8]) -> Result<InspectedRequest, RequestProblem>? {
+        let start = input.firstIndex { !" \t\r\n".utf8.contains($0) } ?? input.count
+        guard start < input.count, input[start] == UInt8(ascii: "{") else { return nil }
+        let isObject = input.withUnsafeBytes { bytes in
+            guard case .success(let document) = JSONDocument.parse(UnsafeRawBufferPointer(rebasing: bytes[start...]))
+            else { return false }
+            return document.withRoot { $0.kind == .object }
+        }
+        guard isObject else { return nil }
+        let parsed = input.withUnsafeBytes { bytes -> (InspectedRequest?, problem: String?) in
+            TokenRequest.withParsed(jsonLine: UnsafeRawBufferPointer(rebasing: bytes[start...])) { parsed in
+                switch parsed {
+                case .failure(let problem): return (nil, problem.description)
+                case .success(let request):
+                    guard case .token(let range) = TokenInput.locate(request.token) else {
+                        return (nil, "\"token\" holds no token")
+                    }
+                    return (
+                        InspectedRequest(
+                            token: Array(request.token[range]),
+                            nonce: request.nonce.map { String(decoding: $0, as: UTF8.self) }, dpop: request.dpop),
+                        nil
+                    )
+                }
+            }
+        }
+        guard let request = parsed.0 else { return .failure(RequestProblem(description: parsed.problem ?? "")) }
+        return .success(request)
+    }
+
+    /// Why a JSON request holds no usable request (verify's record for such a line: `malformed`).
+    struct RequestProblem: Error, CustomStringConvertible {
+        let description: String
+    }
+
+    /// A compact JWS's header and payload as JSON objects, decoded without any check.
+    static func decodedSegments(_ jws: [UInt8]) -> (header: JSONValue?, payload: JSONValue?) {
+        let parts = jws.split(separator: UInt8(ascii: "."), omittingEmptySubsequences: false)
+        func decoded(_ index: Int) -> JSONValue? {
+            guard parts.count == 3, let bytes = Base64URL.decode(parts[index]) else { return nil }
+            return bytes.withUnsafeBytes { object($0) }
+        }
+        return (decoded(0), decoded(1))
     }
 
     /// The token of `input`: the whole input when it is one token by the input rule (``TokenInput``:

@@ -4,9 +4,10 @@ import JWTVerifyTestSupport
 import Testing
 
 /// The same DPoP requests, in the same order, through every face that takes proofs: the library
-/// (with and without its token cache), `verify`'s input lines, `serve`'s `/verify` body and
-/// `serve`'s `/auth` with `Authorization: DPoP`. Each face starts with an empty replay window, so
-/// the repeats are refused the same way everywhere.
+/// (with and without its token cache), `verify`'s input lines, `serve`'s `/verify` body,
+/// `serve`'s `/auth` with `Authorization: DPoP` and `inspect`'s JSON request. Each face starts with
+/// an empty replay window, so the repeats are refused the same way everywhere (inspect runs once
+/// per request, so there a repeat is a first sighting).
 @Suite("faces agree on DPoP")
 struct DPoPFaceAgreementTests {
     typealias F = DPoPProofFactory
@@ -79,7 +80,7 @@ struct DPoPFaceAgreementTests {
         records.map { ($0["valid"] as? Bool) == true ? "" : ($0["reason"] as? String ?? "?") }
     }
 
-    @Test("library, cached library, verify, serve /verify and serve /auth give every case the same verdict")
+    @Test("library, cached library, verify, serve /verify, serve /auth and inspect give every case the same verdict")
     func agree() throws {
         let workspace = try TestWorkspace("dpop-faces", keysFile: "keys.json")
         let policy = [
@@ -114,5 +115,15 @@ struct DPoPFaceAgreementTests {
             return answer.status == 200 ? "" : answer.header("X-JWT-Reason") ?? "?"
         }
         #expect(auth == expected)
+        // inspect: one run per case, each with a window of its own, so there the repeat is accepted.
+        var once = expected
+        once[1] = ""
+        let inspected = try Self.lines.split(separator: "\n").map { line -> String in
+            let run = try CLIRunner.run(["inspect", "-"] + policy, input: Data(line.utf8))
+            if run.stdoutText.hasPrefix("VERIFIED: ") { return "" }
+            guard run.stdoutText.hasPrefix("REJECTED: ") else { return "(inspect exited \(run.status))" }
+            return String(run.stdoutText.dropFirst(10).prefix { $0 != ":" })
+        }
+        #expect(inspected == once)
     }
 }

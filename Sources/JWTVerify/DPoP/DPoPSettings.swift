@@ -7,8 +7,8 @@ extension ProfileSetting {
             "access-token: DPoP proofs (RFC 9449), required or allowed (default: off,\n"
             + "and a token bound by cnf.jkt is refused, dpop_missing). verify reads a\n"
             + "line's \"dpop\", \"method\" and \"uri\", in input order on one thread (the\n"
-            + "first of two equal proofs is the one accepted).",
-        faces: [.verify, .serve])
+            + "first of two equal proofs is the one accepted); inspect a JSON request's.",
+        faces: [.verify, .inspect, .serve])
 }
 
 extension VerificationPolicy.ProfileSettings {
