@@ -1,3 +1,4 @@
+import Foundation
 import JWTVerifyTestSupport
 import Testing
 
@@ -51,12 +52,43 @@ struct DPoPKeyCacheTests {
         let keys = TokenFactory.keys.keys.compactMap(\.key)
         try #require(keys.count == 3)
         let (a, b, c) = (keys[0], keys[1], keys[2])
-        #expect(cache.key([1, 2, 3]) { a } === a)
-        #expect(cache.key([1, 2, 3]) { b } === a)
-        #expect(cache.key([4]) { b } === b)
-        #expect(cache.key([5]) { c } === c)
+        func entry(_ key: EVPPublicKey) -> DPoPKeyCache.Entry { DPoPKeyCache.Entry(key: key, thumbprint: "t") }
+        #expect(cache.key([1, 2, 3]) { entry(a) }.key === a)
+        #expect(cache.key([1, 2, 3]) { entry(b) }.key === a)
+        #expect(cache.key([4]) { entry(b) }.key === b)
+        #expect(cache.key([5]) { entry(c) }.key === c)
         #expect(cache.count == 2)
-        #expect(cache.key([1, 2, 3]) { c } === c)  // forgotten, so made again
-        #expect(cache.key([5]) { a } === c && cache.key([4]) { a } === a)
+        #expect(cache.key([1, 2, 3]) { entry(c) }.key === c)  // forgotten, so made again
+        #expect(cache.key([5]) { entry(a) }.key === c && cache.key([4]) { entry(a) }.key === a)
+    }
+
+    @Test("a client's P-256 key is kept with its thumbprint and never earns a fixed-base table; an issuer's key can")
+    func noFixedBaseForClients() throws {
+        let verifier = F.verifier(.allowed)
+        let keys = try #require(verifier.proofReplay?.keys)
+        let token = F.accessToken(boundTo: F.thumbprint(F.ec))
+        // Past the threshold at which a key set's P-256 key starts building its table.
+        for index in 0..<(FixedBaseSlot.threshold * 2) {
+            #expect(Self.verdict(verifier, token, F.proof(claims: F.claims(jti: "t-\(index)", token: token))) == "")
+        }
+        let parsed = try JSONSerialization.jsonObject(with: Data(F.jwk(F.ec).utf8)) as? [String: String]
+        let jwk = try #require(parsed)
+        let xText = try #require(jwk["x"])
+        let yText = try #require(jwk["y"])
+        let x = try #require(Base64URL.decode(Array(xText.utf8)))
+        let y = try #require(Base64URL.decode(Array(yText.utf8)))
+        var made = false
+        let kept = keys.key([32] + x + y) {
+            made = true
+            return DPoPKeyCache.Entry(
+                key: try! EVPPublicKey.ec(group: "P-256", uncompressedPoint: [4] + x + y), thumbprint: "")
+        }
+        #expect(!made)
+        #expect(kept.thumbprint == F.thumbprint(F.ec))
+        #expect(kept.key.fixedBaseSlot == nil)
+        #expect(!kept.key.hasFixedBaseTable)
+        // The same point imported as a key set's key may earn one (where the fixed-base code runs).
+        let issuers = try EVPPublicKey.ec(group: "P-256", uncompressedPoint: [4] + x + y)
+        #expect((issuers.fixedBaseSlot != nil) == FixedBaseP256Key.isAvailable)
     }
 }

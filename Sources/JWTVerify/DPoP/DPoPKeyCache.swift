@@ -1,8 +1,9 @@
 import Synchronization
 
 /// The proof keys a verifier imported lately, by their exact key material: a DPoP client signs
-/// every proof of a session with one key, so its `jwk` is imported (and its point checked) once,
-/// not once per request, and each later proof costs its signature check.
+/// every proof of a session with one key, so its `jwk` is imported (and its point checked) and
+/// its RFC 7638 thumbprint computed once, not once per request, and each later proof costs its
+/// signature check.
 ///
 /// Keyed by the key type and the decoded public members (`n` and `e`, `x` and `y`, or `x`): two
 /// `jwk`s that share them are the same key, whatever else they say (their `alg`, `use` and
@@ -14,7 +15,7 @@ package final class DPoPKeyCache: Sendable {
     private let state = Mutex(State())
 
     private struct State {
-        var keys: [[UInt8]: EVPPublicKey] = [:]
+        var keys: [[UInt8]: Entry] = [:]
         /// The keys in the order they were kept, oldest first from `head`.
         var order: [[UInt8]] = []
         var head = 0
@@ -26,11 +27,25 @@ package final class DPoPKeyCache: Sendable {
         self.capacity = capacity
     }
 
+    /// A kept key and its thumbprint.
+    package struct Entry: Sendable {
+        /// The imported key.
+        package let key: EVPPublicKey
+        /// Its RFC 7638 thumbprint.
+        package let thumbprint: String
+
+        /// A key and its thumbprint.
+        package init(key: EVPPublicKey, thumbprint: String) {
+            self.key = key
+            self.thumbprint = thumbprint
+        }
+    }
+
     /// How many keys are kept now.
     package var count: Int { state.withLock { $0.keys.count } }
 
-    /// The key of `material` (its type's tag first), imported by `make` the first time.
-    package func key(_ material: [UInt8], make: () throws -> EVPPublicKey) rethrows -> EVPPublicKey {
+    /// The key of `material` (its type's tag first) with its thumbprint, made by `make` the first time.
+    package func key(_ material: [UInt8], make: () throws -> Entry) rethrows -> Entry {
         if let known = state.withLock({ $0.keys[material] }) { return known }
         let key = try make()
         state.withLock { state in

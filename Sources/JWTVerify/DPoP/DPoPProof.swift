@@ -171,13 +171,17 @@ struct DPoPProof {
         guard let htu = DPoPTargetURI(bytes: htuBytes) else {
             throw invalid("the proof's htu \(JOSEHeader.printable(htuBytes)) is not an absolute URI")
         }
-        guard let target = DPoPTargetURI(request.uri) else {
-            throw mismatch("the request's URI \(Verifier.quoted(request.uri)) is not an absolute URI")
-        }
-        guard htu.bytes == target.bytes else {
-            throw mismatch(
-                "the proof's htu is \(Verifier.quoted(htu.description)); the request's URI is "
-                    + Verifier.quoted(target.description) + " (both normalised, without query and fragment)")
+        // A client names the request's URI as it sent it: the same bytes up to the query are the
+        // same target, so the request's URI needs no normalising of its own.
+        if !DPoPTargetURI.sameBeforeQuery(htuBytes, request.uri.utf8) {
+            guard let target = DPoPTargetURI(request.uri) else {
+                throw mismatch("the request's URI \(Verifier.quoted(request.uri)) is not an absolute URI")
+            }
+            guard htu.bytes == target.bytes else {
+                throw mismatch(
+                    "the proof's htu is \(Verifier.quoted(htu.description)); the request's URI is "
+                        + Verifier.quoted(target.description) + " (both normalised, without query and fragment)")
+            }
         }
         // 8. iat within the window.
         guard let iatNode = claims.member("iat"), iatNode.kind == .integer || iatNode.kind == .real,

@@ -31,6 +31,20 @@ public struct DPoPTargetURI: Sendable, Hashable, CustomStringConvertible {
     /// The normalised URI.
     public var description: String { String(decoding: bytes, as: UTF8.self) }
 
+    /// Whether `a` and `b` are the same bytes up to their first `?` or `#`: then either both are
+    /// one target or neither is a target.
+    package static func sameBeforeQuery(_ a: some Collection<UInt8>, _ b: some Collection<UInt8>) -> Bool {
+        func isCut(_ byte: UInt8) -> Bool { byte == UInt8(ascii: "?") || byte == UInt8(ascii: "#") }
+        var left = a.makeIterator()
+        var right = b.makeIterator()
+        while true {
+            let x = left.next().flatMap { isCut($0) ? nil : $0 }
+            let y = right.next().flatMap { isCut($0) ? nil : $0 }
+            guard x == y else { return false }
+            if x == nil { return true }
+        }
+    }
+
     /// Scheme-based default ports (§6.2.3).
     private static func defaultPort(_ scheme: [UInt8]) -> Int? {
         switch scheme {

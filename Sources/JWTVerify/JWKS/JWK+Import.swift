@@ -88,11 +88,16 @@ extension JWK {
     private static func importKey(
         _ node: JSONNode, keyType: String, curve: String?, cache: DPoPKeyCache?
     ) -> Result<Imported, ImportProblem> {
-        /// The key of `material`: from `cache` when it holds it, else made by `make`.
-        func key(_ tag: UInt8, _ material: [UInt8], _ make: () throws -> EVPPublicKey) throws -> EVPPublicKey {
+        /// The key of `material` with its thumbprint: from `cache` when it holds it, else made by `make`.
+        func key(_ tag: UInt8, _ material: [UInt8], _ make: () throws -> DPoPKeyCache.Entry) throws
+            -> DPoPKeyCache.Entry
+        {
             guard let cache else { return try make() }
             return try cache.key([tag] + material, make: make)
         }
+        // A key a client chose (a DPoP proof's, the only ones read with a cache) earns no
+        // fixed-base table: those are few, and the issuers' keys need them.
+        let earnsFixedBase = cache == nil
         do {
             // Over the bytes: a `switch` over the `String` would take "O\u{212A}P" for "OKP".
             switch ExactBytes(keyType) {
@@ -106,11 +111,12 @@ extension JWK {
                     throw ImportProblem(description: "e is not an odd exponent greater than 1")
                 }
                 // n's length first: n + e alone could be read at another split.
-                let key = try key(1, [UInt8(n.count >> 8), UInt8(n.count & 0xFF)] + n + e) {
-                    try EVPPublicKey.rsa(modulus: n, exponent: e)
+                let entry = try key(1, [UInt8(n.count >> 8), UInt8(n.count & 0xFF)] + n + e) {
+                    DPoPKeyCache.Entry(
+                        key: try EVPPublicKey.rsa(modulus: n, exponent: e),
+                        thumbprint: JWKThumbprint.rsa(modulus: n, exponent: e))
                 }
-                let thumb = JWKThumbprint.rsa(modulus: n, exponent: e)
-                return .success(Imported(key: key, material: n + [0] + e, thumbprint: thumb))
+                return .success(Imported(key: entry.key, material: n + [0] + e, thumbprint: entry.thumbprint))
             case "EC":
                 let size: Int
                 switch curve.map({ ExactBytes($0) }) {
@@ -123,20 +129,24 @@ extension JWK {
                 }
                 let x = try octets(node, "x", length: size).get()
                 let y = try octets(node, "y", length: size).get()
-                let key = try key(UInt8(size), x + y) {
-                    try EVPPublicKey.ec(group: curve!, uncompressedPoint: [4] + x + y)
+                let entry = try key(UInt8(size), x + y) {
+                    DPoPKeyCache.Entry(
+                        key: try EVPPublicKey.ec(
+                            group: curve!, uncompressedPoint: [4] + x + y, earnsFixedBase: earnsFixedBase),
+                        thumbprint: JWKThumbprint.ec(curve: curve!, x: x, y: y))
                 }
-                let thumb = JWKThumbprint.ec(curve: curve!, x: x, y: y)
-                return .success(Imported(key: key, material: x + y, thumbprint: thumb))
+                return .success(Imported(key: entry.key, material: x + y, thumbprint: entry.thumbprint))
             case "OKP":
                 guard exactlyEquals(curve, "Ed25519") else {
                     throw ImportProblem(
                         description: "OKP curve \(curve.map { "\"\($0)\"" } ?? "(missing)") is not supported")
                 }
                 let x = try octets(node, "x", length: 32).get()
-                let key = try key(2, x) { try EVPPublicKey.ed25519(x) }
-                let thumb = JWKThumbprint.okp(curve: "Ed25519", x: x)
-                return .success(Imported(key: key, material: x, thumbprint: thumb))
+                let entry = try key(2, x) {
+                    DPoPKeyCache.Entry(
+                        key: try EVPPublicKey.ed25519(x), thumbprint: JWKThumbprint.okp(curve: "Ed25519", x: x))
+                }
+                return .success(Imported(key: entry.key, material: x, thumbprint: entry.thumbprint))
             default:
                 throw ImportProblem(description: "kty \"\(keyType)\" is not supported")
             }

@@ -20,12 +20,14 @@ package final class EVPPublicKey: @unchecked Sendable {
 
     private static let nextID = Atomic<UInt64>(1)
 
-    /// Takes ownership of a key at +1.
-    init(takingOwnershipOf pointer: OpaquePointer) {
+    /// Takes ownership of a key at +1. Without `earnsFixedBase`, a P-256 key never gets a
+    /// fixed-base table (a key a client chose: see ``ec(group:uncompressedPoint:earnsFixedBase:)``).
+    init(takingOwnershipOf pointer: OpaquePointer, earnsFixedBase: Bool = true) {
         self.pointer = pointer
         self.id = Self.nextID.wrappingAdd(1, ordering: .relaxed).oldValue
         self.bits = Int(EVP_PKEY_get_bits(pointer))
-        self.fixedBaseSlot = FixedBaseP256Key.isAvailable && Self.isP256(pointer) ? FixedBaseSlot() : nil
+        self.fixedBaseSlot =
+            earnsFixedBase && FixedBaseP256Key.isAvailable && Self.isP256(pointer) ? FixedBaseSlot() : nil
         self.rsaChainSlot = RSAChainSlot(eligible: EVP_PKEY_is_a(pointer, "RSA") == 1)
     }
 
@@ -82,12 +84,18 @@ package final class EVPPublicKey: @unchecked Sendable {
 
     /// An EC public key on `group` ("P-256", "P-384", "P-521") from an uncompressed SEC1 point;
     /// off-curve points are refused.
-    package static func ec(group: String, uncompressedPoint: [UInt8]) throws(OpenSSLFailure) -> EVPPublicKey {
+    ///
+    /// `earnsFixedBase: false` for a key a client chose (a DPoP proof's `jwk`): the process holds
+    /// at most ``FixedBaseSlot/tableCap`` fixed-base tables, and a client that could earn them
+    /// with its own keys would take them from the issuers' keys.
+    package static func ec(group: String, uncompressedPoint: [UInt8], earnsFixedBase: Bool = true)
+        throws(OpenSSLFailure) -> EVPPublicKey
+    {
         let pkey = uncompressedPoint.withUnsafeBufferPointer { p in
             copenssl_ec_public_key(group, p.baseAddress, p.count)
         }
         guard let pkey else { throw OpenSSLFailure.drain("EC key import") }
-        return EVPPublicKey(takingOwnershipOf: pkey)
+        return EVPPublicKey(takingOwnershipOf: pkey, earnsFixedBase: earnsFixedBase)
     }
 
     /// An Ed25519 public key from its 32 raw octets.
