@@ -35,7 +35,8 @@ struct CLIInspectDPoPTests {
                     "DPoP proof checked: signed by its jwk, for this request, and the token is bound to it."))
             #expect(run.stdoutText.contains("DPoP proof header:\n{\n  \"alg\": \"ES256\""), "\(run.stdoutText)")
             #expect(run.stdoutText.contains("\"typ\": \"dpop+jwt\""))
-            #expect(run.stdoutText.contains("DPoP proof claims:\n{\n  \"ath\": \"\(F.ath(token))\""), "\(run.stdoutText)")
+            #expect(
+                run.stdoutText.contains("DPoP proof claims:\n{\n  \"ath\": \"\(F.ath(token))\""), "\(run.stdoutText)")
             #expect(run.stdoutText.contains("DPoP request: GET \(F.uri)?page=2\n"))
         }
     }
@@ -69,7 +70,8 @@ struct CLIInspectDPoPTests {
                 + "\n")
         // Without --dpop the proof is not taken, and the bound token is refused as verify refuses it.
         let off = try CLIRunner.run(
-            Self.flags(workspace, nil), input: Self.request(["token": token, "dpop": post, "method": "POST", "uri": F.uri])
+            Self.flags(workspace, nil),
+            input: Self.request(["token": token, "dpop": post, "method": "POST", "uri": F.uri])
         )
         #expect(off.status == 1)
         #expect(
