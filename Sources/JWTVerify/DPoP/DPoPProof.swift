@@ -102,9 +102,34 @@ struct DPoPProof {
                     $0, over: UnsafeRawBufferPointer(rebasing: bytes[jws.signingInput]), algorithm: algorithm)
             })
         else { throw invalid("the proof's signature does not verify with the jwk of its header") }
-        let payload = try object(bytes, jws.payload, "payload")
-        return try payload.withRoot { (claims) throws(VerificationError) in
-            try checkClaims(claims, request, token: token, key: key, thumbprint: thumbprint, policy, now)
+        // The payload by the per-token parser (the flat scanner, jansson the arbiter), as a token's.
+        guard let payload = Base64URL.decode(bytes[jws.payload]) else {
+            throw invalid("the proof's payload is not strict base64url")
+        }
+        let reading = ClaimsCheck(
+            request: request, token: token, key: key, thumbprint: thumbprint, policy: policy, now: now)
+        let checked = payload.withUnsafeBytes { JSONObjectParser.parse($0, reading) }
+        switch checked {
+        case .success(let result): return try result.get()
+        case .failure(.invalid(let message)): throw invalid("the proof's payload is not JSON: \(message)")
+        case .failure(.notObject): throw invalid("the proof's payload is not an object")
+        }
+    }
+
+    /// Steps 6–11 as a consumer of the parsed payload, whichever parser read it.
+    private struct ClaimsCheck: JSONObjectConsumer {
+        let request: DPoPRequest
+        let token: UnsafeRawBufferPointer?
+        let key: JWK
+        let thumbprint: String?
+        let policy: VerificationPolicy
+        let now: Double
+
+        func consume<Object: JSONObjectReading>(_ object: Object) -> Result<DPoPProof, VerificationError> {
+            Result { () throws(VerificationError) in
+                try DPoPProof.checkClaims(
+                    object, request, token: token, key: key, thumbprint: thumbprint, policy, now)
+            }
         }
     }
 
@@ -151,8 +176,8 @@ struct DPoPProof {
     }
 
     /// Steps 6–11 over the verified payload.
-    private static func checkClaims(
-        _ claims: JSONNode, _ request: DPoPRequest, token: UnsafeRawBufferPointer?, key: JWK, thumbprint: String?,
+    private static func checkClaims<Claims: JSONObjectReading>(
+        _ claims: Claims, _ request: DPoPRequest, token: UnsafeRawBufferPointer?, key: JWK, thumbprint: String?,
         _ policy: VerificationPolicy, _ now: Double
     ) throws(VerificationError) -> DPoPProof {
         // 6. htm.
