@@ -62,7 +62,7 @@ struct DPoPKeyCacheTests {
         #expect(cache.key([5]) { entry(a) }.key === c && cache.key([4]) { entry(a) }.key === a)
     }
 
-    @Test("a client's P-256 key is kept with its thumbprint and never earns a fixed-base table; an issuer's key can")
+    @Test("a client's P-256 key is kept with its thumbprint, and its fixed-base table comes from the proof keys' pool")
     func noFixedBaseForClients() throws {
         let verifier = F.verifier(.allowed)
         let keys = try #require(verifier.proofReplay?.keys)
@@ -85,10 +85,16 @@ struct DPoPKeyCacheTests {
         }
         #expect(!made)
         #expect(kept.thumbprint == F.thumbprint(F.ec))
-        #expect(kept.key.fixedBaseSlot == nil)
-        #expect(!kept.key.hasFixedBaseTable)
-        // The same point imported as a key set's key may earn one (where the fixed-base code runs).
         let issuers = try EVPPublicKey.ec(group: "P-256", uncompressedPoint: [4] + x + y)
-        #expect((issuers.fixedBaseSlot != nil) == FixedBaseP256Key.isAvailable)
+        guard FixedBaseP256Key.isAvailable else {
+            #expect(kept.key.fixedBaseSlot == nil && issuers.fixedBaseSlot == nil)
+            return
+        }
+        #expect(kept.key.fixedBaseSlot?.pool == .proofKeys)
+        #expect(issuers.fixedBaseSlot?.pool == .keySets)
+        // Past its threshold, the client's key gets its table in its own pool.
+        #expect(FixedBaseP256Tests.eventually { kept.key.hasFixedBaseTable })
+        #expect(FixedBaseSlot.proofKeyTablesLive >= 1)
+        #expect(FixedBaseSlot.proofKeyTablesLive <= FixedBaseSlot.proofKeyTableCap)
     }
 }

@@ -275,6 +275,36 @@ extension FixedBaseP256Tests {
 }
 
 extension FixedBaseP256Tests {
+    @Test("DPoP proof keys have their own pool of tables: when it is full, a key set's key still gets its table")
+    func proofKeyPool() throws {
+        guard FixedBaseP256Key.isAvailable else { return }
+        func freshKey(_ pool: FixedBaseSlot.Pool) throws -> EVPPublicKey {
+            let privateKey = try EVPPrivateKey.generateEC()
+            let point = withExtendedLifetime(privateKey) { EVPPublicKey(borrowing: privateKey.pointer).octets("pub") }
+            return try EVPPublicKey.ec(group: "P-256", uncompressedPoint: try #require(point), fixedBasePool: pool)
+        }
+        // Fill the proof keys' pool (other tests may hold some of its tables meanwhile).
+        var held: [EVPPublicKey] = []
+        var refused = false
+        for _ in 0..<(2 * FixedBaseSlot.proofKeyTableCap) {
+            let key = try freshKey(.proofKeys)
+            guard key.buildFixedBaseNow() != nil else {
+                refused = true
+                break
+            }
+            held.append(key)
+        }
+        #expect(refused)
+        #expect(FixedBaseSlot.proofKeyTablesLive <= FixedBaseSlot.proofKeyTableCap)
+        // The issuers' pool is untouched by it.
+        let issuers = try freshKey(.keySets)
+        #expect(issuers.buildFixedBaseNow() != nil)
+        #expect(issuers.hasFixedBaseTable)
+        withExtendedLifetime(held) {}
+    }
+}
+
+extension FixedBaseP256Tests {
     /// Whether `condition` holds within 10 s (a table or chain built in the background).
     static func eventually(_ condition: () -> Bool) -> Bool {
         for _ in 0..<1000 {

@@ -95,9 +95,9 @@ extension JWK {
             guard let cache else { return try make() }
             return try cache.key([tag] + material, make: make)
         }
-        // A key a client chose (a DPoP proof's, the only ones read with a cache) earns no
-        // fixed-base table: those are few, and the issuers' keys need them.
-        let earnsFixedBase = cache == nil
+        // A key a client chose (a DPoP proof's, the only ones read with a cache) earns its
+        // fixed-base table from the proof keys' pool, never from the issuers' keys'.
+        let pool: FixedBaseSlot.Pool = cache == nil ? .keySets : .proofKeys
         do {
             // Over the bytes: a `switch` over the `String` would take "O\u{212A}P" for "OKP".
             switch ExactBytes(keyType) {
@@ -132,7 +132,7 @@ extension JWK {
                 let entry = try key(UInt8(size), x + y) {
                     DPoPKeyCache.Entry(
                         key: try EVPPublicKey.ec(
-                            group: curve!, uncompressedPoint: [4] + x + y, earnsFixedBase: earnsFixedBase),
+                            group: curve!, uncompressedPoint: [4] + x + y, fixedBasePool: pool),
                         thumbprint: JWKThumbprint.ec(curve: curve!, x: x, y: y))
                 }
                 return .success(Imported(key: entry.key, material: x + y, thumbprint: entry.thumbprint))

@@ -20,14 +20,14 @@ package final class EVPPublicKey: @unchecked Sendable {
 
     private static let nextID = Atomic<UInt64>(1)
 
-    /// Takes ownership of a key at +1. Without `earnsFixedBase`, a P-256 key never gets a
-    /// fixed-base table (a key a client chose: see ``ec(group:uncompressedPoint:earnsFixedBase:)``).
-    init(takingOwnershipOf pointer: OpaquePointer, earnsFixedBase: Bool = true) {
+    /// Takes ownership of a key at +1; a P-256 key's fixed-base table, if it earns one, counts in
+    /// `fixedBasePool` (see ``ec(group:uncompressedPoint:fixedBasePool:)``).
+    init(takingOwnershipOf pointer: OpaquePointer, fixedBasePool: FixedBaseSlot.Pool = .keySets) {
         self.pointer = pointer
         self.id = Self.nextID.wrappingAdd(1, ordering: .relaxed).oldValue
         self.bits = Int(EVP_PKEY_get_bits(pointer))
         self.fixedBaseSlot =
-            earnsFixedBase && FixedBaseP256Key.isAvailable && Self.isP256(pointer) ? FixedBaseSlot() : nil
+            FixedBaseP256Key.isAvailable && Self.isP256(pointer) ? FixedBaseSlot(pool: fixedBasePool) : nil
         self.rsaChainSlot = RSAChainSlot(eligible: EVP_PKEY_is_a(pointer, "RSA") == 1)
     }
 
@@ -83,19 +83,24 @@ package final class EVPPublicKey: @unchecked Sendable {
     }
 
     /// An EC public key on `group` ("P-256", "P-384", "P-521") from an uncompressed SEC1 point;
-    /// off-curve points are refused.
+    /// off-curve points are refused. A key set's key (see the other overload for a client's).
+    package static func ec(group: String, uncompressedPoint: [UInt8]) throws(OpenSSLFailure) -> EVPPublicKey {
+        try ec(group: group, uncompressedPoint: uncompressedPoint, fixedBasePool: .keySets)
+    }
+
+    /// An EC public key on `group` from an uncompressed SEC1 point, its table counted in `fixedBasePool`.
     ///
-    /// `earnsFixedBase: false` for a key a client chose (a DPoP proof's `jwk`): the process holds
-    /// at most ``FixedBaseSlot/tableCap`` fixed-base tables, and a client that could earn them
-    /// with its own keys would take them from the issuers' keys.
-    package static func ec(group: String, uncompressedPoint: [UInt8], earnsFixedBase: Bool = true)
+    /// `fixedBasePool: .proofKeys` for a key a client chose (a DPoP proof's `jwk`): its table, if
+    /// it earns one, counts against the proof keys' own cap, so a client's keys never take the
+    /// issuers' keys' tables.
+    static func ec(group: String, uncompressedPoint: [UInt8], fixedBasePool: FixedBaseSlot.Pool)
         throws(OpenSSLFailure) -> EVPPublicKey
     {
         let pkey = uncompressedPoint.withUnsafeBufferPointer { p in
             copenssl_ec_public_key(group, p.baseAddress, p.count)
         }
         guard let pkey else { throw OpenSSLFailure.drain("EC key import") }
-        return EVPPublicKey(takingOwnershipOf: pkey, earnsFixedBase: earnsFixedBase)
+        return EVPPublicKey(takingOwnershipOf: pkey, fixedBasePool: fixedBasePool)
     }
 
     /// An Ed25519 public key from its 32 raw octets.

@@ -82,28 +82,65 @@ package final class FixedBaseP256Key: @unchecked Sendable {
 
 /// Decides when a P-256 key gets its fixed-base table: after ``threshold`` ES256 verifications,
 /// built once, off the verifying threads (a background queue: no request waits the 25 ms; every
-/// thread keeps using `EVP_PKEY_verify` meanwhile), and only while fewer than ``tableCap`` tables
-/// exist in the process.
+/// thread keeps using `EVP_PKEY_verify` meanwhile), and only while its ``Pool`` holds fewer tables
+/// than its cap.
 final class FixedBaseSlot: Sendable {
+    /// Whose keys a table is for; each pool has its own cap, so one never takes another's tables.
+    enum Pool: Sendable {
+        /// Keys from configured key sets and certificate chains (the issuers' keys).
+        case keySets
+        /// Keys a client chose: DPoP proofs' `jwk`s. A client cannot earn these with its own keys
+        /// at the issuers' expense.
+        case proofKeys
+
+        /// The most tables alive at once in this pool; keys beyond it use `EVP_PKEY_verify`.
+        var cap: Int {
+            switch self {
+            case .keySets: FixedBaseSlot.tableCap
+            case .proofKeys: FixedBaseSlot.proofKeyTableCap
+            }
+        }
+
+        /// Counts `delta` more tables alive in this pool; returns how many are alive now.
+        @discardableResult
+        fileprivate func count(_ delta: Int) -> Int {
+            switch self {
+            case .keySets: FixedBaseSlot.liveTables.wrappingAdd(delta, ordering: .relaxed).newValue
+            case .proofKeys: FixedBaseSlot.liveProofKeyTables.wrappingAdd(delta, ordering: .relaxed).newValue
+            }
+        }
+    }
+
     /// Verifications before a key earns its table (25 ms and about 150 KiB).
     static let threshold = 16
-    /// The most tables alive at once; keys beyond it use `EVP_PKEY_verify`.
+    /// The most tables alive at once for key sets' keys.
     package static let tableCap = 64
+    /// The most tables alive at once for DPoP proof keys (about 2.4 MiB in all).
+    package static let proofKeyTableCap = 16
 
     private static let liveTables = Atomic<Int>(0)
+    private static let liveProofKeyTables = Atomic<Int>(0)
     private static let builtTables = Atomic<Int>(0)
 
+    /// The pool this key's table counts in.
+    let pool: Pool
     private let uses = Atomic<Int>(0)
     private let constructions = Atomic<Int>(0)
     private let table = AtomicLazyReference<FixedBaseP256Key>()
 
-    /// Tables alive now, and built since the process started.
+    /// A slot whose table, when built, counts in `pool`.
+    init(pool: Pool = .keySets) { self.pool = pool }
+
+    /// Key sets' tables alive now, and tables of every pool built since the process started.
     package static var tableCounts: (live: Int, built: Int) {
         (liveTables.load(ordering: .relaxed), builtTables.load(ordering: .relaxed))
     }
 
+    /// DPoP proof keys' tables alive now.
+    package static var proofKeyTablesLive: Int { liveProofKeyTables.load(ordering: .relaxed) }
+
     deinit {
-        if table.load() != nil { Self.liveTables.wrappingSubtract(1, ordering: .relaxed) }
+        if table.load() != nil { pool.count(-1) }
     }
 
     /// How many times a table was built for this key (1 at most, unless ``buildNow(for:)`` met the
@@ -135,19 +172,19 @@ final class FixedBaseSlot: Sendable {
 
     private func build(for key: EVPPublicKey) -> FixedBaseP256Key? {
         uses.store(Self.threshold + 1, ordering: .relaxed)
-        guard Self.liveTables.wrappingAdd(1, ordering: .relaxed).newValue <= Self.tableCap else {
-            Self.liveTables.wrappingSubtract(1, ordering: .relaxed)
+        guard pool.count(1) <= pool.cap else {
+            pool.count(-1)
             return nil
         }
         constructions.wrappingAdd(1, ordering: .relaxed)
         guard let point = key.octets("pub"), let built = FixedBaseP256Key(uncompressedPoint: point) else {
-            Self.liveTables.wrappingSubtract(1, ordering: .relaxed)
+            pool.count(-1)
             return nil
         }
         Self.builtTables.wrappingAdd(1, ordering: .relaxed)
         let stored = table.storeIfNil(built)
         // Two claims can meet only between buildNow and the threshold; the loser's table is freed.
-        if stored !== built { Self.liveTables.wrappingSubtract(1, ordering: .relaxed) }
+        if stored !== built { pool.count(-1) }
         return stored
     }
 }
