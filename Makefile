@@ -202,9 +202,11 @@ fuzz: deps
 fuzz-json:
 	$(MAKE) fuzz TARGET=json
 
-# Regenerates Vectors/ (needs Python 'cryptography'); keys are kept unless NEW_KEYS=1.
+# Regenerates Vectors/ (needs Python 'cryptography'); keys are kept unless NEW_KEYS=1 (the App Store
+# chain is new each time).
 vectors:
 	python3 Vectors/generate.py $(if $(NEW_KEYS),--new-keys,)
+	python3 Vectors/generate_appstore.py
 
 clean:
 	rm -rf .build

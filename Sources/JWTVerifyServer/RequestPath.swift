@@ -19,7 +19,7 @@
 package struct RequestPath: Sendable {
     /// The endpoints `serve` answers.
     package enum Endpoint: String, Sendable, CaseIterable {
-        case auth, verify, notifications, appstore, metrics, healthz, ready
+        case auth, verify, notifications, appstore, retention, metrics, healthz, ready
         case extAuthz = "ext-authz"
     }
 

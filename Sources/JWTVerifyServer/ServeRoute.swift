@@ -250,6 +250,10 @@ package final class ServeRoute: Sendable {
     /// App Store signed data (never a route with several issuers).
     package var receivesNotifications: Bool { keys != nil && policy.rules.receivesNotifications }
 
+    /// Whether `/retention` takes this route's bodies: App Store signed data, whose kinds include
+    /// Retention Messaging realtime requests (never a route with several issuers).
+    package var receivesRealtimeRequests: Bool { keys != nil && policy.rules.profile is AppStoreProfile }
+
     /// Whether the route's policy (any of its entries') requires a raw nonce with every token.
     package var requiresNonce: Bool { leaves.contains { $0.policy.nonceRequirement == .required } }
 

@@ -318,6 +318,14 @@ package final class ServeService: Sendable {
             }
             log.route = route.name
             return notification(request.body, route: route, log: &log, probe: probe)
+        case (.retention?, let name):
+            guard request.method == "POST" else { return Self.methodNotAllowed("POST") }
+            guard let route = routes.route(named: name) else { return Self.notFound("no route for \(path)") }
+            guard route.receivesRealtimeRequests else {
+                return Self.notFound("route \(route.name) receives no realtime requests (--profile app-store)")
+            }
+            log.route = route.name
+            return realtimeRequest(request.body, route: route, log: &log, probe: probe)
         case (.metrics?, nil):
             return HTTPResponse(
                 status: 200, headers: [("Content-Type", "text/plain; version=0.0.4; charset=utf-8")],
@@ -635,6 +643,28 @@ package final class ServeService: Sendable {
         }
         log.reason = reason
         return NotificationAnswer.answer(received, rules: route.policy.rules)
+    }
+
+    /// `/retention`: Apple's realtime request body read, its JWS through the route's pipeline as a
+    /// batch of one, answered with the typed request (``RetentionAnswer``).
+    private func realtimeRequest(_ body: [UInt8], route: ServeRoute, log: inout AccessRecord, probe: KeyWaitProbe)
+        -> HTTPResponse
+    {
+        let started = ThroughputClock.now()
+        let response = body.withUnsafeBytes { bytes in
+            RetentionAnswer.withSignedPayload(bytes) { jws in
+                var batch = TokenBatch()
+                batch.append(bytes: jws, nonce: nil)
+                var result: Result<VerifiedToken, VerificationError> = .failure(VerificationError(.keySetUnavailable))
+                route.evaluate(batch, probe: probe) { _, outcome, _ in result = outcome }
+                let (response, reason) = RetentionAnswer.answer(result, rules: route.policy.rules)
+                metrics.verification(route: route.name, reason: reason, seconds: ThroughputClock.now() - started)
+                log.reason = reason?.rawValue
+                return response
+            }
+        }
+        if response.status == 400 { log.reason = RetentionAnswer.notRequestCode }
+        return response
     }
 
     /// The replay window of a route's notifications, kept by name across reloads: in memory, or

@@ -464,6 +464,87 @@ struct FaceAgreementTests {
         #expect(changed == ["bad_signature": 43], "\(changed)")
     }
 
+    @Test(
+        "App Store's nested and realtime kinds (Vectors/appstore): each line's verdict through every face that takes it"
+    )
+    func appStoreNewKinds() async throws {
+        typealias Vectors = AppStoreSyntheticVectors
+        let cases = Vectors.all.map { Case(id: $0.id, token: $0.token, nonce: nil, expected: $0.expect) }
+        #expect(cases.count == 17)
+        let policy = try Vectors.policy()
+        let group = Group(
+            name: "appstore-kinds", jwks: [], policy: policy, arguments: Vectors.arguments, now: 0, cases: cases)
+        let verifier = Verifier(policy: policy)
+        func verdict(_ result: Result<VerifiedToken, VerificationError>) -> String {
+            if case .failure(let error) = result { return error.reason.rawValue }
+            return ""
+        }
+        // Each judged at its signedDate: no face is given a time.
+        var library: [String: String] = [:]
+        for item in cases {
+            library[item.id] = verdict(Result { () throws(VerificationError) in try verifier.verify(item.token) })
+        }
+        for item in cases { #expect(library[item.id] == (item.expected == "valid" ? "" : item.expected), "\(item.id)") }
+        var batch = TokenBatch()
+        for item in cases { batch.append(item.token) }
+        let batched = Self.verdicts(group, verifier.verify(batch))
+        let verify = try CLIRunner.run(
+            ["verify", "--threads", "2"] + group.arguments, input: try Self.requestLines(group))
+        let verified = try Self.verdicts(group, records: verify.stdout)
+        var audited: [String: String] = [:]
+        let audit = try CLIRunner.run(
+            ["audit", "--format", "jsonl", "--show-tokens", "-q"] + group.arguments,
+            input: Data(cases.map(\.token).joined(separator: "\n").utf8 + [0x0A]))
+        for line in audit.stdout.split(separator: 0x0A) {
+            let record = try #require(try JSONSerialization.jsonObject(with: Data(line)) as? [String: Any])
+            if let token = record["token"] as? String, let item = cases.first(where: { $0.token == token }) {
+                audited[item.id] = (record["reason"] as? String) ?? ""
+            }
+        }
+        let serve = try ServeProcess(group.arguments)
+        let answer = try RawHTTP.request(
+            serve.port, method: "POST", path: "/verify", body: [UInt8](try Self.requestLines(group)))
+        let served = try Self.verdicts(group, records: answer.body)
+        // The one realtime request over the socket, at /retention as Apple posts it.
+        let posted = try RawHTTP.request(
+            serve.port, method: "POST", path: "/retention",
+            body: Array(#"{"signedPayload":"\#(Vectors.token("realtime-request-wrong-app"))"}"#.utf8))
+        #expect(posted.status == 401 && posted.header("X-JWT-Reason") == "app_apple_id_mismatch")
+        let route = ServeRoute(
+            configuration: RouteConfiguration(name: ServeRoute.defaultName),
+            keys: .files(verifier, loadedAt: 0, count: 0))
+        let service = ServeService(routes: ServeRoutes(routes: [route.name: route]))
+        var webhook: [String: String] = [:]
+        var retention: [String: String] = [:]
+        var auth: [String: String] = [:]
+        for item in cases {
+            let body = Array(#"{"signedPayload":"\#(item.token)"}"#.utf8)
+            let notified = service.handle(InMemoryRequest(method: "POST", path: "/appstore", body: body))
+            webhook[item.id] = notified.status == 200 ? "" : notified.header("X-JWT-Reason") ?? "(\(notified.status))"
+            if item.id.hasPrefix("realtime") {
+                let asked = service.handle(InMemoryRequest(method: "POST", path: "/retention", body: body))
+                retention[item.id] = asked.status == 200 ? "" : asked.header("X-JWT-Reason") ?? "(\(asked.status))"
+            }
+            let gated = service.handle(
+                InMemoryRequest(path: "/auth", headers: ["Authorization": "Bearer " + item.token]))
+            auth[item.id] = gated.status == 200 ? "" : gated.header("X-JWT-Reason") ?? "(\(gated.status))"
+        }
+        #expect(retention.count == 4)
+        let inspected = Self.inspectCLI(group, jwksFile: nil, time: false)
+        var disagreements: [String] = []
+        for (face, verdicts) in [
+            ("batch", batched), ("verify", verified), ("audit", audited), ("serve", served), ("appstore", webhook),
+            ("retention", retention), ("auth", auth), ("inspect", inspected),
+        ] {
+            if face != "retention" { #expect(verdicts.count == cases.count, "\(face) gave \(verdicts.count) verdicts") }
+            for item in cases where verdicts[item.id] != nil && verdicts[item.id] != library[item.id] {
+                disagreements.append(
+                    "\(item.id): \(face) \(verdicts[item.id] ?? "none"), library \(library[item.id] ?? "none")")
+            }
+        }
+        #expect(disagreements.isEmpty, "\(disagreements.count) disagreements: \(disagreements.prefix(10))")
+    }
+
     @Test("the bundled samples: generic and Apple policies")
     func samples() async throws {
         let jwks = [UInt8](try Data(contentsOf: SharedVectors.projectVectors.appendingPathComponent("jwks.json")))

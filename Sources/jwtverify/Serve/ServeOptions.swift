@@ -230,6 +230,12 @@ struct ServeOptions {
                              memory, or in --state-dir, where an ID is on the disk before its
                              notification is answered 200 (503 state_unwritable if it cannot be),
                              or in --replay-store, shared by every replica.
+          /retention[/NAME]  POST a Retention Messaging realtime request as Apple sends it
+                             ({"signedPayload"}) on an app-store route: 200 with the verified,
+                             typed request (which message to answer stays the backend's choice);
+                             401 with the reason (app_apple_id_mismatch for another app, claim_type
+                             for other App Store data); 400 body_not_realtime_request for a body
+                             that is not Apple's. /verify takes the same JWS.
           /metrics           Prometheus text: verdicts by reason, latency, cache, key fetches.
           /healthz, /ready   200 while running; 200 once every route has usable keys, else 503.
 

@@ -1,15 +1,18 @@
 extension Verifier {
-    /// The App Store provider's nested signed data: a notification's `data.signedTransactionInfo`
-    /// and `data.signedRenewalInfo` (as the payload's one parse read them), each verified as a token of its own under this policy (its
-    /// own chain, signature, kind and rules) and attached to the notification's claims. A nested
-    /// token that fails fails the notification, with its reason.
+    /// The App Store provider's nested signed data: a notification's `data.signedTransactionInfo`,
+    /// `data.signedRenewalInfo` and `appData.signedAppTransactionInfo` (as the payload's one parse
+    /// read them), each verified as a token of its own under this policy (its own chain, signature,
+    /// kind and rules, at its own `signedDate` unless the call gives a time) and attached to the
+    /// notification's claims. A nested token that fails fails the notification, with its reason
+    /// and the field it came in.
     func verifyNestedSignedData(_ notification: AppStoreClaims, time: EvaluationTime) -> Result<
         AppStoreClaims, VerificationError
     > {
-        var verified: [AppStoreClaims?] = [nil, nil]
+        var verified: [AppStoreClaims?] = [nil, nil, nil]
         let nested = [
             (notification.signedTransactionInfo, "data.signedTransactionInfo", AppStoreClaims.Kind.transaction),
             (notification.signedRenewalInfo, "data.signedRenewalInfo", .renewalInfo),
+            (notification.signedAppTransactionInfo, "appData.signedAppTransactionInfo", .appTransaction),
         ]
         for (position, (signed, field, expected)) in nested.enumerated() {
             guard var token = signed else { continue }
@@ -25,6 +28,7 @@ extension Verifier {
                 verified[position] = claims
             }
         }
-        return .success(notification.with(transaction: verified[0], renewalInfo: verified[1]))
+        return .success(
+            notification.with(transaction: verified[0], renewalInfo: verified[1], appTransaction: verified[2]))
     }
 }

@@ -56,7 +56,8 @@ package struct AppStoreProfile: ProviderProfile {
         ReasonEntry(.bundleMismatch, "App Store: the payload's bundle ID is not among the configured ones"),
         ReasonEntry(
             .appAppleIDMismatch,
-            "App Store: a production notification's or AppTransaction's `appAppleId` is not the configured one"),
+            "App Store: a production notification's or AppTransaction's `appAppleId` is not the configured one; a "
+                + "realtime request's names another app, or is a production one and no app Apple ID is configured"),
         ReasonEntry(
             .environmentMismatch,
             "App Store: the environment is not the configured one, or is Xcode or LocalTesting (never accepted)"),
@@ -83,8 +84,8 @@ package struct AppStoreProfile: ProviderProfile {
     /// `signedDate` (milliseconds), in seconds.
     package func evaluationInstant(_ claims: AppStoreClaims) -> Double? { claims.signedDate.map { $0 / 1000 } }
 
-    /// A notification's nested transaction and renewal info, verified as tokens of their own
-    /// (``Verifier/verifyNestedSignedData(_:time:)``).
+    /// A notification's nested transaction, renewal info and AppTransaction, verified as tokens of
+    /// their own (``Verifier/verifyNestedSignedData(_:time:)``).
     package func complete(_ claims: AppStoreClaims, verifier: Verifier, time: EvaluationTime) -> Result<
         AppStoreClaims?, VerificationError
     > {
@@ -116,29 +117,34 @@ extension VerificationError.Reason {
     /// LocalTesting (never accepted).
     public static let environmentMismatch = VerificationError.Reason(rawValue: "environment_mismatch")
 
-    /// App Store: a production notification's `appAppleId` is not the configured one.
+    /// App Store: a production notification's or AppTransaction's `appAppleId` is not the
+    /// configured one; a realtime request's names another app, or is a production one and no app
+    /// Apple ID is configured.
     public static let appAppleIDMismatch = VerificationError.Reason(rawValue: "app_apple_id_mismatch")
 }
 
 extension VerificationPolicy {
     /// App Store signed data: StoreKit 2 transactions and renewal infos, App Store Server
-    /// Notifications V2 (their nested transaction and renewal info verified too) and
-    /// AppTransactions, typed as ``AppStoreClaims``.
+    /// Notifications V2 (their nested transaction, renewal info and AppTransaction verified too),
+    /// AppTransactions and Retention Messaging realtime requests, typed as ``AppStoreClaims``.
     ///
     /// The one policy whose key comes from the token: ES256 only; the header's `x5c` must hold
     /// three certificates, of which the leaf and the intermediate must validate to a root of
     /// `trust` (Apple Root CA - G3 by default; the root the token sends is never trusted) with
     /// Apple's extensions, at the call's time when given, else at the payload's `signedDate`
     /// (then required). Then, in Apple's order: the bundle ID among `bundleIDs` (renewal infos
-    /// carry none), the app Apple ID of production notifications and AppTransactions when
-    /// `appAppleID` is set, and the environment when `environment` is set. Data signed in Xcode
+    /// and realtime requests carry none), the app Apple ID of production notifications and
+    /// AppTransactions when `appAppleID` is set, and the environment when `environment` is set.
+    /// A realtime request is bound to its app by its `appAppleId` alone: it must be `appAppleID`
+    /// when that is set, and a production one is refused when it is not. Data signed in Xcode
     /// or for local testing is always refused: its signature is not Apple's.
     ///
     /// - Parameters:
     ///   - bundleIDs: your apps' bundle IDs, at least one: an empty list, which would accept no
     ///     token, stops the program.
     ///   - environment: `Production` or `Sandbox`, when one is required.
-    ///   - appAppleID: your app's Apple ID, checked on production notifications and AppTransactions.
+    ///   - appAppleID: your app's Apple ID, checked on production notifications and AppTransactions,
+    ///     and on realtime requests (required for production ones).
     ///   - trust: the roots (``AppStoreTrust/appleRootCAG3`` unless you test with your own).
     ///   - onlineChecks: ask the OCSP responders the leaf and the intermediate name whether they
     ///     are revoked (answers kept 15 minutes; `certificate_revoked`, or the retryable

@@ -10,7 +10,8 @@ extension ProfileSetting {
     /// App Store: the app's Apple ID.
     package static let appAppleID = ProfileSetting(
         "app-apple-id", placeholder: "N", kind: .positiveInteger, described: "an app Apple ID",
-        help: "App Store: the app's Apple ID (production notifications).")
+        help: "App Store: the app's Apple ID (production notifications and AppTransactions;\nrealtime requests, "
+            + "where production ones need it).")
     /// App Store: the roots chains must lead to, PEM or DER files.
     package static let appStoreTrust = ProfileSetting(
         "apple-root", placeholder: "FILE", kind: .files, described: "roots of its own",
@@ -42,7 +43,8 @@ extension VerificationPolicy.ProfileSettings {
         get { text(.environment).flatMap(AppStoreEnvironment.init(rawValue:)) }
         set { set(.environment, text: newValue?.rawValue) }
     }
-    /// App Store: the app's Apple ID, checked on production notifications and AppTransactions.
+    /// App Store: the app's Apple ID, checked on production notifications and AppTransactions, and
+    /// on realtime requests (required for production ones).
     public var appAppleID: Int64? {
         get { self[.appAppleID]?.integer }
         set { self[.appAppleID] = newValue.map(ProfileSettingValue.integer) }
