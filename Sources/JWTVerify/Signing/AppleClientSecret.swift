@@ -18,9 +18,11 @@ public enum AppleClientSecret {
             /// The code's text.
             public var description: String { rawValue }
 
-            /// The lifetime is outside 1 … ``AppleClientSecret/maximumLifetime``.
+            /// The lifetime is outside 1 … ``AppleClientSecret/maximumLifetime`` (for the App Store
+            /// Server API token, 1 … ``AppStoreServerAPIToken/maximumLifetime``).
             public static let invalidLifetime = Code(rawValue: "invalid_lifetime")
-            /// The team, key or client ID is empty.
+            /// The team, key or client ID is empty (for the App Store signers: the issuer, key or bundle
+            /// ID, or the product, offer or transaction ID).
             public static let missingIdentifier = Code(rawValue: "missing_identifier")
             /// The key bytes are not a PEM private key (an Apple `.p8` file is PKCS#8 PEM).
             public static let keyNotPKCS8 = Code(rawValue: "key_not_pkcs8")
@@ -28,6 +30,10 @@ public enum AppleClientSecret {
             public static let keyNotP256 = Code(rawValue: "key_not_p256")
             /// OpenSSL could not sign with the key.
             public static let signingFailed = Code(rawValue: "signing_failed")
+            /// A nonce given for an App Store signature is not a UUID (`8-4-4-4-12` hexadecimal digits).
+            public static let invalidNonce = Code(rawValue: "invalid_nonce")
+            /// An Advanced Commerce request is not one JSON object.
+            public static let invalidRequest = Code(rawValue: "invalid_request")
         }
 
         /// What was wrong, as a stable code.

@@ -27,9 +27,11 @@ struct AppStoreTokenOptions: AppStoreSignerOptions {
 
     func validate() throws(CommandFailure) {}
 
-    func output(privateKeyPEM: [UInt8]) throws(AppleClientSecret.Failure) -> String {
-        try AppStoreServerAPIToken.make(
-            issuerID: key.issuerID, keyID: key.keyID, bundleID: key.bundleID, privateKeyPEM: privateKeyPEM,
-            lifetime: lifetime)
+    func output(privateKeyPEM: [UInt8]) throws(CommandFailure) -> String {
+        try signed { () throws(AppleClientSecret.Failure) in
+            try AppStoreServerAPIToken.make(
+                issuerID: key.issuerID, keyID: key.keyID, bundleID: key.bundleID, privateKeyPEM: privateKeyPEM,
+                lifetime: lifetime)
+        }
     }
 }

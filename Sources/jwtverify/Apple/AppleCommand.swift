@@ -44,6 +44,9 @@ enum AppleCommand {
         Subcommand(AppleRevokeOptions.self, AppleCommand.revoke),
         Subcommand(AppleTransferOptions.self, AppleCommand.transfer),
         Subcommand(AppStoreTokenOptions.self, AppleCommand.appStoreSigner),
+        Subcommand(AppStorePromotionalOfferOptions.self, AppleCommand.appStoreSigner),
+        Subcommand(AppStoreIntroOfferOptions.self, AppleCommand.appStoreSigner),
+        Subcommand(AppStoreAdvancedCommerceOptions.self, AppleCommand.appStoreSigner),
     ]
 
     /// The subcommands' names, in the help's order.
@@ -60,6 +63,13 @@ enum AppleCommand {
                jwtverify apple transfer CREDENTIALS --user SUB --target TEAM_ID
                jwtverify apple transfer CREDENTIALS --transfer-sub TRANSFER_SUB
                jwtverify apple store-token APP_STORE_KEY [--lifetime SECONDS]
+               jwtverify apple promotional-offer --version 2 APP_STORE_KEY --product-id ID --offer-id ID
+                 [--transaction-id ID] [--nonce UUID]
+               jwtverify apple promotional-offer --version 1 --key-id ID --key FILE.p8 --bundle-id ID
+                 --product-id ID --offer-id ID [--app-account-token TOKEN] [--nonce UUID] [--timestamp MS]
+               jwtverify apple intro-offer-eligibility APP_STORE_KEY --product-id ID --allow true|false
+                 --transaction-id ID [--nonce UUID]
+               jwtverify apple advanced-commerce APP_STORE_KEY --request FILE.json [--nonce UUID]
           CREDENTIALS: --team-id ID --key-id ID --client-id ID --key FILE.p8
           APP_STORE_KEY: --issuer-id ID --key-id ID --key FILE.p8 --bundle-id ID
 
@@ -79,6 +89,14 @@ enum AppleCommand {
                          own sub and email for one.
           store-token    print the App Store Server API's bearer token (ES256; iss issuer ID,
                          aud appstoreconnect-v1, bid, exp = now + lifetime, at most 60 minutes).
+          promotional-offer  version 2: print the JWS StoreKit takes (aud promotional-offer,
+                         productId, offerIdentifier, transactionId, nonce); version 1: print
+                         {"signature", "nonce", "timestamp", "keyIdentifier"}, the original
+                         ECDSA signature (standard base64 of DER) over the U+2063-joined fields.
+          intro-offer-eligibility  print the JWS (aud introductory-offer-eligibility,
+                         productId, allowIntroductoryOffer, transactionId, nonce).
+          advanced-commerce  print the signed in-app request (aud advanced-commerce-api,
+                         request = standard base64 of the file's JSON, nonce).
         Each REST call prints one JSON object on stdout: the tokens and "identity" (verify's
         record of the identity token), "active", "revoked" and "confirmed", "transfer_sub" or
         "sub"; on failure "error" (Apple's code, the identity token's reason, or timeout,
