@@ -18,9 +18,11 @@ public enum AppleClientSecret {
             /// The code's text.
             public var description: String { rawValue }
 
-            /// The lifetime is outside 1 … ``AppleClientSecret/maximumLifetime``.
+            /// The lifetime is outside 1 … ``AppleClientSecret/maximumLifetime`` (for the App Store
+            /// Server API token, 1 … ``AppStoreServerAPIToken/maximumLifetime``).
             public static let invalidLifetime = Code(rawValue: "invalid_lifetime")
-            /// The team, key or client ID is empty.
+            /// The team, key or client ID is empty (for the App Store signers: the issuer, key or bundle
+            /// ID, or the product, offer or transaction ID).
             public static let missingIdentifier = Code(rawValue: "missing_identifier")
             /// The key bytes are not a PEM private key (an Apple `.p8` file is PKCS#8 PEM).
             public static let keyNotPKCS8 = Code(rawValue: "key_not_pkcs8")
@@ -28,6 +30,10 @@ public enum AppleClientSecret {
             public static let keyNotP256 = Code(rawValue: "key_not_p256")
             /// OpenSSL could not sign with the key.
             public static let signingFailed = Code(rawValue: "signing_failed")
+            /// A nonce given for an App Store signature is not a UUID (`8-4-4-4-12` hexadecimal digits).
+            public static let invalidNonce = Code(rawValue: "invalid_nonce")
+            /// An Advanced Commerce request is not one JSON object.
+            public static let invalidRequest = Code(rawValue: "invalid_request")
         }
 
         /// What was wrong, as a stable code.
@@ -65,40 +71,19 @@ public enum AppleClientSecret {
         guard !teamID.isEmpty, !keyID.isEmpty, !clientID.isEmpty else {
             throw Failure(.missingIdentifier, "team, key and client IDs are required")
         }
-        let key: EVPPrivateKey
-        // OpenSSL's decoder text ("DECODER routines::unsupported") is drained and not shown.
-        do { key = try EVPPrivateKey.pem(privateKeyPEM) } catch { throw Failure(.keyNotPKCS8, notPKCS8) }
-        guard exactlyEquals(key.keyType, "EC"),
-            key.publicJWKMembers().contains(where: { exactlyEquals($0.0, "crv") && exactlyEquals($0.1, "P-256") })
-        else {
-            throw Failure(.keyNotP256, "the key is not an EC P-256 key (Apple's .p8 keys are)")
-        }
-        let issuedAt = Int64(now.rounded(.down))
-        var header = OutputText()
-        header.beginObject()
-        header.key("alg")
-        header.string("ES256")
-        header.key("kid")
-        header.string(keyID)
-        header.endObject()
-        var claims = OutputText()
-        claims.beginObject()
-        claims.key("iss")
-        claims.string(teamID)
-        claims.key("iat")
-        claims.number(Double(issuedAt))
-        claims.key("exp")
-        claims.number(Double(issuedAt) + lifetime.rounded(.down))
-        claims.key("aud")
-        claims.string("https://appleid.apple.com")
-        claims.key("sub")
-        claims.string(clientID)
-        claims.endObject()
-        let signingInput = Base64URL.encode(header.bytes) + "." + Base64URL.encode(claims.bytes)
-        do {
-            return signingInput + "." + Base64URL.encode(try key.sign(Array(signingInput.utf8), algorithm: .es256))
-        } catch {
-            throw Failure(.signingFailed, "signing failed: \(error)")
+        let signer = try AppleES256Signer(privateKeyPEM: privateKeyPEM)
+        let issuedAt = Double(Int64(now.rounded(.down)))
+        return try signer.jwt(keyID: keyID, typed: false) { claims in
+            claims.key("iss")
+            claims.string(teamID)
+            claims.key("iat")
+            claims.number(issuedAt)
+            claims.key("exp")
+            claims.number(issuedAt + lifetime.rounded(.down))
+            claims.key("aud")
+            claims.string("https://appleid.apple.com")
+            claims.key("sub")
+            claims.string(clientID)
         }
     }
 }

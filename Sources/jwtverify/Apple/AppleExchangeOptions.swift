@@ -18,9 +18,7 @@ struct AppleExchangeOptions: AppleSubcommandOptions {
                 "--redirect-uri", placeholder: "URI",
                 help: "exchange: the authorization request's redirect_uri, when it had one."
             ) { $0.redirectURI = $1 },
-            .value("--nonce", placeholder: "RAW", help: "exchange: the raw nonce the sign-in started with.") {
-                $0.nonce = $1
-            },
+            .value("--nonce", placeholder: "RAW", help: AppStoreOfferOptions.nonceHelp) { $0.nonce = $1 },
             .flag("--skip-nonce", help: "exchange: the sign-in used no nonce (the token's nonce is not checked).") {
                 $0.skipNonce = true
             },

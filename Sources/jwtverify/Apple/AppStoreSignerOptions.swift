@@ -1,0 +1,28 @@
+import JWTVerify
+
+/// The options value of one App Store signing subcommand (`store-token`, `promotional-offer`,
+/// `intro-offer-eligibility`, `advanced-commerce`): the key, and what it signs with it.
+protocol AppStoreSignerOptions: AppleParsedOptions {
+    /// The issuer, key and bundle.
+    var key: AppStoreKeyOptions { get }
+    /// What the subcommand prints: the JWT, or the V1 promotional offer's JSON object.
+    func output(privateKeyPEM: [UInt8]) throws(CommandFailure) -> String
+}
+
+extension AppStoreSignerOptions {
+    /// Refuses a key with a part missing.
+    func validateShared() throws(CommandFailure) { try key.validate() }
+
+    /// Reads the key file and prints the output: 0; 66 when a file is missing, 65 when the key (or
+    /// what it signs) is unusable.
+    func run() throws(CommandFailure) -> ExitStatus {
+        let pem = try InputFile.readAll(key.keyFile, limit: 1 << 16)
+        print(try output(privateKeyPEM: pem))
+        return .ok
+    }
+
+    /// What `sign` makes; its failure (an unusable key, an invalid nonce or request) is 65.
+    func signed<T>(_ sign: () throws(AppleClientSecret.Failure) -> T) throws(CommandFailure) -> T {
+        do { return try sign() } catch { throw CommandFailure(status: .dataError, message: "\(error)") }
+    }
+}
