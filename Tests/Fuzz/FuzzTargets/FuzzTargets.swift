@@ -20,6 +20,7 @@
 //   notification  arbitrary bytes as a notification body on a notification route and as the
 //             signed payload inside a well-formed envelope
 //   dpop, htu  DPoP proofs with their request, and the htu normaliser (DPoPFuzzTargets.swift)
+//   storeapi  raw answers as the pages of an App Store Server API call (StoreAPIFuzzTarget.swift)
 //   discovery arbitrary bytes as an issuer's metadata document (checked against fixed issuers:
 //             accepted only with the issuer's exact bytes and a fetchable jwks_uri) and as an
 //             issuer (both well-known URLs well formed, and a document naming it accepted)
@@ -631,6 +632,8 @@ enum FuzzTargets {
             htu(bytes)
         case "discovery":
             discovery(bytes)
+        case "storeapi":
+            storeAPIAnswers(bytes)
         case "cache":
             // A stream of genuine, repeated and mutated tokens, evaluated at moving times with
             // varying nonces, through a cached and an uncached verifier side by side. Each pair of
