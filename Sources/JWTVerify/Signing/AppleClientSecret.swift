@@ -65,40 +65,19 @@ public enum AppleClientSecret {
         guard !teamID.isEmpty, !keyID.isEmpty, !clientID.isEmpty else {
             throw Failure(.missingIdentifier, "team, key and client IDs are required")
         }
-        let key: EVPPrivateKey
-        // OpenSSL's decoder text ("DECODER routines::unsupported") is drained and not shown.
-        do { key = try EVPPrivateKey.pem(privateKeyPEM) } catch { throw Failure(.keyNotPKCS8, notPKCS8) }
-        guard exactlyEquals(key.keyType, "EC"),
-            key.publicJWKMembers().contains(where: { exactlyEquals($0.0, "crv") && exactlyEquals($0.1, "P-256") })
-        else {
-            throw Failure(.keyNotP256, "the key is not an EC P-256 key (Apple's .p8 keys are)")
-        }
-        let issuedAt = Int64(now.rounded(.down))
-        var header = OutputText()
-        header.beginObject()
-        header.key("alg")
-        header.string("ES256")
-        header.key("kid")
-        header.string(keyID)
-        header.endObject()
-        var claims = OutputText()
-        claims.beginObject()
-        claims.key("iss")
-        claims.string(teamID)
-        claims.key("iat")
-        claims.number(Double(issuedAt))
-        claims.key("exp")
-        claims.number(Double(issuedAt) + lifetime.rounded(.down))
-        claims.key("aud")
-        claims.string("https://appleid.apple.com")
-        claims.key("sub")
-        claims.string(clientID)
-        claims.endObject()
-        let signingInput = Base64URL.encode(header.bytes) + "." + Base64URL.encode(claims.bytes)
-        do {
-            return signingInput + "." + Base64URL.encode(try key.sign(Array(signingInput.utf8), algorithm: .es256))
-        } catch {
-            throw Failure(.signingFailed, "signing failed: \(error)")
+        let signer = try AppleES256Signer(privateKeyPEM: privateKeyPEM)
+        let issuedAt = Double(Int64(now.rounded(.down)))
+        return try signer.jwt(keyID: keyID, typed: false) { claims in
+            claims.key("iss")
+            claims.string(teamID)
+            claims.key("iat")
+            claims.number(issuedAt)
+            claims.key("exp")
+            claims.number(issuedAt + lifetime.rounded(.down))
+            claims.key("aud")
+            claims.string("https://appleid.apple.com")
+            claims.key("sub")
+            claims.string(clientID)
         }
     }
 }

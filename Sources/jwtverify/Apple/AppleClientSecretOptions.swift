@@ -11,7 +11,7 @@ struct AppleClientSecretOptions: AppleSubcommandOptions {
         [
             .value(
                 "--lifetime", placeholder: "SECONDS",
-                help: "client-secret: seconds until exp (default 86400, at most 15777000)."
+                help: AppStoreTokenOptions.lifetimeHelp
             ) { options, value, name throws(CommandFailure) in
                 guard let seconds = Double(value), seconds >= 1, seconds <= AppleClientSecret.maximumLifetime else {
                     throw .usage("\(name) takes 1 to \(Int(AppleClientSecret.maximumLifetime)) seconds")

@@ -16,6 +16,8 @@ enum AppleCommand {
     case revoke(AppleRevokeOptions)
     /// `apple transfer`.
     case transfer(AppleTransferOptions)
+    /// `apple store-token` and the other App Store signers: what they sign and with which key.
+    case appStoreSigner(any AppStoreSignerOptions)
 
     /// A subcommand: its name, its options, and how the words after its name become the command.
     private struct Subcommand: Sendable {
@@ -23,7 +25,7 @@ enum AppleCommand {
         let options: [OptionDescription]
         let parse: @Sendable (ArraySlice<String>) throws(CommandFailure) -> AppleCommand
 
-        init<Options: AppleSubcommandOptions>(
+        init<Options: AppleParsedOptions>(
             _ type: Options.Type, _ make: @escaping @Sendable (Options) -> AppleCommand
         ) {
             name = Options.name
@@ -41,6 +43,7 @@ enum AppleCommand {
         Subcommand(AppleRefreshOptions.self, AppleCommand.refresh),
         Subcommand(AppleRevokeOptions.self, AppleCommand.revoke),
         Subcommand(AppleTransferOptions.self, AppleCommand.transfer),
+        Subcommand(AppStoreTokenOptions.self, AppleCommand.appStoreSigner),
     ]
 
     /// The subcommands' names, in the help's order.
@@ -56,9 +59,12 @@ enum AppleCommand {
                jwtverify apple revoke CREDENTIALS --token TOKEN [--token-type refresh_token|access_token] [--confirm]
                jwtverify apple transfer CREDENTIALS --user SUB --target TEAM_ID
                jwtverify apple transfer CREDENTIALS --transfer-sub TRANSFER_SUB
+               jwtverify apple store-token APP_STORE_KEY [--lifetime SECONDS]
           CREDENTIALS: --team-id ID --key-id ID --client-id ID --key FILE.p8
+          APP_STORE_KEY: --issuer-id ID --key-id ID --key FILE.p8 --bundle-id ID
 
-        The Sign in with Apple server side, against Apple's REST endpoints (--endpoint):
+        The Sign in with Apple server side, against Apple's REST endpoints (--endpoint), and
+        what the App Store wants signed by an In-App Purchase key (APP_STORE_KEY):
           client-secret  print the ES256 client secret (iss team ID, sub client ID, aud
                          https://appleid.apple.com, exp = now + lifetime).
           exchange       exchange the authorization code the app sent (single use, 5 minutes)
@@ -71,6 +77,8 @@ enum AppleCommand {
           transfer       TN3159 app transfers: --user and --target give the transferring
                          team's transfer identifier; --transfer-sub gives the recipient team's
                          own sub and email for one.
+          store-token    print the App Store Server API's bearer token (ES256; iss issuer ID,
+                         aud appstoreconnect-v1, bid, exp = now + lifetime, at most 60 minutes).
         Each REST call prints one JSON object on stdout: the tokens and "identity" (verify's
         record of the identity token), "active", "revoked" and "confirmed", "transfer_sub" or
         "sub"; on failure "error" (Apple's code, the identity token's reason, or timeout,
@@ -98,7 +106,7 @@ enum AppleCommand {
         self = try subcommand.parse(words.dropFirst())
     }
 
-    /// The team, key and client of any subcommand.
+    /// The team, key and client of any Sign in with Apple subcommand (none for the App Store signers).
     var credentials: AppleCredentialOptions {
         switch self {
         case .clientSecret(let options): options.credentials
@@ -106,13 +114,15 @@ enum AppleCommand {
         case .refresh(let options): options.credentials
         case .revoke(let options): options.credentials
         case .transfer(let options): options.credentials
+        case .appStoreSigner: AppleCredentialOptions()
         }
     }
 
-    /// The Apple endpoint, keys and time-out of a REST subcommand; `nil` for `client-secret`.
+    /// The Apple endpoint, keys and time-out of a REST subcommand; `nil` for `client-secret` and the
+    /// App Store signers.
     var endpoint: AppleEndpointOptions? {
         switch self {
-        case .clientSecret: nil
+        case .clientSecret, .appStoreSigner: nil
         case .exchange(let options): options.endpoint
         case .refresh(let options): options.endpoint
         case .revoke(let options): options.endpoint
@@ -121,6 +131,7 @@ enum AppleCommand {
     }
 
     func run() throws(CommandFailure) -> ExitStatus {
+        if case .appStoreSigner(let options) = self { return try options.run() }
         let credentials = self.credentials
         let pem = try InputFile.readAll(credentials.keyFile, limit: 1 << 16)
         if case .clientSecret(let options) = self {
