@@ -264,6 +264,24 @@ struct AppStoreServerClientTests {
         #expect(await Self.failure { try await impatient.transactionInfo(for: "2000000101") }?.code == .timeout)
     }
 
+    @Test("the public client's own bearer tokens (AppStoreServerAPIToken) pass Apple's checks; one per lifetime")
+    func ownBearerTokens() async throws {
+        let standIn = try AppStoreServerStandIn()
+        let store = try AppStoreServerClient(
+            credentials: try Self.credentials(standIn, "registered"), environment: .sandbox, baseURL: standIn.baseURL,
+            trust: standIn.trust, tokenLifetime: 3600)
+        #expect(try await store.transactionInfo(for: "2000000101").claims.transactionID == "2000000101")
+        #expect(try await store.lookUpOrder("MQ12345678").transactions.count == 2)
+        #expect(store.bearerTokensMade == 1)
+        let stats = try standIn.stats()
+        #expect(stats.tokens == 1 && stats.refused == 0)
+        // A key the stand-in does not know is refused, though our token is well made.
+        let stranger = try AppStoreServerClient(
+            credentials: try Self.credentials(standIn, "stranger"), environment: .sandbox, baseURL: standIn.baseURL,
+            trust: standIn.trust)
+        #expect(await Self.failure { try await stranger.lookUpOrder("MQ12345678") }?.isTokenRefused == true)
+    }
+
     @Test("an unusable configuration is refused when the client is made; the client prints without its key")
     func configuration() throws {
         let standIn = try AppStoreServerStandIn()

@@ -18,6 +18,8 @@ enum AppleCommand {
     case transfer(AppleTransferOptions)
     /// `apple store-token` and the other App Store signers: what they sign and with which key.
     case appStoreSigner(any AppStoreSignerOptions)
+    /// `apple store CALL`: the App Store Server API.
+    case appStoreServer(AppStoreServerOptions)
 
     /// A subcommand: its name, its options, and how the words after its name become the command.
     private struct Subcommand: Sendable {
@@ -34,6 +36,15 @@ enum AppleCommand {
                 make(try Options(parsing: words, siblings: AppleCommand.options))
             }
         }
+
+        /// `apple store`, whose first word is the call.
+        init(store: AppStoreServerOptions.Type) {
+            name = AppStoreServerOptions.name
+            options = AppStoreServerOptions.table.descriptions
+            parse = { words throws(CommandFailure) in
+                .appStoreServer(try AppStoreServerOptions(parsing: words, siblings: AppleCommand.options))
+            }
+        }
     }
 
     /// The subcommands, in the help's order.
@@ -44,6 +55,7 @@ enum AppleCommand {
         Subcommand(AppleRevokeOptions.self, AppleCommand.revoke),
         Subcommand(AppleTransferOptions.self, AppleCommand.transfer),
         Subcommand(AppStoreTokenOptions.self, AppleCommand.appStoreSigner),
+        Subcommand(store: AppStoreServerOptions.self),
     ]
 
     /// The subcommands' names, in the help's order.
@@ -60,6 +72,7 @@ enum AppleCommand {
                jwtverify apple transfer CREDENTIALS --user SUB --target TEAM_ID
                jwtverify apple transfer CREDENTIALS --transfer-sub TRANSFER_SUB
                jwtverify apple store-token APP_STORE_KEY [--lifetime SECONDS]
+               jwtverify apple store CALL APP_STORE_KEY [--environment Production|Sandbox] [--endpoint URL] …
           CREDENTIALS: --team-id ID --key-id ID --client-id ID --key FILE.p8
           APP_STORE_KEY: --issuer-id ID --key-id ID --key FILE.p8 --bundle-id ID
 
@@ -79,6 +92,16 @@ enum AppleCommand {
                          own sub and email for one.
           store-token    print the App Store Server API's bearer token (ES256; iss issuer ID,
                          aud appstoreconnect-v1, bid, exp = now + lifetime, at most 60 minutes).
+          store CALL     the App Store Server API; every signed item of the answer verified
+                         (bundle ID, --environment, Apple's root or --apple-root) before it
+                         is printed as verify's record. CALL: transaction, history (all
+                         pages), statuses (--transaction-id), notification-history
+                         (--start-date, --end-date), test-notification ([--test-token]), order
+                         (--order-id). One JSON object; on failure "error" (Apple's error
+                         name with "apple_error_code", a signed item's reason with "item",
+                         unauthorized, rate_limited with "retry_after", …). Exit: 1 Apple's
+                         error about what was asked, 65 an item or answer not acceptable,
+                         69 retryable, 78 Apple refused our bearer token (401).
         Each REST call prints one JSON object on stdout: the tokens and "identity" (verify's
         record of the identity token), "active", "revoked" and "confirmed", "transfer_sub" or
         "sub"; on failure "error" (Apple's code, the identity token's reason, or timeout,
@@ -114,7 +137,7 @@ enum AppleCommand {
         case .refresh(let options): options.credentials
         case .revoke(let options): options.credentials
         case .transfer(let options): options.credentials
-        case .appStoreSigner: AppleCredentialOptions()
+        case .appStoreSigner, .appStoreServer: AppleCredentialOptions()
         }
     }
 
@@ -122,7 +145,7 @@ enum AppleCommand {
     /// App Store signers.
     var endpoint: AppleEndpointOptions? {
         switch self {
-        case .clientSecret, .appStoreSigner: nil
+        case .clientSecret, .appStoreSigner, .appStoreServer: nil
         case .exchange(let options): options.endpoint
         case .refresh(let options): options.endpoint
         case .revoke(let options): options.endpoint
@@ -132,6 +155,7 @@ enum AppleCommand {
 
     func run() throws(CommandFailure) -> ExitStatus {
         if case .appStoreSigner(let options) = self { return try options.run() }
+        if case .appStoreServer(let options) = self { return try AppStoreServerCall(options: options).run() }
         let credentials = self.credentials
         let pem = try InputFile.readAll(credentials.keyFile, limit: 1 << 16)
         if case .clientSecret(let options) = self {

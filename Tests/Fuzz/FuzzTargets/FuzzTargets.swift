@@ -684,11 +684,25 @@ enum FuzzTargets {
         _ callback: @convention(c) (UnsafePointer<UInt8>?, Int) -> Int32
     ) -> Int32
 
+    // swift-format-ignore: AlwaysUseLowerCamelCase
+    // LeakSanitizer's own C symbols: allocations between them are never reported.
+    @_silgen_name("__lsan_disable")
+    func lsanDisable()
+    @_silgen_name("__lsan_enable")
+    func lsanEnable()
+
     /// SwiftPM links executables through `<module>_main`; start libFuzzer's driver from it.
     @_cdecl("jwtfuzz_main")
     public func fuzzMain(_ argc: Int32, _ argv: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?) -> Int32 {
         var count = argc
         var arguments = argv
+        // The storeapi target's chain is made with the openssl command, and Foundation's Process
+        // keeps an allocation for good: made before the first input, out of the leak checker's sight.
+        if FuzzTargets.target == "storeapi" {
+            lsanDisable()
+            _ = FuzzTargets.storeAPI
+            lsanEnable()
+        }
         return LLVMFuzzerRunDriver(&count, &arguments) { data, size in fuzzOne(data, size) }
     }
 #else
