@@ -186,7 +186,7 @@ bench-spark: spark-deps release
 	PATH="$(CURDIR)/$(SPARK_VENV)/bin:$$PATH" PYSPARK_PYTHON="$(CURDIR)/$(SPARK_VENV)/bin/python" \
 	$(SPARK_VENV)/bin/python Benchmarks/spark_scale.py --jwtverify $(JWTVERIFY)
 
-# libFuzzer + AddressSanitizer: make fuzz TARGET=json|token|jwks|input|mutation|cache|es256|rsa|mb|http|transport|serve|notification|dpop|htu|discovery
+# libFuzzer + AddressSanitizer: make fuzz TARGET=json|token|jwks|input|mutation|cache|es256|rsa|mb|http|transport|serve|notification|dpop|htu|discovery|storeapi
 # FUZZ_SECONDS=600.
 # Seeds: the project's sample tokens and the shared attack corpus; crashes land in .fuzz/TARGET/.
 TARGET ?= json

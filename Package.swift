@@ -123,7 +123,7 @@ let package = Package(
             path: "Tests/Support",
             exclude: [
                 "jwks_origin.py", "discovery_origin.py", "ocsp_responder.py", "apple_standin.py", "loopback_http.py", "recording_backend.py",
-                "junk_responder.py",
+                "junk_responder.py", "app_store_server_standin.py",
             ],
             swiftSettings: strictSettings
         ),

@@ -55,6 +55,28 @@ elif target == "transport":
     bodies = [jwks, b'{"access_token":"a","token_type":"Bearer","expires_in":3600,"id_token":"x.y.z"}',
               b'{"error":"invalid_grant","error_description":"secret-1 was used"}', b"<html>", b"{" * 300]
     seeds = [bytes([k]) + h + b for k in (0, 1, 6, 67, 130) for h in heads for b in bodies]
+elif target == "storeapi":
+    # Call byte (call % 6, chunk size), then raw answers split at "\n--page--\n"; @T @R @N @X @F stand
+    # for a transaction, a renewal info, a notification, a tampered and another bundle's transaction.
+    head = "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\n\r\n"
+    bodies = [
+        [{"signedTransactionInfo": "@T"}],
+        [{"revision": "r1", "hasMore": True, "signedTransactions": ["@T", "@T"]},
+         {"revision": "r2", "hasMore": False, "bundleId": "com.example.app", "signedTransactions": ["@T", "@X"]}],
+        [{"environment": "Sandbox", "data": [{"subscriptionGroupIdentifier": "g", "lastTransactions": [
+            {"status": 1, "originalTransactionId": "1", "signedTransactionInfo": "@T", "signedRenewalInfo": "@R"}]}]}],
+        [{"notificationHistory": [{"signedPayload": "@N", "sendAttempts": [{"attemptDate": 1, "sendAttemptResult": "SUCCESS"}]}],
+          "hasMore": True, "paginationToken": "p1"}, {"notificationHistory": [{"signedPayload": "@N"}], "hasMore": False}],
+        [{"signedPayload": "@N", "sendAttempts": []}],
+        [{"status": 0, "signedTransactions": ["@T", "@F"]}],
+    ]
+    for call, pages in enumerate(bodies):
+        for chunk in (0, 8, 200):
+            seeds.append(bytes([call + chunk]) + "\n--page--\n".join(head + json.dumps(p) for p in pages).encode())
+    errors = ["HTTP/1.1 404 Not Found\r\nContent-Type: application/json\r\n\r\n" + json.dumps({"errorCode": 4040010, "errorMessage": "Transaction id not found."}),
+              "HTTP/1.1 429 Too Many Requests\r\nRetry-After: 7\r\n\r\n" + json.dumps({"errorCode": 4290000, "errorMessage": "x"}),
+              "HTTP/1.1 401 Unauthorized\r\nContent-Type: text/plain\r\n\r\nUnauthenticated"]
+    seeds += [bytes([k]) + e.encode() for k in range(6) for e in errors]
 elif target == "discovery":
     # Mode byte: even, a document checked against issuer (byte >> 1) % 5 of the target's list;
     # odd, an issuer whose well-known URLs are built.

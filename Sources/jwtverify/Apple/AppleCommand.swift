@@ -18,6 +18,8 @@ enum AppleCommand {
     case transfer(AppleTransferOptions)
     /// `apple store-token` and the other App Store signers: what they sign and with which key.
     case appStoreSigner(any AppStoreSignerOptions)
+    /// `apple store CALL`: the App Store Server API.
+    case appStoreServer(AppStoreServerOptions)
 
     /// A subcommand: its name, its options, and how the words after its name become the command.
     private struct Subcommand: Sendable {
@@ -34,6 +36,15 @@ enum AppleCommand {
                 make(try Options(parsing: words, siblings: AppleCommand.options))
             }
         }
+
+        /// `apple store`, whose first word is the call.
+        init(store: AppStoreServerOptions.Type) {
+            name = AppStoreServerOptions.name
+            options = AppStoreServerOptions.table.descriptions
+            parse = { words throws(CommandFailure) in
+                .appStoreServer(try AppStoreServerOptions(parsing: words, siblings: AppleCommand.options))
+            }
+        }
     }
 
     /// The subcommands, in the help's order.
@@ -47,6 +58,7 @@ enum AppleCommand {
         Subcommand(AppStorePromotionalOfferOptions.self, AppleCommand.appStoreSigner),
         Subcommand(AppStoreIntroOfferOptions.self, AppleCommand.appStoreSigner),
         Subcommand(AppStoreAdvancedCommerceOptions.self, AppleCommand.appStoreSigner),
+        Subcommand(store: AppStoreServerOptions.self),
     ]
 
     /// The subcommands' names, in the help's order.
@@ -70,6 +82,7 @@ enum AppleCommand {
                jwtverify apple intro-offer-eligibility APP_STORE_KEY --product-id ID --allow true|false
                  --transaction-id ID [--nonce UUID]
                jwtverify apple advanced-commerce APP_STORE_KEY --request FILE.json [--nonce UUID]
+               jwtverify apple store CALL APP_STORE_KEY [--environment Production|Sandbox] [--endpoint URL] …
           CREDENTIALS: --team-id ID --key-id ID --client-id ID --key FILE.p8
           APP_STORE_KEY: --issuer-id ID --key-id ID --key FILE.p8 --bundle-id ID
 
@@ -97,6 +110,16 @@ enum AppleCommand {
                          productId, allowIntroductoryOffer, transactionId, nonce).
           advanced-commerce  print the signed in-app request (aud advanced-commerce-api,
                          request = standard base64 of the file's JSON, nonce).
+          store CALL     the App Store Server API; every signed item of the answer verified
+                         (bundle ID, --environment, Apple's root or --apple-root) before it
+                         is printed as verify's record. CALL: transaction, history (all
+                         pages), statuses (--transaction-id), notification-history
+                         (--start-date, --end-date), test-notification ([--test-token]), order
+                         (--order-id). One JSON object; on failure "error" (Apple's error
+                         name with "apple_error_code", a signed item's reason with "item",
+                         unauthorized, rate_limited with "retry_after", …). Exit: 1 Apple's
+                         error about what was asked, 65 an item or answer not acceptable,
+                         69 retryable, 78 Apple refused our bearer token (401).
         Each REST call prints one JSON object on stdout: the tokens and "identity" (verify's
         record of the identity token), "active", "revoked" and "confirmed", "transfer_sub" or
         "sub"; on failure "error" (Apple's code, the identity token's reason, or timeout,
@@ -132,7 +155,7 @@ enum AppleCommand {
         case .refresh(let options): options.credentials
         case .revoke(let options): options.credentials
         case .transfer(let options): options.credentials
-        case .appStoreSigner: AppleCredentialOptions()
+        case .appStoreSigner, .appStoreServer: AppleCredentialOptions()
         }
     }
 
@@ -140,7 +163,7 @@ enum AppleCommand {
     /// App Store signers.
     var endpoint: AppleEndpointOptions? {
         switch self {
-        case .clientSecret, .appStoreSigner: nil
+        case .clientSecret, .appStoreSigner, .appStoreServer: nil
         case .exchange(let options): options.endpoint
         case .refresh(let options): options.endpoint
         case .revoke(let options): options.endpoint
@@ -150,6 +173,7 @@ enum AppleCommand {
 
     func run() throws(CommandFailure) -> ExitStatus {
         if case .appStoreSigner(let options) = self { return try options.run() }
+        if case .appStoreServer(let options) = self { return try AppStoreServerCall(options: options).run() }
         let credentials = self.credentials
         let pem = try InputFile.readAll(credentials.keyFile, limit: 1 << 16)
         if case .clientSecret(let options) = self {

@@ -11,13 +11,10 @@ struct AppleEndpointOptions: Sendable {
     static let options: [Option<AppleEndpointOptions>] = [
         .value(
             "--endpoint", placeholder: "URL",
-            help: "Apple's base URL (default https://appleid.apple.com; http:// only to\nloopback)."
+            help:
+                "Apple's base URL (default https://appleid.apple.com; store: the\n--environment's; http:// only to loopback)."
         ) { options, value, name throws(CommandFailure) in
-            let loopback = ["http://127.0.0.1", "http://localhost", "http://[::1]"]
-            guard value.hasPrefix("https://") || loopback.contains(where: value.hasPrefix) else {
-                throw .usage("\(name) takes an https:// URL, or http:// to a loopback address")
-            }
-            options.endpoint = value
+            options.endpoint = try checkedEndpoint(value, name)
         },
         .value(
             "--jwks", placeholder: "SRC",
@@ -32,4 +29,13 @@ struct AppleEndpointOptions: Sendable {
             options.timeout = seconds
         },
     ]
+
+    /// `value` when it is an https URL, or http to a loopback address.
+    static func checkedEndpoint(_ value: String, _ name: String) throws(CommandFailure) -> String {
+        let loopback = ["http://127.0.0.1", "http://localhost", "http://[::1]"]
+        guard value.hasPrefix("https://") || loopback.contains(where: value.hasPrefix) else {
+            throw .usage("\(name) takes an https:// URL, or http:// to a loopback address")
+        }
+        return value
+    }
 }

@@ -72,7 +72,7 @@ struct AppleRESTCall {
         out.beginObject()
         var status = ExitStatus.ok
         switch command {
-        case .clientSecret, .appStoreSigner:
+        case .clientSecret, .appStoreSigner, .appStoreServer:
             break
         case .exchange(let options):
             let nonce: SignInNonce = options.nonce.map(SignInNonce.raw) ?? .notUsed
