@@ -1,35 +1,22 @@
 import JWTVerify
 import JWTVerifyRemote
 import JWTVerifyTooling
-import Synchronization
 
 /// One call of `jwtverify apple store CALL`: the client made from the options, the call, its one
 /// JSON object on stdout (every signed item as verify's record of it) and its exit status.
 struct AppStoreServerCall {
     let options: AppStoreServerOptions
 
-    /// What a call printed and how it ended.
-    private struct Printed: Sendable {
-        var json: String
-        var status: ExitStatus
-    }
-
     func run() throws(CommandFailure) -> ExitStatus {
         let client = try makeClient()
-        let printed = Mutex(Printed(json: "", status: .internalError))
         let options = self.options
-        Blocking.run {
-            let result: Printed
+        return PrintedCall.run {
             do throws(AppStoreServerError) {
-                result = try await Self.call(options, client)
+                return try await Self.call(options, client)
             } catch {
-                result = Self.failure(error)
+                return Self.failure(error)
             }
-            printed.withLock { $0 = result }
         }
-        let outcome = printed.withLock { $0 }
-        print(outcome.json)
-        return outcome.status
     }
 
     /// The client: the key file read, the roots loaded (`--apple-root`, else Apple's).
@@ -60,7 +47,7 @@ struct AppStoreServerCall {
 
     /// Runs the call; its JSON object and status.
     private static func call(_ options: AppStoreServerOptions, _ client: AppStoreServerClient)
-        async throws(AppStoreServerError) -> Printed
+        async throws(AppStoreServerError) -> PrintedCall
     {
         var out = OutputText()
         out.beginObject()
@@ -145,7 +132,7 @@ struct AppStoreServerCall {
             appendItems("transactions", order.transactions, rules, to: &out)
         }
         out.endObject()
-        return Printed(json: out.string, status: .ok)
+        return PrintedCall(json: out.string, status: .ok)
     }
 
     /// `name`: the items' records.
@@ -181,7 +168,7 @@ struct AppStoreServerCall {
     }
 
     /// A failed call's object (`error`, `kind`, `detail`, `retryable`, and what Apple said) and status.
-    private static func failure(_ error: AppStoreServerError) -> Printed {
+    private static func failure(_ error: AppStoreServerError) -> PrintedCall {
         var out = OutputText()
         out.beginObject()
         out.member("error", error.code.rawValue)
@@ -195,7 +182,7 @@ struct AppStoreServerCall {
         out.optionalMember("apple_error_message", error.appleErrorMessage)
         out.optionalMember("item", error.item)
         out.endObject()
-        return Printed(json: out.string, status: exitStatus(error))
+        return PrintedCall(json: out.string, status: exitStatus(error))
     }
 
     /// 69 retryable; 78 our bearer token refused (401); 1 Apple's documented error about what was

@@ -1,7 +1,6 @@
 import JWTVerify
 import JWTVerifyRemote
 import JWTVerifyTooling
-import Synchronization
 
 /// One call of `jwtverify apple exchange|refresh|revoke|transfer`: the client made from the
 /// options, the call, its JSON object on stdout and its exit status.
@@ -10,28 +9,16 @@ struct AppleRESTCall {
     let command: AppleCommand
     let privateKeyPEM: [UInt8]
 
-    /// What a call printed and how it ended.
-    private struct Printed: Sendable {
-        var json: String
-        var status: ExitStatus
-    }
-
     func run() throws(CommandFailure) -> ExitStatus {
         let client = try makeClient()
-        let printed = Mutex(Printed(json: "", status: .internalError))
         let command = self.command
-        Blocking.run {
-            let result: Printed
+        return PrintedCall.run {
             do throws(SignInWithAppleError) {
-                result = try await Self.call(command, client)
+                return try await Self.call(command, client)
             } catch {
-                result = Self.failure(error)
+                return Self.failure(error)
             }
-            printed.withLock { $0 = result }
         }
-        let outcome = printed.withLock { $0 }
-        print(outcome.json)
-        return outcome.status
     }
 
     /// The client, its identity tokens verified over `--jwks` (a file: those keys; a URL or
@@ -67,7 +54,7 @@ struct AppleRESTCall {
     /// Runs the subcommand's call; its JSON object and status.
     private static func call(
         _ command: AppleCommand, _ client: SignInWithAppleClient
-    ) async throws(SignInWithAppleError) -> Printed {
+    ) async throws(SignInWithAppleError) -> PrintedCall {
         var out = OutputText()
         out.beginObject()
         var status = ExitStatus.ok
@@ -128,7 +115,7 @@ struct AppleRESTCall {
             }
         }
         out.endObject()
-        return Printed(json: out.string, status: status)
+        return PrintedCall(json: out.string, status: status)
     }
 
     /// The tokens and `identity`, verify's record of the identity token.
@@ -165,12 +152,12 @@ struct AppleRESTCall {
     }
 
     /// A failed call's object and status.
-    private static func failure(_ error: SignInWithAppleError) -> Printed {
+    private static func failure(_ error: SignInWithAppleError) -> PrintedCall {
         var out = OutputText()
         out.beginObject()
         appendError(error, to: &out)
         out.endObject()
-        return Printed(json: out.string, status: exitStatus(error))
+        return PrintedCall(json: out.string, status: exitStatus(error))
     }
 
     /// 1 invalid_grant; 69 retryable; 78 Apple refused our credentials or request; 65 the rest
