@@ -47,6 +47,8 @@ public final class AppStoreTrust: Sendable, Hashable, CustomStringConvertible {
     /// What carries online checks' OCSP exchanges (`nil`: none, so they end `revocation_unavailable`).
     private let transport: (any OCSPTransport)?
     private let chains = Mutex(ChainCache())
+    /// Whether validated chains are kept (``withoutChainMemory()``: each token's chain validated anew).
+    private let remembersChains: Bool
     /// OCSP verdicts by chain: when asked, and the failure (`nil`: both certificates good).
     private let revocations = Mutex([SHA256Digest: (checkedAt: Double, failure: VerificationError?)]())
 
@@ -72,19 +74,28 @@ public final class AppStoreTrust: Sendable, Hashable, CustomStringConvertible {
         }
         self.name = name
         transport = nil
+        remembersChains = true
     }
 
-    private init(store: X509TrustStore, name: String, transport: any OCSPTransport) {
+    private init(store: X509TrustStore, name: String, transport: (any OCSPTransport)?, remembersChains: Bool) {
         self.store = store
         self.name = name
         self.transport = transport
+        self.remembersChains = remembersChains
     }
 
     /// The same roots, with online checks' OCSP requests carried by `transport` (such as
     /// `JWTVerifyRemote`'s `HTTPOCSPTransport()`): what `onlineChecks: true` needs. A trust object
     /// of its own, with its own caches of chains and revocation answers.
     public func checkingRevocation(through transport: any OCSPTransport) -> AppStoreTrust {
-        AppStoreTrust(store: store, name: name, transport: transport)
+        AppStoreTrust(store: store, name: name, transport: transport, remembersChains: remembersChains)
+    }
+
+    /// The same roots and transport, with no memory of validated chains: every token's `x5c`
+    /// leaf and intermediate are validated again (two more ECDSA checks per token). The verdicts
+    /// are the same as with the memory; this is for comparing the two, and for measuring.
+    public func withoutChainMemory() -> AppStoreTrust {
+        AppStoreTrust(store: store, name: name, transport: transport, remembersChains: false)
     }
 
     /// The roots, for people.
@@ -116,7 +127,7 @@ public final class AppStoreTrust: Sendable, Hashable, CustomStringConvertible {
         material.append(0)
         material.append(contentsOf: intermediate.utf8)
         let key = material.withUnsafeBytes { SHA256Digest(hashing: $0) }
-        if let entry = chains.withLock({ $0.entries[key] }) {
+        if remembersChains, let entry = chains.withLock({ $0.entries[key] }) {
             return settle(entry, key: key, onlineChecks: onlineChecks)
         }
         guard let leafDER = StandardBase64.decode(leaf.utf8) else {
@@ -143,7 +154,7 @@ public final class AppStoreTrust: Sendable, Hashable, CustomStringConvertible {
         case .untrusted(let why):
             entry = .refused(VerificationError(.untrustedChain, detail: "x5c does not chain to \(name): \(why)"))
         }
-        chains.withLock { $0.insert(entry, for: key) }
+        if remembersChains { chains.withLock { $0.insert(entry, for: key) } }
         return settle(entry, key: key, onlineChecks: onlineChecks)
     }
 
