@@ -47,6 +47,9 @@ public final class AppStoreTrust: Sendable, Hashable, CustomStringConvertible {
     /// What carries online checks' OCSP exchanges (`nil`: none, so they end `revocation_unavailable`).
     private let transport: (any OCSPTransport)?
     private let chains = Mutex(ChainCache())
+    /// The chain met last, by its exact text: most tokens come from one leaf, and are matched by
+    /// two `memcmp`s, without hashing their 2.5 KB of `x5c` for the cache.
+    private let recent = Mutex<RecentChain?>(nil)
     /// Whether validated chains are kept (``withoutChainMemory()``: each token's chain validated anew).
     private let remembersChains: Bool
     /// OCSP verdicts by chain: when asked, and the failure (`nil`: both certificates good).
@@ -123,11 +126,22 @@ public final class AppStoreTrust: Sendable, Hashable, CustomStringConvertible {
     func chain(leaf: String, intermediate: String, onlineChecks: Bool = false) -> Result<
         TrustedChain, VerificationError
     > {
+        if remembersChains,
+            let (entry, key) = recent.withLock({ last -> (ChainEntry, SHA256Digest)? in
+                guard let last, exactlyEquals(leaf, last.leaf), exactlyEquals(intermediate, last.intermediate) else {
+                    return nil
+                }
+                return (last.entry, last.key)
+            })
+        {
+            return settle(entry, key: key, onlineChecks: onlineChecks)
+        }
         var material = Array(leaf.utf8)
         material.append(0)
         material.append(contentsOf: intermediate.utf8)
         let key = material.withUnsafeBytes { SHA256Digest(hashing: $0) }
         if remembersChains, let entry = chains.withLock({ $0.entries[key] }) {
+            remember(entry, key: key, leaf: leaf, intermediate: intermediate)
             return settle(entry, key: key, onlineChecks: onlineChecks)
         }
         guard let leafDER = StandardBase64.decode(leaf.utf8) else {
@@ -154,8 +168,25 @@ public final class AppStoreTrust: Sendable, Hashable, CustomStringConvertible {
         case .untrusted(let why):
             entry = .refused(VerificationError(.untrustedChain, detail: "x5c does not chain to \(name): \(why)"))
         }
-        if remembersChains { chains.withLock { $0.insert(entry, for: key) } }
+        if remembersChains {
+            chains.withLock { $0.insert(entry, for: key) }
+            remember(entry, key: key, leaf: leaf, intermediate: intermediate)
+        }
         return settle(entry, key: key, onlineChecks: onlineChecks)
+    }
+
+    /// Keeps `entry` as the chain met last.
+    private func remember(_ entry: ChainEntry, key: SHA256Digest, leaf: String, intermediate: String) {
+        let last = RecentChain(leaf: Array(leaf.utf8), intermediate: Array(intermediate.utf8), key: key, entry: entry)
+        recent.withLock { $0 = last }
+    }
+
+    /// The chain met last: its `x5c` text, its cache key and its entry.
+    struct RecentChain: Sendable {
+        let leaf: [UInt8]
+        let intermediate: [UInt8]
+        let key: SHA256Digest
+        let entry: ChainEntry
     }
 
     /// A trusted chain at `time`: `untrusted_chain` when a certificate is not valid then.
