@@ -50,8 +50,10 @@ extension AppStoreServerClient {
     /// Get All Subscription Statuses (`GET /inApps/v1/subscriptions/{transactionId}`): every
     /// subscription group's latest transactions and renewal infos.
     ///
-    /// - Parameter statuses: only subscriptions in these states (1 active, 2 expired, 3 billing
-    ///   retry, 4 grace period, 5 revoked); all when empty.
+    /// - Parameters:
+    ///   - transactionID: any transaction ID of the customer's subscriptions.
+    ///   - statuses: only subscriptions in these states (1 active, 2 expired, 3 billing retry,
+    ///     4 grace period, 5 revoked); all when empty.
     public func subscriptionStatuses(for transactionID: String, statuses: [Int] = []) async throws(AppStoreServerError)
         -> AppStoreSubscriptionStatuses
     {

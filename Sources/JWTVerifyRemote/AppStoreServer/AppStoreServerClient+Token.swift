@@ -2,7 +2,7 @@ import JWTVerify
 
 /// How the client makes its bearer tokens.
 extension AppStoreServerClient {
-    /// The bearer-token maker for `credentials`: ``AppStoreServerAPIToken`` with the In-App Purchase key.
+    /// The bearer-token maker for `credentials`: `AppStoreServerAPIToken` with the In-App Purchase key.
     static func bearerTokenMaker(_ credentials: AppStoreServerCredentials) -> ServerAPITokenKeeper.Maker {
         { now, lifetime in
             try AppStoreServerAPIToken.make(

@@ -6,7 +6,7 @@ public import JWTVerify
 ///
 /// Make one at startup and share it: it is `Sendable`, keeps one ES256 bearer token (renewed
 /// before it expires, never one per request), and verifies every signed item of every answer
-/// (transactions, renewal infos, notifications) under ``VerificationPolicy/appStore(bundleIDs:environment:appAppleID:trust:onlineChecks:)``
+/// (transactions, renewal infos, notifications) under `VerificationPolicy/appStore(bundleIDs:environment:appAppleID:trust:onlineChecks:)`
 /// with your bundle ID and the client's environment before it returns: a call hands out verified,
 /// typed items only, and an answer with one item that fails throws that item's reason.
 ///
@@ -85,7 +85,7 @@ public final class AppStoreServerClient:
     ///   - baseURL: another base URL (`https://`, or `http://` to a loopback address, for tests);
     ///     `nil` for Apple's of `environment`.
     ///   - appAppleID: your app's Apple ID, checked on production notifications.
-    ///   - trust: the roots signed items must chain to (``AppStoreTrust/appleRootCAG3`` unless you test).
+    ///   - trust: the roots signed items must chain to (`AppStoreTrust/appleRootCAG3` unless you test).
     ///   - onlineChecks: OCSP checks of every item's chain (see the policy).
     ///   - timeout: seconds a call waits for each answer (15 by default).
     ///   - maximumResponseBytes: largest answer accepted (1 MiB by default; a page of 20 signed

@@ -5,7 +5,7 @@ public import JWTVerify
 public struct AppStoreSignedItem: Sendable {
     /// The JWS exactly as Apple sent it.
     public let signed: String
-    /// The verified token: header, payload, and every claim in ``VerifiedToken/allClaims``.
+    /// The verified token: header, payload, and every claim in `VerifiedToken/allClaims`.
     public let token: VerifiedToken
     /// Its App Store claims, typed (a notification's nested transaction and renewal info verified too).
     public let claims: AppStoreClaims
