@@ -12,8 +12,7 @@ import Testing
 struct DPoPDifferentialTests {
     typealias F = DPoPProofFactory
 
-    static let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-        .appendingPathComponent("Differential/dpop_joserfc.py")
+    static let script = JSONLinesScript("Differential/dpop_joserfc.py")
 
     /// Whether `python3 -c 'import joserfc'` succeeds.
     static let hasJoserfc: Bool = {
@@ -28,26 +27,9 @@ struct DPoPDifferentialTests {
 
     /// The script's answers to `cases`, one per case.
     static func judge(_ cases: [[String: Any]]) throws -> [[String: Any]] {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["python3", script.path]
-        let input = Pipe()
-        let output = Pipe()
-        process.standardInput = input
-        process.standardOutput = output
-        try process.run()
-        var text = Data()
-        for item in cases {
-            text += try JSONSerialization.data(withJSONObject: item) + Data("\n".utf8)
-        }
-        try input.fileHandleForWriting.write(contentsOf: text)
-        try input.fileHandleForWriting.close()
-        let answer = output.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        #expect(process.terminationStatus == 0)
-        return try answer.split(separator: UInt8(ascii: "\n")).map {
-            try JSONSerialization.jsonObject(with: Data($0)) as! [String: Any]
-        }
+        let (status, answers) = try script.run(cases)
+        #expect(status == 0)
+        return answers
     }
 
     /// Keys of every kind the library takes: RSA of three sizes, the three EC curves, Ed25519.

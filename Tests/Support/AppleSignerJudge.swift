@@ -6,8 +6,7 @@ import JWTVerify
 /// library and `jwtverify apple` make. It needs `python3` with `cryptography` (the App Store
 /// stand-ins need it too): a test using it fails, saying so, without them.
 package enum AppleSignerJudge {
-    static let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-        .appendingPathComponent("Differential/apple_signers_cryptography.py")
+    static let script = JSONLinesScript("Differential/apple_signers_cryptography.py")
 
     /// What the script could not do.
     package struct Failure: Error, CustomStringConvertible {
@@ -16,28 +15,12 @@ package enum AppleSignerJudge {
 
     /// The script's answers to `cases` (one JSON object each), one per case, in order.
     package static func judge(_ cases: [[String: Any]]) throws -> [[String: Any]] {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["python3", script.path]
-        let input = Pipe()
-        let output = Pipe()
-        process.standardInput = input
-        process.standardOutput = output
-        try process.run()
-        var text = Data()
-        for item in cases { text += try JSONSerialization.data(withJSONObject: item) + Data("\n".utf8) }
-        try input.fileHandleForWriting.write(contentsOf: text)
-        try input.fileHandleForWriting.close()
-        let answer = output.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        guard process.terminationStatus == 0 else {
+        let (status, answers) = try script.run(cases)
+        guard status == 0 else {
             throw Failure(
-                description: process.terminationStatus == 3
+                description: status == 3
                     ? "python3 cannot import cryptography (pip install cryptography)"
-                    : "apple_signers_cryptography.py exited \(process.terminationStatus)")
-        }
-        let answers = try answer.split(separator: UInt8(ascii: "\n")).map {
-            try JSONSerialization.jsonObject(with: Data($0)) as? [String: Any] ?? [:]
+                    : "apple_signers_cryptography.py exited \(status)")
         }
         guard answers.count == cases.count else {
             throw Failure(description: "\(answers.count) answers to \(cases.count) cases")
