@@ -107,12 +107,26 @@ struct BenchCommand {
         return .ok
     }
 
-    /// The row label: the generated corpus's algorithm, `AppStore`, or `file`.
+    /// The row label: the generated corpus's algorithm, `AppStore`, `AppStore file`, or `file`.
     private var label: String {
-        options.tokensFile != nil ? "file" : options.appStore ? "AppStore" : options.algorithm.name
+        switch (options.tokensFile != nil, options.appStore) {
+        case (true, true): "AppStore file"
+        case (true, false): "file"
+        case (false, true): "AppStore"
+        case (false, false): options.algorithm.name
+        }
     }
 
     private func loadCorpus() throws(CommandFailure) -> BenchmarkCorpus {
+        if options.appStore, let tokensFile = options.tokensFile {
+            let tokens = try Self.requests(tokensFile).tokens
+            guard !tokens.isEmpty else {
+                throw CommandFailure(status: .dataError, message: "\(tokensFile) holds no tokens")
+            }
+            return BenchmarkCorpus.appStore(
+                tokens: tokens, bundleIDs: options.bundleIDs, appAppleID: options.appAppleID,
+                trust: try AppStoreRootFiles.trust(options.appleRoots))
+        }
         guard let tokensFile = options.tokensFile, let jwksFile = options.jwksFile else {
             if options.appStore {
                 do {

@@ -10,8 +10,15 @@ struct BenchOptions {
     var audience = "com.example.app"
     var now: Double?
     var algorithm = SignatureAlgorithm.rs256
-    /// `--app-store`: a generated App Store corpus instead of identity tokens.
+    /// `--app-store`: App Store signed data instead of identity tokens: generated, or the
+    /// `--tokens` under `--bundle-id` and `--apple-root`.
     var appStore = false
+    /// `--bundle-id`: with `--app-store --tokens`, the accepted bundle IDs.
+    var bundleIDs: [String] = []
+    /// `--apple-root`: with `--app-store --tokens`, the roots (Apple Root CA - G3 unless given).
+    var appleRoots: [String] = []
+    /// `--app-apple-id`: with `--app-store --tokens`, the app's Apple ID.
+    var appAppleID: Int64?
     /// `--access-token`: the `--tokens` are RFC 9068 access tokens, verified with the access-token profile.
     var accessToken = false
     var count = 2000
@@ -54,8 +61,28 @@ struct BenchOptions {
         .flag(
             "--app-store",
             help:
-                "Generate App Store transactions instead: ES256 under a fresh chain shaped\nlike Apple's (x5c), verified with --profile app-store's checks."
+                "App Store signed data, verified with --profile app-store's checks, each\ntoken at its signedDate: "
+                + "the --tokens (with --bundle-id), or generated\ntransactions, ES256 under a fresh chain shaped like "
+                + "Apple's (x5c). The raw\nlimit checks every signature a token carries (a notification's nested\n"
+                + "ones too) with its x5c leaf's key."
         ) { $0.appStore = true },
+        .value("--bundle-id", placeholder: "ID", help: "With --app-store --tokens: an accepted bundle ID (repeatable).")
+        {
+            $0.bundleIDs.append($1)
+        },
+        .value(
+            "--apple-root", placeholder: "FILE",
+            help:
+                "With --app-store --tokens: a trusted root, PEM or DER (repeatable;\nreplaces the bundled Apple Root CA - G3)."
+        ) { $0.appleRoots.append($1) },
+        .value(
+            "--app-apple-id", placeholder: "N",
+            help:
+                "With --app-store --tokens: the app's Apple ID (production notifications,\nAppTransactions and realtime requests)."
+        ) { options, value, name throws(CommandFailure) in
+            guard let number = Int64(value), number > 0 else { throw .usage("\(name) takes a positive integer") }
+            options.appAppleID = number
+        },
         .flag(
             "--access-token",
             help:
@@ -116,6 +143,7 @@ struct BenchOptions {
     static let help = """
         USAGE: jwtverify bench [--jwks FILE --tokens FILE [--nonces FILE] --issuer ISS --audience AUD]
                                [--threads N] [--reps N] [--raw-check CHECK] [--json]
+               jwtverify bench --app-store [--tokens FILE --bundle-id ID... [--app-apple-id N] [--apple-root FILE...]] [...]
 
         Measures verification throughput and, in the same run on the same keys and tokens, the raw
         OpenSSL limit: the digest of each signing input plus one EVP_PKEY_verify with a prepared
@@ -141,11 +169,25 @@ struct BenchOptions {
             throw .usage("unexpected argument \"\(operand)\"")
         }
         if helpRequested { return }
+        if appStore {
+            if jwksFile != nil || noncesFile != nil || now != nil {
+                throw .usage(
+                    "--app-store takes no --jwks, --nonces or --now: keys come from x5c, times from signedDate")
+            }
+            if tokensFile != nil && bundleIDs.isEmpty { throw .usage("--app-store --tokens needs --bundle-id") }
+            if tokensFile == nil && !(bundleIDs.isEmpty && appleRoots.isEmpty && appAppleID == nil) {
+                throw .usage("--bundle-id, --app-apple-id and --apple-root go with --app-store --tokens")
+            }
+            if accessToken { throw .usage("--app-store and --access-token are two corpora; choose one") }
+            return
+        }
+        if !(bundleIDs.isEmpty && appleRoots.isEmpty && appAppleID == nil) {
+            throw .usage("--bundle-id, --app-apple-id and --apple-root go with --app-store --tokens")
+        }
         if tokensFile != nil && jwksFile == nil { throw .usage("--tokens needs --jwks") }
         if tokensFile == nil && (jwksFile != nil || noncesFile != nil) {
             throw .usage("--jwks and --nonces go with --tokens")
         }
-        if appStore && tokensFile != nil { throw .usage("--app-store generates its corpus; drop --tokens and --jwks") }
         if accessToken && tokensFile == nil { throw .usage("--access-token measures --tokens FILE (with --jwks)") }
     }
 }

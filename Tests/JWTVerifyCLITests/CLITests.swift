@@ -296,6 +296,53 @@ struct CLITests {
     }
 
     @Test(
+        "bench --app-store --tokens: App Store data from a file, under --bundle-id, --app-apple-id and --apple-root; rejected tokens counted by reason"
+    )
+    func benchAppStoreTokens() throws {
+        let vectors = AppStoreSyntheticVectors.all
+        try #require(vectors.count >= 10, "Vectors/appstore/tokens.jsonl is missing")
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("bench-appstore-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: file) }
+        try vectors.map(\.token).joined(separator: "\n").write(to: file, atomically: true, encoding: .utf8)
+        let flags = [
+            "--app-store", "--tokens", file.path, "--bundle-id", AppStoreSyntheticVectors.bundleID, "--app-apple-id",
+            String(AppStoreSyntheticVectors.appAppleID), "--apple-root", AppStoreSyntheticVectors.rootFile.path,
+            "--reps", "1",
+        ]
+        // Usage: a bundle ID is needed, no key set or time is taken, and the App Store flags need the mode.
+        for words in [
+            ["--app-store", "--tokens", file.path], flags + ["--jwks", "Vectors/jwks.json"], flags + ["--now", "0"],
+            ["--bundle-id", "x"], ["--app-store", "--apple-root", "x"], ["--app-apple-id", "7"],
+        ] {
+            #expect(try CLIRunner.run(["bench"] + words).status == 64, "\(words)")
+        }
+        // Every line as a corpus: the rejected ones are counted by reason, and nothing is measured.
+        let mixed = try CLIRunner.run(["bench"] + flags)
+        let expectedRejections = vectors.filter { $0.expect != "valid" }.count
+        #expect(mixed.status == 1, "\(mixed.stderr)")
+        #expect(
+            mixed.stderr.contains("\(expectedRejections) of \(vectors.count) tokens are rejected (")
+                && mixed.stderr.contains("bad_signature 2") && mixed.stderr.contains("untrusted_chain 1"),
+            "\(mixed.stderr)")
+        // Only the valid ones: accepted for measuring (a debug build then refuses, as it should).
+        try vectors.filter { $0.expect == "valid" }.map(\.token).joined(separator: "\n").write(
+            to: file, atomically: true, encoding: .utf8)
+        let good = try CLIRunner.run(["bench"] + flags + ["--json"])
+        var isDebugBuild = false
+        assert(
+            {
+                isDebugBuild = true
+                return true
+            }())
+        #expect(good.status == (isDebugBuild ? 78 : 0), "\(good.stderr)")
+        if !isDebugBuild { #expect(good.records.first?["label"] as? String == "AppStore file") }
+        // Under Apple's root the test chain is untrusted: every token rejected.
+        let apples = flags.filter { $0 != AppStoreSyntheticVectors.rootFile.path && $0 != "--apple-root" }
+        let foreign = try CLIRunner.run(["bench"] + apples)
+        #expect(foreign.status == 1 && foreign.stderr.contains("untrusted_chain"), "\(foreign.stderr)")
+    }
+
+    @Test(
         "bench refuses nonsense: rejected tokens are counted by reason and exit 1; a raw limit it cannot measure exits 65"
     )
     func benchRefusals() throws {

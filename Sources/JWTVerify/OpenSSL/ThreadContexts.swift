@@ -34,8 +34,10 @@ package final class ThreadContexts {
     var headers = HeaderMemo()
     /// The buffer this thread's walks decode tokens into.
     var scratch = TokenScratch()
-    /// What this thread's batch evaluations reuse.
+    /// What this thread's batch evaluations reuse: the second is for a batch evaluated inside
+    /// another (the tokens nested in a chunk's App Store notifications).
     private let batchWorkspace = BatchWorkspace()
+    private let nestedBatchWorkspace = BatchWorkspace()
     /// Room for one signature's digest (SHA-512's 64 octets): the single-token signature check's.
     let digestRoom = UnsafeMutableRawBufferPointer.allocate(byteCount: 64, alignment: 8)
 
@@ -62,15 +64,17 @@ package final class ThreadContexts {
 
     /// This thread's batch workspace, or a new one while it is lent.
     func lendBatchWorkspace() -> BatchWorkspace {
-        guard !batchWorkspace.isLent else { return BatchWorkspace() }
-        batchWorkspace.isLent = true
-        return batchWorkspace
+        let workspace =
+            !batchWorkspace.isLent ? batchWorkspace : !nestedBatchWorkspace.isLent ? nestedBatchWorkspace : nil
+        guard let workspace else { return BatchWorkspace() }
+        workspace.isLent = true
+        return workspace
     }
 
     /// Ends the loan of ``lendBatchWorkspace()``.
     func giveBack(_ workspace: BatchWorkspace) {
         workspace.trim()
-        if workspace === batchWorkspace { batchWorkspace.isLent = false }
+        workspace.isLent = false
     }
 
     /// This thread's temporaries for ``FixedBaseP256Key``, made on first use.

@@ -15,6 +15,14 @@ final class BatchWorkspace {
     let signatureBatch = SignatureBatch()
     /// Whether a batch holds it.
     var isLent = false
+    /// A chunk's walked tokens held back while tokens before them wait for their nested ones.
+    let heldSteps = HeldSteps()
+
+    /// Walk steps kept in order, emptied chunk by chunk (capacity kept).
+    final class HeldSteps {
+        var steps: [(position: Int, step: WalkStep)] = []
+        func removeAll(keepingCapacity: Bool) { steps.removeAll(keepingCapacity: keepingCapacity) }
+    }
 
     init() {}
 

@@ -122,16 +122,69 @@ extension Verifier {
         checkSignatures(
             UnsafeMutableBufferPointer(start: prepared, count: count), workspace: workspace, contexts: contexts,
             fingerprints: fingerprints)
-        // Stage C: the rest of each token's walk, handed out in order.
+        // Stage C: the rest of each token's walk, handed out in order. A token that carries signed
+        // data of its own waits for it, and so does every token after it.
+        let held = workspace.heldSteps
+        defer { held.removeAll(keepingCapacity: true) }
         for (position, index) in range.enumerated() {
             let rawNonce = batch.nonceRange(at: index).map { UnsafeRawBufferPointer(rebasing: bytes[$0]) }
-            let result = judgeProof(
-                walk(&prepared[position], rawNonce: rawNonce, time: time, tracing: tracing),
-                token: prepared[position].token, dpop: proofs?(index), at: time)
-            // Moved out, not copied (a copy costs a reference count per string it holds).
-            let trace = exchange(&prepared[position].trace, with: WalkTrace())
-            body(index, prepared[position].token, result, trace)
+            let step = walkStep(&prepared[position], rawNonce: rawNonce, time: time, tracing: tracing)
+            if case .done(let result) = step, held.steps.isEmpty {
+                handOut(result, position: position, index: index, prepared: prepared, proofs: proofs, time: time, body)
+            } else {
+                held.steps.append((position, step))
+            }
         }
+        guard !held.steps.isEmpty else { return }
+        // The nested tokens of every pending token, verified as one batch of their own.
+        let nestedVerdicts = verifyNested(of: held.steps, time: time)
+        var next = 0
+        for (position, step) in held.steps {
+            var result: Result<VerifiedToken, VerificationError>
+            switch step {
+            case .done(let decided): result = decided
+            case .pending(let pending):
+                let verdicts = nestedVerdicts[next..<(next + pending.nested.count)]
+                next += pending.nested.count
+                result = conclude(&prepared[position], pending, nested: verdicts, tracing: tracing)
+            }
+            handOut(
+                result, position: position, index: range.lowerBound + position, prepared: prepared, proofs: proofs,
+                time: time, body)
+        }
+    }
+
+    /// One token's verdict, with the policy's DPoP rules applied, handed to `body` with its trace.
+    private func handOut(
+        _ result: Result<VerifiedToken, VerificationError>, position: Int, index: Int,
+        prepared: UnsafeMutablePointer<PreparedToken>, proofs: ((Int) -> DPoPRequest?)?, time: EvaluationTime,
+        _ body: (Int, UnsafeRawBufferPointer, Result<VerifiedToken, VerificationError>, borrowing WalkTrace) -> Void
+    ) {
+        let result = judgeProof(result, token: prepared[position].token, dpop: proofs?(index), at: time)
+        // Moved out, not copied (a copy costs a reference count per string it holds).
+        let trace = exchange(&prepared[position].trace, with: WalkTrace())
+        body(index, prepared[position].token, result, trace)
+    }
+
+    /// The verdicts of the tokens nested in the pending steps, in order: one batch through the
+    /// pipeline, so their signatures are checked together.
+    private func verifyNested(of steps: [(position: Int, step: WalkStep)], time: EvaluationTime) -> [Result<
+        VerifiedToken, VerificationError
+    >] {
+        var count = 0
+        var bytes = 0
+        for case (_, .pending(let pending)) in steps {
+            count += pending.nested.count
+            for token in pending.nested { bytes += token.utf8.count }
+        }
+        var nested = TokenBatch(minimumCapacity: count, bytes: bytes)
+        for case (_, .pending(let pending)) in steps {
+            for token in pending.nested { nested.append(token) }
+        }
+        var verdicts: [Result<VerifiedToken, VerificationError>] = []
+        verdicts.reserveCapacity(nested.count)
+        evaluate(nested, at: time, tracing: false) { _, _, result, _ in verdicts.append(result) }
+        return verdicts
     }
 
     /// Verifies only the JWS layer of `token` (size, structure, header, key, signature) and returns

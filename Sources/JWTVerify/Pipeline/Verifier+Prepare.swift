@@ -77,9 +77,11 @@ extension Verifier {
         // Header: base64url, JSON object, parameters; or, for a header text this thread has
         // verified under this verifier, what that gave (the same header and key).
         let headerSegment = UnsafeRawBufferPointer(rebasing: token[jws.header])
-        // App Store headers carry their chain, which the memo does not keep: they are read each time.
+        // App Store headers carry their chain: remembered with its key only while the policy's
+        // chain verdicts cannot change (validated chains kept, no online checks), else read each time.
         let certificateKeys = policy.rules.certificateChainKeys
-        let remembered = certificateKeys == nil ? contexts.headers.lookup(headerSegment, verifier: identity) : nil
+        let memoizes = certificateKeys?.remembersChains ?? true
+        let remembered = memoizes ? contexts.headers.lookup(headerSegment, verifier: identity) : nil
         var certificates: [String] = []
         var headerLength = 0
         if let remembered {
@@ -154,7 +156,17 @@ extension Verifier {
         prepared.signatureRange = signatureStart..<(signatureStart + signatureLength)
 
         if let certificateKeys {
-            chooseCertificateKey(&prepared, certificates: certificates, from: certificateKeys)
+            if let chain = remembered?.chain {
+                prepared.certificateKey = chain.key
+                prepared.certificateValidity = chain.validity
+            } else {
+                chooseCertificateKey(&prepared, certificates: certificates, from: certificateKeys)
+                if memoizes, let key = prepared.certificateKey, let validity = prepared.certificateValidity {
+                    contexts.headers.remember(
+                        headerSegment, verifier: identity, header: prepared.header, keyIndex: 0,
+                        chain: HeaderMemo.Chain(key: key, validity: validity))
+                }
+            }
         } else if let remembered {
             prepared.keyIndex = remembered.keyIndex
         } else {

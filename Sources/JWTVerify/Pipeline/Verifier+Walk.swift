@@ -4,21 +4,39 @@ extension Verifier {
     /// claim types, `iss`, `aud`, `exp`, `nbf`, `iat`, the nonce and the provider's rules, in
     /// that order. A cache hit re-runs what depends on time, nonce and keys; a token rejected
     /// earlier keeps its reason. With `tracing`, what was read goes into the token's trace.
+    /// Signed data nested in the token is verified in place, token by token.
     func walk(
         _ prepared: inout PreparedToken, rawNonce: UnsafeRawBufferPointer?, time: EvaluationTime, tracing: Bool
     ) -> Result<VerifiedToken, VerificationError> {
+        switch walkStep(&prepared, rawNonce: rawNonce, time: time, tracing: tracing) {
+        case .done(let result): return result
+        case .pending(let pending):
+            let nested = pending.nested.map { token in
+                var token = token
+                return token.withUTF8 { evaluateOne(UnsafeRawBufferPointer($0), rawNonce: nil, time: time) }
+            }
+            return conclude(&prepared, pending, nested: nested[...], tracing: tracing)
+        }
+    }
+
+    /// ``walk(_:rawNonce:time:tracing:)`` up to the signed data nested in the token: a token that
+    /// carries some is left pending, for its caller to verify them (a batch, all of its tokens'
+    /// together) and ``conclude(_:_:nested:tracing:)`` it.
+    func walkStep(
+        _ prepared: inout PreparedToken, rawNonce: UnsafeRawBufferPointer?, time: EvaluationTime, tracing: Bool
+    ) -> WalkStep {
         switch prepared.stage {
         case .decided(let result):
-            return result
+            return .done(result)
         case .rejected(let error):
             if tracing, prepared.isSplit {
                 if prepared.payloadRange == nil { decodePayload(&prepared) }
                 prepared.trace.stoppedAtJWSLayer = true
                 prepared.trace.unverifiedPayload = prepared.payload
             }
-            return .failure(error)
+            return .done(.failure(error))
         case .cached(let entry):
-            return recheck(entry, rawNonce: rawNonce, time: time, trace: &prepared.trace, tracing: tracing)
+            return .done(recheck(entry, rawNonce: rawNonce, time: time, trace: &prepared.trace, tracing: tracing))
         case .repeatOf:
             // The first sighting was walked (and, verified, cached): this one as a token of its own.
             var again = PreparedToken(prepared.token)
@@ -29,22 +47,54 @@ extension Verifier {
             }
             let result = walk(&again, rawNonce: rawNonce, time: time, tracing: tracing)
             prepared.trace = again.trace
-            return result
+            return .done(result)
         case .awaitingSignature:
             preconditionFailure("the walk reached a token the signature stage did not see")
         case .signed:
             if tracing { prepared.trace.payload = prepared.payload }
-            let result = readPayload(&prepared, rawNonce: rawNonce, time: time, tracing: tracing)
-            if let hash = prepared.cacheHash, let cache, case .success(let verified) = result,
-                let slot = slot(for: verified)
-            {
-                cache.insert(
-                    prepared.token, hash: hash,
-                    entry: VerifiedTokenCache.Entry(
-                        verified: verified, keyIdentity: slot.identity, emailVerified: prepared.trace.emailVerified))
+            switch readPayload(&prepared, rawNonce: rawNonce, time: time, tracing: tracing) {
+            case .pending(let pending): return .pending(pending)
+            case .done(let result):
+                remember(prepared, result)
+                return .done(result)
             }
-            return result
         }
+    }
+
+    /// The end of a pending token's walk, once its nested tokens have their verdicts (in the
+    /// order ``PendingCompletion/nested`` names them): the provider completes its claims (a nested
+    /// failure fails the token), then the policy's claim rules; a verified token is cached.
+    func conclude(
+        _ prepared: inout PreparedToken, _ pending: PendingCompletion,
+        nested: ArraySlice<Result<VerifiedToken, VerificationError>>, tracing: Bool
+    ) -> Result<VerifiedToken, VerificationError> {
+        var result: Result<VerifiedToken, VerificationError>
+        switch policy.rules.complete(pending.provider, nested: nested) {
+        case .failure(let error): result = .failure(error)
+        case .success(let provider):
+            if let failure = pending.claimRuleFailure {
+                result = .failure(failure)
+            } else {
+                result = .success(
+                    VerifiedToken(
+                        algorithm: pending.algorithm, keyID: pending.keyID, claims: pending.claims, provider: provider,
+                        payload: pending.payload, captured: pending.captured))
+            }
+        }
+        if tracing, case .failure = result { prepared.trace.claims = pending.claims }
+        remember(prepared, result)
+        return result
+    }
+
+    /// A verified token the cache missed, stored in its slot.
+    private func remember(_ prepared: PreparedToken, _ result: Result<VerifiedToken, VerificationError>) {
+        guard let hash = prepared.cacheHash, let cache, case .success(let verified) = result,
+            let slot = slot(for: verified)
+        else { return }
+        cache.insert(
+            prepared.token, hash: hash,
+            entry: VerifiedTokenCache.Entry(
+                verified: verified, keyIdentity: slot.identity, emailVerified: prepared.trace.emailVerified))
     }
 
     /// For a trace: the payload of a token refused by its header, decoded after the room its
@@ -90,7 +140,7 @@ extension Verifier {
     /// policy captures in one pass), then checked.
     private func readPayload(
         _ prepared: inout PreparedToken, rawNonce: UnsafeRawBufferPointer?, time: EvaluationTime, tracing: Bool
-    ) -> Result<VerifiedToken, VerificationError> {
+    ) -> WalkStep {
         // A cache miss keeps what a traced hit must show (email_verified), read on the same pass.
         let reading = PayloadReading(
             rules: policy.rules, report: tracing || prepared.cacheHash != nil, captured: capturedClaims,
@@ -103,8 +153,9 @@ extension Verifier {
             if tracing { prepared.trace.evaluatedAt = evaluationInstant(time, issuedAt: nil) }
             switch problem {
             case .invalid(let message):
-                return .failure(VerificationError(.malformed, detail: "payload is not valid JSON: \(message)"))
-            case .notObject: return .failure(VerificationError(.malformed, detail: "payload is not a JSON object"))
+                return .done(.failure(VerificationError(.malformed, detail: "payload is not valid JSON: \(message)")))
+            case .notObject:
+                return .done(.failure(VerificationError(.malformed, detail: "payload is not a JSON object")))
             }
         }
         prepared.trace.emailVerified = read.emailVerified
@@ -114,28 +165,30 @@ extension Verifier {
                 prepared.trace.evaluatedAt = evaluationInstant(time, issuedAt: claims.issuedAt)
                 prepared.trace.claims = claims
             }
-            return .failure(error)
+            return .done(.failure(error))
         }
-        let result = checkClaims(
+        let step = checkClaims(
             &read, header: prepared.header, payload: payload, certificateValidity: prepared.certificateValidity,
             rawNonce: rawNonce, time: time,
             trace: &prepared.trace, tracing: tracing)
-        // A trace shows a rejected token's claims from here; a verified one's come with the token.
-        if tracing, case .failure = result { prepared.trace.claims = read.takeClaims() }
-        return result
+        // A trace shows a rejected token's claims from here; a verified one's come with the token
+        // (a pending one's, when it is concluded).
+        if tracing, case .done(.failure) = step { prepared.trace.claims = read.takeClaims() }
+        return step
     }
 
     /// Steps 10–17 over claims already read (and type-checked): the evaluation time, the generic
-    /// checks, the provider's rules, and the verified token, which takes the claims out of `read`.
+    /// checks, the provider's rules, and the verified token, which takes the claims out of `read`;
+    /// or, for claims that carry signed data of their own, the token pending their verdicts.
     private func checkClaims(
         _ read: inout PayloadRead, header: JOSEHeader, payload: UnsafeRawBufferPointer,
         certificateValidity: ClosedRange<Double>?,
         rawNonce: UnsafeRawBufferPointer?, time: EvaluationTime, trace: inout WalkTrace, tracing: Bool
-    ) -> Result<VerifiedToken, VerificationError> {
+    ) -> WalkStep {
         var now: Double
         switch evaluationTime(time, claims: read.claims) {
         case .success(let instant): now = instant
-        case .failure(let error): return .failure(error)
+        case .failure(let error): return .done(.failure(error))
         }
         // The provider's claims, moved out of `read` (or the type rule they broke, which counts
         // after the generic checks).
@@ -152,27 +205,34 @@ extension Verifier {
         if !time.isFixed, let tokenInstant { now = tokenInstant }
         if tracing { trace.evaluatedAt = now }
         if let failure = check(read.claims, rawNonce: rawNonce, now: now, provider: provider) {
-            return .failure(failure)
+            return .done(.failure(failure))
         }
-        if let providerFailure { return .failure(providerFailure) }
+        if let providerFailure { return .done(.failure(providerFailure)) }
         if let claims = provider {
             if let certificateValidity,
                 let failure = judgeCertificates(certificateValidity, at: time, tokenInstant: tokenInstant)
             {
-                return .failure(failure)
+                return .done(.failure(failure))
             }
-            if let failure = policy.rules.check(claims, now: now, leeway: policy.leeway) { return .failure(failure) }
-            switch policy.rules.complete(claims, verifier: self, time: time) {
-            case .success(let completed): provider = completed
-            case .failure(let error): return .failure(error)
+            if let failure = policy.rules.check(claims, now: now, leeway: policy.leeway) {
+                return .done(.failure(failure))
+            }
+            let nested = policy.rules.nestedTokens(claims)
+            if !nested.isEmpty {
+                return .pending(
+                    PendingCompletion(
+                        algorithm: header.algorithm, keyID: header.keyID, claims: read.takeClaims(), provider: claims,
+                        payload: Array(payload), captured: read.captured, claimRuleFailure: read.claimRuleFailure,
+                        nested: nested))
             }
         }
         // The policy's claim rules, read on the same pass: after every other check.
-        if let failure = read.claimRuleFailure { return .failure(failure) }
-        return .success(
-            VerifiedToken(
-                algorithm: header.algorithm, keyID: header.keyID, claims: read.takeClaims(), provider: provider,
-                payload: Array(payload), captured: read.captured))
+        if let failure = read.claimRuleFailure { return .done(.failure(failure)) }
+        return .done(
+            .success(
+                VerifiedToken(
+                    algorithm: header.algorithm, keyID: header.keyID, claims: read.takeClaims(), provider: provider,
+                    payload: Array(payload), captured: read.captured)))
     }
 
     /// The time verified claims are checked at; evaluating at `iat` needs one.

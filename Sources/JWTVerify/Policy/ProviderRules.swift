@@ -85,11 +85,16 @@ public struct ProviderRules: Sendable, Hashable {
         profile?.evaluationInstant(held: claims)
     }
 
-    /// The claims once what they carry is verified too, or that verification's failure.
-    func complete(_ claims: ProviderClaims, verifier: Verifier, time: EvaluationTime) -> Result<
+    /// The signed data the claims carry, to be verified as tokens of their own before
+    /// ``complete(_:nested:)``; empty for most providers.
+    func nestedTokens(_ claims: ProviderClaims) -> [String] { profile?.nestedTokens(held: claims) ?? [] }
+
+    /// The claims once the tokens ``nestedTokens(_:)`` named have their verdicts (in its order),
+    /// or the failure that fails the token.
+    func complete(_ claims: ProviderClaims, nested: ArraySlice<Result<VerifiedToken, VerificationError>>) -> Result<
         ProviderClaims, VerificationError
     > {
         guard let profile else { return .success(claims) }
-        return profile.complete(held: claims, verifier: verifier, time: time)
+        return profile.complete(held: claims, nested: nested)
     }
 }

@@ -27,6 +27,20 @@ package struct BenchmarkCorpus: Sendable {
     /// raw limit).
     package var policy: VerificationPolicy? = nil
 
+    /// For corpora whose tokens bring their keys (App Store signed data read from a file): every
+    /// compact JWS each token carries, the token itself first and then the signed data nested in
+    /// it, with the key its `x5c` chain leads to. The raw limit checks all of a token's
+    /// signatures, as full verification does. `nil`: one signature per token, under ``keys``.
+    package var carriedSignatures: [[CarriedSignature]]? = nil
+
+    /// One signature a token carries, and the key it is checked with.
+    package struct CarriedSignature: Sendable {
+        /// The compact JWS.
+        package let jws: [UInt8]
+        /// Its `x5c` leaf's key.
+        package let key: EVPPublicKey
+    }
+
     package init(keys: JWKSet, tokens: [[UInt8]], nonces: [String?], issuer: String, audience: String, now: Double) {
         self.keys = keys
         self.tokens = tokens
@@ -100,6 +114,37 @@ package struct BenchmarkCorpus: Sendable {
             keys: try JWKSet(json: jwk.bytes), tokens: tokens, nonces: Array(repeating: nil, count: count), issuer: "",
             audience: "", now: now)
         corpus.policy = .appStore(bundleIDs: ["com.example.app"], trust: try AppStoreTrust(rootCertificates: [root]))
+        return corpus
+    }
+
+    /// App Store signed data read from a file (real tokens, as Apple signs them), verified under
+    /// the App Store policy for `bundleIDs`, `appAppleID` and `trust`, each judged at its own `signedDate`. The
+    /// raw limit checks every signature a token carries (a notification's nested transaction and
+    /// renewal info too) with its chain's leaf key; a token whose chain is not trusted is left out
+    /// of it (and rejected by full verification).
+    package static func appStore(
+        tokens: [[UInt8]], bundleIDs: [String], appAppleID: Int64? = nil, trust: AppStoreTrust
+    ) -> BenchmarkCorpus {
+        var corpus = BenchmarkCorpus(
+            keys: JWKSet(keys: []), tokens: tokens, nonces: Array(repeating: nil, count: tokens.count), issuer: "",
+            audience: "", now: 0)
+        corpus.policy = .appStore(bundleIDs: bundleIDs, appAppleID: appAppleID, trust: trust)
+        corpus.carriedSignatures = tokens.map { token in
+            var carried: [CarriedSignature] = []
+            var pending = [token]
+            while let jws = pending.popLast() {
+                let peek = UnverifiedToken(peeking: jws)
+                guard case .array(let chain)? = peek.header?.member("x5c"), chain.count >= 2,
+                    let leaf = chain[0].stringValue, let intermediate = chain[1].stringValue,
+                    let key = trust.trustedLeafKey(leaf: leaf, intermediate: intermediate)
+                else { return [] }
+                carried.append(CarriedSignature(jws: jws, key: key))
+                for path in AppStoreClaims.nestedSignedDataFields.reversed() {
+                    if let nested = peek.payload?.member(path: path)?.stringValue { pending.append(Array(nested.utf8)) }
+                }
+            }
+            return carried
+        }
         return corpus
     }
 
@@ -193,8 +238,12 @@ package struct BenchmarkCorpus: Sendable {
             audience: audience, now: now)
         copy.jwksDocument = jwksDocument
         copy.policy = policy
+        copy.carriedSignatures = carriedSignatures
         return copy
     }
+
+    /// The octets token `index` and its nonce take in a batch.
+    func byteCount(_ index: Int) -> Int { tokens[index].count + (nonces[index]?.utf8.count ?? 0) }
 
     /// Adds token `index` (with its nonce) to `batch`.
     func add(_ index: Int, to batch: inout TokenBatch) {
@@ -239,5 +288,20 @@ package struct BenchmarkCorpus: Sendable {
         return Verifier(
             keys: keys, issuer: issuer, audiences: [audience], algorithms: Set(SignatureAlgorithm.all),
             clock: { [now] in now })
+    }
+}
+
+extension JSONValue {
+    /// An object's member, its name compared as bytes.
+    fileprivate func member(_ name: String) -> JSONValue? {
+        guard case .object(let members) = self else { return nil }
+        return members.first { exactlyEquals($0.key, name) }?.value
+    }
+
+    /// The value at a dotted path of object members.
+    fileprivate func member(path: String) -> JSONValue? {
+        var value: JSONValue? = self
+        for name in path.split(separator: ".") { value = value?.member(String(name)) }
+        return value
     }
 }

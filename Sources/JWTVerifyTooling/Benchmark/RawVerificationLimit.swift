@@ -48,62 +48,107 @@ package final class RawVerificationLimit {
         var algorithm: SignatureAlgorithm = .rs256
     }
 
-    private let tokens: [[UInt8]]
+    /// The signed messages the entries check: the corpus's tokens, or with carried signatures
+    /// every JWS each token carries.
+    private var tokens: [[UInt8]] = []
     private var entries: [Entry] = []
+    /// With carried signatures (``BenchmarkCorpus/carriedSignatures``): each timed token's
+    /// entries, consecutive; `nil`: one entry per timed token.
+    private var tokenEntries: [Range<Int>]? = nil
     /// With ``Check/multiBuffer``: the entries the engine takes, in groups of consecutive
     /// entries, by the group's first entry.
     private var laneGroups: [LaneGroup] = []
     private var laneGroupAt: [Int: Int] = [:]
     private var prepared: [PreparedVerifyContext] = []
+    private var contextIndex: [String: Int] = [:]
     private let contexts = ThreadContexts()
 
     /// Prepares every token of `corpus` that has a usable key (others are left out), to be checked
-    /// the way `check` says.
+    /// the way `check` says. A token that carries several signatures (``BenchmarkCorpus/carriedSignatures``)
+    /// is timed with all of them, or left out when any cannot be checked.
     package init(corpus: BenchmarkCorpus, check: Check = .openSSL) {
-        tokens = corpus.tokens
-        var contextIndex: [String: Int] = [:]
-        for (index, token) in tokens.enumerated() {
-            let peek = UnverifiedToken(peeking: token)
-            guard let name = peek.algorithm, let algorithm = SignatureAlgorithm(name: name),
-                let entry = peek.keyID.flatMap(corpus.keys.key(withID:))
-                    ?? (corpus.keys.keys.count == 1 ? corpus.keys.keys[0] : nil),
-                let key = entry.key, let dot = token.lastIndex(of: UInt8(ascii: ".")),
-                var signature = Base64URL.decode(token[(dot + 1)...])
-            else { continue }
-            guard let digest = algorithm.digest else {
-                entries.append(
-                    Entry(
-                        tokenIndex: index, signingInputLength: dot, signature: signature, key: key, digest: nil,
-                        context: -1))
-                continue
+        guard let carried = corpus.carriedSignatures else {
+            tokens = corpus.tokens
+            for (index, token) in tokens.enumerated() {
+                let peek = UnverifiedToken(peeking: token)
+                guard
+                    let entry = peek.keyID.flatMap(corpus.keys.key(withID:))
+                        ?? (corpus.keys.keys.count == 1 ? corpus.keys.keys[0] : nil),
+                    let key = entry.key,
+                    let timed = prepareEntry(index, token, algorithm: peek.algorithm, key: key, slot: entry.keyID ?? "")
+                else { continue }
+                entries.append(timed)
             }
-            if case .ecdsa = algorithm.family {
-                guard let der = EVPPublicKey.ecdsaDER(fromJWS: signature) else { continue }
-                signature = der
-            }
-            let slot = "\(entry.keyID ?? "")/\(algorithm.name)"
-            if contextIndex[slot] == nil {
-                guard let context = ThreadContexts.prepared(key: key, algorithm: algorithm) else { continue }
-                contextIndex[slot] = prepared.count
-                prepared.append(context)
-            }
-            var timed = Entry(
-                tokenIndex: index, signingInputLength: dot, signature: signature, key: key, digest: digest,
-                context: contextIndex[slot]!)
-            if check != .openSSL, algorithm.family == .rsaPKCS1, let chain = key.rsaChain {
-                timed.chain = chain
-                timed.algorithm = algorithm
-            }
-            entries.append(timed)
+            if check != .openSSL { attachChains() }
+            if check == .multiBuffer { groupLanes() }
+            return
         }
-        if check == .multiBuffer { groupLanes() }
+        var messages: [[UInt8]] = []
+        var ranges: [Range<Int>] = []
+        for signatures in carried where !signatures.isEmpty {
+            var own: [Entry] = []
+            for signature in signatures {
+                let peek = UnverifiedToken(peeking: signature.jws)
+                guard
+                    let timed = prepareEntry(
+                        messages.count + own.count, signature.jws, algorithm: peek.algorithm, key: signature.key,
+                        slot: "\(ObjectIdentifier(signature.key))")
+                else { break }
+                own.append(timed)
+            }
+            guard own.count == signatures.count else { continue }
+            ranges.append(entries.count..<(entries.count + own.count))
+            entries += own
+            messages += signatures.map(\.jws)
+        }
+        tokens = messages
+        tokenEntries = ranges
+        if check != .openSSL { attachChains() }
+    }
+
+    /// The entry that checks `token` (message `index`) with `key`, its context prepared once per
+    /// `slot` and algorithm; `nil` when it cannot be checked.
+    private func prepareEntry(_ index: Int, _ token: [UInt8], algorithm name: String?, key: EVPPublicKey, slot: String)
+        -> Entry?
+    {
+        guard let name, let algorithm = SignatureAlgorithm(name: name),
+            let dot = token.lastIndex(of: UInt8(ascii: ".")),
+            var signature = Base64URL.decode(token[(dot + 1)...])
+        else { return nil }
+        guard let digest = algorithm.digest else {
+            return Entry(
+                tokenIndex: index, signingInputLength: dot, signature: signature, key: key, digest: nil, context: -1)
+        }
+        if case .ecdsa = algorithm.family {
+            guard let der = EVPPublicKey.ecdsaDER(fromJWS: signature) else { return nil }
+            signature = der
+        }
+        let slot = "\(slot)/\(algorithm.name)"
+        if contextIndex[slot] == nil {
+            guard let context = ThreadContexts.prepared(key: key, algorithm: algorithm) else { return nil }
+            contextIndex[slot] = prepared.count
+            prepared.append(context)
+        }
+        var timed = Entry(
+            tokenIndex: index, signingInputLength: dot, signature: signature, key: key, digest: digest,
+            context: contextIndex[slot]!)
+        timed.algorithm = algorithm
+        return timed
+    }
+
+    /// With ``Check/library`` or ``Check/multiBuffer``: RS256/RS384/RS512 entries checked by their
+    /// key's Montgomery chain.
+    private func attachChains() {
+        for index in entries.indices where entries[index].algorithm.family == .rsaPKCS1 {
+            entries[index].chain = entries[index].key.rsaChain
+        }
     }
 
     /// How many tokens are timed.
-    package var count: Int { entries.count }
+    package var count: Int { tokenEntries?.count ?? entries.count }
 
     /// Checks every prepared signature once; returns how many verified (so the work is not dead).
-    package func runOnce() -> Int { run(entries.indices) }
+    package func runOnce() -> Int { run(0..<count) }
 
     /// Groups the entries the engine takes: runs of consecutive entries of one algorithm and
     /// modulus size, eight to a group; a group of fewer than ``MultiBufferEngine/minimumLanes``
@@ -168,8 +213,14 @@ package final class RawVerificationLimit {
         return valid
     }
 
-    /// Checks the prepared signatures in `slice` (indices below ``count``) once.
+    /// Checks the prepared signatures of the timed tokens in `slice` (indices below ``count``)
+    /// once; returns how many signatures verified.
     package func run(_ slice: Range<Int>) -> Int {
+        if let tokenEntries {
+            guard !slice.isEmpty else { return 0 }
+            return run(
+                entries: tokenEntries[slice.lowerBound].lowerBound..<tokenEntries[slice.upperBound - 1].upperBound)
+        }
         guard !laneGroups.isEmpty else { return run(entries: slice) }
         // Lane groups that lie wholly inside the slice through the engine, the rest one by one.
         var valid = 0

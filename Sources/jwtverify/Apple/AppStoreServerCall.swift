@@ -22,17 +22,7 @@ struct AppStoreServerCall {
     /// The client: the key file read, the roots loaded (`--apple-root`, else Apple's).
     private func makeClient() throws(CommandFailure) -> AppStoreServerClient {
         let pem = try InputFile.readAll(options.key.keyFile, limit: 1 << 16)
-        var trust = AppStoreTrust.appleRootCAG3
-        if !options.roots.isEmpty {
-            var roots: [[UInt8]] = []
-            for path in options.roots { roots.append(try InputFile.readAll(path, limit: 1 << 20)) }
-            do {
-                trust = try AppStoreTrust(rootCertificates: roots)
-            } catch {
-                throw CommandFailure(
-                    status: .dataError, message: "--apple-root \(options.roots[error.index]): \(error)")
-            }
-        }
+        let trust = try AppStoreRootFiles.trust(options.roots)
         do {
             return try AppStoreServerClient(
                 credentials: AppStoreServerCredentials(

@@ -1,23 +1,37 @@
-extension Verifier {
-    /// The App Store provider's nested signed data: a notification's `data.signedTransactionInfo`,
-    /// `data.signedRenewalInfo` and `appData.signedAppTransactionInfo` (as the payload's one parse
-    /// read them), each verified as a token of its own under this policy (its own chain, signature,
-    /// kind and rules, at its own `signedDate` unless the call gives a time) and attached to the
-    /// notification's claims. A nested token that fails fails the notification, with its reason
-    /// and the field it came in.
-    func verifyNestedSignedData(_ notification: AppStoreClaims, time: EvaluationTime) -> Result<
+extension AppStoreClaims {
+    /// Where a notification carries signed data of its own, as dotted paths into its payload, in
+    /// the order they are verified: each is a compact JWS under the same chain rules.
+    package static let nestedSignedDataFields = [
+        "data.signedTransactionInfo", "data.signedRenewalInfo", "appData.signedAppTransactionInfo",
+    ]
+
+    /// A notification's nested signed data as read, before it is verified: each field's token
+    /// (`nil` where the notification has none), its name and the kind it must be, in
+    /// ``nestedSignedDataFields``' order.
+    var nestedSignedData: [(token: String?, field: String, kind: Kind)] {
+        let fields = Self.nestedSignedDataFields
+        return [
+            (signedTransactionInfo, fields[0], .transaction),
+            (signedRenewalInfo, fields[1], .renewalInfo),
+            (signedAppTransactionInfo, fields[2], .appTransaction),
+        ]
+    }
+
+    /// The notification with the verdicts of its nested signed data (one per token present, in
+    /// ``nestedSignedData``'s order) attached; the first nested token that failed, or is not of
+    /// its field's kind, fails the notification, with its reason and the field it came in.
+    func completed(with verdicts: ArraySlice<Result<VerifiedToken, VerificationError>>) -> Result<
         AppStoreClaims, VerificationError
     > {
         var verified: [AppStoreClaims?] = [nil, nil, nil]
-        let nested = [
-            (notification.signedTransactionInfo, "data.signedTransactionInfo", AppStoreClaims.Kind.transaction),
-            (notification.signedRenewalInfo, "data.signedRenewalInfo", .renewalInfo),
-            (notification.signedAppTransactionInfo, "appData.signedAppTransactionInfo", .appTransaction),
-        ]
-        for (position, (signed, field, expected)) in nested.enumerated() {
-            guard var token = signed else { continue }
-            let result = token.withUTF8 { evaluateOne(UnsafeRawBufferPointer($0), rawNonce: nil, time: time) }
-            switch result {
+        var next = verdicts.startIndex
+        for (position, (token, field, expected)) in nestedSignedData.enumerated() where token != nil {
+            guard next < verdicts.endIndex else {
+                return .failure(VerificationError(.claimType, detail: "\(field) was not verified"))
+            }
+            let verdict = verdicts[next]
+            next += 1
+            switch verdict {
             case .failure(let error):
                 return .failure(VerificationError(error.reason, detail: "\(field): \(error.detail)"))
             case .success(let inner):
@@ -28,7 +42,6 @@ extension Verifier {
                 verified[position] = claims
             }
         }
-        return .success(
-            notification.with(transaction: verified[0], renewalInfo: verified[1], appTransaction: verified[2]))
+        return .success(with(transaction: verified[0], renewalInfo: verified[1], appTransaction: verified[2]))
     }
 }

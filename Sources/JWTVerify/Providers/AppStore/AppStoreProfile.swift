@@ -84,13 +84,21 @@ package struct AppStoreProfile: ProviderProfile {
     /// `signedDate` (milliseconds), in seconds.
     package func evaluationInstant(_ claims: AppStoreClaims) -> Double? { claims.signedDate.map { $0 / 1000 } }
 
-    /// A notification's nested transaction, renewal info and AppTransaction, verified as tokens of
-    /// their own (``Verifier/verifyNestedSignedData(_:time:)``).
-    package func complete(_ claims: AppStoreClaims, verifier: Verifier, time: EvaluationTime) -> Result<
-        AppStoreClaims?, VerificationError
-    > {
+    /// A notification's nested transaction, renewal info and AppTransaction, each to be verified
+    /// as a token of its own under this policy (its own chain, signature, kind and rules, at its
+    /// own `signedDate` unless the call gives a time).
+    package func nestedTokens(_ claims: AppStoreClaims) -> [String] {
+        guard claims.kind == .notification else { return [] }
+        return claims.nestedSignedData.compactMap(\.token)
+    }
+
+    /// The notification with its nested signed data verified and attached; a nested token that
+    /// failed fails the notification, with its reason and the field it came in.
+    package func complete(_ claims: AppStoreClaims, nested: ArraySlice<Result<VerifiedToken, VerificationError>>)
+        -> Result<AppStoreClaims?, VerificationError>
+    {
         guard claims.kind == .notification else { return .success(nil) }
-        return verifier.verifyNestedSignedData(claims, time: time).map { $0 }
+        return claims.completed(with: nested).map { $0 }
     }
 }
 
@@ -193,6 +201,9 @@ extension AppStoreProfile: CertificateChainKeys {
 
     /// With online checks, the chain is judged now.
     package var judgesChainNow: Bool { onlineChecks }
+
+    /// Without online checks, under a trust that remembers validated chains.
+    package var remembersChains: Bool { !onlineChecks && trust.remembersChains }
 
     /// ``AppStoreTrust/judge(_:at:)``.
     package func judge(_ validity: ClosedRange<Double>, at instant: Double) -> VerificationError? {

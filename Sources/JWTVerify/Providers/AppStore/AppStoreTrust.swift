@@ -51,7 +51,7 @@ public final class AppStoreTrust: Sendable, Hashable, CustomStringConvertible {
     /// two `memcmp`s, without hashing their 2.5 KB of `x5c` for the cache.
     private let recent = Mutex<RecentChain?>(nil)
     /// Whether validated chains are kept (``withoutChainMemory()``: each token's chain validated anew).
-    private let remembersChains: Bool
+    let remembersChains: Bool
     /// OCSP verdicts by chain: when asked, and the failure (`nil`: both certificates good).
     private let revocations = Mutex([SHA256Digest: (checkedAt: Double, failure: VerificationError?)]())
 
@@ -99,6 +99,14 @@ public final class AppStoreTrust: Sendable, Hashable, CustomStringConvertible {
     /// are the same as with the memory; this is for comparing the two, and for measuring.
     public func withoutChainMemory() -> AppStoreTrust {
         AppStoreTrust(store: store, name: name, transport: transport, remembersChains: false)
+    }
+
+    /// The key of the leaf `x5c[0]` when the chain `x5c[0]` ← `x5c[1]` (standard base64) is
+    /// trusted, else `nil`: the key the pipeline checks such a token's signature with (tooling:
+    /// the benchmark's raw limit checks App Store signatures with it).
+    package func trustedLeafKey(leaf: String, intermediate: String) -> EVPPublicKey? {
+        guard case .success(let chain) = chain(leaf: leaf, intermediate: intermediate) else { return nil }
+        return chain.key
     }
 
     /// The roots, for people.

@@ -13,6 +13,10 @@ package protocol CertificateChainKeys: Sendable {
     /// Whether the chain is judged at the current time (online checks) rather than at the token's
     /// own instant.
     var judgesChainNow: Bool { get }
+    /// Whether a chain's verdict, key and validity, once had, stay the same (validated chains are
+    /// remembered and no online check asks again): then each thread remembers them with the header
+    /// text that carried the chain.
+    var remembersChains: Bool { get }
     /// Whether a chain valid over `validity` was valid at `instant`: `nil`, or the reason.
     func judge(_ validity: ClosedRange<Double>, at instant: Double) -> VerificationError?
 }

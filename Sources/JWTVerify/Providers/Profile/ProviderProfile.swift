@@ -63,9 +63,15 @@ package protocol ProviderProfile: Sendable, Hashable {
     /// The instant (seconds since the epoch) the token is judged at unless the call fixes one;
     /// `nil` for the clock's.
     func evaluationInstant(_ claims: Claims) -> Double?
-    /// The claims once what they carry is verified too (an App Store notification's nested
-    /// signed data; `nil`: nothing to add, the claims as read), or that verification's failure.
-    func complete(_ claims: Claims, verifier: Verifier, time: EvaluationTime) -> Result<Claims?, VerificationError>
+    /// The signed data the claims carry, each to be verified as a token of its own before the
+    /// claims are complete (an App Store notification's nested signed data), in the order
+    /// ``complete(_:nested:)`` takes their verdicts; none for most providers.
+    func nestedTokens(_ claims: Claims) -> [String]
+    /// The claims once the tokens ``nestedTokens(_:)`` named have their verdicts (in its order;
+    /// `nil`: nothing to add, the claims as read), or the failure that fails the token.
+    func complete(_ claims: Claims, nested: ArraySlice<Result<VerifiedToken, VerificationError>>) -> Result<
+        Claims?, VerificationError
+    >
 
     // What the pipeline calls, over claims it holds without naming their type. Requirements of
     // their own, with the defaults below, so that each provider's witness is compiled for its own
@@ -82,10 +88,11 @@ package protocol ProviderProfile: Sendable, Hashable {
     func check(held claims: ProviderClaims, now: Double, leeway: Double) -> VerificationError?
     /// ``evaluationInstant(_:)`` of claims this provider read.
     func evaluationInstant(held claims: ProviderClaims) -> Double?
-    /// ``complete(_:verifier:time:)`` of claims this provider read.
-    func complete(held claims: ProviderClaims, verifier: Verifier, time: EvaluationTime) -> Result<
-        ProviderClaims, VerificationError
-    >
+    /// ``nestedTokens(_:)`` of claims this provider read.
+    func nestedTokens(held claims: ProviderClaims) -> [String]
+    /// ``complete(_:nested:)`` of claims this provider read.
+    func complete(held claims: ProviderClaims, nested: ArraySlice<Result<VerifiedToken, VerificationError>>)
+        -> Result<ProviderClaims, VerificationError>
 }
 
 extension ProviderProfile {
@@ -119,8 +126,10 @@ extension ProviderProfile {
     package func check(_ claims: Claims, now: Double, leeway: Double) -> VerificationError? { nil }
     /// The clock's time, unless a profile says otherwise.
     package func evaluationInstant(_ claims: Claims) -> Double? { nil }
-    /// Nothing further to verify, unless a profile says otherwise.
-    package func complete(_ claims: Claims, verifier: Verifier, time: EvaluationTime) -> Result<
+    /// Nothing nested to verify, unless a profile says otherwise.
+    package func nestedTokens(_ claims: Claims) -> [String] { [] }
+    /// Nothing to add, unless a profile says otherwise.
+    package func complete(_ claims: Claims, nested: ArraySlice<Result<VerifiedToken, VerificationError>>) -> Result<
         Claims?, VerificationError
     > {
         .success(nil)
@@ -156,11 +165,15 @@ extension ProviderProfile {
         claims.held(Claims.self).flatMap(evaluationInstant)
     }
 
-    package func complete(held claims: ProviderClaims, verifier: Verifier, time: EvaluationTime) -> Result<
-        ProviderClaims, VerificationError
-    > {
+    package func nestedTokens(held claims: ProviderClaims) -> [String] {
+        claims.held(Claims.self).map(nestedTokens) ?? []
+    }
+
+    package func complete(held claims: ProviderClaims, nested: ArraySlice<Result<VerifiedToken, VerificationError>>)
+        -> Result<ProviderClaims, VerificationError>
+    {
         guard let typed = claims.held(Claims.self) else { return .failure(Self.foreign(claims)) }
-        return complete(typed, verifier: verifier, time: time).map { $0.map { ProviderClaims($0) } ?? claims }
+        return complete(typed, nested: nested).map { $0.map { ProviderClaims($0) } ?? claims }
     }
 
     /// ``read(_:)`` of any other object type (not on the pipeline's path).

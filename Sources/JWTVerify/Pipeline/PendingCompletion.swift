@@ -1,0 +1,28 @@
+/// A token whose walk waits only for the signed data nested in it (an App Store notification's
+/// transaction and renewal info): every check up to the provider's completion has passed. What is
+/// left: verify the nested tokens through the pipeline, complete the provider's claims with their
+/// verdicts, then the policy's claim rules (``Verifier/conclude(_:nested:)``).
+///
+/// A batch gathers the nested tokens of all its pending tokens into one batch of their own, so
+/// their signatures are checked together; a single call verifies them in place.
+struct PendingCompletion {
+    let algorithm: SignatureAlgorithm
+    let keyID: String?
+    /// The registered claims, checked.
+    let claims: RegisteredClaims
+    /// The provider's claims, checked, not yet completed.
+    let provider: ProviderClaims
+    let payload: [UInt8]
+    let captured: [JSONValue?]
+    /// The policy's claim rules' verdict, read on the payload's one pass; it counts after the
+    /// nested tokens'.
+    let claimRuleFailure: VerificationError?
+    /// The nested tokens, in the order the provider takes their verdicts.
+    let nested: [String]
+}
+
+/// Where one token's walk stands: decided, or waiting for the tokens nested in it.
+enum WalkStep {
+    case done(Result<VerifiedToken, VerificationError>)
+    case pending(PendingCompletion)
+}
