@@ -12,7 +12,7 @@ GATEWAY_PACKAGES := nginx-light caddy prometheus chromium redis-server
 JWTVERIFY := .build/release/jwtverify
 
 
-.PHONY: gateway-deps bench-serve bench-appstore report-screenshot
+.PHONY: gateway-deps bench-serve bench-appstore bench-faces report-screenshot
 .PHONY: docs test-docs authlib-deps
 .PHONY: all deps build release demo test lint format test-swift test-spark package test-package spark-deps spark-binary bench bench-es256 bench-peer-deps bench-instructions bench-spark fuzz fuzz-json asan tsan vectors clean
 
@@ -143,6 +143,20 @@ bench-serve: deps gateway-deps
 	@command -v wrk >/dev/null || $(INSTALL) --why "the load generator" wrk
 	PATH="$$PATH:/usr/sbin" Benchmarks/serve.sh
 
+# Every face against the library, the library against the raw limit, and two threads against the
+# machine's own gain, in one run (Benchmarks/faces_table.py; medians of 3 runs; about 15 minutes).
+# Python's cryptography signs the App Store and access-token corpora, from .build/bench-venv.
+BENCH_VENV := .build/bench-venv
+BENCH_REQUIREMENTS := cryptography==48.0.0
+bench-faces: release
+	@command -v wrk >/dev/null || $(INSTALL) --why "the load generator" wrk
+	@if [ "$$(cat $(BENCH_VENV)/.requirements 2>/dev/null)" != "$(BENCH_REQUIREMENTS)" ]; then \
+	  rm -rf $(BENCH_VENV) && python3 -m venv $(BENCH_VENV) && \
+	  $(BENCH_VENV)/bin/pip install -q --disable-pip-version-check $(BENCH_REQUIREMENTS) && \
+	  echo "$(BENCH_REQUIREMENTS)" > $(BENCH_VENV)/.requirements; \
+	fi
+	BENCH_PYTHON=$(BENCH_VENV)/bin/python python3 Benchmarks/faces_table.py --jwtverify $(JWTVERIFY) $(if $(RUNS),--runs $(RUNS),)
+
 # App Store signed data: jwtverify against Apple's own Python verifier on Apple's real tokens.
 bench-appstore: deps
 	Benchmarks/appstore.sh
@@ -186,7 +200,7 @@ bench-spark: spark-deps release
 	PATH="$(CURDIR)/$(SPARK_VENV)/bin:$$PATH" PYSPARK_PYTHON="$(CURDIR)/$(SPARK_VENV)/bin/python" \
 	$(SPARK_VENV)/bin/python Benchmarks/spark_scale.py --jwtverify $(JWTVERIFY)
 
-# libFuzzer + AddressSanitizer: make fuzz TARGET=json|token|jwks|input|mutation|cache|es256|rsa|mb|http|transport|serve|notification|dpop|htu|discovery|storeapi
+# libFuzzer + AddressSanitizer: make fuzz TARGET=json|token|jwks|input|mutation|cache|es256|rsa|mb|http|transport|serve|notification|dpop|htu|discovery|storeapi|appstorebatch
 # FUZZ_SECONDS=600.
 # Seeds: the project's sample tokens and the shared attack corpus; crashes land in .fuzz/TARGET/.
 TARGET ?= json

@@ -23,6 +23,11 @@ elif target in ("token", "mutation"):
 elif target == "input":
     seeds = [json.dumps({"token": t, "id": i, "nonce": "n"}).encode() for i, t in enumerate(tokens[:40])]
     seeds += [("GET /cb?id_token=" + t + "&x=1 Authorization: Bearer " + t).encode() for t in tokens[:20]]
+elif target == "appstorebatch":
+    # Knob byte (chain memory, cache), then lines: placeholders (@T transaction, @R renewal, @X
+    # tampered, @F another bundle's) and N-lines that become signed notifications around them.
+    seeds = [bytes([knob]) + body for knob in range(4) for body in (
+        b"@T\nN@T|@R\n@X\nN@X|@R", b"N@T|@R\nN@T|@R\nN@F\n@R", b"NN@T|@R\nN|@X\nN\n@T", b"N@T|@R\n" * 40)]
 elif target == "cache":
     # Step streams: (token choice, time and nonce knobs) pairs, some with a mutation position.
     seeds = [bytes((i * 37 + k * 11) % 256 for k in range(60)) for i in range(24)]

@@ -634,6 +634,8 @@ enum FuzzTargets {
             discovery(bytes)
         case "storeapi":
             storeAPIAnswers(bytes)
+        case "appstorebatch":
+            appStoreBatchCase(bytes)
         case "cache":
             // A stream of genuine, repeated and mutated tokens, evaluated at moving times with
             // varying nonces, through a cached and an uncached verifier side by side. Each pair of
@@ -696,11 +698,17 @@ enum FuzzTargets {
     public func fuzzMain(_ argc: Int32, _ argv: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?) -> Int32 {
         var count = argc
         var arguments = argv
-        // The storeapi target's chain is made with the openssl command, and Foundation's Process
-        // keeps an allocation for good: made before the first input, out of the leak checker's sight.
+        // The storeapi and appstorebatch targets' chains are made with the openssl command, and
+        // Foundation's Process keeps an allocation for good: made before the first input, out of
+        // the leak checker's sight.
         if FuzzTargets.target == "storeapi" {
             lsanDisable()
             _ = FuzzTargets.storeAPI
+            lsanEnable()
+        }
+        if FuzzTargets.target == "appstorebatch" {
+            lsanDisable()
+            _ = FuzzTargets.appStoreBatch
             lsanEnable()
         }
         return LLVMFuzzerRunDriver(&count, &arguments) { data, size in fuzzOne(data, size) }
