@@ -37,6 +37,9 @@ public struct Verifier: Sendable {
     package let hasP256Keys: Bool
     /// This verifier's own number, never given to another (``HeaderMemo`` entries are per verifier).
     let identity: UInt64
+    /// Whether each thread's ``HeaderMemo`` may answer for this verifier's headers: always for key
+    /// sets' tokens; for `x5c` ones only while the policy's chain verdicts cannot change.
+    let memoizesHeaders: Bool
     /// The DPoP proofs this verifier accepted and still remembers (``DPoPReplayCache``), when its
     /// policy takes proofs (``VerificationPolicy/dpop``) and it records them in the process; `nil`
     /// when proofs are off or another ``proofRecorder`` was given.
@@ -103,6 +106,7 @@ public struct Verifier: Sendable {
         self.claimRules = policy.claimRules.isEmpty ? nil : policy.claimRules
         self.hasP256Keys = keys.keys.contains { $0.key?.fixedBaseSlot != nil }
         self.identity = Self.identities.add(1, ordering: .relaxed).newValue
+        self.memoizesHeaders = policy.rules.certificateChainKeys?.remembersChains ?? true
     }
 
     /// A verifier requiring `iss == issuer` and `aud` to name one of `audiences`, with no provider

@@ -46,10 +46,15 @@ struct HeaderMemo {
     private var entries: [Entry] = []
     private var next = 0
 
+    /// What a header text gave: the header, and its key's index in the key set or its chain.
+    struct Remembered {
+        let header: JOSEHeader
+        let keyIndex: Int
+        let chain: Chain?
+    }
+
     /// The header and key index (or chain) remembered for the header text `segment` under `verifier`.
-    func lookup(_ segment: UnsafeRawBufferPointer, verifier: UInt64) -> (
-        header: JOSEHeader, keyIndex: Int, chain: Chain?
-    )? {
+    func lookup(_ segment: UnsafeRawBufferPointer, verifier: UInt64) -> Remembered? {
         guard let wanted = segment.baseAddress else { return nil }
         return entries.withUnsafeBufferPointer { entries in
             for i in entries.indices where entries[i].verifier == verifier && entries[i].segment.count == segment.count
@@ -59,9 +64,9 @@ struct HeaderMemo {
                 let keyID = entries[i].keyID.map { bytes in
                     bytes.withUnsafeBytes { String(decoding: $0, as: UTF8.self) }
                 }
-                return (
-                    JOSEHeader(algorithm: entries[i].algorithm, keyID: keyID), entries[i].keyIndex, entries[i].chain
-                )
+                return Remembered(
+                    header: JOSEHeader(algorithm: entries[i].algorithm, keyID: keyID), keyIndex: entries[i].keyIndex,
+                    chain: entries[i].chain)
             }
             return nil
         }

@@ -22,7 +22,11 @@ struct PendingCompletion {
 }
 
 /// Where one token's walk stands: decided, or waiting for the tokens nested in it.
+///
+/// A pending token is boxed (`indirect`): it is rare (App Store notifications with nested data),
+/// and held inline its claims would make every token's step several times the size of a verdict,
+/// copied at each return of the walk.
 enum WalkStep {
     case done(Result<VerifiedToken, VerificationError>)
-    case pending(PendingCompletion)
+    indirect case pending(PendingCompletion)
 }

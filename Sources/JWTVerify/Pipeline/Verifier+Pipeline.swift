@@ -124,18 +124,20 @@ extension Verifier {
             fingerprints: fingerprints)
         // Stage C: the rest of each token's walk, handed out in order. A token that carries signed
         // data of its own waits for it, and so does every token after it.
-        let held = workspace.heldSteps
-        defer { held.removeAll(keepingCapacity: true) }
+        var holding = false
         for (position, index) in range.enumerated() {
             let rawNonce = batch.nonceRange(at: index).map { UnsafeRawBufferPointer(rebasing: bytes[$0]) }
             let step = walkStep(&prepared[position], rawNonce: rawNonce, time: time, tracing: tracing)
-            if case .done(let result) = step, held.steps.isEmpty {
+            if !holding, case .done(let result) = step {
                 handOut(result, position: position, index: index, prepared: prepared, proofs: proofs, time: time, body)
             } else {
-                held.steps.append((position, step))
+                holding = true
+                workspace.heldSteps.steps.append((position, step))
             }
         }
-        guard !held.steps.isEmpty else { return }
+        guard holding else { return }
+        let held = workspace.heldSteps
+        defer { held.removeAll(keepingCapacity: true) }
         // The nested tokens of every pending token, verified as one batch of their own.
         let nestedVerdicts = verifyNested(of: held.steps, time: time)
         var next = 0
@@ -155,6 +157,7 @@ extension Verifier {
     }
 
     /// One token's verdict, with the policy's DPoP rules applied, handed to `body` with its trace.
+    @inline(__always)
     private func handOut(
         _ result: Result<VerifiedToken, VerificationError>, position: Int, index: Int,
         prepared: UnsafeMutablePointer<PreparedToken>, proofs: ((Int) -> DPoPRequest?)?, time: EvaluationTime,

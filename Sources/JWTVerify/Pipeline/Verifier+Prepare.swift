@@ -80,8 +80,7 @@ extension Verifier {
         // App Store headers carry their chain: remembered with its key only while the policy's
         // chain verdicts cannot change (validated chains kept, no online checks), else read each time.
         let certificateKeys = policy.rules.certificateChainKeys
-        let memoizes = certificateKeys?.remembersChains ?? true
-        let remembered = memoizes ? contexts.headers.lookup(headerSegment, verifier: identity) : nil
+        let remembered = memoizesHeaders ? contexts.headers.lookup(headerSegment, verifier: identity) : nil
         var certificates: [String] = []
         var headerLength = 0
         if let remembered {
@@ -161,7 +160,7 @@ extension Verifier {
                 prepared.certificateValidity = chain.validity
             } else {
                 chooseCertificateKey(&prepared, certificates: certificates, from: certificateKeys)
-                if memoizes, let key = prepared.certificateKey, let validity = prepared.certificateValidity {
+                if memoizesHeaders, let key = prepared.certificateKey, let validity = prepared.certificateValidity {
                     contexts.headers.remember(
                         headerSegment, verifier: identity, header: prepared.header, keyIndex: 0,
                         chain: HeaderMemo.Chain(key: key, validity: validity))

@@ -87,6 +87,7 @@ extension Verifier {
     }
 
     /// A verified token the cache missed, stored in its slot.
+    @inline(__always)
     private func remember(_ prepared: PreparedToken, _ result: Result<VerifiedToken, VerificationError>) {
         guard let hash = prepared.cacheHash, let cache, case .success(let verified) = result,
             let slot = slot(for: verified)
