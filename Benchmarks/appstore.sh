@@ -118,44 +118,15 @@ def bench_ratio(rows, name):
 bench_rows = [(f"the {len(accepted)} real tokens", bench_ratio(accepted, "all")),
               ("those with one signature (transactions, renewal info)",
                bench_ratio([r for r in accepted if r["kind"] != "notification"], "single")),
-              ("the notifications (a nested transaction or renewal info each)",
+              ("the notifications (most carry a transaction and a renewal info)",
                bench_ratio([r for r in accepted if r["kind"] == "notification"], "notifications"))]
 # The generated corpus: a chain like Apple's, and 20,000 distinct transactions signed by its leaf.
-import os
-from cryptography.hazmat.primitives import hashes, serialization
-from cryptography.hazmat.primitives.asymmetric import ec
-from cryptography.hazmat.primitives.asymmetric.utils import decode_dss_signature
-def openssl(*args):
-    subprocess.run(["openssl", *args], cwd=out, check=True, capture_output=True)
-with open(f"{out}/ext.cnf", "w") as f:
-    f.write("[ca]\nbasicConstraints=critical,CA:TRUE\nkeyUsage=critical,keyCertSign,cRLSign\n1.2.840.113635.100.6.2.1=ASN1:NULL\n"
-            "[leaf]\nbasicConstraints=critical,CA:FALSE\nkeyUsage=critical,digitalSignature\n1.2.840.113635.100.6.11.1=ASN1:NULL\n")
-for name in ("root", "ca", "leaf"):
-    openssl("genpkey", "-algorithm", "EC", "-pkeyopt", "ec_paramgen_curve:P-256", "-out", f"{name}.key")
-openssl("req", "-x509", "-new", "-key", "root.key", "-subj", "/CN=Bench Root", "-days", "30", "-addext", "basicConstraints=critical,CA:TRUE",
-        "-addext", "keyUsage=critical,keyCertSign,cRLSign", "-out", "root.pem")
-for name, issuer in (("ca", "root"), ("leaf", "ca")):
-    openssl("req", "-new", "-key", f"{name}.key", "-subj", f"/CN=Bench {name}", "-out", f"{name}.csr")
-    openssl("x509", "-req", "-in", f"{name}.csr", "-CA", f"{issuer}.pem", "-CAkey", f"{issuer}.key", "-CAcreateserial", "-days", "30",
-            "-extfile", "ext.cnf", "-extensions", name, "-out", f"{name}.pem")
-def der(name):
-    return subprocess.run(["openssl", "x509", "-in", f"{name}.pem", "-outform", "DER"], cwd=out, check=True, capture_output=True).stdout
-chain = [base64.b64encode(der(name)).decode() for name in ("leaf", "ca", "root")]
-leaf_key = serialization.load_pem_private_key(open(f"{out}/leaf.key", "rb").read(), None)
-b64 = lambda data: base64.urlsafe_b64encode(data).rstrip(b"=").decode()
-header = b64(json.dumps({"alg": "ES256", "x5c": chain}, separators=(",", ":")).encode())
-signed_at = int((time.time() + 120) * 1000)
-generated = []
-for i in range(20000):
-    payload = {"transactionId": str(2000000000 + i), "originalTransactionId": "2000000000", "bundleId": "com.example.app",
-               "productId": "pro.monthly", "purchaseDate": signed_at - 1000, "type": "Auto-Renewable Subscription",
-               "environment": "Sandbox", "signedDate": signed_at + i}
-    signing_input = header + "." + b64(json.dumps(payload, separators=(",", ":")).encode())
-    r, s = decode_dss_signature(leaf_key.sign(signing_input.encode(), ec.ECDSA(hashes.SHA256())))
-    generated.append(signing_input + "." + b64(r.to_bytes(32, "big") + s.to_bytes(32, "big")))
+sys.path.insert(0, "Benchmarks")
+from appstore_corpus import generate
+generated = generate(out, 20000)
 with open(f"{out}/generated.txt", "w") as f:
     f.write("\n".join(generated) + "\n")
-bench_verifier = SignedDataVerifier([der("root")], False, Environment.SANDBOX, "com.example.app")
+bench_verifier = SignedDataVerifier([open(f"{out}/root.der", "rb").read()], False, Environment.SANDBOX, "com.example.app")
 start = time.perf_counter()
 for token in generated[:1000]:
     bench_verifier.verify_and_decode_signed_transaction(token)

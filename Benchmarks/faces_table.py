@@ -105,54 +105,19 @@ def face_against_library(command, stdin, nonces=False):
     return rate / ((before + after) / 2)
 
 
-# App Store: generated transactions under a chain shaped like Apple's (Vectors/generate_appstore.py's
-# root and leaf are not for bench: the corpus is written by the benchmark's own generator through
-# Python's cryptography, as appstore.sh does).
+# App Store: 2,000 generated transactions under a chain shaped like Apple's (Benchmarks/appstore_corpus.py,
+# signed through Python's cryptography, as appstore.sh makes its own).
 def app_store_corpus():
     directory = f"{out}/appstore"
     os.makedirs(directory)
-    script = r'''
-import base64, json, subprocess, sys, time
-from cryptography.hazmat.primitives import hashes, serialization
-from cryptography.hazmat.primitives.asymmetric import ec
-from cryptography.hazmat.primitives.asymmetric.utils import decode_dss_signature
-out = sys.argv[1]
-def openssl(*args):
-    subprocess.run(["openssl", *args], cwd=out, check=True, capture_output=True)
-with open(f"{out}/ext.cnf", "w") as f:
-    f.write("[ca]\nbasicConstraints=critical,CA:TRUE\nkeyUsage=critical,keyCertSign,cRLSign\n1.2.840.113635.100.6.2.1=ASN1:NULL\n"
-            "[leaf]\nbasicConstraints=critical,CA:FALSE\nkeyUsage=critical,digitalSignature\n1.2.840.113635.100.6.11.1=ASN1:NULL\n")
-for name in ("root", "ca", "leaf"):
-    openssl("genpkey", "-algorithm", "EC", "-pkeyopt", "ec_paramgen_curve:P-256", "-out", f"{name}.key")
-openssl("req", "-x509", "-new", "-key", "root.key", "-subj", "/CN=Bench Root", "-days", "30", "-addext",
-        "basicConstraints=critical,CA:TRUE", "-addext", "keyUsage=critical,keyCertSign,cRLSign", "-out", "root.pem")
-for name, issuer in (("ca", "root"), ("leaf", "ca")):
-    openssl("req", "-new", "-key", f"{name}.key", "-subj", f"/CN=Bench {name}", "-out", f"{name}.csr")
-    openssl("x509", "-req", "-in", f"{name}.csr", "-CA", f"{issuer}.pem", "-CAkey", f"{issuer}.key", "-CAcreateserial",
-            "-days", "30", "-extfile", "ext.cnf", "-extensions", name, "-out", f"{name}.pem")
-def der(name):
-    return subprocess.run(["openssl", "x509", "-in", f"{name}.pem", "-outform", "DER"], cwd=out, check=True,
-                          capture_output=True).stdout
-chain = [base64.b64encode(der(name)).decode() for name in ("leaf", "ca", "root")]
-key = serialization.load_pem_private_key(open(f"{out}/leaf.key", "rb").read(), None)
-b64 = lambda data: base64.urlsafe_b64encode(data).rstrip(b"=").decode()
-header = b64(json.dumps({"alg": "ES256", "x5c": chain}, separators=(",", ":")).encode())
-signed_at = int((time.time() + 120) * 1000)
-with open(f"{out}/distinct.txt", "w") as f:
-    for i in range(2000):
-        payload = {"transactionId": str(2000000000 + i), "originalTransactionId": "2000000000", "bundleId": "com.example.app",
-                   "productId": "pro.monthly", "purchaseDate": signed_at - 1000, "type": "Auto-Renewable Subscription",
-                   "environment": "Sandbox", "signedDate": signed_at + i}
-        signing_input = header + "." + b64(json.dumps(payload, separators=(",", ":")).encode())
-        r, s = decode_dss_signature(key.sign(signing_input.encode(), ec.ECDSA(hashes.SHA256())))
-        f.write(signing_input + "." + b64(r.to_bytes(32, "big") + s.to_bytes(32, "big")) + "\n")
-'''
     python = os.environ.get("BENCH_PYTHON", sys.executable)
-    subprocess.run([python, "-c", script, directory], check=True)
-    with open(f"{directory}/distinct.txt") as source, open(f"{directory}/tokens.txt", "w") as f:
+    generator = os.path.join(os.path.dirname(os.path.abspath(__file__)), "appstore_corpus.py")
+    subprocess.run([python, generator, directory, "2000"], check=True)
+    with open(f"{directory}/transactions.txt") as source, open(f"{directory}/tokens.txt", "w") as f:
         lines = source.readlines()
         for _ in range(25):
             f.writelines(lines)
+    shutil.copy(f"{directory}/transactions.txt", f"{directory}/distinct.txt")
     return directory
 
 

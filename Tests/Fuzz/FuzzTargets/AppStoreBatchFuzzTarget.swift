@@ -16,32 +16,11 @@ import JWTVerifyTestSupport
 extension FuzzTargets {
     /// The chain, its trust, and the signed items the placeholders stand for.
     static let appStoreBatch: (chains: AppStoreChainFactory, trust: AppStoreTrust, fills: [(String, String)]) = {
-        do {
-            let chains = try AppStoreChainFactory()
-            try chains.root("root")
-            try chains.issue("intermediate", by: "root", section: "ca")
-            try chains.issue("leaf", by: "intermediate", section: "leaf")
-            let now = Date().timeIntervalSince1970
-            let sign = { (payload: String) in
-                try chains.token(payload: payload, chain: ["leaf", "intermediate", "root"], signer: "leaf")
-            }
-            let transaction = try sign(AppStoreChainFactory.transaction(signedDate: now))
-            let renewal = try sign(
-                #"{"originalTransactionId":"1","autoRenewProductId":"p","autoRenewStatus":1,"environment":"Sandbox","signedDate":\#(Int64(now * 1000))}"#
-            )
-            var tampered = Array(transaction.utf8)
-            tampered[tampered.count - 5] = tampered[tampered.count - 5] == UInt8(ascii: "A") ? 66 : 65
-            let foreign = try sign(AppStoreChainFactory.transaction(signedDate: now, bundleID: "com.example.other"))
-            return (
-                chains, try chains.trust("root"),
-                [
-                    ("@T", transaction), ("@R", renewal), ("@X", String(decoding: tampered, as: UTF8.self)),
-                    ("@F", foreign),
-                ]
-            )
-        } catch {
-            fatalError("the appstorebatch target's chain cannot be made: \(error)")
-        }
+        let chain = appStoreChain
+        return (
+            chain.chains, chain.trust,
+            [("@T", chain.transaction), ("@R", chain.renewal), ("@X", chain.tampered), ("@F", chain.foreign)]
+        )
     }()
 
     /// The token a line stands for: placeholders filled, a leading `N` a signed notification.
@@ -63,7 +42,7 @@ extension FuzzTargets {
         let payload =
             #"{"notificationType":"DID_RENEW","notificationUUID":"u","version":"2.0","signedDate":\#(now),"data":\#(data)}}"#
         do {
-            return try chains.token(payload: payload, chain: ["leaf", "intermediate", "root"], signer: "leaf")
+            return try appStoreSigned(payload, by: chains)
         } catch {
             fatalError("cannot sign a notification: \(error)")
         }

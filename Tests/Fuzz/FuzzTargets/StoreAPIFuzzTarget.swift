@@ -16,35 +16,21 @@ import JWTVerifyTestSupport
 extension FuzzTargets {
     /// The chain, the trust in its root, and the signed items the placeholders stand for.
     static let storeAPI: (trust: AppStoreTrust, genuine: Set<String>, fills: [(String, String)]) = {
+        let chain = appStoreChain
+        let now = Int64(Date().timeIntervalSince1970 * 1000)
         do {
-            let chains = try AppStoreChainFactory()
-            try chains.root("root")
-            try chains.issue("intermediate", by: "root", section: "ca")
-            try chains.issue("leaf", by: "intermediate", section: "leaf")
-            let now = Date().timeIntervalSince1970
-            let sign = { (payload: String) in
-                try chains.token(payload: payload, chain: ["leaf", "intermediate", "root"], signer: "leaf")
-            }
-            let transaction = try sign(AppStoreChainFactory.transaction(signedDate: now))
-            let renewal = try sign(
-                #"{"originalTransactionId":"1","autoRenewProductId":"p","autoRenewStatus":1,"environment":"Sandbox","signedDate":\#(Int64(now * 1000))}"#
-            )
-            let notification = try sign(
-                #"{"notificationType":"TEST","notificationUUID":"u","version":"2.0","signedDate":\#(Int64(now * 1000)),"data":{"bundleId":"com.example.app","environment":"Sandbox","signedTransactionInfo":"\#(transaction)"}}"#
-            )
-            var tampered = Array(transaction.utf8)
-            tampered[tampered.count - 5] = tampered[tampered.count - 5] == UInt8(ascii: "A") ? 66 : 65
-            let foreign = try sign(
-                AppStoreChainFactory.transaction(signedDate: now, bundleID: "com.example.other"))
+            let notification = try appStoreSigned(
+                #"{"notificationType":"TEST","notificationUUID":"u","version":"2.0","signedDate":\#(now),"data":{"bundleId":"com.example.app","environment":"Sandbox","signedTransactionInfo":"\#(chain.transaction)"}}"#,
+                by: chain.chains)
             return (
-                try chains.trust("root"), [transaction, renewal, notification],
+                chain.trust, [chain.transaction, chain.renewal, notification],
                 [
-                    ("@T", transaction), ("@R", renewal), ("@N", notification),
-                    ("@X", String(decoding: tampered, as: UTF8.self)), ("@F", foreign),
+                    ("@T", chain.transaction), ("@R", chain.renewal), ("@N", notification), ("@X", chain.tampered),
+                    ("@F", chain.foreign),
                 ]
             )
         } catch {
-            fatalError("the storeapi target's chain cannot be made: \(error)")
+            fatalError("the storeapi target's notification cannot be signed: \(error)")
         }
     }()
 
