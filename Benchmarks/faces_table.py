@@ -98,11 +98,25 @@ def library(threads=1, nonces=False, env=None):
     return row
 
 
-def face_against_library(command, stdin, nonces=False):
-    before = library(nonces=nonces)["tokens_per_sec"]
+def face_against(library_rate, command, stdin):
+    """A face's rate over `stdin` over the library's (`library_rate()`) measured just before and just after."""
+    before = library_rate()
     rate = timed(command, stdin)
-    after = library(nonces=nonces)["tokens_per_sec"]
+    after = library_rate()
     return rate / ((before + after) / 2)
+
+
+def face_against_library(command, stdin, nonces=False):
+    return face_against(lambda: library(nonces=nonces)["tokens_per_sec"], command, stdin)
+
+
+def repeat_lines(source, target, times):
+    """`target` holds the lines of `source` `times` over (a face's input of many presentations)."""
+    with open(source) as f:
+        lines = f.readlines()
+    with open(target, "w") as f:
+        for _ in range(times):
+            f.writelines(lines)
 
 
 # App Store: 2,000 generated transactions under a chain shaped like Apple's (Benchmarks/appstore_corpus.py,
@@ -113,11 +127,8 @@ def app_store_corpus():
     python = os.environ.get("BENCH_PYTHON", sys.executable)
     generator = os.path.join(os.path.dirname(os.path.abspath(__file__)), "appstore_corpus.py")
     subprocess.run([python, generator, directory, "2000"], check=True)
-    with open(f"{directory}/transactions.txt") as source, open(f"{directory}/tokens.txt", "w") as f:
-        lines = source.readlines()
-        for _ in range(25):
-            f.writelines(lines)
     shutil.copy(f"{directory}/transactions.txt", f"{directory}/distinct.txt")
+    repeat_lines(f"{directory}/distinct.txt", f"{directory}/tokens.txt", 25)
     return directory
 
 
@@ -149,10 +160,7 @@ with open(f"{out}/distinct.txt", "w") as f:
 '''
     python = os.environ.get("BENCH_PYTHON", sys.executable)
     subprocess.run([python, "-c", script, directory, NOW, ISSUER, AUDIENCE], check=True)
-    with open(f"{directory}/distinct.txt") as source, open(f"{directory}/tokens.txt", "w") as f:
-        lines = source.readlines()
-        for _ in range(50):
-            f.writelines(lines)
+    repeat_lines(f"{directory}/distinct.txt", f"{directory}/tokens.txt", 50)
     return directory
 
 
@@ -163,23 +171,17 @@ access_flags = ["--jwks", f"{access}/jwks.json", "--now", NOW, "--issuer", ISSUE
 
 
 def access_token_face():
-    def lib():
-        return bench("--access-token", *access_flags, "--tokens", f"{access}/distinct.txt", "--threads", "1",
-                     "--reps", "5")["tokens_per_sec"]
-    before = lib()
-    rate = timed([cli, "verify", "--threads", "1", "--profile", "access-token", *access_flags], f"{access}/tokens.txt")
-    after = lib()
-    return rate / ((before + after) / 2)
+    return face_against(
+        lambda: bench("--access-token", *access_flags, "--tokens", f"{access}/distinct.txt", "--threads", "1",
+                      "--reps", "5")["tokens_per_sec"],
+        [cli, "verify", "--threads", "1", "--profile", "access-token", *access_flags], f"{access}/tokens.txt")
 
 
 def app_store_face():
-    def lib():
-        return bench("--app-store", "--tokens", f"{appstore}/distinct.txt", *store_flags, "--threads", "1",
-                     "--reps", "5")["tokens_per_sec"]
-    before = lib()
-    rate = timed([cli, "verify", "--threads", "1", "--profile", "app-store", *store_flags], f"{appstore}/tokens.txt")
-    after = lib()
-    return rate / ((before + after) / 2)
+    return face_against(
+        lambda: bench("--app-store", "--tokens", f"{appstore}/distinct.txt", *store_flags, "--threads", "1",
+                      "--reps", "5")["tokens_per_sec"],
+        [cli, "verify", "--threads", "1", "--profile", "app-store", *store_flags], f"{appstore}/tokens.txt")
 
 
 # --- serve -----------------------------------------------------------------------------------------

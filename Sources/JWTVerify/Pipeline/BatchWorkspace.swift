@@ -15,14 +15,9 @@ final class BatchWorkspace {
     let signatureBatch = SignatureBatch()
     /// Whether a batch holds it.
     var isLent = false
-    /// A chunk's walked tokens held back while tokens before them wait for their nested ones.
-    let heldSteps = HeldSteps()
-
-    /// Walk steps kept in order, emptied chunk by chunk (capacity kept).
-    final class HeldSteps {
-        var steps: [(position: Int, step: WalkStep)] = []
-        func removeAll(keepingCapacity: Bool) { steps.removeAll(keepingCapacity: keepingCapacity) }
-    }
+    /// A chunk's walked tokens held back, in order, while tokens before them wait for their nested
+    /// ones; emptied chunk by chunk, its capacity kept.
+    var heldSteps: [(position: Int, step: WalkStep)] = []
 
     init() {}
 

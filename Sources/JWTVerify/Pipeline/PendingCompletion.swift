@@ -1,7 +1,7 @@
 /// A token whose walk waits only for the signed data nested in it (an App Store notification's
 /// transaction and renewal info): every check up to the provider's completion has passed. What is
 /// left: verify the nested tokens through the pipeline, complete the provider's claims with their
-/// verdicts, then the policy's claim rules (``Verifier/conclude(_:nested:)``).
+/// verdicts, then the policy's claim rules (``Verifier/conclude(_:_:nested:tracing:)``).
 ///
 /// A batch gathers the nested tokens of all its pending tokens into one batch of their own, so
 /// their signatures are checked together; a single call verifies them in place.

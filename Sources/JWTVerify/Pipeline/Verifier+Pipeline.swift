@@ -132,16 +132,20 @@ extension Verifier {
                 handOut(result, position: position, index: index, prepared: prepared, proofs: proofs, time: time, body)
             } else {
                 holding = true
-                workspace.heldSteps.steps.append((position, step))
+                workspace.heldSteps.append((position, step))
             }
         }
         guard holding else { return }
-        let held = workspace.heldSteps
-        defer { held.removeAll(keepingCapacity: true) }
+        // Taken out for the loop below (which hands out through `body`), put back empty after.
+        var held = exchange(&workspace.heldSteps, with: [])
+        defer {
+            held.removeAll(keepingCapacity: true)
+            workspace.heldSteps = held
+        }
         // The nested tokens of every pending token, verified as one batch of their own.
-        let nestedVerdicts = verifyNested(of: held.steps, time: time)
+        let nestedVerdicts = verifyNested(of: held, time: time)
         var next = 0
-        for (position, step) in held.steps {
+        for (position, step) in held {
             var result: Result<VerifiedToken, VerificationError>
             switch step {
             case .done(let decided): result = decided
