@@ -32,6 +32,9 @@ struct jwtv_p256_scratch {
     EC_GROUP *group; /* makes the points below; P-256 points work with every P-256 group */
     const BIGNUM *n; /* the order */
     BIGNUM *p;       /* the field prime */
+    BN_MONT_CTX *mont_n; /* Montgomery multiplication modulo n (R = 2^256) */
+    BN_MONT_CTX *mont_p; /* and modulo p */
+    BIGNUM *r_cubed;     /* R^3 mod n: takes an inverse back into Montgomery form */
     BIGNUM *r[JWTV_P256_BATCH_MAX], *s[JWTV_P256_BATCH_MAX], *w[JWTV_P256_BATCH_MAX];
     BIGNUM *e, *u1, *u2, *x, *z, *t, *inverse;
     EC_POINT *sum, *product;
@@ -80,6 +83,9 @@ void jwtv_p256_scratch_free(jwtv_p256_scratch *scratch) {
         BN_free(scratch->w[i]);
     }
     BN_free(scratch->p);
+    BN_MONT_CTX_free(scratch->mont_n);
+    BN_MONT_CTX_free(scratch->mont_p);
+    BN_free(scratch->r_cubed);
     BN_free(scratch->e);
     BN_free(scratch->u1);
     BN_free(scratch->u2);
@@ -106,7 +112,16 @@ jwtv_p256_scratch *jwtv_p256_scratch_new(void) {
              (scratch->e = BN_new()) != NULL && (scratch->u1 = BN_new()) != NULL &&
              (scratch->u2 = BN_new()) != NULL && (scratch->x = BN_new()) != NULL &&
              (scratch->z = BN_new()) != NULL && (scratch->t = BN_new()) != NULL &&
-             (scratch->inverse = BN_new()) != NULL;
+             (scratch->inverse = BN_new()) != NULL && (scratch->r_cubed = BN_new()) != NULL &&
+             (scratch->mont_n = BN_MONT_CTX_new()) != NULL && (scratch->mont_p = BN_MONT_CTX_new()) != NULL &&
+             BN_MONT_CTX_set(scratch->mont_n, EC_GROUP_get0_order(scratch->group), scratch->ctx) == 1 &&
+             BN_MONT_CTX_set(scratch->mont_p, scratch->p, scratch->ctx) == 1 &&
+             /* R mod n, then R^3 mod n */
+             BN_set_bit(scratch->t, 256) == 1 &&
+             BN_nnmod(scratch->t, scratch->t, EC_GROUP_get0_order(scratch->group), scratch->ctx) == 1 &&
+             BN_mod_sqr(scratch->r_cubed, scratch->t, EC_GROUP_get0_order(scratch->group), scratch->ctx) == 1 &&
+             BN_mod_mul(scratch->r_cubed, scratch->r_cubed, scratch->t, EC_GROUP_get0_order(scratch->group),
+                        scratch->ctx) == 1;
     for (size_t i = 0; ok && i < JWTV_P256_BATCH_MAX; i++) {
         ok = (scratch->r[i] = BN_new()) != NULL && (scratch->s[i] = BN_new()) != NULL && (scratch->w[i] = BN_new()) != NULL;
     }
@@ -122,12 +137,17 @@ jwtv_p256_scratch *jwtv_p256_scratch_new(void) {
 /* 1 <= v <= n - 1 */
 static int in_range(const BIGNUM *v, const BIGNUM *n) { return !BN_is_zero(v) && BN_cmp(v, n) < 0; }
 
-/* Steps 3 (u1, u2 from w) to 6 for one entry whose r, s are in range and whose w = s^-1 is known. */
+/* Steps 3 (u1, u2 from w) to 6 for one entry whose r, s are in range and whose w = s^-1 is known,
+ * held in Montgomery form modulo n (w * R mod n). */
 static int check_one(const jwtv_p256_key *key, jwtv_p256_scratch *c, const void *digest, const BIGNUM *r, const BIGNUM *w) {
     BN_CTX *ctx = c->ctx;
-    /* e: the whole SHA-256 digest; P-256's order has 256 bits, so no truncation. */
+    /* e: the whole SHA-256 digest; P-256's order has 256 bits, so no truncation. e < 2^256 < 2n. */
     if (BN_bin2bn(digest, 32, c->e) == NULL) return 0;
-    if (BN_mod_mul(c->u1, c->e, w, c->n, ctx) != 1 || BN_mod_mul(c->u2, r, w, c->n, ctx) != 1) return 0;
+    if (BN_cmp(c->e, c->n) >= 0 && BN_sub(c->e, c->e, c->n) != 1) return 0;
+    /* A Montgomery product with w * R gives e * w and r * w mod n themselves. */
+    if (BN_mod_mul_montgomery(c->u1, c->e, w, c->mont_n, ctx) != 1 ||
+        BN_mod_mul_montgomery(c->u2, r, w, c->mont_n, ctx) != 1)
+        return 0;
     /* R = u1*G + u2*Q, both products through a fixed-base table. u2 is never 0 (r, w are units). */
     if (BN_is_zero(c->u1)) {
         if (EC_POINT_set_to_infinity(key->standard, c->sum) != 1) return 0;
@@ -138,13 +158,16 @@ static int check_one(const jwtv_p256_key *key, jwtv_p256_scratch *c, const void 
     if (EC_POINT_add(key->standard, c->sum, c->sum, c->product, ctx) != 1) return 0;
     if (EC_POINT_is_at_infinity(key->standard, c->sum)) return 0;
     /* R = (X : Y : Z) in Jacobian coordinates, x(R) = X / Z^2 mod p. Since n < p < 2n, x(R) mod n = r
-     * exactly when x(R) = r, or x(R) = r + n with r + n < p; each is X = candidate * Z^2 (mod p). */
+     * exactly when X = r * Z^2 or, if r + n < p, X = (r + n) * Z^2 (mod p). With Montgomery products
+     * modulo p: (Z R)(Z R) / R = Z^2 R, then (Z^2 R) r / R = r Z^2. */
     if (EC_POINT_get_Jprojective_coordinates_GFp(key->standard, c->sum, c->x, NULL, c->z, ctx) != 1) return 0;
-    if (BN_nnmod(c->x, c->x, c->p, ctx) != 1 || BN_mod_sqr(c->z, c->z, c->p, ctx) != 1) return 0;
-    if (BN_mod_mul(c->t, r, c->z, c->p, ctx) != 1) return 0;
+    if (BN_is_negative(c->x) || (BN_cmp(c->x, c->p) >= 0 && BN_nnmod(c->x, c->x, c->p, ctx) != 1)) return 0;
+    if (BN_to_montgomery(c->z, c->z, c->mont_p, ctx) != 1 || BN_mod_mul_montgomery(c->z, c->z, c->z, c->mont_p, ctx) != 1)
+        return 0;
+    if (BN_mod_mul_montgomery(c->t, r, c->z, c->mont_p, ctx) != 1) return 0;
     if (BN_cmp(c->t, c->x) == 0) return 1;
     if (BN_add(c->t, r, c->n) != 1 || BN_cmp(c->t, c->p) >= 0) return 0;
-    if (BN_mod_mul(c->t, c->t, c->z, c->p, ctx) != 1) return 0;
+    if (BN_mod_mul_montgomery(c->t, c->t, c->z, c->mont_p, ctx) != 1) return 0;
     return BN_cmp(c->t, c->x) == 0;
 }
 
@@ -164,19 +187,26 @@ int jwtv_p256_verify_batch(size_t count, const jwtv_p256_key *const *keys, const
         ERR_clear_error();
         return 1;
     }
-    /* Montgomery's trick: w[i] holds the product of the usable s up to i; one inversion of the
-     * whole product; then, walking back, each w[i] becomes s_i^-1. n is prime and every s is a unit,
-     * so the product is invertible. */
+    /* Montgomery's trick, modulo n in Montgomery form (x * R): s[i] becomes s_i * R, w[i] holds the
+     * product of the usable s up to i (times R); one inversion of the whole product, then a walk
+     * back gives each s_i^-1 * R. */
+    for (size_t j = 0; j < k; j++) {
+        size_t i = usable[j];
+        if (BN_to_montgomery(c->s[i], c->s[i], c->mont_n, c->ctx) != 1) goto fail;
+    }
     if (BN_copy(c->w[usable[0]], c->s[usable[0]]) == NULL) goto fail;
     for (size_t j = 1; j < k; j++) {
-        if (BN_mod_mul(c->w[usable[j]], c->w[usable[j - 1]], c->s[usable[j]], c->n, c->ctx) != 1) goto fail;
+        if (BN_mod_mul_montgomery(c->w[usable[j]], c->w[usable[j - 1]], c->s[usable[j]], c->mont_n, c->ctx) != 1)
+            goto fail;
     }
+    /* (P * R)^-1 = P^-1 / R; times R^3 / R: P^-1 * R. */
     if (BN_mod_inverse(c->inverse, c->w[usable[k - 1]], c->n, c->ctx) == NULL) goto fail;
+    if (BN_mod_mul_montgomery(c->inverse, c->inverse, c->r_cubed, c->mont_n, c->ctx) != 1) goto fail;
     for (size_t j = k; j-- > 1;) {
         size_t i = usable[j];
         /* w_i = (s_1 ... s_i)^-1 * (s_1 ... s_{i-1});  then the running inverse drops s_i. */
-        if (BN_mod_mul(c->w[i], c->inverse, c->w[usable[j - 1]], c->n, c->ctx) != 1) goto fail;
-        if (BN_mod_mul(c->inverse, c->inverse, c->s[i], c->n, c->ctx) != 1) goto fail;
+        if (BN_mod_mul_montgomery(c->w[i], c->inverse, c->w[usable[j - 1]], c->mont_n, c->ctx) != 1) goto fail;
+        if (BN_mod_mul_montgomery(c->inverse, c->inverse, c->s[i], c->mont_n, c->ctx) != 1) goto fail;
     }
     if (BN_copy(c->w[usable[0]], c->inverse) == NULL) goto fail;
     for (size_t j = 0; j < k; j++) {

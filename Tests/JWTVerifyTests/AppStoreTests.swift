@@ -368,6 +368,54 @@ struct AppStoreChainTests {
         #expect(Self.reason(notification(renewal, renewal)) == "claim_type")
     }
 
+    @Test(
+        "nested tokens read where the fast scanner declines the payload (escapes): from jansson's text, the same claims alone and in a batch"
+    )
+    func nestedThroughJansson() throws {
+        let date = Int64(Self.now * 1000)
+        let transaction = Self.token()
+        let renewal = Self.token(
+            #"{"originalTransactionId":"2000000100","autoRenewProductId":"pro.monthly","autoRenewStatus":1,"environment":"Sandbox","signedDate":\#(date)}"#
+        )
+        func notification(uuid: String, transaction: String) -> String {
+            Self.token(
+                #"{"notificationType":"DID_RENEW","notificationUUID":"\#(uuid)","signedDate":\#(date),"data":{"bundleId":"com.example.app","environment":"Sandbox","signedTransactionInfo":"\#(transaction)","signedRenewalInfo":"\#(renewal)"}}"#
+            )
+        }
+        // The same notification three ways: plain (the fast scanner: the nested tokens are byte
+        // ranges of the payload), with an escape elsewhere in the payload, and with the nested
+        // transaction's first dot escaped (both: jansson, and the nested tokens are its text).
+        let escapedDot = transaction.replacingOccurrences(of: ".", with: #"\u002e"#, options: [], range: nil)
+        let tokens = [
+            notification(uuid: "u-3", transaction: transaction),
+            notification(uuid: #"u\u002d3"#, transaction: transaction),
+            notification(uuid: "u-3", transaction: escapedDot),
+        ]
+        let verifier = Self.verifier()
+        let alone = try tokens.map { try #require(try verifier.verify($0).provider(as: AppStoreClaims.self)) }
+        #expect(alone[0].transaction?.transactionID == "2000000123" && alone[0].renewalInfo?.autoRenewStatus == 1)
+        #expect(alone[1] == alone[0] && alone[2] == alone[0])
+        var batch = TokenBatch()
+        for _ in 0..<3 { for token in tokens { batch.append(token) } }
+        let batched = verifier.verify(batch).map { try? $0.get().provider(as: AppStoreClaims.self) }
+        #expect(batched.count == 9 && batched.allSatisfy { $0 == alone[0] })
+        // Tampered behind an escape, it still fails as the nested transaction.
+        var tampered = Array(escapedDot.utf8)
+        tampered[tampered.count - 10] =
+            tampered[tampered.count - 10] == UInt8(ascii: "A") ? UInt8(ascii: "B") : UInt8(ascii: "A")
+        let failing = notification(uuid: "u-3", transaction: String(decoding: tampered, as: UTF8.self))
+        var failingBatch = TokenBatch()
+        failingBatch.append(failing)
+        failingBatch.append(tokens[0])
+        let verdicts = verifier.verify(failingBatch)
+        guard case .failure(let error) = verdicts[0] else {
+            Issue.record("a tampered nested transaction was accepted")
+            return
+        }
+        #expect(error.reason == .badSignature && error.detail.hasPrefix("data.signedTransactionInfo"))
+        #expect((try? verdicts[1].get().provider(as: AppStoreClaims.self)) == alone[0])
+    }
+
     @Test("thousands of tokens signed by one leaf pay for one chain validation")
     func chainCache() throws {
         let trust = try Self.pki.trust("root")

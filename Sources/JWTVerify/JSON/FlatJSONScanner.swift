@@ -315,6 +315,9 @@ package struct FlatJSONValue: JSONValueReading {
         kind == .string ? UnsafeRawBufferPointer(start: base + start + 1, count: end - start - 2) : nil
     }
 
+    /// The scanner accepts no escapes: a string's bytes are always the input's own.
+    package var stringRange: Range<Int>? { kind == .string ? (start + 1)..<(end - 1) : nil }
+
     package var number: Double? {
         guard kind == .integer else { return nil }
         var i = start
@@ -374,6 +377,10 @@ package struct FlatJSONValue: JSONValueReading {
                     base: base, members: UnsafeBufferPointer(rebasing: table.members[..<count]),
                     keys: UnsafeBufferPointer(rebasing: table.keys[..<count])))
         }
+    }
+
+    package func withObject<R>(_ body: (FlatJSONObject) -> R) -> R? {
+        kind == .object ? withMembers(body) : nil
     }
 
     package var count: Int {

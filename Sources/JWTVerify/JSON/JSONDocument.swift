@@ -97,6 +97,13 @@ package struct JSONNode: JSONValueReading, JSONObjectReading {
         }
     }
 
+    /// jansson copies strings: never a range of the input.
+    package var stringRange: Range<Int>? { nil }
+
+    /// Runs `body` with this object (jansson finds each member in its own table); `nil` for other
+    /// kinds.
+    package func withObject<R>(_ body: (JSONNode) -> R) -> R? { kind == .object ? body(self) : nil }
+
     /// The member named `name` of an object (`nil` if absent or not an object).
     package func member(_ name: StaticString) -> JSONNode? {
         name.withUTF8Buffer { key in

@@ -4,10 +4,15 @@ package enum JSONKind: Equatable { case object, array, string, integer, real, `t
 /// Read access to one JSON value, whichever parser produced it (the fast scanner or jansson), so
 /// header and claim checks are written once and specialised for each.
 package protocol JSONValueReading {
+    /// An object value's members, read through the object interface.
+    associatedtype Members: JSONObjectReading where Members.Value == Self
     /// This value's type.
     var kind: JSONKind { get }
     /// The UTF-8 bytes of a string value (escapes undone), or `nil` for other types.
     var stringBytes: UnsafeRawBufferPointer? { get }
+    /// Where a string value's bytes lie in the parsed input, when they are the string itself (no
+    /// escapes to undo); `nil` for other types, and for a parser that copies strings (jansson).
+    var stringRange: Range<Int>? { get }
     /// The value of an integer or real as a double, or `nil` for other types.
     var number: Double? { get }
     /// The number of elements of an array (0 for other types).
@@ -20,6 +25,9 @@ package protocol JSONValueReading {
     func member(named name: UnsafeRawBufferPointer) -> Self?
     /// A copy of this value and everything inside it.
     var value: JSONValue { get }
+    /// Runs `body` with the members of an object, found once for all the lookups `body` makes
+    /// (``member(_:)`` finds them anew on every call); `nil` for other kinds.
+    func withObject<R>(_ body: (Members) -> R) -> R?
 }
 
 extension JSONValueReading {

@@ -182,11 +182,13 @@ extension Verifier {
         var bytes = 0
         for case (_, .pending(let pending)) in steps {
             count += pending.nested.count
-            for token in pending.nested { bytes += token.utf8.count }
+            for token in pending.nested { bytes += token.byteCount }
         }
         var nested = TokenBatch(minimumCapacity: count, bytes: bytes)
         for case (_, .pending(let pending)) in steps {
-            for token in pending.nested { nested.append(token) }
+            for token in pending.nested {
+                token.withBytes(in: pending.payload) { nested.append(bytes: $0, nonce: nil) }
+            }
         }
         var verdicts: [Result<VerifiedToken, VerificationError>] = []
         verdicts.reserveCapacity(nested.count)

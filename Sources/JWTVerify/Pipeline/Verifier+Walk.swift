@@ -12,8 +12,7 @@ extension Verifier {
         case .done(let result): return result
         case .pending(let pending):
             let nested = pending.nested.map { token in
-                var token = token
-                return token.withUTF8 { evaluateOne(UnsafeRawBufferPointer($0), rawNonce: nil, time: time) }
+                token.withBytes(in: pending.payload) { evaluateOne($0, rawNonce: nil, time: time) }
             }
             return conclude(&prepared, pending, nested: nested[...], tracing: tracing)
         }

@@ -87,7 +87,7 @@ public struct ProviderRules: Sendable, Hashable {
 
     /// The signed data the claims carry, to be verified as tokens of their own before
     /// ``complete(_:nested:)``; empty for most providers.
-    func nestedTokens(_ claims: ProviderClaims) -> [String] { profile?.nestedTokens(held: claims) ?? [] }
+    func nestedTokens(_ claims: ProviderClaims) -> [NestedToken] { profile?.nestedTokens(held: claims) ?? [] }
 
     /// The claims once the tokens ``nestedTokens(_:)`` named have their verdicts (in its order),
     /// or the failure that fails the token.

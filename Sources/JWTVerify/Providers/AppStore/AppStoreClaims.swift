@@ -24,66 +24,124 @@ public struct AppStoreClaims: ProviderClaimSet, Hashable {
     }
 
     /// What the payload is.
-    public private(set) var kind: Kind = .transaction
+    public var kind: Kind { box.fields.kind }
     /// `environment` (`receiptType` for an AppTransaction; a notification's from its `data`,
     /// `summary`, `externalPurchaseToken` or `appData`): `Production` or `Sandbox`.
-    public private(set) var environment: String?
+    public var environment: String? { box.fields.environment }
     /// `bundleId` (a notification's from its `data`, `summary`, `externalPurchaseToken` or `appData`).
-    public private(set) var bundleID: String?
+    public var bundleID: String? { box.fields.bundleID }
     /// `appAppleId` (notifications, AppTransactions and realtime requests).
-    public private(set) var appAppleID: Int64?
+    public var appAppleID: Int64? { box.fields.appAppleID }
     /// `signedDate`, in milliseconds since the epoch.
-    public private(set) var signedDate: Double?
+    public var signedDate: Double? { box.fields.signedDate }
     /// `productId` (transactions, renewal infos, realtime requests, a notification's `summary`).
-    public private(set) var productID: String?
+    public var productID: String? { box.fields.productID }
     /// `transactionId`.
-    public private(set) var transactionID: String?
+    public var transactionID: String? { box.fields.transactionID }
     /// `originalTransactionId`.
-    public private(set) var originalTransactionID: String?
+    public var originalTransactionID: String? { box.fields.originalTransactionID }
     /// Transactions: `purchaseDate`, `expiresDate` (subscriptions), `revocationDate` (refunds).
-    public private(set) var purchaseDate: Double?
-    public private(set) var expiresDate: Double?
-    public private(set) var revocationDate: Double?
+    public var purchaseDate: Double? { box.fields.purchaseDate }
+    public var expiresDate: Double? { box.fields.expiresDate }
+    public var revocationDate: Double? { box.fields.revocationDate }
     /// Transactions: `type` (`Auto-Renewable Subscription`, `Consumable`, …) and `appAccountToken`.
-    public private(set) var type: String?
-    public private(set) var appAccountToken: String?
+    public var type: String? { box.fields.type }
+    public var appAccountToken: String? { box.fields.appAccountToken }
     /// Renewal infos: `autoRenewProductId` and `autoRenewStatus` (1 on, 0 off).
-    public private(set) var autoRenewProductID: String?
-    public private(set) var autoRenewStatus: Int?
+    public var autoRenewProductID: String? { box.fields.autoRenewProductID }
+    public var autoRenewStatus: Int? { box.fields.autoRenewStatus }
     /// Notifications: `notificationType`, `subtype` and `notificationUUID`, as sent.
-    public private(set) var notificationType: String?
-    public private(set) var subtype: String?
-    public private(set) var notificationUUID: String?
+    public var notificationType: String? { box.fields.notificationType }
+    public var subtype: String? { box.fields.subtype }
+    public var notificationUUID: String? { box.fields.notificationUUID }
     /// Transactions, renewal infos and AppTransactions: `appTransactionId`.
-    public private(set) var appTransactionID: String?
+    public var appTransactionID: String? { box.fields.appTransactionID }
     /// Transactions: `billingPlanType`; renewal infos: `renewalBillingPlanType` (`BILLED_UPFRONT`,
     /// `MONTHLY`, as sent).
-    public private(set) var billingPlanType: String?
-    public private(set) var renewalBillingPlanType: String?
+    public var billingPlanType: String? { box.fields.billingPlanType }
+    public var renewalBillingPlanType: String? { box.fields.renewalBillingPlanType }
     /// Transactions and renewal infos: `commitmentInfo`.
-    public private(set) var commitmentInfo: AppStoreCommitmentInfo?
+    public var commitmentInfo: AppStoreCommitmentInfo? { box.fields.commitmentInfo }
     /// AppTransactions: `applicationVersion`, `originalApplicationVersion`, `originalPurchaseDate`,
     /// `receiptCreationDate` and `originalPlatform` (`iOS`, `macOS`, `tvOS`, `visionOS`, as sent).
-    public private(set) var applicationVersion: String?
-    public private(set) var originalApplicationVersion: String?
-    public private(set) var originalPurchaseDate: Double?
-    public private(set) var receiptCreationDate: Double?
-    public private(set) var originalPlatform: String?
+    public var applicationVersion: String? { box.fields.applicationVersion }
+    public var originalApplicationVersion: String? { box.fields.originalApplicationVersion }
+    public var originalPurchaseDate: Double? { box.fields.originalPurchaseDate }
+    public var receiptCreationDate: Double? { box.fields.receiptCreationDate }
+    public var originalPlatform: String? { box.fields.originalPlatform }
     /// `EXTERNAL_PURCHASE_TOKEN` notifications: the token's `externalPurchaseId` and
     /// `tokenCreationDate`.
-    public private(set) var externalPurchaseID: String?
-    public private(set) var tokenCreationDate: Double?
+    public var externalPurchaseID: String? { box.fields.externalPurchaseID }
+    public var tokenCreationDate: Double? { box.fields.tokenCreationDate }
     /// Realtime requests: `requestIdentifier` and `userLocale`.
-    public private(set) var requestIdentifier: String?
-    public private(set) var userLocale: String?
-    private var nested: Nested?
+    public var requestIdentifier: String? { box.fields.requestIdentifier }
+    public var userLocale: String? { box.fields.userLocale }
+    private var nested: Nested? { box.fields.nested }
     /// A notification's `data.signedTransactionInfo`, `data.signedRenewalInfo` and
     /// `appData.signedAppTransactionInfo` as read, before they are verified (``Verifier`` verifies
     /// them and attaches the results as ``transaction``, ``renewalInfo`` and ``appTransaction``):
     /// read in the payload's one parse.
-    private(set) var signedTransactionInfo: String?
-    private(set) var signedRenewalInfo: String?
-    private(set) var signedAppTransactionInfo: String?
+    var signedTransactionInfo: NestedToken? { box.fields.signedTransactionInfo }
+    var signedRenewalInfo: NestedToken? { box.fields.signedRenewalInfo }
+    var signedAppTransactionInfo: NestedToken? { box.fields.signedAppTransactionInfo }
+
+    /// The members, behind one box: claims are copied at every step of a token's walk and into
+    /// its verdict, and a copy is then one reference count, not one per string.
+    private let box: Box
+
+    /// Every member as read.
+    fileprivate struct Fields: Hashable {
+        var kind: Kind = .transaction
+        var environment: String?
+        var bundleID: String?
+        var appAppleID: Int64?
+        var signedDate: Double?
+        var productID: String?
+        var transactionID: String?
+        var originalTransactionID: String?
+        var purchaseDate: Double?
+        var expiresDate: Double?
+        var revocationDate: Double?
+        var type: String?
+        var appAccountToken: String?
+        var autoRenewProductID: String?
+        var autoRenewStatus: Int?
+        var notificationType: String?
+        var subtype: String?
+        var notificationUUID: String?
+        var appTransactionID: String?
+        var billingPlanType: String?
+        var renewalBillingPlanType: String?
+        var commitmentInfo: AppStoreCommitmentInfo?
+        var applicationVersion: String?
+        var originalApplicationVersion: String?
+        var originalPurchaseDate: Double?
+        var receiptCreationDate: Double?
+        var originalPlatform: String?
+        var externalPurchaseID: String?
+        var tokenCreationDate: Double?
+        var requestIdentifier: String?
+        var userLocale: String?
+        var nested: Nested?
+        var signedTransactionInfo: NestedToken?
+        var signedRenewalInfo: NestedToken?
+        var signedAppTransactionInfo: NestedToken?
+    }
+
+    /// The box the members live in: immutable, so claims that share one never see a write.
+    private final class Box: Sendable {
+        let fields: Fields
+        init(_ fields: Fields) { self.fields = fields }
+    }
+
+    /// The members.
+    private var fields: Fields { box.fields }
+
+    /// Whether `a` and `b` have the same members (nested data included).
+    public static func == (a: AppStoreClaims, b: AppStoreClaims) -> Bool { a.box === b.box || a.fields == b.fields }
+
+    /// Hashes every member (nested data included).
+    public func hash(into hasher: inout Hasher) { hasher.combine(fields) }
 
     /// A notification's `data.signedTransactionInfo`, verified.
     public var transaction: AppStoreClaims? { nested?.transaction }
@@ -104,7 +162,7 @@ public struct AppStoreClaims: ProviderClaimSet, Hashable {
     }
 
     /// The nested signed data of a notification, behind one box.
-    private final class Nested: Sendable, Hashable {
+    fileprivate final class Nested: Sendable, Hashable {
         let transaction: AppStoreClaims?
         let renewalInfo: AppStoreClaims?
         let appTransaction: AppStoreClaims?
@@ -128,37 +186,38 @@ public struct AppStoreClaims: ProviderClaimSet, Hashable {
     func with(transaction: AppStoreClaims?, renewalInfo: AppStoreClaims?, appTransaction: AppStoreClaims?)
         -> AppStoreClaims
     {
-        var copy = self
+        var copy = fields
         copy.nested =
             transaction == nil && renewalInfo == nil && appTransaction == nil
             ? nil : Nested(transaction: transaction, renewalInfo: renewalInfo, appTransaction: appTransaction)
         copy.signedTransactionInfo = nil
         copy.signedRenewalInfo = nil
         copy.signedAppTransactionInfo = nil
-        return copy
+        return AppStoreClaims(copy)
     }
 
-    /// Claims with no member read.
-    private init() {}
+    /// Claims with `fields`.
+    private init(_ fields: Fields) { box = Box(fields) }
 
     /// Reads and types a payload; a payload that is none of the five kinds, or a member of the
     /// wrong type, is `claim_type`. The members are the field table's (``fields(_:_:)``); what
     /// depends on the kind (the kind itself, and where a notification's app identity and an
     /// AppTransaction's environment come from) is read here.
     init<Object: JSONObjectReading>(reading payload: Object) throws(VerificationError) {
-        self.init()
+        // Read into a local, boxed once at the end.
+        var read = Fields()
         let reader = ProviderClaimReader(payload: payload)
         if payload.member("notificationType") != nil {
-            kind = .notification
-            try readNotificationIdentity(payload)
+            read.kind = .notification
+            try Self.readNotificationIdentity(payload, into: &read)
         } else if payload.member("receiptType") != nil {
-            kind = .appTransaction
+            read.kind = .appTransaction
         } else if payload.member("transactionId") != nil {
-            kind = .transaction
+            read.kind = .transaction
         } else if payload.member("autoRenewStatus") != nil || payload.member("autoRenewProductId") != nil {
-            kind = .renewalInfo
+            read.kind = .renewalInfo
         } else if payload.member("requestIdentifier") != nil {
-            kind = .realtimeRequest
+            read.kind = .realtimeRequest
         } else {
             throw VerificationError(
                 .claimType,
@@ -166,50 +225,76 @@ public struct AppStoreClaims: ProviderClaimSet, Hashable {
                     "not App Store signed data: none of notificationType, transactionId, autoRenewStatus, receiptType, "
                     + "requestIdentifier")
         }
-        var visitor = AppStoreFieldReader(reader: reader, kind: kind)
-        try Self.fields(&self, &visitor)
+        var visitor = AppStoreFieldReader(reader: reader, kind: read.kind)
+        try Self.fields(&read, &visitor)
+        self.init(read)
     }
 
     /// A notification's app identity: from `data`, else `summary`, else `externalPurchaseToken`,
     /// else `appData` (the first present); `data`'s signed transaction and renewal info, the
     /// external purchase token's ID and creation date, `appData`'s signed AppTransaction.
-    private mutating func readNotificationIdentity<Object: JSONObjectReading>(_ payload: Object)
-        throws(VerificationError)
-    {
-        let parts = [
-            ("data", payload.member("data")), ("summary", payload.member("summary")),
-            ("externalPurchaseToken", payload.member("externalPurchaseToken")),
-            ("appData", payload.member("appData")),
-        ]
-        guard let (name, part) = parts.first(where: { $0.1 != nil }).map({ ($0.0, $0.1!) }) else { return }
-        guard part.kind == .object else { throw VerificationError(.claimType, detail: "\(name) is not an object") }
-        let inner = ProviderClaimReader(payload: NestedObject(value: part))
-        bundleID = try inner.string("bundleId")
-        appAppleID = try Self.integer(inner.number("appAppleId"), "\(name).appAppleId")
-        if name == "externalPurchaseToken" {
-            externalPurchaseID = try inner.string("externalPurchaseId")
-            tokenCreationDate = try inner.number("tokenCreationDate")
-            environment = externalPurchaseID.map { $0.utf8.starts(with: "SANDBOX".utf8) ? "Sandbox" : "Production" }
+    private static func readNotificationIdentity<Object: JSONObjectReading>(
+        _ payload: Object, into fields: inout Fields
+    ) throws(VerificationError) {
+        let name: String
+        let part: Object.Value
+        if let found = payload.member("data") {
+            (name, part) = ("data", found)
+        } else if let found = payload.member("summary") {
+            (name, part) = ("summary", found)
+        } else if let found = payload.member("externalPurchaseToken") {
+            (name, part) = ("externalPurchaseToken", found)
+        } else if let found = payload.member("appData") {
+            (name, part) = ("appData", found)
         } else {
-            environment = try inner.string("environment")
+            return
         }
-        if name == "summary" { productID = try inner.string("productId") }
+        // The part's members are found once (it holds the nested tokens: kilobytes to scan).
+        let read = part.withObject { members -> Result<Void, VerificationError> in
+            do throws(VerificationError) {
+                try readIdentity(of: name, members, into: &fields)
+                return .success(())
+            } catch {
+                return .failure(error)
+            }
+        }
+        guard let read else { throw VerificationError(.claimType, detail: "\(name) is not an object") }
+        try read.get()
+    }
+
+    /// ``readNotificationIdentity(_:into:)`` once it has found the part (`name`) and its `members`.
+    private static func readIdentity<Members: JSONObjectReading>(
+        of name: String, _ members: Members, into fields: inout Fields
+    ) throws(VerificationError) {
+        let inner = ProviderClaimReader(payload: members)
+        fields.bundleID = try inner.string("bundleId")
+        fields.appAppleID = try integer(inner.number("appAppleId"), "\(name).appAppleId")
+        if name == "externalPurchaseToken" {
+            fields.externalPurchaseID = try inner.string("externalPurchaseId")
+            fields.tokenCreationDate = try inner.number("tokenCreationDate")
+            fields.environment = fields.externalPurchaseID.map {
+                $0.utf8.starts(with: "SANDBOX".utf8) ? "Sandbox" : "Production"
+            }
+        } else {
+            fields.environment = try inner.string("environment")
+        }
+        if name == "summary" { fields.productID = try inner.string("productId") }
         if name == "data" {
             for (position, field) in ["signedTransactionInfo", "signedRenewalInfo"].enumerated() {
-                guard let node = part.member(position == 0 ? "signedTransactionInfo" : "signedRenewalInfo") else {
+                guard let node = members.member(position == 0 ? "signedTransactionInfo" : "signedRenewalInfo") else {
                     continue
                 }
-                guard let text = node.string else {
+                guard let token = NestedToken(node) else {
                     throw VerificationError(.claimType, detail: "data.\(field) is not a string")
                 }
-                if position == 0 { signedTransactionInfo = text } else { signedRenewalInfo = text }
+                if position == 0 { fields.signedTransactionInfo = token } else { fields.signedRenewalInfo = token }
             }
         }
-        if name == "appData", let node = part.member("signedAppTransactionInfo") {
-            guard let text = node.string else {
+        if name == "appData", let node = members.member("signedAppTransactionInfo") {
+            guard let token = NestedToken(node) else {
                 throw VerificationError(.claimType, detail: "appData.signedAppTransactionInfo is not a string")
             }
-            signedAppTransactionInfo = text
+            fields.signedAppTransactionInfo = token
         }
     }
 
@@ -287,12 +372,12 @@ extension AppStoreClaims: ProviderClaimMembers {
     /// Each member once, in name order, with where it is read from (``AppStoreFieldSource``): a
     /// notification's app identity is read from its `data`, `summary`, `externalPurchaseToken` or
     /// `appData` by ``init(reading:)``.
-    static func fields<Visitor: AppStoreFieldVisitor>(_ claims: inout Self, _ visitor: inout Visitor)
+    fileprivate static func fields<Visitor: AppStoreFieldVisitor>(_ claims: inout Fields, _ visitor: inout Visitor)
         throws(VerificationError)
     {
         try visitor.text("appAccountToken", &claims.appAccountToken, .signedItem)
         try visitor.integer("appAppleId", &claims.appAppleID, .appIdentity)
-        visitor.nested("appTransaction", claims.appTransaction)
+        visitor.nested("appTransaction", claims.nested?.appTransaction)
         try visitor.text("appTransactionId", &claims.appTransactionID, .signedItem)
         try visitor.text("applicationVersion", &claims.applicationVersion, .appTransaction)
         try visitor.text("autoRenewProductId", &claims.autoRenewProductID, .signedItem)
@@ -314,13 +399,13 @@ extension AppStoreClaims: ProviderClaimMembers {
         try visitor.number("purchaseDate", &claims.purchaseDate, .signedItem)
         try visitor.number("receiptCreationDate", &claims.receiptCreationDate, .appTransaction)
         try visitor.text("renewalBillingPlanType", &claims.renewalBillingPlanType, .signedItem)
-        visitor.nested("renewalInfo", claims.renewalInfo)
+        visitor.nested("renewalInfo", claims.nested?.renewalInfo)
         try visitor.text("requestIdentifier", &claims.requestIdentifier, .realtimeRequest)
         try visitor.number("revocationDate", &claims.revocationDate, .signedItem)
         try visitor.number("signedDate", &claims.signedDate, .everyKind)
         try visitor.text("subtype", &claims.subtype, .notification)
         try visitor.number("tokenCreationDate", &claims.tokenCreationDate, .notificationPart)
-        visitor.nested("transaction", claims.transaction)
+        visitor.nested("transaction", claims.nested?.transaction)
         try visitor.text("transactionId", &claims.transactionID, .signedItem)
         try visitor.text("type", &claims.type, .signedItem)
         try visitor.text("userLocale", &claims.userLocale, .realtimeRequest)
@@ -329,7 +414,7 @@ extension AppStoreClaims: ProviderClaimMembers {
     /// The typed members under Apple's names, in name order (`kind` added; a notification's
     /// nested data as `transaction`, `renewalInfo` and `appTransaction` objects).
     package func forEachMember(_ body: (StaticString, JSONValue) -> Void) {
-        var copy = self
+        var copy = fields
         withoutActuallyEscaping(body) { body in
             var lister = AppStoreFieldLister(body: body)
             try? Self.fields(&copy, &lister)
@@ -484,13 +569,6 @@ struct AppStoreFieldLister: AppStoreFieldVisitor {
     mutating func nested(_ name: StaticString, _ claims: AppStoreClaims?) {
         if let claims { body(name, .object(ProviderClaims(claims).members)) }
     }
-}
-
-/// An object nested in a payload, read through the same object interface.
-private struct NestedObject<Value: JSONValueReading>: JSONObjectReading {
-    let value: Value
-    func member(_ name: StaticString) -> Value? { value.member(name) }
-    func member(named name: UnsafeRawBufferPointer) -> Value? { nil }
 }
 
 /// The App Store environments a policy may require.

@@ -8,7 +8,7 @@ extension AppStoreClaims {
     /// A notification's nested signed data as read, before it is verified: each field's token
     /// (`nil` where the notification has none), its name and the kind it must be, in
     /// ``nestedSignedDataFields``' order.
-    var nestedSignedData: [(token: String?, field: String, kind: Kind)] {
+    var nestedSignedData: [(token: NestedToken?, field: String, kind: Kind)] {
         let fields = Self.nestedSignedDataFields
         return [
             (signedTransactionInfo, fields[0], .transaction),

@@ -87,7 +87,7 @@ package struct AppStoreProfile: ProviderProfile {
     /// A notification's nested transaction, renewal info and AppTransaction, each to be verified
     /// as a token of its own under this policy (its own chain, signature, kind and rules, at its
     /// own `signedDate` unless the call gives a time).
-    package func nestedTokens(_ claims: AppStoreClaims) -> [String] {
+    package func nestedTokens(_ claims: AppStoreClaims) -> [NestedToken] {
         guard claims.kind == .notification else { return [] }
         return claims.nestedSignedData.compactMap(\.token)
     }

@@ -66,7 +66,7 @@ package protocol ProviderProfile: Sendable, Hashable {
     /// The signed data the claims carry, each to be verified as a token of its own before the
     /// claims are complete (an App Store notification's nested signed data), in the order
     /// ``complete(_:nested:)`` takes their verdicts; none for most providers.
-    func nestedTokens(_ claims: Claims) -> [String]
+    func nestedTokens(_ claims: Claims) -> [NestedToken]
     /// The claims once the tokens ``nestedTokens(_:)`` named have their verdicts (in its order;
     /// `nil`: nothing to add, the claims as read), or the failure that fails the token.
     func complete(_ claims: Claims, nested: ArraySlice<Result<VerifiedToken, VerificationError>>) -> Result<
@@ -89,7 +89,7 @@ package protocol ProviderProfile: Sendable, Hashable {
     /// ``evaluationInstant(_:)`` of claims this provider read.
     func evaluationInstant(held claims: ProviderClaims) -> Double?
     /// ``nestedTokens(_:)`` of claims this provider read.
-    func nestedTokens(held claims: ProviderClaims) -> [String]
+    func nestedTokens(held claims: ProviderClaims) -> [NestedToken]
     /// ``complete(_:nested:)`` of claims this provider read.
     func complete(held claims: ProviderClaims, nested: ArraySlice<Result<VerifiedToken, VerificationError>>)
         -> Result<ProviderClaims, VerificationError>
@@ -127,7 +127,7 @@ extension ProviderProfile {
     /// The clock's time, unless a profile says otherwise.
     package func evaluationInstant(_ claims: Claims) -> Double? { nil }
     /// Nothing nested to verify, unless a profile says otherwise.
-    package func nestedTokens(_ claims: Claims) -> [String] { [] }
+    package func nestedTokens(_ claims: Claims) -> [NestedToken] { [] }
     /// Nothing to add, unless a profile says otherwise.
     package func complete(_ claims: Claims, nested: ArraySlice<Result<VerifiedToken, VerificationError>>) -> Result<
         Claims?, VerificationError
@@ -165,7 +165,7 @@ extension ProviderProfile {
         claims.held(Claims.self).flatMap(evaluationInstant)
     }
 
-    package func nestedTokens(held claims: ProviderClaims) -> [String] {
+    package func nestedTokens(held claims: ProviderClaims) -> [NestedToken] {
         claims.held(Claims.self).map(nestedTokens) ?? []
     }
 
