@@ -185,11 +185,6 @@ extension Verifier {
         certificateValidity: ClosedRange<Double>?,
         rawNonce: UnsafeRawBufferPointer?, time: EvaluationTime, trace: inout WalkTrace, tracing: Bool
     ) -> WalkStep {
-        var now: Double
-        switch evaluationTime(time, claims: read.claims) {
-        case .success(let instant): now = instant
-        case .failure(let error): return .done(.failure(error))
-        }
         // The provider's claims, moved out of `read` (or the type rule they broke, which counts
         // after the generic checks).
         var provider: ProviderClaims? = nil
@@ -200,9 +195,18 @@ extension Verifier {
         case .failure(let error)?: providerFailure = error
         }
         // A provider may judge its tokens at an instant of their own (the App Store's signedDate)
-        // unless the call fixed a time.
+        // unless the call fixed a time; then the clock is not read.
         let tokenInstant = provider.flatMap { policy.rules.evaluationInstant($0) }
-        if !time.isFixed, let tokenInstant { now = tokenInstant }
+        var now: Double
+        if case .clock = time, let tokenInstant {
+            now = tokenInstant
+        } else {
+            switch evaluationTime(time, claims: read.claims) {
+            case .success(let instant): now = instant
+            case .failure(let error): return .done(.failure(error))
+            }
+            if !time.isFixed, let tokenInstant { now = tokenInstant }
+        }
         if tracing { trace.evaluatedAt = now }
         if let failure = check(read.claims, rawNonce: rawNonce, now: now, provider: provider) {
             return .done(.failure(failure))
