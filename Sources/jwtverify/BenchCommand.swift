@@ -163,7 +163,28 @@ struct BenchCommand {
                 issuer: options.issuer, audiences: [options.audience], algorithms: Set(SignatureAlgorithm.all)
             ).clock { now }
         }
+        if let profile = options.profile { corpus.policy = try Self.policy(profile: profile, options, now: now) }
         return corpus
+    }
+
+    /// `--profile`'s policy: the profile with `--audience` (and `--issuer` where it takes one), as
+    /// `verify --profile` makes it; with `--skip-nonce`, a nonce checked only where given.
+    private static func policy(profile name: String, _ options: BenchOptions, now: Double) throws(CommandFailure)
+        -> VerificationPolicy
+    {
+        var settings = VerificationPolicy.ProfileSettings()
+        settings.audiences = [options.audience]
+        if ProviderRegistry.profile(named: name)?.settings.contains(.issuer) == true {
+            settings.issuer = options.issuer
+        }
+        var policy: VerificationPolicy
+        do {
+            policy = try VerificationPolicy.profile(named: name, settings)
+        } catch {
+            throw .usage("--profile: \(error.description)")
+        }
+        if options.skipNonce { policy.nonceRequirement = .checkedWhenGiven }
+        return policy.clock { now }
     }
 
     /// The requests of a file, read as `verify` reads its input (``TokenRequest/withLine(_:_:)``):

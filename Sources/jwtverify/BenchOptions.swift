@@ -21,6 +21,10 @@ struct BenchOptions {
     var appAppleID: Int64?
     /// `--access-token`: the `--tokens` are RFC 9068 access tokens, verified with the access-token profile.
     var accessToken = false
+    /// `--profile`: the `--tokens` verified under this profile's checks, as `verify --profile` makes them.
+    var profile: String?
+    /// `--skip-nonce`: with `--profile`, a nonce checked only where a token's line gives one (as `audit` does).
+    var skipNonce = false
     var count = 2000
     var threads = Processors.online
     var rounds = 7
@@ -88,6 +92,21 @@ struct BenchOptions {
             help:
                 "The --tokens are RFC 9068 access tokens: verify them with --profile\naccess-token's checks (typ at+jwt, client_id, jti, scope) under --issuer and\n--audience."
         ) { $0.accessToken = true },
+        .value(
+            "--profile", placeholder: "P",
+            help:
+                "With --jwks and --tokens: verify under profile P's checks, as verify --profile P\nmakes them "
+                + "(--audience, and --issuer where P takes one; profiles that need other\nsettings are verify's alone)."
+        ) { options, value, name throws(CommandFailure) in
+            guard VerificationPolicy.profileNames.containsExactly(value) else {
+                throw .usage("\(name) takes " + VerificationPolicy.profileNames.joined(separator: ", "))
+            }
+            options.profile = value
+        },
+        .flag(
+            "--skip-nonce",
+            help: "With --profile: check a nonce only where a token's line gives one, as audit\ndoes."
+        ) { $0.skipNonce = true },
         .value("--count", placeholder: "N", help: "Tokens in the generated corpus (default 2000).") {
             options, value, name throws(CommandFailure) in
             options.count = try OptionValue.count(name, value, in: 1...1_000_000)
@@ -142,6 +161,7 @@ struct BenchOptions {
 
     static let help = """
         USAGE: jwtverify bench [--jwks FILE --tokens FILE [--nonces FILE] --issuer ISS --audience AUD]
+                               [--profile P [--skip-nonce] | --access-token]
                                [--threads N] [--reps N] [--raw-check CHECK] [--json]
                jwtverify bench --app-store [--tokens FILE --bundle-id ID... [--app-apple-id N] [--apple-root FILE...]] [...]
 
@@ -179,6 +199,8 @@ struct BenchOptions {
                 throw .usage("--bundle-id, --app-apple-id and --apple-root go with --app-store --tokens")
             }
             if accessToken { throw .usage("--app-store and --access-token are two corpora; choose one") }
+            if profile != nil { throw .usage("--app-store is verified with --profile app-store's checks already") }
+            if skipNonce { throw .usage("--skip-nonce goes with --profile") }
             return
         }
         if !(bundleIDs.isEmpty && appleRoots.isEmpty && appAppleID == nil) {
@@ -189,5 +211,11 @@ struct BenchOptions {
             throw .usage("--jwks and --nonces go with --tokens")
         }
         if accessToken && tokensFile == nil { throw .usage("--access-token measures --tokens FILE (with --jwks)") }
+        if let profile {
+            if tokensFile == nil { throw .usage("--profile measures --tokens FILE (with --jwks)") }
+            if accessToken { throw .usage("--access-token is --profile access-token's corpus; choose one") }
+            if profile == "app-store" { throw .usage("--profile app-store: use --app-store") }
+        }
+        if skipNonce && profile == nil { throw .usage("--skip-nonce goes with --profile") }
     }
 }

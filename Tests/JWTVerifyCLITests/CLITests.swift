@@ -296,6 +296,48 @@ struct CLITests {
     }
 
     @Test(
+        "bench --profile: the tokens under the profile's checks, as verify --profile makes them; --skip-nonce as audit checks nonces"
+    )
+    func benchProfile() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "bench-profile-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let written = try CLIRunner.run(["bench", "--count", "12", "--write-corpus", directory.path, "--repeat", "1"])
+        try #require(written.status == 0, "\(written.stderr)")
+        let files = [
+            "--jwks", directory.appendingPathComponent("jwks.json").path, "--tokens",
+            directory.appendingPathComponent("tokens.txt").path,
+        ]
+        // The written corpus is made for this instant.
+        let now = ["--now", "1767225600"]
+        let apple = files + now + ["--profile", "apple", "--audience", "com.example.app", "--reps", "1", "--json"]
+        // Usage: the profile measures a file's tokens, is no App Store or access-token corpus, and
+        // --skip-nonce goes with it.
+        for words in [
+            ["--profile", "apple"], ["--skip-nonce"], files + ["--profile", "nope"],
+            files + ["--profile", "app-store"],
+            apple + ["--access-token"], ["--app-store", "--profile", "apple"], files + ["--skip-nonce"],
+        ] {
+            #expect(try CLIRunner.run(["bench"] + words).status == 64, "\(words)")
+        }
+        // Without their nonces, the Apple profile rejects every token, as verify --profile apple does:
+        // the same reason, counted; nothing is measured.
+        let bare = try CLIRunner.run(["bench"] + apple)
+        let verified = try CLIRunner.run(
+            ["verify", "--jwks", files[1], "--profile", "apple", "--audience", "com.example.app", files[3]] + now)
+        let reasons = Set(verified.records.compactMap { $0["reason"] as? String })
+        #expect(reasons == ["nonce_missing"] && verified.records.count == 12, "\(verified.stdoutText)")
+        #expect(bare.status == 1, "\(bare.stderr)")
+        #expect(bare.stderr.contains("12 of 12 tokens are rejected (\(reasons.first ?? "?") 12"), "\(bare.stderr)")
+        // With their nonces, or with --skip-nonce: accepted for measuring (a debug build then refuses).
+        for extra in [["--nonces", directory.appendingPathComponent("nonces.txt").path], ["--skip-nonce"]] {
+            let run = try CLIRunner.run(["bench"] + apple + extra)
+            #expect(run.status == 0 || (run.status == 78 && run.stderr.contains("debug build")), "\(run.stderr)")
+            if run.status == 0 { #expect(run.records.first?["valid"] as? Int == 12) }
+        }
+    }
+
+    @Test(
         "bench --app-store --tokens: App Store data from a file, under --bundle-id, --app-apple-id and --apple-root; rejected tokens counted by reason"
     )
     func benchAppStoreTokens() throws {
