@@ -48,10 +48,11 @@ let package = Package(
         // glibc allocator tuning for the CLI's batch work (a header only; libc is always linked).
         .systemLibrary(name: "CMallocTuning"),
         // ES256 with a fixed-base table per P-256 key: the one C file that uses OpenSSL calls
-        // deprecated in 3.0 (the COpenSSL shim keeps hiding them from everything else).
+        // deprecated in 3.0 (the COpenSSL shim keeps hiding them from everything else). In batches,
+        // u1*G goes through crypto_mb's lanes when it is loaded.
         .target(
             name: "CFixedBaseP256",
-            dependencies: ["COpenSSL"],
+            dependencies: ["COpenSSL", "CCryptoMB"],
             path: "Sources/CFixedBaseP256"
         ),
         // RS256/RS384/RS512 by a chain of Montgomery products per RSA key (OpenSSL BN calls only).

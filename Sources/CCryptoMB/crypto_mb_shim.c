@@ -14,6 +14,8 @@
 typedef uint32_t mbx_status;
 typedef mbx_status (*mbx_rsa_public_ssl_mb8_fn)(const unsigned char *const from[8], unsigned char *const to[8],
                                                 const void *const e[8], const void *const n[8], int expected_bits);
+typedef mbx_status (*mbx_nistp256_ecpublic_key_mb8_fn)(uint64_t *pa_pubx[8], uint64_t *pa_puby[8], uint64_t *pa_pubz[8],
+                                                      const uint64_t *const pa_skey[8], unsigned char *buffer);
 typedef int (*mbx_is_crypto_mb_applicable_fn)(unsigned long long cpu_features);
 typedef struct {
     int major, minor, patch;
@@ -35,6 +37,7 @@ static int loaded;
 static char load_message[JWTV_MB_MESSAGE_MAX];
 static char version_text[64];
 static mbx_rsa_public_ssl_mb8_fn rsa_public;
+static mbx_nistp256_ecpublic_key_mb8_fn p256_base_mul; /* optional: RSA works without it */
 
 static const char *const runtime_libraries[] = {"libintlc.so.5", "libirng.so", "libimf.so", "libsvml.so"};
 static const char *const library_name = "libcrypto_mb.so.13";
@@ -109,6 +112,7 @@ static void load_once(void) {
         rsa_public = NULL;
         return;
     }
+    p256_base_mul = (mbx_nistp256_ecpublic_key_mb8_fn)dlsym(handle, "mbx_nistp256_ecpublic_key_mb8");
     const mbx_version *v = version != NULL ? version() : NULL;
     if (v != NULL) snprintf(version_text, sizeof version_text, "crypto_mb %d.%d.%d", v->major, v->minor, v->patch);
     else snprintf(version_text, sizeof version_text, "crypto_mb");
@@ -159,4 +163,24 @@ void jwtv_mb_rsa_verify8(const jwtv_rsa_key *const keys[8], const void *const si
         if (from[i] == NULL || MBX_GET_STS(status, i) != MBX_STATUS_OK) continue;
         valid[i] = (unsigned char)jwtv_rsa_is_encoding(keys[i], kinds[i], results[i], digests[i], digest_lengths[i]);
     }
+}
+
+int jwtv_mb_has_p256_base(void) { return loaded && p256_base_mul != NULL; }
+
+unsigned jwtv_mb_p256_base_mul8(const uint64_t *const scalars[8], uint64_t *const x[8], uint64_t *const y[8],
+                                uint64_t *const z[8]) {
+    if (!loaded || p256_base_mul == NULL) return 0;
+    uint64_t *px[8], *py[8], *pz[8];
+    for (int i = 0; i < 8; i++) {
+        if (scalars[i] == NULL || x[i] == NULL || y[i] == NULL || z[i] == NULL) return 0;
+        px[i] = x[i];
+        py[i] = y[i];
+        pz[i] = z[i];
+    }
+    mbx_status status = p256_base_mul(px, py, pz, scalars, NULL);
+    unsigned done = 0;
+    for (int i = 0; i < 8; i++) {
+        if (MBX_GET_STS(status, i) == MBX_STATUS_OK) done |= 1u << i;
+    }
+    return done;
 }

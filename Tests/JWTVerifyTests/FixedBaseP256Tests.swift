@@ -176,6 +176,35 @@ struct FixedBaseP256Tests {
         #expect(Self.batchDisagreements(cases).isEmpty)
     }
 
+    @Test(
+        "batches of 1 to 20 signatures with one bad at every place, or a digest of zero: each its own verdict, in groups of eight on crypto_mb's lanes or not"
+    )
+    func groupsOfEight() throws {
+        // With crypto_mb loaded, groups with 4 to 8 usable u1 go through its lanes; smaller ones, and
+        // a digest of zero (u1 = 0, the point at infinity), through OpenSSL.
+        if MultiBufferEngine.isLoaded { #expect(MultiBufferEngine.multipliesP256Generator) }
+        let (table, list) = try Self.signatures(20)
+        var wrong: [String] = []
+        for size in 1...20 {
+            for bad in 0..<size {
+                let zeroDigest = bad % 3 == 2
+                let cases = (0..<size).map { i in
+                    var (digest, signature) = list[i]
+                    if i == bad {
+                        if zeroDigest { digest = [UInt8](repeating: 0, count: 32) } else { signature[bad % 64] ^= 0x10 }
+                    }
+                    return (id: size * 100 + i, expected: i != bad, digest: digest, signature: signature, table: table)
+                }
+                wrong += Self.batchDisagreements(cases)
+            }
+            let all = (0..<size).map {
+                (id: size * 100 + $0, expected: true, digest: list[$0].0, signature: list[$0].1, table: table)
+            }
+            wrong += Self.batchDisagreements(all)
+        }
+        #expect(wrong.isEmpty, "\(wrong.prefix(10))")
+    }
+
     @Test("r or s of 0, n or more is refused before any arithmetic; r + n < p is the only other x(R) that can match")
     func ranges() throws {
         let (table, list) = try Self.signatures(1)

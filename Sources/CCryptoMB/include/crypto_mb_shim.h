@@ -6,12 +6,15 @@
  * among them) never take over libm's in the process. Only the few functions used are looked up,
  * with the prototypes below (from crypto_mb's rsa.h, status.h, cpu_features.h, version.h). It is
  * used only when mbx_is_crypto_mb_applicable(0) says this CPU has what it needs (AVX-512 IFMA).
+ * Two of its operations are used: RSA public operations (mbx_rsa_public_ssl_mb8) and products of
+ * P-256's generator (mbx_nistp256_ecpublic_key_mb8, the u1*G of an ES256 check).
  *
  * The header carries no OpenSSL or crypto_mb types. */
 #ifndef JWTV_CRYPTO_MB_SHIM_H
 #define JWTV_CRYPTO_MB_SHIM_H
 
 #include <stddef.h>
+#include <stdint.h>
 #include "rsa_montgomery.h"
 
 /** Where a search looked and what it found, for `jwtverify --version` and errors. */
@@ -39,5 +42,17 @@ int jwtv_mb_takes_rsa_key(const jwtv_rsa_key *key);
  *  another's verdict. */
 void jwtv_mb_rsa_verify8(const jwtv_rsa_key *const keys[8], const void *const signatures[8], const jwtv_rsa_digest kinds[8],
                          const void *const digests[8], const size_t digest_lengths[8], int bits, unsigned char valid[8]);
+
+/** 1 when the loaded engine also multiplies P-256's generator (jwtv_mb_p256_base_mul8), else 0. */
+int jwtv_mb_has_p256_base(void);
+
+/** u*G on P-256 for 8 lanes at once (crypto_mb's fixed-base comb in IFMA lanes; the 8 lanes cost
+ *  about as much as 4 of OpenSSL's own products). Lane i: scalars[i], 4 little-endian 64-bit
+ *  words with 1 <= u < n; the product goes to x[i], y[i], z[i] (4 words each, Jacobian
+ *  coordinates X/Z^2, Y/Z^3, not in Montgomery form). Every pointer must be set: fill unused
+ *  lanes with a copy of a used one. Returns a mask with bit i set for each lane computed; 0 when
+ *  the engine is not loaded or lacks the operation. */
+unsigned jwtv_mb_p256_base_mul8(const uint64_t *const scalars[8], uint64_t *const x[8], uint64_t *const y[8],
+                                uint64_t *const z[8]);
 
 #endif

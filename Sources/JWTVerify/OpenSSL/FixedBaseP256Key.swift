@@ -5,7 +5,9 @@ import Synchronization
 
 /// One P-256 public key with OpenSSL's fixed-base table for it (`jwtv_p256_key`): ES256 verified
 /// as u1·G + u2·Q with both products through a precomputed table, about twice OpenSSL's own
-/// `EVP_PKEY_verify` rate, and more in batches (see `fixed_base_p256.h`).
+/// `EVP_PKEY_verify` rate, and more in batches (see `fixed_base_p256.h`): there the inverses of
+/// all s share one inversion, and where ``MultiBufferEngine`` is loaded, u1·G for eight signatures
+/// at a time comes from crypto_mb's lanes.
 ///
 /// Immutable once built, so it verifies on many threads at once. Freed exactly once, in `deinit`.
 package final class FixedBaseP256Key: @unchecked Sendable {
@@ -19,6 +21,8 @@ package final class FixedBaseP256Key: @unchecked Sendable {
     package init?(uncompressedPoint point: [UInt8]) {
         guard let pointer = point.withUnsafeBytes({ jwtv_p256_key_new($0.baseAddress, $0.count) }) else { return nil }
         self.pointer = pointer
+        // Batches of this key use crypto_mb's lanes when it is found: look for it once, now.
+        _ = MultiBufferEngine.isLoaded
     }
 
     deinit { jwtv_p256_key_free(pointer) }

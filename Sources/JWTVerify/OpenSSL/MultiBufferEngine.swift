@@ -28,6 +28,10 @@ package enum MultiBufferEngine {
     /// Whether the engine is loaded and this CPU can run it.
     package static var isLoaded: Bool { state.loaded }
 
+    /// Whether the loaded engine also computes ES256's u1·G, eight signatures per call (see
+    /// ``FixedBaseP256Key``); `false` when nothing is loaded.
+    package static var multipliesP256Generator: Bool { state.loaded && jwtv_mb_has_p256_base() == 1 }
+
     /// The engine's name for reports: `crypto_mb` or `openssl`.
     package static var name: String { state.loaded ? "crypto_mb" : "openssl" }
 
