@@ -4,6 +4,7 @@
 
 #include <dlfcn.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
@@ -33,7 +34,10 @@ typedef const mbx_version *(*mbx_getversion_fn)(void);
 static pthread_once_t once = PTHREAD_ONCE_INIT;
 static const char *load_setting;
 static const char *load_default;
-static int loaded;
+/* Set once, with release order, after everything below it is: a thread that reads 1 with acquire
+ * order (is_loaded) sees the function pointers and texts, whichever thread did the loading. */
+static atomic_int loaded;
+static int is_loaded(void) { return atomic_load_explicit(&loaded, memory_order_acquire); }
 static char load_message[JWTV_MB_MESSAGE_MAX];
 static char version_text[64];
 static mbx_rsa_public_ssl_mb8_fn rsa_public;
@@ -117,7 +121,7 @@ static void load_once(void) {
     if (v != NULL) snprintf(version_text, sizeof version_text, "crypto_mb %d.%d.%d", v->major, v->minor, v->patch);
     else snprintf(version_text, sizeof version_text, "crypto_mb");
     snprintf(load_message, sizeof load_message, "%s (%s)", version_text, path);
-    loaded = 1;
+    atomic_store_explicit(&loaded, 1, memory_order_release);
 }
 
 int jwtv_mb_load(const char *setting, const char *default_folder, char *message) {
@@ -125,13 +129,15 @@ int jwtv_mb_load(const char *setting, const char *default_folder, char *message)
     load_default = default_folder;
     pthread_once(&once, load_once);
     if (message != NULL) snprintf(message, JWTV_MB_MESSAGE_MAX, "%s", load_message);
-    return loaded;
+    return is_loaded();
 }
 
-const char *jwtv_mb_version(void) { return loaded ? version_text : NULL; }
+const char *jwtv_mb_version(void) { return is_loaded() ? version_text : NULL; }
 
-int jwtv_mb_takes_rsa_key(const jwtv_rsa_key *key) {
-    if (!loaded || key == NULL || jwtv_rsa_key_public_exponent(key) != 65537) return 0;
+int jwtv_mb_takes_rsa_key(const jwtv_rsa_key *key) { return is_loaded() && jwtv_mb_fits_rsa_key(key); }
+
+int jwtv_mb_fits_rsa_key(const jwtv_rsa_key *key) {
+    if (key == NULL || jwtv_rsa_key_public_exponent(key) != 65537) return 0;
     int bits = jwtv_rsa_key_bits(key);
     return bits == 1024 || bits == 2048 || bits == 3072 || bits == 4096;
 }
@@ -165,11 +171,11 @@ void jwtv_mb_rsa_verify8(const jwtv_rsa_key *const keys[8], const void *const si
     }
 }
 
-int jwtv_mb_has_p256_base(void) { return loaded && p256_base_mul != NULL; }
+int jwtv_mb_has_p256_base(void) { return is_loaded() && p256_base_mul != NULL; }
 
 unsigned jwtv_mb_p256_base_mul8(const uint64_t *const scalars[8], uint64_t *const x[8], uint64_t *const y[8],
                                 uint64_t *const z[8]) {
-    if (!loaded || p256_base_mul == NULL) return 0;
+    if (!is_loaded() || p256_base_mul == NULL) return 0;
     uint64_t *px[8], *py[8], *pz[8];
     for (int i = 0; i < 8; i++) {
         if (scalars[i] == NULL || x[i] == NULL || y[i] == NULL || z[i] == NULL) return 0;

@@ -28,10 +28,6 @@
 #define JWTV_MB_WORDS_ARE_OCTETS 0
 #endif
 
-/* The fewest u1*G products of a group of eight worth one crypto_mb call: eight lanes cost about
- * 25 us, OpenSSL's own product about 6.8 us each. */
-#define JWTV_MB_MIN_LANES 4
-
 int jwtv_p256_available(void) { return JWTV_HAVE_FIXED_BASE; }
 
 #if JWTV_HAVE_FIXED_BASE
@@ -195,8 +191,8 @@ static int check_one(const jwtv_p256_key *key, jwtv_p256_scratch *c, const BIGNU
 }
 
 /* Steps 3 to 6 for up to eight entries (`lanes`, indices into the batch) whose w are known. Where
- * at least JWTV_MB_MIN_LANES of them have u1 != 0 and crypto_mb is loaded, their u1*G come from one
- * call to its eight lanes; every other product is OpenSSL's. */
+ * at least JWTV_P256_MB_MIN_LANES of them have u1 != 0 and crypto_mb is loaded, their u1*G come
+ * from one call to its eight lanes; every other product is OpenSSL's. */
 static void check_group(const jwtv_p256_key *const *keys, const void *const *digests, const size_t *lanes, size_t m,
                         unsigned char *valid, jwtv_p256_scratch *c) {
     int have_u1[8];
@@ -208,7 +204,7 @@ static void check_group(const jwtv_p256_key *const *keys, const void *const *dig
     }
     unsigned done = 0;
     uint64_t scalars[8][4], x[8][4], y[8][4], z[8][4];
-    if (JWTV_MB_WORDS_ARE_OCTETS && eligible >= JWTV_MB_MIN_LANES && jwtv_mb_has_p256_base()) {
+    if (JWTV_MB_WORDS_ARE_OCTETS && eligible >= JWTV_P256_MB_MIN_LANES && jwtv_mb_has_p256_base()) {
         const uint64_t *scalar_lanes[8];
         uint64_t *x_lanes[8], *y_lanes[8], *z_lanes[8];
         unsigned wanted = 0;

@@ -20,7 +20,9 @@
 /** Where a search looked and what it found, for `jwtverify --version` and errors. */
 #define JWTV_MB_MESSAGE_MAX 512
 
-/** Opens crypto_mb, once per process (later calls return the first answer).
+/** Opens crypto_mb, once per process (later calls return the first answer; calls from other
+ *  threads meanwhile wait for it). Every other function here is safe on any thread at any time:
+ *  before the load is done they answer as if nothing were loaded.
  *  `setting`: a path to libcrypto_mb.so.* or to the folder holding it and its runtime libraries,
  *  or "off"; NULL or "" to search `default_folder`, then the system's library path. Returns 1
  *  when the library is loaded and applicable, else 0; `message` (JWTV_MB_MESSAGE_MAX octets)
@@ -33,6 +35,10 @@ const char *jwtv_mb_version(void);
 /** 1 when the loaded engine takes this key: public exponent 65537 and a modulus of 1024, 2048,
  *  3072 or 4096 bits. 0 when not, or when nothing is loaded. */
 int jwtv_mb_takes_rsa_key(const jwtv_rsa_key *key);
+
+/** 1 when the engine, once loaded, would take this key (jwtv_mb_takes_rsa_key without asking
+ *  whether it is loaded): for planning before the engine is there. */
+int jwtv_mb_fits_rsa_key(const jwtv_rsa_key *key);
 
 /** Up to 8 RSASSA-PKCS1-v1_5 verifications in one call. Lane i: keys[i] (NULL: an unused lane),
  *  the signature (`signatures[i]`, the modulus's length), its digest kind and digest. Every key

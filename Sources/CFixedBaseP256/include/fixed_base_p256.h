@@ -25,6 +25,10 @@ typedef struct jwtv_p256_scratch jwtv_p256_scratch;
 /** The most signatures one jwtv_p256_verify_batch call takes. */
 #define JWTV_P256_BATCH_MAX 128
 
+/** The fewest u1*G products of a group of eight worth one call to crypto_mb's eight lanes (about
+ *  25 us a call against about 6.8 us for each of OpenSSL's own products). */
+#define JWTV_P256_MB_MIN_LANES 4
+
 /** 1 when this OpenSSL build has the calls the fast path needs, else 0. */
 int jwtv_p256_available(void);
 

@@ -21,8 +21,6 @@ package final class FixedBaseP256Key: @unchecked Sendable {
     package init?(uncompressedPoint point: [UInt8]) {
         guard let pointer = point.withUnsafeBytes({ jwtv_p256_key_new($0.baseAddress, $0.count) }) else { return nil }
         self.pointer = pointer
-        // Batches of this key use crypto_mb's lanes when it is found: look for it once, now.
-        _ = MultiBufferEngine.isLoaded
     }
 
     deinit { jwtv_p256_key_free(pointer) }
@@ -79,6 +77,8 @@ package final class FixedBaseP256Key: @unchecked Sendable {
     /// depends on its own signature only.
     static func verify(_ batch: SignatureBatch) {
         precondition(batch.count > 0 && batch.count <= batchLimit, "batch of \(batch.count)")
+        // A batch with a group worth crypto_mb's lanes starts the search for it (without waiting).
+        if batch.count >= Int(JWTV_P256_MB_MIN_LANES) { _ = MultiBufferEngine.isReady }
         _ = jwtv_p256_verify_batch(
             batch.count, batch.keys, batch.digests, batch.signatures, batch.valid, ThreadContexts.current.p256Scratch)
     }

@@ -20,10 +20,11 @@ package final class RSAMontgomeryKey: @unchecked Sendable {
         pointer = built
     }
 
-    /// The modulus size in bits when the multi-buffer engine takes this key (``MultiBufferEngine``
-    /// loaded, e = 65537, 1024–4096 bits): its signatures can go eight to a call. Asked by the
-    /// batch stage only, so the engine is looked for on the first batch, never by a chain's build.
-    var laneBits: Int? { MultiBufferEngine.isLoaded ? MultiBufferEngine.lanes(for: pointer) : nil }
+    /// The modulus size in bits when the multi-buffer engine would take this key (e = 65537,
+    /// 1024–4096 bits, and no search has found the engine absent): its signatures can go eight to
+    /// a call. Asked by the batch stage only, whose plan runs the lanes once the engine is ready
+    /// (``SignaturePlan/seal()``).
+    var laneBits: Int? { MultiBufferEngine.plannedLanes(for: pointer) }
 
     deinit { jwtv_rsa_key_free(pointer) }
 

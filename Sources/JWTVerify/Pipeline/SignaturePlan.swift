@@ -58,13 +58,23 @@ struct SignaturePlan {
     }
 
     /// Ends the plan once every token is in: each size's rest after full calls of eight, when
-    /// fewer than ``MultiBufferEngine/minimumLanes``, moves to ``alone``.
+    /// fewer than ``MultiBufferEngine/minimumLanes``, moves to ``alone``; and when calls remain but
+    /// the engine is not ready (``MultiBufferEngine/isReady``: the first such plan starts the
+    /// search for it), every lane moves to ``alone``, checked by its key's own chain.
     mutating func seal() {
+        var calls = false
         for size in lanes.indices {
             let rest = lanes[size].count % Self.lanesPerCall
-            guard rest > 0, rest < MultiBufferEngine.minimumLanes else { continue }
-            alone.append(contentsOf: lanes[size].suffix(rest))
-            lanes[size].removeLast(rest)
+            if rest > 0, rest < MultiBufferEngine.minimumLanes {
+                alone.append(contentsOf: lanes[size].suffix(rest))
+                lanes[size].removeLast(rest)
+            }
+            calls = calls || !lanes[size].isEmpty
+        }
+        guard calls, !MultiBufferEngine.isReady else { return }
+        for size in lanes.indices {
+            alone.append(contentsOf: lanes[size])
+            lanes[size].removeAll(keepingCapacity: true)
         }
     }
 
