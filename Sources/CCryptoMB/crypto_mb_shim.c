@@ -1,6 +1,7 @@
 /* See include/crypto_mb_shim.h. */
 #define _GNU_SOURCE
 #include "crypto_mb_shim.h"
+#include "rsa_lanes.h"
 
 #include <dlfcn.h>
 #include <pthread.h>
@@ -13,8 +14,7 @@
 /* The prototypes used, as crypto_mb declares them (int8u = unsigned char, int32u = unsigned int,
  * int64u = unsigned long long; BIGNUM is OpenSSL's, passed through as an opaque pointer). */
 typedef uint32_t mbx_status;
-typedef mbx_status (*mbx_rsa_public_ssl_mb8_fn)(const unsigned char *const from[8], unsigned char *const to[8],
-                                                const void *const e[8], const void *const n[8], int expected_bits);
+typedef jwtv_mb_rsa_public_fn mbx_rsa_public_ssl_mb8_fn;
 typedef mbx_status (*mbx_nistp256_ecpublic_key_mb8_fn)(uint64_t *pa_pubx[8], uint64_t *pa_puby[8], uint64_t *pa_pubz[8],
                                                       const uint64_t *const pa_skey[8], unsigned char *buffer);
 typedef int (*mbx_is_crypto_mb_applicable_fn)(unsigned long long cpu_features);
@@ -120,6 +120,7 @@ static void load_once(void) {
     const mbx_version *v = version != NULL ? version() : NULL;
     if (v != NULL) snprintf(version_text, sizeof version_text, "crypto_mb %d.%d.%d", v->major, v->minor, v->patch);
     else snprintf(version_text, sizeof version_text, "crypto_mb");
+    if (v != NULL) jwtv_mb_rsa_lanes_bind(handle, v->major, v->minor, rsa_public);
     snprintf(load_message, sizeof load_message, "%s (%s)", version_text, path);
     atomic_store_explicit(&loaded, 1, memory_order_release);
 }
@@ -140,6 +141,26 @@ int jwtv_mb_fits_rsa_key(const jwtv_rsa_key *key) {
     if (key == NULL || jwtv_rsa_key_public_exponent(key) != 65537) return 0;
     int bits = jwtv_rsa_key_bits(key);
     return bits == 1024 || bits == 2048 || bits == 3072 || bits == 4096;
+}
+
+/* The lanes through the keys' kept constants (rsa_lanes.h), unused lanes repeating the first used
+ * one into a result nobody reads: 1 when done so, 0 when the public API must do it. */
+static int lanes_with_kept_constants(const jwtv_rsa_key *const keys[8], const unsigned char *const from[8],
+                                     unsigned char *const to[8], int bits) {
+    if (!jwtv_mb_rsa_lanes_bound()) return 0;
+    int first = 0;
+    while (first < 8 && from[first] == NULL) first++;
+    unsigned char unused[RSA_MAX_OCTETS];
+    const jwtv_rsa_key *every_key[8];
+    const unsigned char *every_from[8];
+    unsigned char *every_to[8];
+    for (int i = 0; i < 8; i++) {
+        int used = from[i] != NULL;
+        every_key[i] = keys[used ? i : first];
+        every_from[i] = from[used ? i : first];
+        every_to[i] = used ? to[i] : unused;
+    }
+    return jwtv_mb_rsa_lanes_public(every_key, every_from, every_to, bits);
 }
 
 void jwtv_mb_rsa_verify8(const jwtv_rsa_key *const keys[8], const void *const signatures[8], const jwtv_rsa_digest kinds[8],
@@ -163,13 +184,24 @@ void jwtv_mb_rsa_verify8(const jwtv_rsa_key *const keys[8], const void *const si
         lanes++;
     }
     if (lanes == 0 || rsa_public == NULL) return;
-    /* Lanes left NULL report an error of their own; the others run. */
-    mbx_status status = rsa_public(from, to, e, n, bits);
+    mbx_status status;
+    if (lanes_with_kept_constants(keys, from, to, bits)) {
+        status = MBX_STATUS_OK;
+    } else {
+        /* Lanes left NULL report an error of their own; the others run. */
+        status = rsa_public(from, to, e, n, bits);
+    }
     for (int i = 0; i < 8; i++) {
         if (from[i] == NULL || MBX_GET_STS(status, i) != MBX_STATUS_OK) continue;
         valid[i] = (unsigned char)jwtv_rsa_is_encoding(keys[i], kinds[i], results[i], digests[i], digest_lengths[i]);
     }
 }
+
+int jwtv_mb_keeps_rsa_constants(void) { return is_loaded() && jwtv_mb_rsa_lanes_bound(); }
+
+int jwtv_mb_rsa_key_constants(const jwtv_rsa_key *key) { return jwtv_mb_rsa_lanes_state(key); }
+
+int jwtv_mb_refuse_rsa_key_constants(const jwtv_rsa_key *key) { return jwtv_mb_rsa_lanes_refuse(key); }
 
 int jwtv_mb_has_p256_base(void) { return is_loaded() && p256_base_mul != NULL; }
 

@@ -10,6 +10,7 @@
 #include <openssl/obj_mac.h>
 #include <openssl/objects.h>
 #include <openssl/x509.h>
+#include <stdatomic.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -31,6 +32,9 @@ struct jwtv_rsa_key {
     /* DigestInfo without its digest octets, per jwtv_rsa_digest, as OpenSSL encodes it */
     unsigned char prefix[JWTV_RSA_DIGESTS][JWTV_RSA_PREFIX_MAX];
     size_t prefix_length[JWTV_RSA_DIGESTS];
+    /* What another engine derived from the key (jwtv_rsa_key_attach_engine_data): set at most
+     * once, then read by any thread; freed with the key. */
+    _Atomic(void *) engine_data;
 };
 
 struct jwtv_rsa_scratch {
@@ -68,6 +72,7 @@ done:
 
 void jwtv_rsa_key_free(jwtv_rsa_key *key) {
     if (key == NULL) return;
+    free(atomic_load_explicit(&key->engine_data, memory_order_acquire));
     BN_free(key->n);
     BN_free(key->e_bn);
     BN_free(key->k);
@@ -81,6 +86,7 @@ jwtv_rsa_key *jwtv_rsa_key_new(const void *modulus, size_t modulus_length, const
     BIGNUM *e = BN_bin2bn(exponent, (int)exponent_length, NULL);
     BIGNUM *r = BN_new();
     if (key == NULL || ctx == NULL || e == NULL || r == NULL || modulus_length > JWTV_RSA_MAX_MODULUS_OCTETS) goto fail;
+    atomic_init(&key->engine_data, NULL);
     if ((key->n = BN_bin2bn(modulus, (int)modulus_length, NULL)) == NULL) goto fail;
     int bits = BN_num_bits(key->n);
     if (bits < 512 || bits > JWTV_RSA_MAX_MODULUS_BITS || !BN_is_odd(key->n)) goto fail;
@@ -164,6 +170,21 @@ unsigned long long jwtv_rsa_key_public_exponent(const jwtv_rsa_key *key) { retur
 size_t jwtv_rsa_key_length(const jwtv_rsa_key *key) { return key->length; }
 
 int jwtv_rsa_key_bits(const jwtv_rsa_key *key) { return key->bits; }
+
+const void *jwtv_rsa_key_modulus_octets(const jwtv_rsa_key *key) { return key->n_octets; }
+
+void *jwtv_rsa_key_engine_data(const jwtv_rsa_key *key) {
+    /* The slot is the one part of a key written after it is built: atomically, once. */
+    jwtv_rsa_key *slot = (jwtv_rsa_key *)key;
+    return atomic_load_explicit(&slot->engine_data, memory_order_acquire);
+}
+
+int jwtv_rsa_key_attach_engine_data(const jwtv_rsa_key *key, void *data) {
+    jwtv_rsa_key *slot = (jwtv_rsa_key *)key;
+    void *expected = NULL;
+    return atomic_compare_exchange_strong_explicit(&slot->engine_data, &expected, data, memory_order_acq_rel,
+                                                   memory_order_acquire);
+}
 
 int jwtv_rsa_below_modulus(const jwtv_rsa_key *key, const void *signature, size_t signature_length) {
     /* Both big-endian and of the modulus's length: the order of the octet strings is the numbers'. */

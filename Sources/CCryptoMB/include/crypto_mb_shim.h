@@ -7,7 +7,9 @@
  * with the prototypes below (from crypto_mb's rsa.h, status.h, cpu_features.h, version.h). It is
  * used only when mbx_is_crypto_mb_applicable(0) says this CPU has what it needs (AVX-512 IFMA).
  * Two of its operations are used: RSA public operations (mbx_rsa_public_ssl_mb8) and products of
- * P-256's generator (mbx_nistp256_ecpublic_key_mb8, the u1*G of an ES256 check).
+ * P-256's generator (mbx_nistp256_ecpublic_key_mb8, the u1*G of an ES256 check). With crypto_mb
+ * 2.3, the RSA operation runs through the functions behind mbx_rsa_public_ssl_mb8 instead, with
+ * each key's Montgomery constants computed once and kept with the key (rsa_lanes.h says when).
  *
  * The header carries no OpenSSL or crypto_mb types. */
 #ifndef JWTV_CRYPTO_MB_SHIM_H
@@ -48,6 +50,18 @@ int jwtv_mb_fits_rsa_key(const jwtv_rsa_key *key);
  *  another's verdict. */
 void jwtv_mb_rsa_verify8(const jwtv_rsa_key *const keys[8], const void *const signatures[8], const jwtv_rsa_digest kinds[8],
                          const void *const digests[8], const size_t digest_lengths[8], int bits, unsigned char valid[8]);
+
+/** 1 when RSA keys' Montgomery constants are kept (crypto_mb 2.3 on a CPU with AVX-512 IFMA),
+ *  0 when every call computes them (mbx_rsa_public_ssl_mb8) or nothing is loaded. */
+int jwtv_mb_keeps_rsa_constants(void);
+
+/** What is kept of `key`: 0 nothing yet (computed at its first engine call), 1 its constants,
+ *  2 constants refused by their self-test (its calls go through mbx_rsa_public_ssl_mb8). */
+int jwtv_mb_rsa_key_constants(const jwtv_rsa_key *key);
+
+/** For tests: marks `key`, which must have nothing kept yet, as if its self-test had failed.
+ *  1 when marked. */
+int jwtv_mb_refuse_rsa_key_constants(const jwtv_rsa_key *key);
 
 /** 1 when the loaded engine also multiplies P-256's generator (jwtv_mb_p256_base_mul8), else 0. */
 int jwtv_mb_has_p256_base(void);

@@ -64,6 +64,19 @@ unsigned long long jwtv_rsa_key_public_exponent(const jwtv_rsa_key *key);
 size_t jwtv_rsa_key_length(const jwtv_rsa_key *key);
 int jwtv_rsa_key_bits(const jwtv_rsa_key *key);
 
+/** The modulus as big-endian octets (jwtv_rsa_key_length of them), owned by the key. */
+const void *jwtv_rsa_key_modulus_octets(const jwtv_rsa_key *key);
+
+/** What another engine derived from the key and attached to it (jwtv_rsa_key_attach_engine_data),
+ *  or NULL until then. Safe on any thread. */
+void *jwtv_rsa_key_engine_data(const jwtv_rsa_key *key);
+
+/** Attaches `data` (from malloc or aligned_alloc; the key frees it with free) to the key, unless
+ *  some data is attached already: returns 1 when attached, 0 when not (then the caller frees
+ *  `data`). The one part of a key written after it is built: atomically, at most once, so
+ *  threads sharing the key may race to attach and all read the winner's. */
+int jwtv_rsa_key_attach_engine_data(const jwtv_rsa_key *key, void *data);
+
 /** 1 when `signature` has the modulus's length and, as a big-endian number, is below it
  *  (RSAVP1 step 1), else 0. */
 int jwtv_rsa_below_modulus(const jwtv_rsa_key *key, const void *signature, size_t signature_length);

@@ -11,6 +11,8 @@ import Synchronization
 
 /// Intel's crypto_mb, the signature stage's multi-buffer engine: eight RSA public operations per
 /// call in AVX-512 IFMA lanes, when this process finds the library and the CPU has what it needs.
+/// With crypto_mb 2.3, each RSA key's Montgomery constants are kept between calls
+/// (``keepsKeyConstants``, ``KeptConstants``).
 ///
 /// Found once per process, in this order: `JWTVERIFY_CRYPTO_MB` (a path to `libcrypto_mb.so.13`
 /// or to the folder holding it and its runtime libraries; `off` disables it), ``defaultFolder``
