@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import JWTVerify
 
 /// An issuer's metadata document (OpenID Connect Discovery 1.0 §3, RFC 8414 §2), as far as key

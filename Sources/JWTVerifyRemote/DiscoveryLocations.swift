@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// Where an issuer's metadata is published: the two well-known URLs discovery tries, in order.
 ///

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 public import JWTVerify
 
 /// Fetches key-set documents over HTTPS with libcurl.
@@ -70,10 +70,10 @@ public struct HTTPKeySetFetcher: KeySetFetcher {
         guard let cacheControl else { return nil }
         var result: Double? = nil
         for directive in cacheControl.lowercased().split(separator: ",") {
-            let parts = directive.split(separator: "=", maxSplits: 1).map { $0.trimmingCharacters(in: .whitespaces) }
+            let parts = directive.split(separator: "=", maxSplits: 1).map { HTTPFieldText.trimmed($0) }
             if parts.first == "no-cache" || parts.first == "no-store" { return 0 }
             if parts.first == "max-age", parts.count == 2,
-                let seconds = Double(parts[1].trimmingCharacters(in: CharacterSet(charactersIn: "\""))), seconds >= 0
+                let seconds = Double(HTTPFieldText.trimmed(parts[1]) { $0 == "\"" }), seconds >= 0
             {
                 result = seconds
             }

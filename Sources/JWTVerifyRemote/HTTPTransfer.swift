@@ -1,6 +1,12 @@
 import CCurl
-import Foundation
+import FoundationEssentials
 package import JWTVerify
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
 
 /// The limits every request of this module runs under.
 struct HTTPTransferLimits: Sendable {
@@ -96,9 +102,9 @@ enum HTTPTransfer {
         HTTPReply, HTTPTransferFailure
     > {
         await withCheckedContinuation { continuation in
-            let thread = Thread { continuation.resume(returning: performBlocking(request, limits: limits)) }
-            thread.name = "jwtverify-http"
-            thread.start()
+            DetachedThread.start {
+                continuation.resume(returning: performBlocking(request, limits: limits))
+            }
         }
     }
 

@@ -11,51 +11,60 @@ struct CommandEntry: Sendable {
     /// One line about it, starting in lower case, without a final period (the manual page's NAME).
     let summary: String
     /// Its `--help` text.
-    let help: String
+    var help: String { makeHelp() }
     /// Its options as documentation shows them.
-    let options: [OptionDescription]
+    var options: [OptionDescription] { makeOptions().descriptions }
     /// Every option spelling its parser accepts (`jwtverify options COMMAND`, for the tests).
-    let acceptedOptions: [String]
+    var acceptedOptions: [String] { makeOptions().accepted }
     /// The words that may follow its name (subcommands, or the operands completed like them).
     let subcommands: [String]
     /// Runs it.
     let run: Entry
 
+    // The help text and the option lists are built when asked for, not with the catalog: a
+    // command that runs never builds the others' (nor, without --help, its own).
+    private let makeHelp: @Sendable () -> String
+    private let makeOptions: @Sendable () -> (descriptions: [OptionDescription], accepted: [String])
+
     /// A command whose options are `table`.
     init<Options>(
-        _ name: String, summary: String, help: String, options table: OptionTable<Options>,
+        _ name: String, summary: String, help: @autoclosure @escaping @Sendable () -> String,
+        options table: @autoclosure @escaping @Sendable () -> OptionTable<Options>,
         subcommands: [String] = [], run: @escaping Entry
     ) {
         self.init(
-            name, summary: summary, help: help, options: table.descriptions, acceptedOptions: table.acceptedNames,
+            name, summary: summary, help: help, options: { (table().descriptions, table().acceptedNames) },
             subcommands: subcommands, run: run)
     }
 
     /// A command whose subcommands each have their own table: `options` lists them all, each once.
     init(
-        _ name: String, summary: String, help: String, options: [OptionDescription], subcommands: [String],
+        _ name: String, summary: String, help: @autoclosure @escaping @Sendable () -> String,
+        options: @autoclosure @escaping @Sendable () -> [OptionDescription], subcommands: [String],
         run: @escaping Entry
     ) {
         self.init(
-            name, summary: summary, help: help, options: options, acceptedOptions: options.flatMap(\.names),
+            name, summary: summary, help: help, options: { (options(), options().flatMap(\.names)) },
             subcommands: subcommands, run: run)
     }
 
     /// A command with no options table: its words are subcommands or operands.
-    init(_ name: String, summary: String, help: String, subcommands: [String], run: @escaping Entry) {
-        self.init(
-            name, summary: summary, help: help, options: [], acceptedOptions: [], subcommands: subcommands, run: run)
+    init(
+        _ name: String, summary: String, help: @autoclosure @escaping @Sendable () -> String, subcommands: [String],
+        run: @escaping Entry
+    ) {
+        self.init(name, summary: summary, help: help, options: { ([], []) }, subcommands: subcommands, run: run)
     }
 
     private init(
-        _ name: String, summary: String, help: String, options: [OptionDescription], acceptedOptions: [String],
+        _ name: String, summary: String, help: @escaping @Sendable () -> String,
+        options: @escaping @Sendable () -> (descriptions: [OptionDescription], accepted: [String]),
         subcommands: [String], run: @escaping Entry
     ) {
         self.name = name
         self.summary = summary
-        self.help = help
-        self.options = options
-        self.acceptedOptions = acceptedOptions
+        self.makeHelp = help
+        self.makeOptions = options
         self.subcommands = subcommands
         self.run = run
     }

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import JWTVerify
 
 /// One answer of the App Store Server API judged against the contract: a 200 with a JSON object,
@@ -61,7 +61,7 @@ struct AppStoreServerAnswer: CustomStringConvertible, CustomDebugStringConvertib
                 detail: "Apple answered 401: it refused our bearer token (key, issuer ID, bundle ID or lifetime)",
                 status: 401, appleErrorCode: errorCode, appleErrorMessage: message)
         case 429, 500...599:
-            let retryAfter = reply.header("Retry-After").flatMap { Double($0.trimmingCharacters(in: .whitespaces)) }
+            let retryAfter = reply.header("Retry-After").flatMap { Double(HTTPFieldText.trimmed($0)) }
                 .flatMap { $0 >= 0 && $0.isFinite ? $0 : nil }
             throw AppStoreServerError(
                 .unavailable, reply.status == 429 ? .rateLimited : .serverError,

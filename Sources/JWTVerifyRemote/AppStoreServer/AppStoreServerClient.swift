@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 public import JWTVerify
 
 /// A client of Apple's App Store Server API for one app: transaction info and history,
@@ -182,7 +182,10 @@ public final class AppStoreServerClient:
                 UInt8(ascii: "~"):
                 out.unicodeScalars.append(Unicode.Scalar(byte))
             default:
-                out += String(format: "%%%02X", byte)
+                let hex = Array("0123456789ABCDEF".utf8)
+                out += "%"
+                out.unicodeScalars.append(Unicode.Scalar(hex[Int(byte >> 4)]))
+                out.unicodeScalars.append(Unicode.Scalar(hex[Int(byte & 0x0F)]))
             }
         }
         return out

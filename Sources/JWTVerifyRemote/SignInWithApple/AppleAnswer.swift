@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import JWTVerify
 
 /// One answer of Apple's REST endpoints judged against the contract: a 200 with a JSON object (or,
@@ -52,7 +52,7 @@ struct AppleAnswer: CustomStringConvertible, CustomDebugStringConvertible, Custo
             }
             return AppleAnswer(members: object)
         case 429, 500...599:
-            let retryAfter = reply.header("Retry-After").flatMap { Double($0.trimmingCharacters(in: .whitespaces)) }
+            let retryAfter = reply.header("Retry-After").flatMap { Double(HTTPFieldText.trimmed($0)) }
             throw SignInWithAppleError(
                 .unavailable, reply.status == 429 ? .rateLimited : .serverError,
                 detail: "Apple answered \(reply.status)" + (retryAfter.map { "; retry after \(Int($0)) s" } ?? ""),
@@ -132,6 +132,6 @@ struct AppleAnswer: CustomStringConvertible, CustomDebugStringConvertible, Custo
     }
 
     private static func redact(_ text: String, _ secrets: [String]) -> String {
-        secrets.filter { $0.count >= 4 }.reduce(text) { $0.replacingOccurrences(of: $1, with: "[redacted]") }
+        secrets.filter { $0.count >= 4 }.reduce(text) { $0.replacing($1, with: "[redacted]") }
     }
 }
