@@ -55,10 +55,14 @@ static int size_index(int bits) {
 static int digits(int bits) { return (bits + 51) / 52; }
 
 static int cpu_runs_mb8(void) {
+#if defined(__x86_64__)
     __builtin_cpu_init();
     return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512vl") &&
            __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512dq") &&
            __builtin_cpu_supports("avx512ifma");
+#else
+    return 0; /* crypto_mb is x86-64 code */
+#endif
 }
 
 void jwtv_mb_rsa_lanes_bind(void *handle, int major, int minor, jwtv_mb_rsa_public_fn public_api) {
