@@ -121,7 +121,8 @@ static void load_once(void) {
     if (v != NULL) snprintf(version_text, sizeof version_text, "crypto_mb %d.%d.%d", v->major, v->minor, v->patch);
     else snprintf(version_text, sizeof version_text, "crypto_mb");
     if (v != NULL) jwtv_mb_rsa_lanes_bind(handle, v->major, v->minor, rsa_public);
-    snprintf(load_message, sizeof load_message, "%s (%s)", version_text, path);
+    snprintf(load_message, sizeof load_message, "%s (%s)%s", version_text, path,
+             jwtv_mb_rsa_lanes_bound() ? "; RSA keys' constants kept" : "");
     atomic_store_explicit(&loaded, 1, memory_order_release);
 }
 

@@ -90,7 +90,7 @@ struct CLISignatureEngineTests {
     }
 
     @Test(
-        "--version names the engine, or why none: off, or a path that holds none (bench --json's signature_engine: BenchmarkTests)"
+        "--version names the engine and whether RSA keys keep their constants, or why none: off, or a path that holds none (bench --json's signature_engine: BenchmarkTests)"
     )
     func engineNamed() throws {
         let version = try CLIRunner.run(["--version"])
@@ -98,6 +98,8 @@ struct CLISignatureEngineTests {
         #expect(
             version.stdoutText.contains("crypto_mb") == MultiBufferEngine.isLoaded
                 || version.stdoutText.contains("openssl"))
+        // Whether RSA keys keep their constants for the lanes (crypto_mb 2.3 on AVX-512 IFMA).
+        #expect(version.stdoutText.contains("; RSA keys' constants kept") == MultiBufferEngine.keepsKeyConstants)
         let off = try CLIRunner.run(["--version"], environment: Self.off)
         #expect(off.stdoutText.contains("signature engine: openssl; crypto_mb off (JWTVERIFY_CRYPTO_MB=off)"))
         let missing = try CLIRunner.run(
