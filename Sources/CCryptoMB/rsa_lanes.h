@@ -32,8 +32,9 @@ int jwtv_mb_rsa_lanes_bound(void);
 
 /** s^e mod n for 8 lanes, all with a modulus of `bits` bits (1024, 2048, 3072 or 4096) and
  *  e = 65537, each from[i]/to[i] the modulus's length (every lane set: repeat a used lane in the
- *  others). Returns 1 when done here; 0 when some key's constants are not available (not yet
- *  computed by another thread, or its self-test failed): then the caller uses the public API. */
+ *  others). A key without constants gets them computed here, once (threads may race;
+ *  one set is kept). Returns 1 when done here; 0 when some key's constants cannot be used (its
+ *  self-test failed, or there was no memory for them): then the caller uses the public API. */
 int jwtv_mb_rsa_lanes_public(const jwtv_rsa_key *const keys[8], const unsigned char *const from[8],
                              unsigned char *const to[8], int bits);
 

@@ -1,4 +1,5 @@
 import FoundationEssentials
+import JWTVerify
 
 /// The App Store Server Notifications Apple sent, or tried to send, in a period (Get Notification
 /// History, `POST /inApps/v1/notifications/history`), every page fetched, every notification verified.
@@ -56,11 +57,7 @@ public struct AppStoreNotificationHistoryQuery: Sendable, Hashable {
             switch scalar {
             case "\"": out += "\\\""
             case "\\": out += "\\\\"
-            case _ where scalar.value < 0x20:
-                let hex = Array("0123456789abcdef".utf8)
-                out += "\\u00"
-                out.unicodeScalars.append(Unicode.Scalar(hex[Int(scalar.value >> 4)]))
-                out.unicodeScalars.append(Unicode.Scalar(hex[Int(scalar.value & 0x0F)]))
+            case _ where scalar.value < 0x20: out += "\\u00" + HexDigits.string([UInt8(scalar.value)])
             default: out.unicodeScalars.append(scalar)
             }
         }

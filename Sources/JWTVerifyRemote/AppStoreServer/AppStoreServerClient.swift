@@ -182,10 +182,7 @@ public final class AppStoreServerClient:
                 UInt8(ascii: "~"):
                 out.unicodeScalars.append(Unicode.Scalar(byte))
             default:
-                let hex = Array("0123456789ABCDEF".utf8)
-                out += "%"
-                out.unicodeScalars.append(Unicode.Scalar(hex[Int(byte >> 4)]))
-                out.unicodeScalars.append(Unicode.Scalar(hex[Int(byte & 0x0F)]))
+                out += "%" + HexDigits.string([byte]).uppercased()
             }
         }
         return out
