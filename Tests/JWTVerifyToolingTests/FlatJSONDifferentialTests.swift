@@ -231,4 +231,46 @@ struct MemberNameTests {
         }
         #expect(found == ["email_verified": 1, "email": 3, "emai": 4, "is_private_email": 5, "e": 6])
     }
+
+    /// A table's worth of names of 0 to 24 bytes (`k` repeated, with or without a last `z`), each
+    /// differing from another only in its last byte or its length: many share a key, and the
+    /// index's probes run through each other.
+    static let fullTable: [String] = (0..<FlatJSONScanner.maximumMembers).map { index in
+        String(repeating: "k", count: index / 2) + (index % 2 == 0 ? "" : "z")
+    }
+
+    @Test("a full table: every member found by its name, every near miss absent, one more member declined")
+    func fullTable() {
+        let names = Self.fullTable
+        let json = "{" + names.enumerated().map { #""\#($1)":\#($0)"# }.joined(separator: ",") + "}"
+        Array(json.utf8).withUnsafeBytes { bytes in
+            let checked = FlatJSONScanner.withObject(bytes) { object in
+                for (index, name) in names.enumerated() {
+                    let found = Array(name.utf8).withUnsafeBytes { object.member(named: $0)?.number }
+                    #expect(
+                        found == Double(index),
+                        "\"\(name)\" (\(name.utf8.count) bytes) found as \(String(describing: found))")
+                    for miss in [name + "y", "y" + name, String(name.dropLast()) + "y"] where !names.contains(miss) {
+                        let absent = Array(miss.utf8).withUnsafeBytes { object.member(named: $0) }
+                        #expect(absent == nil, "\"\(miss)\" found though absent")
+                    }
+                }
+                return true
+            }
+            #expect(checked == true, "a table of \(names.count) members declined")
+        }
+        let overfull = "{" + (names + ["extra"]).map { #""\#($0)":0"# }.joined(separator: ",") + "}"
+        #expect(!Self.accepts(overfull), "more members than the table holds accepted")
+    }
+
+    @Test("a duplicate anywhere in a full table is caught")
+    func duplicatesInFullTable() {
+        let names = Self.fullTable
+        for duplicated in stride(from: 0, to: names.count - 1, by: 5) {
+            var members = names
+            members[members.count - 1] = names[duplicated]
+            let json = "{" + members.map { #""\#($0)":0"# }.joined(separator: ",") + "}"
+            #expect(!Self.accepts(json), "\"\(names[duplicated])\" twice accepted")
+        }
+    }
 }

@@ -31,11 +31,15 @@ package enum FlatJSONScanner {
     }
 
     /// Scratch for one object: its members, and beside them each name's key (its first eight
-    /// bytes, zero-padded), so that names of up to eight bytes match in one compare. Kept apart
-    /// from ``Member`` so that each buffer stays within what Swift allocates on the stack (1 KiB).
+    /// bytes, zero-padded), so that names of up to eight bytes match in one compare, and an
+    /// open-addressed index from a key's hash to its member, so that a name is found (and a
+    /// duplicate caught) without a pass over the members. Kept apart from ``Member`` so that each
+    /// buffer stays within what Swift allocates on the stack (1 KiB).
     struct MemberTable {
         let members: UnsafeMutableBufferPointer<Member>
         let keys: UnsafeMutableBufferPointer<UInt64>
+        /// ``indexSlots`` entries: a member's position, or ``emptySlot`` (all of them, fresh).
+        let index: UnsafeMutableBufferPointer<UInt8>
 
         var capacity: Int { members.count }
 
@@ -44,11 +48,24 @@ package enum FlatJSONScanner {
         static func with<R>(_ body: (MemberTable) -> R) -> R {
             withUnsafeTemporaryAllocation(of: Member.self, capacity: maximumMembers) { members in
                 withUnsafeTemporaryAllocation(of: UInt64.self, capacity: maximumMembers) { keys in
-                    body(MemberTable(members: members, keys: keys))
+                    withUnsafeTemporaryAllocation(of: UInt8.self, capacity: indexSlots) { index in
+                        index.initialize(repeating: emptySlot)
+                        return body(MemberTable(members: members, keys: keys, index: index))
+                    }
                 }
             }
         }
     }
+
+    /// Slots of a ``MemberTable``'s index: a power of two above ``maximumMembers``, so a probe
+    /// always reaches an empty slot.
+    static let indexSlots = 64
+    /// An index slot that holds no member.
+    static let emptySlot: UInt8 = 0xFF
+
+    /// The index slot a probe for `key` starts at: the top six bits of a multiplicative hash.
+    @inline(__always)
+    static func firstSlot(_ key: UInt64) -> Int { Int(truncatingIfNeeded: (key &* 0x9E37_79B9_7F4A_7C15) &>> 58) }
 
     /// The key (see ``MemberTable``) of the `length`-byte name at `start` of `bytes`.
     @inline(__always)
@@ -58,9 +75,26 @@ package enum FlatJSONScanner {
             let word = JSONStringBytes.word(base, at: start)
             return length >= 8 ? word : word & ((1 &<< (8 &* UInt64(length))) &- 1)
         }
-        var key: UInt64 = 0
-        for k in 0..<min(length, 8) { key |= UInt64(bytes[start + k]) &<< (8 &* UInt64(k)) }
-        return key
+        return nameKey(of: UnsafeRawBufferPointer(start: base + start, count: min(length, bytes.count - start)))
+    }
+
+    /// The key of a whole name (a name looked up, which has no bytes after it to read past): two
+    /// loads that may overlap, each byte landing where it belongs, so no loop over the bytes.
+    @inline(__always)
+    static func nameKey(of name: UnsafeRawBufferPointer) -> UInt64 {
+        guard let base = name.baseAddress else { return 0 }
+        let length = name.count
+        if length >= 8 { return JSONStringBytes.word(base, at: 0) }
+        if length >= 4 {
+            let low = UInt64(UInt32(littleEndian: base.loadUnaligned(as: UInt32.self)))
+            let high = UInt64(UInt32(littleEndian: base.loadUnaligned(fromByteOffset: length - 4, as: UInt32.self)))
+            return low | high &<< (8 &* UInt64(length - 4))
+        }
+        if length == 0 { return 0 }
+        let first = UInt64(name[0])
+        let middle = UInt64(name[length / 2]) &<< (8 &* UInt64(length / 2))
+        let last = UInt64(name[length - 1]) &<< (8 &* UInt64(length - 1))
+        return first | middle | last
     }
 
     /// Scans `bytes`; when accepted, runs `body` with the object and returns true.
@@ -76,7 +110,7 @@ package enum FlatJSONScanner {
             return body(
                 FlatJSONObject(
                     base: base, members: UnsafeBufferPointer(rebasing: table.members[..<count]),
-                    keys: UnsafeBufferPointer(rebasing: table.keys[..<count])))
+                    keys: UnsafeBufferPointer(rebasing: table.keys[..<count]), index: UnsafeBufferPointer(table.index)))
         }
     }
 
@@ -119,17 +153,25 @@ package enum FlatJSONScanner {
             i += 1
             skipSpace(bytes, &i)
             guard i < end, let (kind, valueEnd) = scanValue(bytes, from: i, depth: depth) else { return nil }
-            // Duplicate names (compared as raw bytes: no escapes were allowed).
+            // Duplicate names (compared as raw bytes: no escapes were allowed), found on the way
+            // to the name's slot in the index.
             let nameLength = nameEnd - nameStart
             let key = nameKey(bytes, nameStart, nameLength)
-            for j in 0..<count where table.keys[j] == key {
-                let other = table.members[j]
-                if Int(other.nameEnd - other.nameStart) == nameLength
-                    && (nameLength <= 8 || memoryEqual(bytes, nameStart + 8, Int(other.nameStart) + 8, nameLength - 8))
-                {
-                    return nil
+            var slot = firstSlot(key)
+            while table.index[slot] != emptySlot {
+                let j = Int(table.index[slot])
+                if table.keys[j] == key {
+                    let other = table.members[j]
+                    if Int(other.nameEnd - other.nameStart) == nameLength
+                        && (nameLength <= 8
+                            || memoryEqual(bytes, nameStart + 8, Int(other.nameStart) + 8, nameLength - 8))
+                    {
+                        return nil
+                    }
                 }
+                slot = (slot + 1) & (indexSlots - 1)
             }
+            table.index[slot] = UInt8(truncatingIfNeeded: count)
             table.members[count] = Member(
                 nameStart: Int32(nameStart), nameEnd: Int32(nameEnd), valueStart: Int32(i), valueEnd: Int32(valueEnd),
                 kind: kind)
@@ -246,53 +288,52 @@ package struct FlatJSONObject: JSONObjectReading {
     package let members: UnsafeBufferPointer<FlatJSONScanner.Member>
     /// Each member's name key (see ``FlatJSONScanner/MemberTable``).
     let keys: UnsafeBufferPointer<UInt64>
+    /// The members' index by key (see ``FlatJSONScanner/MemberTable``).
+    let index: UnsafeBufferPointer<UInt8>
 
     package func member(_ name: StaticString) -> FlatJSONValue? {
-        Self.find(name, in: members, keys: keys, base: base)
+        name.withUTF8Buffer { find(bytes: UnsafeRawBufferPointer($0)) }
     }
 
-    package func member(named name: UnsafeRawBufferPointer) -> FlatJSONValue? {
-        Self.find(bytes: name, in: members, keys: keys, base: base)
-    }
+    package func member(named name: UnsafeRawBufferPointer) -> FlatJSONValue? { find(bytes: name) }
 
-    /// The member of `members` named `name`.
-    static func find(
-        _ name: StaticString, in members: UnsafeBufferPointer<FlatJSONScanner.Member>,
-        keys: UnsafeBufferPointer<UInt64>,
-        base: UnsafeRawPointer
-    ) -> FlatJSONValue? {
-        name.withUTF8Buffer { find(bytes: UnsafeRawBufferPointer($0), in: members, keys: keys, base: base) }
-    }
-
-    /// The member of `members` whose name is the UTF-8 `wanted`.
-    static func find(
-        bytes wanted: UnsafeRawBufferPointer, in members: UnsafeBufferPointer<FlatJSONScanner.Member>,
-        keys: UnsafeBufferPointer<UInt64>,
-        base: UnsafeRawPointer
-    ) -> FlatJSONValue? {
+    /// The member whose name is the UTF-8 `wanted`: its key's probe through the index, to the
+    /// member or to an empty slot.
+    private func find(bytes wanted: UnsafeRawBufferPointer) -> FlatJSONValue? {
         let length = wanted.count
         do {
-            let key = FlatJSONScanner.nameKey(wanted, 0, length)
-            for index in 0..<members.count where keys[index] == key {
-                let member = members[index]
+            let key = FlatJSONScanner.nameKey(of: wanted)
+            var slot = FlatJSONScanner.firstSlot(key)
+            while true {
+                let position = index[slot]
+                if position == FlatJSONScanner.emptySlot { return nil }
+                slot = (slot + 1) & (FlatJSONScanner.indexSlots - 1)
+                guard keys[Int(position)] == key else { continue }
+                let member = members[Int(position)]
                 guard Int(member.nameEnd - member.nameStart) == length else { continue }
-                // Names are a few bytes: past the key, an inline loop beats a call to memcmp.
+                // Past the key: names of up to 16 bytes in one more compare (of their last eight,
+                // which overlap the key), longer ones byte by byte.
                 let start = Int(member.nameStart)
                 var same = true
-                var k = 8
-                while k < length {
-                    if base.load(fromByteOffset: start + k, as: UInt8.self) != wanted[k] {
-                        same = false
-                        break
+                if length > 16 {
+                    var k = 8
+                    while k < length {
+                        if base.load(fromByteOffset: start + k, as: UInt8.self) != wanted[k] {
+                            same = false
+                            break
+                        }
+                        k += 1
                     }
-                    k += 1
+                } else if length > 8 {
+                    same =
+                        JSONStringBytes.word(base, at: start + length - 8)
+                        == JSONStringBytes.word(wanted.baseAddress!, at: length - 8)
                 }
                 if same {
                     return FlatJSONValue(
                         base: base, kind: member.kind, start: Int(member.valueStart), end: Int(member.valueEnd))
                 }
             }
-            return nil
         }
     }
 }
@@ -375,7 +416,7 @@ package struct FlatJSONValue: JSONValueReading {
             return body(
                 FlatJSONObject(
                     base: base, members: UnsafeBufferPointer(rebasing: table.members[..<count]),
-                    keys: UnsafeBufferPointer(rebasing: table.keys[..<count])))
+                    keys: UnsafeBufferPointer(rebasing: table.keys[..<count]), index: UnsafeBufferPointer(table.index)))
         }
     }
 

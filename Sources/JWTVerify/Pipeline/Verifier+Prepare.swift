@@ -79,7 +79,7 @@ extension Verifier {
         let headerSegment = UnsafeRawBufferPointer(rebasing: token[jws.header])
         // App Store headers carry their chain: remembered with its key only while the policy's
         // chain verdicts cannot change (validated chains kept, no online checks), else read each time.
-        let certificateKeys = policy.rules.certificateChainKeys
+        let readsCertificates = policy.rules.readsCertificateChains
         let remembered = memoizesHeaders ? contexts.headers.lookup(headerSegment, verifier: identity) : nil
         var certificates: [String] = []
         var headerLength = 0
@@ -100,7 +100,7 @@ extension Verifier {
                 UnsafeRawBufferPointer(rebasing: scratch[..<length]),
                 HeaderReading(
                     allowList: allowList, requirements: policy.rules.headerRequirements,
-                    readsCertificates: certificateKeys != nil, report: tracing))
+                    readsCertificates: readsCertificates, report: tracing))
             {
             case .success(let read):
                 if tracing {
@@ -110,7 +110,7 @@ extension Verifier {
                 switch read.header {
                 case .success(let value):
                     prepared.header = value
-                    if certificateKeys != nil {
+                    if readsCertificates {
                         switch read.certificates {
                         case .success(let chain)?: certificates = chain
                         case .failure(let error)?:
@@ -154,7 +154,7 @@ extension Verifier {
         }
         prepared.signatureRange = signatureStart..<(signatureStart + signatureLength)
 
-        if let certificateKeys {
+        if readsCertificates, let certificateKeys = policy.rules.certificateChainKeys {
             if let chain = remembered?.chain {
                 prepared.certificateKey = chain.key
                 prepared.certificateValidity = chain.validity

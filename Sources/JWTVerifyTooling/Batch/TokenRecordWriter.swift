@@ -157,59 +157,21 @@ private struct ProviderClaimsRecord {
     /// The record being written, lent for the visit.
     let out: UnsafeMutablePointer<OutputText>
     /// The added members not yet written.
-    private var subject: String?
-    private var alias: String?
-    private var nonce: String?
-    private let aliasName: StaticString?
+    private var added: AddedClaimMembers
 
     init(out: UnsafeMutablePointer<OutputText>, subject: String?, aliasName: StaticString?, nonce: String?) {
         self.out = out
-        self.subject = subject
-        self.alias = aliasName == nil ? nil : subject
-        self.aliasName = aliasName
-        self.nonce = nonce
+        added = AddedClaimMembers(("sub", subject), aliasName.map { ($0, subject) }, ("nonce", nonce))
     }
 
     mutating func write(_ claims: ProviderClaims) {
         out.pointee.key("claims")
         out.pointee.beginObject()
-        claims.forEachMember { name, value in
-            writeAdded(before: name)
-            out.pointee.key(name)
-            out.pointee.append(value)
-        }
-        writeAdded(before: nil)
+        claims.writeMembers(to: out, adding: &added)
         out.pointee.endObject()
         claims.forEachAttachment { name, value in
             out.pointee.key(name)
             out.pointee.append(value)
         }
-    }
-
-    /// Writes the added members whose names sort before `name` (all of them for `nil`), in order.
-    private mutating func writeAdded(before name: StaticString?) {
-        while true {
-            var next: (name: StaticString, slot: Int)? = nil
-            func consider(_ candidate: StaticString?, _ value: String?, _ slot: Int) {
-                guard let candidate, value != nil, name.map({ Self.precedes(candidate, $0) }) ?? true else { return }
-                if let current = next, Self.precedes(current.name, candidate) { return }
-                next = (candidate, slot)
-            }
-            consider("sub", subject, 0)
-            consider(aliasName, alias, 1)
-            consider("nonce", nonce, 2)
-            guard let next else { return }
-            out.pointee.key(next.name)
-            switch next.slot {
-            case 0: out.pointee.string(exchange(&subject, with: nil)!)
-            case 1: out.pointee.string(exchange(&alias, with: nil)!)
-            default: out.pointee.string(exchange(&nonce, with: nil)!)
-            }
-        }
-    }
-
-    /// Whether `a` sorts before `b` by their UTF-8 bytes (as names sort in records).
-    private static func precedes(_ a: StaticString, _ b: StaticString) -> Bool {
-        a.withUTF8Buffer { a in b.withUTF8Buffer { b in a.lexicographicallyPrecedes(b) } }
     }
 }

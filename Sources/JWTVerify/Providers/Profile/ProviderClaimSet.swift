@@ -37,6 +37,9 @@ package protocol ProviderClaimMembers {
     /// Calls `body` with each typed member present, under its JWT name, in name order (`sub` and
     /// its alias are the writer's: it has the registered claims).
     func forEachMember(_ body: (StaticString, JSONValue) -> Void)
+    /// Writes the typed members and `added` into the open object `out`, in name order (what
+    /// ``forEachMember(_:)`` lists, with the record's own members among them).
+    func writeMembers(to out: UnsafeMutablePointer<OutputText>, adding added: inout AddedClaimMembers)
     /// Objects a record carries beside `claims` (a notification's `event`), in name order.
     func forEachAttachment(_ body: (StaticString, JSONValue) -> Void)
     /// A notification's unique ID; `nil` for other tokens.

@@ -49,6 +49,12 @@ public struct ProviderClaims: Sendable, Hashable {
     /// Calls `body` with each typed member present, in name order (``ProviderClaimMembers``).
     package func forEachMember(_ body: (StaticString, JSONValue) -> Void) { box?.forEachMember(body) }
 
+    /// Writes the typed members and `added` into the open object `out`, in name order; without
+    /// claims, `added` alone.
+    package func writeMembers(to out: UnsafeMutablePointer<OutputText>, adding added: inout AddedClaimMembers) {
+        if let box { box.writeMembers(to: out, adding: &added) } else { added.write(before: nil, to: out) }
+    }
+
     /// Calls `body` with each object a record carries beside `claims` (a notification's `event`).
     package func forEachAttachment(_ body: (StaticString, JSONValue) -> Void) { box?.forEachAttachment(body) }
 
@@ -87,6 +93,8 @@ package class ProviderClaimsBox: @unchecked Sendable {
     var emailVerified: Bool? { nil }
     /// ``ProviderClaimMembers/forEachMember(_:)``.
     func forEachMember(_ body: (StaticString, JSONValue) -> Void) {}
+    /// ``ProviderClaimMembers/writeMembers(to:adding:)``.
+    func writeMembers(to out: UnsafeMutablePointer<OutputText>, adding added: inout AddedClaimMembers) {}
     /// ``ProviderClaimMembers/forEachAttachment(_:)``.
     func forEachAttachment(_ body: (StaticString, JSONValue) -> Void) {}
     /// ``ProviderClaimMembers/notificationID``.
@@ -113,6 +121,9 @@ final class TypedProviderClaims<Claims: ProviderClaimSet & ProviderClaimMembers>
     override var email: String? { (value as? any ProviderEmailClaims)?.email }
     override var emailVerified: Bool? { (value as? any ProviderEmailClaims)?.emailVerified }
     override func forEachMember(_ body: (StaticString, JSONValue) -> Void) { value.forEachMember(body) }
+    override func writeMembers(to out: UnsafeMutablePointer<OutputText>, adding added: inout AddedClaimMembers) {
+        value.writeMembers(to: out, adding: &added)
+    }
     override func forEachAttachment(_ body: (StaticString, JSONValue) -> Void) { value.forEachAttachment(body) }
     override var notificationID: String? { value.notificationID }
     override func forEachFacet(_ body: (String, String) -> Void) { value.forEachFacet(body) }
