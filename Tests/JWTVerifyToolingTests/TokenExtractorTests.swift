@@ -64,6 +64,7 @@ struct TokenExtractorTests {
             [0x22], [0x20],
         ]
         var tokensFound = 0
+        var headers = HeaderSegmentMemo()
         for _ in 0..<4_000 {
             var line: [UInt8] = Array(repeating: UInt8(ascii: "x"), count: Int.random(in: 0..<9, using: &rng))
             for _ in 0..<Int.random(in: 1...5, using: &rng) {
@@ -78,9 +79,57 @@ struct TokenExtractorTests {
             #expect(scanned.found.map(\.column) == expected.found.map(\.0))
             #expect(tokens == expected.found.map(\.1))
             #expect(scanned.discarded.map(\.rawValue) == expected.discarded)
+            // The same line scanned with the header verdicts of every line before it (as a batch
+            // scans its lines): the same tokens and discards.
+            var remembered: [Int] = []
+            var remembersDiscards: [String] = []
+            line.withUnsafeBytes { line in
+                TokenExtractor.scan(line, headers: &headers) {
+                    remembered.append($0.column)
+                } discarded: {
+                    remembersDiscards.append($0.rawValue)
+                }
+            }
+            #expect(remembered == expected.found.map(\.0))
+            #expect(remembersDiscards == expected.discarded)
             tokensFound += scanned.found.count
         }
         #expect(tokensFound > 1_000)
+    }
+
+    @Test("header verdicts: each segment judged once while remembered, the oldest replaced, long ones judged each time")
+    func headerVerdicts() {
+        var memo = HeaderSegmentMemo()
+        var judged: [String: Int] = [:]
+        // Six segments of one length, half of them headers: more than the memo holds.
+        let segments = (0..<6).map { "segment-\($0)" }
+        func verdict(_ text: String) -> Bool {
+            Array(text.utf8).withUnsafeBytes { bytes in
+                memo.verdict(bytes) { segment in
+                    let name = String(decoding: segment, as: UTF8.self)
+                    judged[name, default: 0] += 1
+                    return name.hasSuffix("0") || name.hasSuffix("2") || name.hasSuffix("4")
+                }
+            }
+        }
+        for _ in 0..<3 {
+            for segment in segments.prefix(HeaderSegmentMemo.capacity) {
+                #expect(verdict(segment) == ["0", "2", "4"].contains(segment.suffix(1)))
+            }
+        }
+        #expect(judged.values.allSatisfy { $0 == 1 }, "a remembered segment judged again: \(judged)")
+        for segment in segments { #expect(verdict(segment) == ["0", "2", "4"].contains(segment.suffix(1))) }
+        #expect(judged["segment-4"] == 1 && judged["segment-5"] == 1)
+        // Segments 4 and 5 took the places of the two oldest, 0 and 1: 2 to 5 are remembered, 0 is not.
+        for segment in segments.suffix(4) + [segments[0]] {
+            #expect(verdict(segment) == ["0", "2", "4"].contains(segment.suffix(1)))
+        }
+        #expect(
+            judged == ["segment-0": 2, "segment-1": 1, "segment-2": 1, "segment-3": 1, "segment-4": 1, "segment-5": 1],
+            "the oldest segments were not the ones replaced")
+        let long = String(repeating: "h", count: HeaderSegmentMemo.maximumLength + 1)
+        #expect(verdict(long) == false && verdict(long) == false)
+        #expect(judged[long] == 2, "a segment past the longest remembered was remembered")
     }
 
     @Test(

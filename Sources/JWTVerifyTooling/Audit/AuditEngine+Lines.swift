@@ -31,6 +31,8 @@ extension AuditEngine {
         }
         func noteDiscards() { while discardRuns.count < discarded.count { discardRuns.append(lineRuns.count - 1) } }
         func noteTokens() { while recordRuns.count < pending.count { recordRuns.append(lineRuns.count - 1) } }
+        // The batch's tokens share a few headers: each judged once.
+        var headers = HeaderSegmentMemo()
         for index in range {
             let lineNumber = batch.lineNumber(at: index)
             var bytes: Range<Int>
@@ -72,7 +74,7 @@ extension AuditEngine {
                 discarded.append(AuditDiscard(reason: .unbrokenRun, origin: origin))
             }
             batch.storage.withUnsafeBytes { storage in
-                TokenExtractor.scan(UnsafeRawBufferPointer(rebasing: storage[bytes])) { found in
+                TokenExtractor.scan(UnsafeRawBufferPointer(rebasing: storage[bytes]), headers: &headers) { found in
                     pending.append(
                         Pending(origin: origin, found: found, line: bytes.lowerBound, columnShift: columnShift))
                 } discarded: { reason in

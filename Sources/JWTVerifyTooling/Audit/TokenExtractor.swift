@@ -150,30 +150,36 @@ package enum TokenExtractor {
     package static func scan(_ line: UnsafeRawBufferPointer) -> (found: [Found], discarded: [Discard]) {
         var found: [Found] = []
         var discarded: [Discard] = []
-        scan(line, found: { found.append($0) }, discarded: { discarded.append($0) })
+        var headers = HeaderSegmentMemo()
+        scan(line, headers: &headers, found: { found.append($0) }, discarded: { discarded.append($0) })
         return (found, discarded)
     }
 
     /// Calls `found` for each token in `line`, in order, and `discarded` for each fragment not
-    /// taken. A token's span is relative to `line`.
-    package static func scan(_ line: UnsafeRawBufferPointer, found: (Found) -> Void, discarded: (Discard) -> Void) {
+    /// taken. A token's span is relative to `line`. `headers` keeps the verdicts on header
+    /// segments across the caller's lines.
+    package static func scan(
+        _ line: UnsafeRawBufferPointer, headers: inout HeaderSegmentMemo, found: (Found) -> Void,
+        discarded: (Discard) -> Void
+    ) {
         // Most lines have nothing to undo: scan them in place.
         guard let base = line.baseAddress else { return }
         guard memchr(base, Int32(UInt8(ascii: "%")), line.count) == nil,
             memchr(base, Int32(UInt8(ascii: "\\")), line.count) == nil
         else {
             normalized(line).withUnsafeBytes { text in
-                scan(normalizedText: text, inPlace: false, found: found, discarded: discarded)
+                scan(normalizedText: text, inPlace: false, headers: &headers, found: found, discarded: discarded)
             }
             return
         }
-        scan(normalizedText: line, inPlace: true, found: found, discarded: discarded)
+        scan(normalizedText: line, inPlace: true, headers: &headers, found: found, discarded: discarded)
     }
 
     /// ``scan(_:found:discarded:)`` over text whose escapes are already undone; tokens are spans
     /// of it when it is the caller's line (`inPlace`), else copies.
     private static func scan(
-        normalizedText text: UnsafeRawBufferPointer, inPlace: Bool, found: (Found) -> Void, discarded: (Discard) -> Void
+        normalizedText text: UnsafeRawBufferPointer, inPlace: Bool, headers: inout HeaderSegmentMemo,
+        found: (Found) -> Void, discarded: (Discard) -> Void
     ) {
         var i = 0
         let n = text.count
@@ -203,7 +209,7 @@ package enum TokenExtractor {
                 dots = 2
             }
             let headerEnd = firstDot < 0 ? j : firstDot
-            let looksLikeHeader = isJOSEHeader(UnsafeRawBufferPointer(rebasing: text[i..<headerEnd]))
+            let looksLikeHeader = headers.verdict(UnsafeRawBufferPointer(rebasing: text[i..<headerEnd]), isJOSEHeader)
             if dots >= 2 {
                 if looksLikeHeader {
                     let token: InputBytes =
