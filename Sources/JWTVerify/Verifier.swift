@@ -23,8 +23,8 @@ public struct Verifier: Sendable {
 
     let allowList: AlgorithmAllowList
     /// The accepted issuers' and audiences' bytes, compared without building strings.
-    let issuerBytes: [[UInt8]]?
-    let audienceBytes: [[UInt8]]?
+    let issuerBytes: ExactByteSet?
+    let audienceBytes: ExactByteSet?
     /// ``VerificationPolicy/capturedClaims``, `nil` when there are none (no reference to count per token).
     let capturedClaims: [ClaimPath]?
     /// ``VerificationPolicy/claimRules``, `nil` when there are none.
@@ -100,8 +100,8 @@ public struct Verifier: Sendable {
         self.proofReplay = ownCache
         self.proofRecorder = takesProofs ? proofRecorder ?? ownCache : nil
         self.allowList = AlgorithmAllowList(policy.algorithms)
-        self.issuerBytes = policy.issuers.map { $0.map { Array($0.utf8) } }
-        self.audienceBytes = policy.audiences.map { $0.map { Array($0.utf8) } }
+        self.issuerBytes = policy.issuers.map(ExactByteSet.init)
+        self.audienceBytes = policy.audiences.map(ExactByteSet.init)
         self.capturedClaims = policy.capturedClaims.isEmpty ? nil : policy.capturedClaims
         self.claimRules = policy.claimRules.isEmpty ? nil : policy.claimRules
         self.hasP256Keys = keys.keys.contains { $0.key?.fixedBaseSlot != nil }

@@ -62,6 +62,21 @@ struct ExactBytesTests {
         #expect(![Self.latinK].containsExactly(Self.kelvin))
     }
 
+    @Test("a set of configured texts holds each by its bytes: no equivalent spelling, prefix or extension")
+    func byteSet() {
+        let set = ExactByteSet(["", Self.latinK, Self.composed, "https://appleid.apple.com"])
+        for member in ["", Self.latinK, Self.composed, "https://appleid.apple.com"] {
+            #expect(set.contains(member), "\(member) not found")
+        }
+        for stranger in [
+            Self.kelvin, Self.decomposed, "K", "K12", "https://appleid.apple.co", "https://appleid.apple.comm", "k1",
+        ] {
+            #expect(!set.contains(stranger), "\(stranger) found")
+        }
+        #expect(!ExactByteSet([]).contains(""))
+        #expect(!ExactByteSet(["a"]).contains(""))
+    }
+
     @Test("a token whose kid is \\u{212A}1 is unknown_kid under the key K1, and the reverse")
     func kidIsBytes() throws {
         let payload = TokenFactory.claims()

@@ -27,7 +27,10 @@ struct PayloadRead {
 /// The payload step as a ``JSONObjectConsumer``: registered claims and provider claims in one
 /// pass over the object the parser produced (the fast scanner's or jansson's).
 struct PayloadReading: JSONObjectConsumer {
-    let rules: ProviderRules
+    /// The provider's claims reader (``ProviderRules/claimsReader``).
+    let provider: ProviderClaimsReader
+    /// Whether `exp` is required (``ProviderRules/requiresExpiration``).
+    let requiresExpiration: Bool
     let report: Bool
     /// The claims to keep as JSON values (none, usually).
     var captured: [ClaimPath]? = nil
@@ -35,7 +38,7 @@ struct PayloadReading: JSONObjectConsumer {
     var claimRules: [ClaimRule]? = nil
 
     func consume<Object: JSONObjectReading>(_ object: Object) -> PayloadRead {
-        var read = PayloadRead(provider: rules.read(object))
+        var read = PayloadRead(provider: provider.read(object))
         if let captured { read.captured = captured.map { $0.value(in: object)?.value } }
         if let claimRules {
             for rule in claimRules {
@@ -45,7 +48,7 @@ struct PayloadReading: JSONObjectConsumer {
                 }
             }
         }
-        let error = RegisteredClaims.read(object, into: &read.claims, requiresExpiration: rules.requiresExpiration)
+        let error = RegisteredClaims.read(object, into: &read.claims, requiresExpiration: requiresExpiration)
         read.claimsError = error
         if report {
             if error != nil { read.lenient = RegisteredClaims.readLeniently(object) }

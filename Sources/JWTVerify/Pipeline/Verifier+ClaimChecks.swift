@@ -17,7 +17,7 @@ extension Verifier {
     private func checkIssuerAndAudience(_ claims: RegisteredClaims) -> VerificationError? {
         if let issuerBytes {
             guard let iss = claims.issuer else { return VerificationError(.issuerMismatch, detail: "iss is missing") }
-            guard issuerBytes.contains(where: { exactlyEquals(iss, $0) }) else {
+            guard issuerBytes.contains(iss) else {
                 return VerificationError(
                     .issuerMismatch,
                     detail:
@@ -29,7 +29,7 @@ extension Verifier {
             guard let aud = claims.audience else {
                 return VerificationError(.audienceMismatch, detail: "aud is missing")
             }
-            let matches = aud.contains { member in audienceBytes.contains { exactlyEquals(member, $0) } }
+            let matches = aud.contains { audienceBytes.contains($0) }
             guard matches else {
                 let named =
                     aud.count == 1

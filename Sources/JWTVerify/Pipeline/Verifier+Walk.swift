@@ -143,8 +143,8 @@ extension Verifier {
     ) -> WalkStep {
         // A cache miss keeps what a traced hit must show (email_verified), read on the same pass.
         let reading = PayloadReading(
-            rules: policy.rules, report: tracing || prepared.cacheHash != nil, captured: capturedClaims,
-            claimRules: claimRules)
+            provider: policy.rules.claimsReader, requiresExpiration: policy.rules.requiresExpiration,
+            report: tracing || prepared.cacheHash != nil, captured: capturedClaims, claimRules: claimRules)
         let payload = prepared.payload!
         var read: PayloadRead
         switch JSONObjectParser.parse(payload, reading) {

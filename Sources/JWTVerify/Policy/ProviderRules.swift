@@ -74,14 +74,9 @@ public struct ProviderRules: Sendable, Hashable {
         return box.profile.excusesMissingNonce(held: claims)
     }
 
-    /// The provider's claims of `payload`, typed, or the type rule they break; `nil` for ``none``.
-    func read<Object: JSONObjectReading>(_ payload: Object) -> Result<ProviderClaims, VerificationError>? {
-        guard let box else { return nil }
-        // Each parser's object through its own requirement (the casts fold in the specialized caller).
-        if let payload = payload as? FlatJSONObject { return box.profile.readClaims(scanned: payload) }
-        if let payload = payload as? JSONNode { return box.profile.readClaims(parsed: payload) }
-        return box.profile.readGenerically(payload)
-    }
+    /// What reads the provider's claims from one payload, holding the rules' box without a
+    /// reference count (the rules outlive every parse they serve).
+    var claimsReader: ProviderClaimsReader { ProviderClaimsReader(box: box) }
 
     /// The rules that compare claims with configuration or with the time, in a fixed order.
     func check(_ claims: ProviderClaims, now: Double, leeway: Double) -> VerificationError? {
@@ -119,5 +114,24 @@ private final class ProviderProfileBox: Sendable {
     init(_ profile: any ProviderProfile) {
         self.profile = profile
         certificateChainKeys = profile as? any CertificateChainKeys
+    }
+}
+
+/// Reads one payload's provider claims for ``ProviderRules``, during a parse the rules outlive:
+/// it holds their box unowned, so handing it to a parse costs no reference count on memory
+/// every thread shares.
+struct ProviderClaimsReader {
+    private unowned(unsafe) let box: ProviderProfileBox?
+
+    fileprivate init(box: ProviderProfileBox?) { self.box = box }
+
+    /// The provider's claims of `payload`, typed, or the type rule they break; `nil` without
+    /// provider rules.
+    func read<Object: JSONObjectReading>(_ payload: Object) -> Result<ProviderClaims, VerificationError>? {
+        guard let box else { return nil }
+        // Each parser's object through its own requirement (the casts fold in the specialized caller).
+        if let payload = payload as? FlatJSONObject { return box.profile.readClaims(scanned: payload) }
+        if let payload = payload as? JSONNode { return box.profile.readClaims(parsed: payload) }
+        return box.profile.readGenerically(payload)
     }
 }
