@@ -11,14 +11,21 @@ package enum JSONDifferential {
 
     /// A description of how the two parsers disagree on `bytes`, or `nil` when they agree.
     package static func disagreement(_ bytes: UnsafeRawBufferPointer) -> String? {
+        var lookupProblem: String? = nil
         let flat: [([UInt8], JSONValue)]? = FlatJSONScanner.withObject(bytes) { object in
             object.members.map { member in
                 let name = Array(bytes[Int(member.nameStart)..<Int(member.nameEnd)])
                 let value = FlatJSONValue(
                     base: object.base, kind: member.kind, start: Int(member.valueStart), end: Int(member.valueEnd))
+                // Each member is found by its name, through the object's index, as itself.
+                let found = name.withUnsafeBytes { object.member(named: $0) }
+                if found?.start != value.start || found?.end != value.end {
+                    lookupProblem = "lookup of \(String(decoding: name, as: UTF8.self)) found another member"
+                }
                 return (name, value.value)
             }
         }
+        if let lookupProblem { return lookupProblem }
         let jansson = JSONDocument.parse(bytes)
         if let flat {
             guard case .success(let document) = jansson else { return "the scanner accepted what jansson rejects" }
