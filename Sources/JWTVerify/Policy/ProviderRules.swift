@@ -118,20 +118,22 @@ private final class ProviderProfileBox: Sendable {
 }
 
 /// Reads one payload's provider claims for ``ProviderRules``, during a parse the rules outlive:
-/// it holds their box unowned, so handing it to a parse costs no reference count on memory
-/// every thread shares.
+/// it holds their box unretained and calls into it as a guaranteed reference, so handing it to a
+/// parse and reading through it cost no reference count on memory every thread shares.
 struct ProviderClaimsReader {
-    private unowned(unsafe) let box: ProviderProfileBox?
+    private let box: Unmanaged<ProviderProfileBox>?
 
-    fileprivate init(box: ProviderProfileBox?) { self.box = box }
+    fileprivate init(box: ProviderProfileBox?) { self.box = box.map { Unmanaged.passUnretained($0) } }
 
     /// The provider's claims of `payload`, typed, or the type rule they break; `nil` without
     /// provider rules.
     func read<Object: JSONObjectReading>(_ payload: Object) -> Result<ProviderClaims, VerificationError>? {
         guard let box else { return nil }
-        // Each parser's object through its own requirement (the casts fold in the specialized caller).
-        if let payload = payload as? FlatJSONObject { return box.profile.readClaims(scanned: payload) }
-        if let payload = payload as? JSONNode { return box.profile.readClaims(parsed: payload) }
-        return box.profile.readGenerically(payload)
+        return box._withUnsafeGuaranteedRef { box in
+            // Each parser's object through its own requirement (the casts fold in the specialized caller).
+            if let payload = payload as? FlatJSONObject { return box.profile.readClaims(scanned: payload) }
+            if let payload = payload as? JSONNode { return box.profile.readClaims(parsed: payload) }
+            return box.profile.readGenerically(payload)
+        }
     }
 }
