@@ -2,12 +2,21 @@
 /// outside this module that must not pay for unspecialised generic parsing per line (the CLI's
 /// request lines). The fast scanner reads ordinary objects, jansson the rest, as everywhere.
 package enum JSONFieldReader {
-    /// One member as read: its kind, its bytes when it is a string, and when asked for, its
-    /// value as compact JSON.
+    /// One member as read: its kind, and where its string's bytes and its compact JSON are, which
+    /// ``Fields`` resolves. Plain data: a line's members are set, read and dropped without a
+    /// reference count.
     package struct Field: Sendable {
         package var kind: JSONKind
-        package var string: InputBytes?
-        package var json: String?
+        /// The string's bytes: a span of the input, or of the reading's copies (`copied`); an
+        /// empty span with `isString` false for a member that is not a string.
+        fileprivate var start = 0
+        fileprivate var end = 0
+        fileprivate var isString = false
+        fileprivate var copied = false
+        /// Its compact JSON's place among the reading's texts, when asked for; -1 otherwise.
+        fileprivate var json = -1
+
+        fileprivate init(kind: JSONKind) { self.kind = kind }
     }
 
     /// The members read, lent to the caller's closure (they live on its stack frame, not in
@@ -15,11 +24,26 @@ package enum JSONFieldReader {
     package struct Fields {
         fileprivate let slots: UnsafeBufferPointer<Field?>
         fileprivate let stringCount: Int
+        /// Strings jansson unescaped (not the input's own bytes), one after another.
+        fileprivate let copies: UnsafeRawBufferPointer
+        /// The compact JSON of the members asked for as JSON.
+        fileprivate let texts: UnsafeBufferPointer<String>
 
         /// The member of the `strings` list at `index`; `nil` when absent.
         package func string(_ index: Int) -> Field? { slots[index] }
         /// The member of the `jsonValues` list at `index`; `nil` when absent.
         package func jsonValue(_ index: Int) -> Field? { slots[stringCount + index] }
+
+        /// A string member's bytes: a span of the input, or a copy where jansson unescaped them;
+        /// `nil` when it is not a string.
+        package func bytes(of field: Field) -> InputBytes? {
+            guard field.isString else { return nil }
+            guard field.copied else { return .span(field.start..<field.end) }
+            return .copy(Array(UnsafeRawBufferPointer(rebasing: copies[field.start..<field.end])))
+        }
+
+        /// A member's value as compact JSON, when it was asked for as one.
+        package func json(of field: Field) -> String? { field.json < 0 ? nil : texts[field.json] }
     }
 
     /// Reads `strings` (each a member whose string bytes are wanted) and `jsonValues` (members
@@ -33,12 +57,27 @@ package enum JSONFieldReader {
         withUnsafeTemporaryAllocation(of: Field?.self, capacity: max(count, 1)) { slots in
             let slots = UnsafeMutableBufferPointer(rebasing: slots[..<count])
             slots.initialize(repeating: nil)
-            defer { slots.deinitialize() }
-            let reading = Reading(input: input, strings: strings, jsonValues: jsonValues, slots: slots)
-            body(
-                JSONObjectParser.parse(input, reading).map {
-                    Fields(slots: UnsafeBufferPointer(slots), stringCount: strings.count)
-                })
+            var copies: [UInt8] = []
+            var texts: [String] = []
+            let parsed = withUnsafeMutablePointer(to: &copies) { copies in
+                withUnsafeMutablePointer(to: &texts) { texts in
+                    JSONObjectParser.parse(
+                        input,
+                        Reading(
+                            input: input, strings: strings, jsonValues: jsonValues, slots: slots, copies: copies,
+                            texts: texts))
+                }
+            }
+            copies.withUnsafeBytes { copies in
+                texts.withUnsafeBufferPointer { texts in
+                    body(
+                        parsed.map {
+                            Fields(
+                                slots: UnsafeBufferPointer(slots), stringCount: strings.count, copies: copies,
+                                texts: texts)
+                        })
+                }
+            }
         }
     }
 
@@ -47,25 +86,37 @@ package enum JSONFieldReader {
         let strings: [StaticString]
         let jsonValues: [StaticString]
         let slots: UnsafeMutableBufferPointer<Field?>
+        /// The reading's own storage (``read(_:strings:jsonValues:_:)``'s locals), for the rare
+        /// string jansson unescaped and the members asked for as JSON.
+        let copies: UnsafeMutablePointer<[UInt8]>
+        let texts: UnsafeMutablePointer<[String]>
 
         func consume<Object: JSONObjectReading>(_ object: Object) {
             let base = input.baseAddress.map(UnsafeRawPointer.init)
-            func bytes(_ value: Object.Value) -> InputBytes? {
-                guard let text = value.stringBytes else { return nil }
-                // Inside the input (the scanner's spans): keep a range; else (jansson's unescaped copy): copy.
-                if let base, let start = text.baseAddress, start >= base, start + text.count <= base + input.count {
-                    let offset = start - base
-                    return .span(offset..<(offset + text.count))
-                }
-                return .copy(Array(text))
-            }
             for (index, name) in strings.enumerated() {
-                slots[index] = object.member(name).map { Field(kind: $0.kind, string: bytes($0), json: nil) }
+                guard let value = object.member(name) else { continue }
+                var field = Field(kind: value.kind)
+                if let text = value.stringBytes {
+                    field.isString = true
+                    // Inside the input (the scanner's spans): keep a range; else (jansson's unescaped copy): copy.
+                    if let base, let start = text.baseAddress, start >= base, start + text.count <= base + input.count {
+                        field.start = start - base
+                        field.end = field.start + text.count
+                    } else {
+                        field.copied = true
+                        field.start = copies.pointee.count
+                        copies.pointee.append(contentsOf: text)
+                        field.end = copies.pointee.count
+                    }
+                }
+                slots[index] = field
             }
             for (index, name) in jsonValues.enumerated() {
-                slots[strings.count + index] = object.member(name).map {
-                    Field(kind: $0.kind, string: nil, json: $0.value.description)
-                }
+                guard let value = object.member(name) else { continue }
+                var field = Field(kind: value.kind)
+                field.json = texts.pointee.count
+                texts.pointee.append(value.value.description)
+                slots[strings.count + index] = field
             }
         }
     }

@@ -90,8 +90,8 @@ package struct TokenRequest {
         jsonLine line: UnsafeRawBufferPointer, _ read: JSONFieldReader.Fields,
         _ body: (Result<TokenRequest, Problem>) -> R
     ) -> R {
-        let idJSON = read.jsonValue(0)?.json
-        guard let token = (read.string(0) ?? read.string(2) ?? read.string(3))?.string else {
+        let idJSON = read.jsonValue(0).flatMap(read.json)
+        guard let token = (read.string(0) ?? read.string(2) ?? read.string(3)).flatMap(read.bytes) else {
             return body(
                 .failure(
                     Problem(
@@ -103,7 +103,7 @@ package struct TokenRequest {
         if let dpopProblem { return body(.failure(Problem(description: dpopProblem, idJSON: idJSON))) }
         var nonce: InputBytes? = nil
         if let field = read.string(1), field.kind != .null {
-            guard let value = field.string else {
+            guard let value = read.bytes(of: field) else {
                 return body(.failure(Problem(description: "\"nonce\" is not a string", idJSON: idJSON)))
             }
             nonce = value
@@ -132,7 +132,7 @@ package struct TokenRequest {
                     "\"dpop\" is given without \"\(name)\": a proof is checked against the request's method and URI"
                 )
             }
-            guard let bytes = field.string else { return (nil, "\"\(name)\" is not a string") }
+            guard let bytes = read.bytes(of: field) else { return (nil, "\"\(name)\" is not a string") }
             texts.append(String(decoding: bytes.bytes(in: line), as: UTF8.self))
         }
         return (DPoPRequest(proof: texts[0], method: texts[1], uri: texts[2]), nil)
