@@ -3,6 +3,15 @@
 
 #include <string.h>
 
+/* One octet at a time: the reference the SIMD forms must equal, and the form for other CPUs. */
+static void special_masks_scalar(const uint8_t *bytes, size_t count, uint64_t *masks) {
+    for (size_t w = 0; w * 64 < count; w++) masks[w] = 0;
+    for (size_t i = 0; i < count; i++) {
+        uint8_t b = bytes[i];
+        if (b < 0x20 || b >= 0x7F || b == '"' || b == '\\') masks[i / 64] |= (uint64_t)1 << (i % 64);
+    }
+}
+
 #if defined(__x86_64__)
 #include <immintrin.h>
 
@@ -159,6 +168,54 @@ static ptrdiff_t decode_blocks_avx512(const uint8_t *input, size_t count, uint8_
     return rest < 0 ? -1 : (ptrdiff_t)i + rest;
 }
 
+/* The special octets as masks, 64 octets to a word (see jwtv_json_special_masks); with AVX-512BW
+ * one masked load takes the last block's tail, which never reads past `count`. */
+__attribute__((target("avx512f,avx512bw")))
+static void special_masks_avx512(const uint8_t *bytes, size_t count, uint64_t *masks) {
+    const __m512i space = _mm512_set1_epi8(0x20), del = _mm512_set1_epi8(0x7F);
+    const __m512i quote = _mm512_set1_epi8('"'), backslash = _mm512_set1_epi8('\\');
+    for (size_t i = 0, w = 0; i < count; i += 64, w++) {
+        size_t left = count - i;
+        __mmask64 live = left >= 64 ? ~(__mmask64)0 : (((__mmask64)1 << left) - 1);
+        __m512i block = _mm512_maskz_loadu_epi8(live, bytes + i);
+        __mmask64 hit = _mm512_cmplt_epu8_mask(block, space) | _mm512_cmpge_epu8_mask(block, del)
+                        | _mm512_cmpeq_epi8_mask(block, quote) | _mm512_cmpeq_epi8_mask(block, backslash);
+        masks[w] = (uint64_t)(hit & live);
+    }
+}
+
+__attribute__((target("avx2")))
+static void special_masks_avx2(const uint8_t *bytes, size_t count, uint64_t *masks) {
+    size_t i = 0, w = 0;
+    for (; i + 64 <= count; i += 64, w++) {
+        uint32_t low = (uint32_t)_mm256_movemask_epi8(json_stops_avx2(_mm256_loadu_si256((const __m256i *)(bytes + i)), JWTV_JSON_SPECIAL));
+        uint32_t high = (uint32_t)_mm256_movemask_epi8(json_stops_avx2(_mm256_loadu_si256((const __m256i *)(bytes + i + 32)), JWTV_JSON_SPECIAL));
+        masks[w] = (uint64_t)low | (uint64_t)high << 32;
+    }
+    if (i < count) special_masks_scalar(bytes + i, count - i, masks + w);
+}
+
+int jwtv_json_special_masks_using(const void *bytes, size_t count, uint64_t *masks, int isa) {
+    switch (isa) {
+    case JWTV_ISA_SCALAR: special_masks_scalar(bytes, count, masks); return 0;
+    case JWTV_ISA_AVX2:
+        if (!__builtin_cpu_supports("avx2")) return -1;
+        special_masks_avx2(bytes, count, masks);
+        return 0;
+    case JWTV_ISA_AVX512:
+        if (!__builtin_cpu_supports("avx512bw")) return -1;
+        special_masks_avx512(bytes, count, masks);
+        return 0;
+    default: return -1;
+    }
+}
+
+void jwtv_json_special_masks(const void *bytes, size_t count, uint64_t *masks) {
+    if (__builtin_cpu_supports("avx512bw")) special_masks_avx512(bytes, count, masks);
+    else if (__builtin_cpu_supports("avx2")) special_masks_avx2(bytes, count, masks);
+    else special_masks_scalar(bytes, count, masks);
+}
+
 /* __builtin_cpu_supports reads the CPU model libgcc filled in at start-up: cheap enough for every call. */
 ptrdiff_t jwtv_base64url_decode_blocks(const void *input, size_t count, void *output) {
     if (__builtin_cpu_supports("avx512vbmi") && __builtin_cpu_supports("avx512bw")) {
@@ -182,6 +239,16 @@ ptrdiff_t jwtv_base64url_decode_blocks(const void *input, size_t count, void *ou
 size_t jwtv_base64url_run_blocks(const void *bytes, size_t count) {
     (void)bytes; (void)count;
     return 0;
+}
+
+int jwtv_json_special_masks_using(const void *bytes, size_t count, uint64_t *masks, int isa) {
+    if (isa != JWTV_ISA_SCALAR) return -1;
+    special_masks_scalar(bytes, count, masks);
+    return 0;
+}
+
+void jwtv_json_special_masks(const void *bytes, size_t count, uint64_t *masks) {
+    special_masks_scalar(bytes, count, masks);
 }
 
 #endif

@@ -188,6 +188,115 @@ struct StringScanTests {
     }
 }
 
+/// The marks a short document's strings are scanned through (``SpecialIndex``): each SIMD form
+/// equals the scalar one and a byte-by-byte reference, and scanning through them finds what
+/// reading each string finds.
+@Suite("string scanning through one pass of marks")
+struct SpecialIndexTests {
+    /// Bit k of word w: byte 64·w + k is one the scanner does not read as plain.
+    static func reference(_ bytes: [UInt8]) -> [UInt64] {
+        var words = [UInt64](repeating: 0, count: (bytes.count + 63) / 64)
+        for (i, byte) in bytes.enumerated() where JSONStringBytes.isSpecial(byte) {
+            words[i / 64] |= 1 << UInt64(i % 64)
+        }
+        return words
+    }
+
+    @Test("scalar, AVX2 and AVX-512 marks equal the reference for every length up to 300")
+    func everyForm() {
+        var rng = SplitMix(state: 11)
+        var compared = 0
+        for length in 0...300 {
+            for _ in 0..<4 {
+                // Mostly plain bytes, with every kind of special byte sprinkled in, and any byte value.
+                let bytes = (0..<length).map { _ -> UInt8 in
+                    let roll = Int.random(in: 0..<8, using: &rng)
+                    return roll < 6
+                        ? UInt8.random(in: 0x20...0x7E, using: &rng) : UInt8.random(in: 0...255, using: &rng)
+                }
+                let expected = Self.reference(bytes)
+                for form: Int32 in [0, 1, 2] {
+                    guard let masks = bytes.withUnsafeBytes({ SpecialIndex.masks(of: $0, instructionSet: form) }) else {
+                        #expect(form != 0, "the scalar form is always there")
+                        continue
+                    }
+                    #expect(masks == expected, "form \(form), length \(length)")
+                    compared += 1
+                }
+            }
+        }
+        #expect(compared >= 301 * 4)
+    }
+
+    @Test("every byte value at every position, scanned through the marks, as read word by word")
+    func everyByteThroughMarks() {
+        for length in [1, 7, 8, 9, 63, 64, 65, 127, 128, 129, 200] {
+            for position in 0..<length {
+                for value in 0...255 {
+                    var bytes = [UInt8](repeating: UInt8(ascii: "a"), count: length) + [UInt8(ascii: "\"")]
+                    bytes[position] = UInt8(value)
+                    let scanned = bytes.withUnsafeBytes { raw in
+                        SpecialIndex.with(raw) { FlatJSONScanner.scanString(raw, from: 0, stops: $0) }
+                    }
+                    #expect(
+                        scanned == StringScanTests.reference(bytes, from: 0),
+                        "length \(length), byte \(value) at \(position)")
+                }
+            }
+        }
+    }
+
+    @Test("random strings from every start offset, through the marks, agree with the reference")
+    func randomStartsThroughMarks() {
+        var rng = SplitMix(state: 13)
+        let alphabet: [UInt8] = [0x22, 0x5C, 0x1F, 0x7F, 0x80, 0xFF, 0x20, 0x7E, 0x09, 0x0A]
+        for _ in 0..<5_000 {
+            let length = Int.random(in: 1..<300, using: &rng)
+            let bytes = (0..<length).map { _ in
+                Int.random(in: 0..<40, using: &rng) < 39 ? UInt8(ascii: "a") : alphabet.randomElement(using: &rng)!
+            }
+            bytes.withUnsafeBytes { raw in
+                SpecialIndex.with(raw) { stops in
+                    for start in stride(from: 0, to: length, by: 7) {
+                        #expect(
+                            FlatJSONScanner.scanString(raw, from: start, stops: stops)
+                                == StringScanTests.reference(bytes, from: start))
+                    }
+                }
+            }
+        }
+    }
+
+    @Test("a document past the marked length is read string by string, with the same members")
+    func longDocuments() {
+        let object =
+            #"{"iss":"https://appleid.apple.com","aud":["a","b"],"exp":1767226080,"n":{"x":"y"},"s":"\#(String(repeating: "z", count: 100))"}"#
+        let padded = String(repeating: " ", count: SpecialIndex.maximumIndexedBytes) + object
+        for text in [
+            object, padded, padded + " ", object + "x", padded + "x", String(padded.dropLast(2)) + "\u{7F}\"}",
+        ] {
+            let bytes = Array(text.utf8)
+            let flat = bytes.withUnsafeBytes { raw in
+                FlatJSONScanner.withObject(raw) { object in
+                    object.members.map { member in
+                        String(decoding: bytes[Int(member.nameStart)..<Int(member.nameEnd)], as: UTF8.self) + "="
+                            + String(decoding: bytes[Int(member.valueStart)..<Int(member.valueEnd)], as: UTF8.self)
+                    }
+                }
+            }
+            let accepted = text.trimmingCharacters(in: .whitespaces).hasSuffix("}") && !text.contains("\u{7F}")
+            #expect((flat != nil) == accepted, "length \(bytes.count)")
+            if accepted {
+                #expect(
+                    flat == [
+                        "iss=\"https://appleid.apple.com\"", "aud=[\"a\",\"b\"]", "exp=1767226080", "n={\"x\":\"y\"}",
+                        "s=\"\(String(repeating: "z", count: 100))\"",
+                    ])
+            }
+        }
+    }
+}
+
 /// Member names compare by an 8-byte key and then the rest: duplicates and lookups must be exact
 /// for names that differ only inside the key, only past it, or only in length.
 @Suite("flat JSON scanner: member names around the 8-byte key")

@@ -103,14 +103,21 @@ package enum FlatJSONScanner {
     }
 
     /// Scans `bytes`; when accepted, runs `body` with the object (valid only inside `body`).
+    ///
+    /// A document of up to ``SpecialIndex/maximumIndexedBytes`` is first marked in one SIMD pass
+    /// (``SpecialIndex``), so each string's end is found from the marks; a longer one is read
+    /// string by string.
     package static func withObject<R>(_ bytes: UnsafeRawBufferPointer, _ body: (FlatJSONObject) -> R) -> R? {
         guard bytes.count < Int(Int32.max), let base = bytes.baseAddress else { return nil }
-        return MemberTable.with { table in
-            guard let count = scan(bytes, into: table) else { return nil }
-            return body(
-                FlatJSONObject(
-                    base: base, members: UnsafeBufferPointer(rebasing: table.members[..<count]),
-                    keys: UnsafeBufferPointer(rebasing: table.keys[..<count]), index: UnsafeBufferPointer(table.index)))
+        return SpecialIndex.with(bytes) { stops in
+            MemberTable.with { table in
+                guard let count = scan(bytes, into: table, stops: stops) else { return nil }
+                return body(
+                    FlatJSONObject(
+                        base: base, members: UnsafeBufferPointer(rebasing: table.members[..<count]),
+                        keys: UnsafeBufferPointer(rebasing: table.keys[..<count]),
+                        index: UnsafeBufferPointer(table.index)))
+            }
         }
     }
 
@@ -123,10 +130,10 @@ package enum FlatJSONScanner {
     }
 
     /// Fills `table` with the members of the document `bytes`; `nil` declines.
-    static func scan(_ bytes: UnsafeRawBufferPointer, into table: MemberTable) -> Int? {
+    static func scan(_ bytes: UnsafeRawBufferPointer, into table: MemberTable, stops: SpecialIndex = .none) -> Int? {
         var i = 0
         skipSpace(bytes, &i)
-        guard let (count, close) = scanObject(bytes, from: i, depth: 1, into: table) else { return nil }
+        guard let (count, close) = scanObject(bytes, from: i, depth: 1, into: table, stops: stops) else { return nil }
         i = close
         skipSpace(bytes, &i)
         return i == bytes.count ? count : nil
@@ -135,7 +142,8 @@ package enum FlatJSONScanner {
     /// Scans the object whose `{` is at `start`; fills `table` and returns the member count and
     /// the index just past its `}`.
     static func scanObject(
-        _ bytes: UnsafeRawBufferPointer, from start: Int, depth: Int, into table: MemberTable
+        _ bytes: UnsafeRawBufferPointer, from start: Int, depth: Int, into table: MemberTable,
+        stops: SpecialIndex = .none
     ) -> (count: Int, end: Int)? {
         let end = bytes.count
         guard start < end, bytes[start] == UInt8(ascii: "{") else { return nil }
@@ -146,13 +154,15 @@ package enum FlatJSONScanner {
         while true {
             guard count < table.capacity, i < end, bytes[i] == UInt8(ascii: "\"") else { return nil }
             let nameStart = i + 1
-            guard let nameEnd = scanString(bytes, from: nameStart) else { return nil }
+            guard let nameEnd = scanString(bytes, from: nameStart, stops: stops) else { return nil }
             i = nameEnd + 1
             skipSpace(bytes, &i)
             guard i < end, bytes[i] == UInt8(ascii: ":") else { return nil }
             i += 1
             skipSpace(bytes, &i)
-            guard i < end, let (kind, valueEnd) = scanValue(bytes, from: i, depth: depth) else { return nil }
+            guard i < end, let (kind, valueEnd) = scanValue(bytes, from: i, depth: depth, stops: stops) else {
+                return nil
+            }
             // Duplicate names (compared as raw bytes: no escapes were allowed), found on the way
             // to the name's slot in the index.
             let nameLength = nameEnd - nameStart
@@ -172,9 +182,10 @@ package enum FlatJSONScanner {
                 slot = (slot + 1) & (indexSlots - 1)
             }
             table.index[slot] = UInt8(truncatingIfNeeded: count)
+            // Every offset fits: ``withObject(_:_:)`` takes no input of Int32.max bytes or more.
             table.members[count] = Member(
-                nameStart: Int32(nameStart), nameEnd: Int32(nameEnd), valueStart: Int32(i), valueEnd: Int32(valueEnd),
-                kind: kind)
+                nameStart: Int32(truncatingIfNeeded: nameStart), nameEnd: Int32(truncatingIfNeeded: nameEnd),
+                valueStart: Int32(truncatingIfNeeded: i), valueEnd: Int32(truncatingIfNeeded: valueEnd), kind: kind)
             table.keys[count] = key
             count += 1
             i = valueEnd
@@ -197,27 +208,30 @@ package enum FlatJSONScanner {
 
     /// The index of the closing quote of a string starting at `start` (just after its opening
     /// quote), or `nil` for anything but printable ASCII without escapes.
-    static func scanString(_ bytes: UnsafeRawBufferPointer, from start: Int) -> Int? {
+    @inline(__always)
+    static func scanString(_ bytes: UnsafeRawBufferPointer, from start: Int, stops: SpecialIndex = .none) -> Int? {
         // The first byte not read as plain (a quote, a backslash, a control character, DEL or
         // non-ASCII) is found exactly, and only a quote closes.
-        let at = JSONStringBytes.firstSpecial(bytes, from: start)
+        let at = stops.firstSpecial(bytes, from: start)
         return at < bytes.count && bytes[at] == UInt8(ascii: "\"") ? at : nil
     }
 
     /// Scans one value starting at `start`, inside a container at `depth`; returns its kind and
     /// the index just past it.
-    static func scanValue(_ bytes: UnsafeRawBufferPointer, from start: Int, depth: Int) -> (JSONKind, Int)? {
+    static func scanValue(
+        _ bytes: UnsafeRawBufferPointer, from start: Int, depth: Int, stops: SpecialIndex = .none
+    ) -> (JSONKind, Int)? {
         let end = bytes.count
         let byte = bytes[start]
         switch byte {
         case UInt8(ascii: "\""):
-            guard let close = scanString(bytes, from: start + 1) else { return nil }
+            guard let close = scanString(bytes, from: start + 1, stops: stops) else { return nil }
             return (.string, close + 1)
         case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"):
             var i = start
             if bytes[i] == UInt8(ascii: "-") { i += 1 }
             let digitsStart = i
-            while i < end && bytes[i] >= UInt8(ascii: "0") && bytes[i] <= UInt8(ascii: "9") { i += 1 }
+            i = digitsEnd(bytes, from: i)
             let digits = i - digitsStart
             guard digits >= 1, digits <= 15, !(digits > 1 && bytes[digitsStart] == UInt8(ascii: "0")) else {
                 return nil
@@ -238,7 +252,7 @@ package enum FlatJSONScanner {
         case UInt8(ascii: "{"):
             guard depth < maximumDepth else { return nil }
             return MemberTable.with { table in
-                scanObject(bytes, from: start, depth: depth + 1, into: table).map { (.object, $0.end) }
+                scanObject(bytes, from: start, depth: depth + 1, into: table, stops: stops).map { (.object, $0.end) }
             }
         case UInt8(ascii: "["):
             guard depth < maximumDepth else { return nil }
@@ -247,7 +261,9 @@ package enum FlatJSONScanner {
             guard i < end else { return nil }
             if bytes[i] == UInt8(ascii: "]") { return (.array, i + 1) }
             while true {
-                guard i < end, let (_, next) = scanValue(bytes, from: i, depth: depth + 1) else { return nil }
+                guard i < end, let (_, next) = scanValue(bytes, from: i, depth: depth + 1, stops: stops) else {
+                    return nil
+                }
                 i = next
                 skipSpace(bytes, &i)
                 guard i < end else { return nil }
@@ -259,6 +275,30 @@ package enum FlatJSONScanner {
         default:
             return nil
         }
+    }
+
+    /// The index of the first byte at or after `start` that is not an ASCII digit, or `bytes.count`;
+    /// eight bytes at a time while they last. In each word a byte is flagged unless its high
+    /// nibble is 3 and adding 6 leaves it so (0–9); a carry out of a flagged byte can flag the
+    /// bytes above it, never one below, so the lowest flag is exact.
+    @inline(__always)
+    private static func digitsEnd(_ bytes: UnsafeRawBufferPointer, from start: Int) -> Int {
+        var i = start
+        let end = bytes.count
+        if let base = bytes.baseAddress {
+            let highNibbles: UInt64 = 0xF0F0_F0F0_F0F0_F0F0
+            let threes: UInt64 = 0x3030_3030_3030_3030
+            let lows: UInt64 = 0x7F7F_7F7F_7F7F_7F7F
+            while i &+ 8 <= end {
+                let word = JSONStringBytes.word(base, at: i)
+                let off = ((word & highNibbles) ^ threes) | (((word &+ 0x0606_0606_0606_0606) & highNibbles) ^ threes)
+                let flags = (((off & lows) &+ lows) | off) & ~lows
+                if flags != 0 { return i &+ flags.trailingZeroBitCount &>> 3 }
+                i &+= 8
+            }
+        }
+        while i < end && bytes[i] >= UInt8(ascii: "0") && bytes[i] <= UInt8(ascii: "9") { i &+= 1 }
+        return i
     }
 
     private static func literal(_ bytes: UnsafeRawBufferPointer, _ start: Int, _ word: StaticString, _ kind: JSONKind)
@@ -367,10 +407,11 @@ package struct FlatJSONValue: JSONValueReading {
             negative = true
             i += 1
         }
+        // At most 15 digits (the scanner declines more): no overflow.
         var value: Int64 = 0
         while i < end {
-            value = value * 10 + Int64(base.load(fromByteOffset: i, as: UInt8.self) - UInt8(ascii: "0"))
-            i += 1
+            value = value &* 10 &+ Int64(base.load(fromByteOffset: i, as: UInt8.self) &- UInt8(ascii: "0"))
+            i &+= 1
         }
         return Double(negative ? -value : value)
     }
