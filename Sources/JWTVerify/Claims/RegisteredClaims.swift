@@ -50,57 +50,66 @@ public struct RegisteredClaims: Sendable, Hashable {
     static func read<Object: JSONObjectReading>(
         _ payload: Object, into claims: inout RegisteredClaims, requiresExpiration: Bool = true
     ) -> VerificationError? {
-        func string(_ name: StaticString) -> Result<String?, VerificationError> {
-            guard let node = payload.member(name) else { return .success(nil) }
-            guard let value = node.string else {
-                return .failure(VerificationError(.claimType, detail: "\(name) is not a string"))
-            }
-            return .success(value)
+        // Straight-line reads with early returns: no closure or `Result` per claim.
+        if let error = readString(payload, "iss", into: &claims.issuer) { return error }
+        if let error = readString(payload, "sub", into: &claims.subject) { return error }
+        if let error = readString(payload, "nonce", into: &claims.nonce) { return error }
+        // A look-up, no copy: a number, object, array, boolean or null `jti` is refused.
+        if let jti = payload.member("jti"), jti.kind != .string {
+            return VerificationError(.claimType, detail: "jti is not a string")
         }
-        func date(_ name: StaticString) -> Result<Double?, VerificationError> {
-            guard let node = payload.member(name) else { return .success(nil) }
-            guard let value = node.number, value >= 0, value <= maximumNumericDate else {
-                return .failure(VerificationError(.claimType, detail: "\(name) is not a NumericDate in 0…2^53-1"))
-            }
-            return .success(value)
-        }
-        do {
-            claims.issuer = try string("iss").get()
-            claims.subject = try string("sub").get()
-            claims.nonce = try string("nonce").get()
-            // A look-up, no copy: a number, object, array, boolean or null `jti` is refused.
-            if let jti = payload.member("jti"), jti.kind != .string {
-                throw VerificationError(.claimType, detail: "jti is not a string")
-            }
-            if let aud = payload.member("aud") {
-                if let bytes = aud.stringBytes {
-                    claims.audience = [String(decoding: bytes, as: UTF8.self)]
-                } else if aud.kind == .array {
-                    var list: [String] = []
-                    list.reserveCapacity(aud.count)
-                    for index in 0..<aud.count {
-                        guard let member = aud[index]?.string else {
-                            throw VerificationError(.claimType, detail: "aud array has a non-string member")
-                        }
-                        list.append(member)
+        if let aud = payload.member("aud") {
+            if let bytes = aud.stringBytes {
+                claims.audience = [String(decoding: bytes, as: UTF8.self)]
+            } else if aud.kind == .array {
+                var list: [String] = []
+                list.reserveCapacity(aud.count)
+                for index in 0..<aud.count {
+                    guard let member = aud[index]?.string else {
+                        return VerificationError(.claimType, detail: "aud array has a non-string member")
                     }
-                    claims.audience = list
-                    claims.audienceIsArray = true
-                } else {
-                    throw VerificationError(.claimType, detail: "aud is neither a string nor an array of strings")
+                    list.append(member)
                 }
+                claims.audience = list
+                claims.audienceIsArray = true
+            } else {
+                return VerificationError(.claimType, detail: "aud is neither a string nor an array of strings")
             }
-            claims.expiresAt = try date("exp").get()
-            claims.notBefore = try date("nbf").get()
-            claims.issuedAt = try date("iat").get()
-        } catch let error as VerificationError {
-            return error
-        } catch {
-            return VerificationError(.claimType, detail: "\(error)")
         }
+        if let error = readDate(payload, "exp", into: &claims.expiresAt) { return error }
+        if let error = readDate(payload, "nbf", into: &claims.notBefore) { return error }
+        if let error = readDate(payload, "iat", into: &claims.issuedAt) { return error }
         guard claims.expiresAt != nil || !requiresExpiration else {
             return VerificationError(.claimType, detail: "exp is missing")
         }
+        return nil
+    }
+
+    /// Reads the string member `name` into `value` (left `nil` when absent); the type error when
+    /// it is not a string.
+    @inline(__always)
+    private static func readString<Object: JSONObjectReading>(
+        _ payload: Object, _ name: StaticString, into value: inout String?
+    ) -> VerificationError? {
+        guard let node = payload.member(name) else { return nil }
+        guard let string = node.string else {
+            return VerificationError(.claimType, detail: "\(name) is not a string")
+        }
+        value = string
+        return nil
+    }
+
+    /// Reads the NumericDate member `name` into `value` (left `nil` when absent); the type error
+    /// when it is not a number within 0 … 2^53 − 1.
+    @inline(__always)
+    private static func readDate<Object: JSONObjectReading>(
+        _ payload: Object, _ name: StaticString, into value: inout Double?
+    ) -> VerificationError? {
+        guard let node = payload.member(name) else { return nil }
+        guard let number = node.number, number >= 0, number <= maximumNumericDate else {
+            return VerificationError(.claimType, detail: "\(name) is not a NumericDate in 0…2^53-1")
+        }
+        value = number
         return nil
     }
 }

@@ -85,14 +85,33 @@ package struct OutputText: ~Copyable {
     @inline(__always)
     private mutating func write(_ bytes: UnsafeRawBufferPointer) {
         let n = bytes.count
-        guard n > 0 else { return }
+        guard n > 0, let source = bytes.baseAddress else { return }
         ensure(n)
-        if n <= 16 {
-            for i in 0..<n { base[length + i] = bytes[i] }
-        } else {
-            UnsafeMutableRawPointer(base + length).copyMemory(from: bytes.baseAddress!, byteCount: n)
-        }
+        Self.copy(source, n, to: UnsafeMutableRawPointer(base + length))
         length += n
+    }
+
+    /// Copies `count` (> 0) octets: up to 16 as two loads and two stores that may overlap (each
+    /// octet lands where it belongs), more through `memcpy`.
+    @inline(__always)
+    private static func copy(_ source: UnsafeRawPointer, _ count: Int, to target: UnsafeMutableRawPointer) {
+        if count >= 8 && count <= 16 {
+            let head = source.loadUnaligned(as: UInt64.self)
+            let tail = source.loadUnaligned(fromByteOffset: count &- 8, as: UInt64.self)
+            target.storeBytes(of: head, as: UInt64.self)
+            target.storeBytes(of: tail, toByteOffset: count &- 8, as: UInt64.self)
+        } else if count >= 4 && count < 8 {
+            let head = source.loadUnaligned(as: UInt32.self)
+            let tail = source.loadUnaligned(fromByteOffset: count &- 4, as: UInt32.self)
+            target.storeBytes(of: head, as: UInt32.self)
+            target.storeBytes(of: tail, toByteOffset: count &- 4, as: UInt32.self)
+        } else if count < 4 {
+            for i in 0..<count {
+                target.storeBytes(of: source.load(fromByteOffset: i, as: UInt8.self), toByteOffset: i, as: UInt8.self)
+            }
+        } else {
+            target.copyMemory(from: source, byteCount: count)
+        }
     }
 
     /// Ends a JSON Lines record: a line break; the next value starts a new document.
@@ -140,7 +159,7 @@ package struct OutputText: ~Copyable {
         let n = name.utf8CodeUnitCount
         ensure(n + 3)
         base[length] = UInt8(ascii: "\"")
-        UnsafeMutableRawPointer(base + length + 1).copyMemory(from: name.utf8Start, byteCount: n)
+        if n > 0 { Self.copy(name.utf8Start, n, to: UnsafeMutableRawPointer(base + length + 1)) }
         base[length + n + 1] = UInt8(ascii: "\"")
         base[length + n + 2] = UInt8(ascii: ":")
         length += n + 3
@@ -208,14 +227,28 @@ package struct OutputText: ~Copyable {
             bound = bound &* 10
         }
         ensure(count)
+        // Two digits per division, from the table of "00" through "99".
         var position = length + count
-        repeat {
+        Self.digitPairs.withUTF8Buffer { pairs in
+            while magnitude >= 10 {
+                let pair = Int(magnitude % 100) &* 2
+                magnitude /= 100
+                position -= 2
+                base[position] = pairs[pair]
+                base[position + 1] = pairs[pair + 1]
+                if magnitude == 0 { return }
+            }
             position -= 1
-            base[position] = UInt8(ascii: "0") &+ UInt8(truncatingIfNeeded: magnitude % 10)
-            magnitude /= 10
-        } while magnitude > 0
+            base[position] = UInt8(ascii: "0") &+ UInt8(truncatingIfNeeded: magnitude)
+        }
         length += count
     }
+
+    /// "00", "01", … "99", back to back.
+    private static let digitPairs: StaticString = """
+        0001020304050607080910111213141516171819202122232425262728293031323334353637383940414243444546474849\
+        5051525354555657585960616263646566676869707172737475767778798081828384858687888990919293949596979899
+        """
 
     /// Appends `true` or `false`.
     package mutating func bool(_ value: Bool) {
@@ -330,8 +363,18 @@ package struct OutputText: ~Copyable {
         copy.withUnsafeBytes { quoted($0) }
     }
 
-    /// Appends `"value"`, copying runs of bytes that need no escape in bulk.
+    /// Appends `"value"`, copying runs of bytes that need no escape in bulk; a value with nothing
+    /// to escape (the usual one) in one copy between its quotes.
     private mutating func quoted(_ value: UnsafeRawBufferPointer) {
+        let n = value.count
+        if let source = value.baseAddress, JSONStringBytes.firstEscape(value, from: 0) == n {
+            ensure(n &+ 2)
+            base[length] = UInt8(ascii: "\"")
+            Self.copy(source, n, to: UnsafeMutableRawPointer(base + length + 1))
+            base[length + n + 1] = UInt8(ascii: "\"")
+            length += n &+ 2
+            return
+        }
         write(UInt8(ascii: "\""))
         var runStart = 0
         while true {

@@ -43,7 +43,7 @@ public struct ProviderRules: Sendable, Hashable {
     var certificateChainKeys: (any CertificateChainKeys)? { box?.certificateChainKeys }
 
     /// Whether the provider takes its keys from each token's `x5c` chain.
-    var readsCertificateChains: Bool { box?.certificateChainKeys != nil }
+    var readsCertificateChains: Bool { box?.readsCertificateChains ?? false }
 
     /// Whether both name the same provider with the same settings.
     public static func == (lhs: ProviderRules, rhs: ProviderRules) -> Bool {
@@ -110,10 +110,14 @@ private final class ProviderProfileBox: Sendable {
     let profile: any ProviderProfile
     /// The provider's keys from each token's `x5c` chain, when it has that capability.
     let certificateChainKeys: (any CertificateChainKeys)?
+    /// Whether it has that capability: asked once per token, answered without copying the
+    /// capability out.
+    let readsCertificateChains: Bool
 
     init(_ profile: any ProviderProfile) {
         self.profile = profile
         certificateChainKeys = profile as? any CertificateChainKeys
+        readsCertificateChains = certificateChainKeys != nil
     }
 }
 
