@@ -63,7 +63,26 @@ size_t jwtv_json_plain_blocks(const void *start, size_t count, int stop) {
     return __builtin_cpu_supports("avx2") ? json_plain_blocks_avx2(bytes, count, stop) : json_plain_blocks_sse2(bytes, count, stop);
 }
 
-size_t jwtv_base64url_run_blocks(const void *start, size_t count) {
+/* Each octet's 6-bit base64url value, or a value with the high bit set when it is outside the
+ * alphabet. The permutation reads only an octet's low seven bits, so an octet of 0x80 and up maps
+ * like its low half: callers OR the octet itself in, whose high bit then marks it. */
+__attribute__((target("avx512f,avx512bw,avx512vbmi,avx2")))
+static inline __m512i base64url_values_avx512(__m512i block) {
+    /* The value of each ASCII character 0-63 and 64-127; 0x80 where it is not base64url. */
+    const __m512i low_half = _mm512_set_epi8(
+        -128, -128, -128, -128, -128, -128, 61, 60, 59, 58, 57, 56, 55, 54, 53, 52,      /* '0'-'9' */
+        -128, -128, 62, -128, -128, -128, -128, -128, -128, -128, -128, -128, -128, -128, -128, -128, /* '-' */
+        -128, -128, -128, -128, -128, -128, -128, -128, -128, -128, -128, -128, -128, -128, -128, -128,
+        -128, -128, -128, -128, -128, -128, -128, -128, -128, -128, -128, -128, -128, -128, -128, -128);
+    const __m512i high_half = _mm512_set_epi8(
+        -128, -128, -128, -128, -128, 51, 50, 49, 48, 47, 46, 45, 44, 43, 42, 41,        /* 'p'-'z' */
+        40, 39, 38, 37, 36, 35, 34, 33, 32, 31, 30, 29, 28, 27, 26, -128,                /* 'a'-'o' */
+        63, -128, -128, -128, -128, 25, 24, 23, 22, 21, 20, 19, 18, 17, 16, 15,          /* 'P'-'Z', '_' */
+        14, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0, -128);                         /* 'A'-'O' */
+    return _mm512_permutex2var_epi8(low_half, block, high_half);
+}
+
+static size_t base64url_run_blocks_sse2(const void *start, size_t count) {
     const uint8_t *bytes = start;
     const __m128i upper_from = _mm_set1_epi8('A' - 1), upper_to = _mm_set1_epi8('Z' + 1);
     const __m128i lower_from = _mm_set1_epi8('a' - 1), lower_to = _mm_set1_epi8('z' + 1);
@@ -82,6 +101,51 @@ size_t jwtv_base64url_run_blocks(const void *start, size_t count) {
         i += 16;
     }
     return i;
+}
+
+/* 32 octets per test with AVX2, the same ranges as above; the SSE2 pass finds which 16. */
+__attribute__((target("avx2")))
+static size_t base64url_run_blocks_avx2(const uint8_t *bytes, size_t count) {
+    const __m256i upper_from = _mm256_set1_epi8('A' - 1), upper_to = _mm256_set1_epi8('Z' + 1);
+    const __m256i lower_from = _mm256_set1_epi8('a' - 1), lower_to = _mm256_set1_epi8('z' + 1);
+    const __m256i digit_from = _mm256_set1_epi8('0' - 1), digit_to = _mm256_set1_epi8('9' + 1);
+    const __m256i dash = _mm256_set1_epi8('-'), underscore = _mm256_set1_epi8('_');
+    size_t i = 0;
+    while (i + 32 <= count) {
+        __m256i block = _mm256_loadu_si256((const __m256i *)(bytes + i));
+        __m256i upper = _mm256_and_si256(_mm256_cmpgt_epi8(block, upper_from), _mm256_cmpgt_epi8(upper_to, block));
+        __m256i lower = _mm256_and_si256(_mm256_cmpgt_epi8(block, lower_from), _mm256_cmpgt_epi8(lower_to, block));
+        __m256i digit = _mm256_and_si256(_mm256_cmpgt_epi8(block, digit_from), _mm256_cmpgt_epi8(digit_to, block));
+        __m256i known = _mm256_or_si256(_mm256_or_si256(upper, lower),
+                                        _mm256_or_si256(digit, _mm256_or_si256(_mm256_cmpeq_epi8(block, dash),
+                                                                               _mm256_cmpeq_epi8(block, underscore))));
+        if ((unsigned)_mm256_movemask_epi8(known) != 0xFFFFFFFFu) break;
+        i += 32;
+    }
+    return i + base64url_run_blocks_sse2(bytes + i, count - i);
+}
+
+/* 64 octets per test with AVX-512 VBMI: the decoder's permutation (decode_blocks_avx512) maps
+ * every octet outside the alphabet to a value with its high bit set; the first such octet's
+ * 16-octet block ends the run. */
+__attribute__((target("avx512f,avx512bw,avx512vbmi,avx2")))
+static size_t base64url_run_blocks_avx512(const uint8_t *bytes, size_t count) {
+    size_t i = 0;
+    while (i + 64 <= count) {
+        __m512i block = _mm512_loadu_si512((const void *)(bytes + i));
+        __mmask64 outside = _mm512_movepi8_mask(_mm512_or_si512(base64url_values_avx512(block), block));
+        if (outside != 0) return i + ((size_t)__builtin_ctzll(outside) & ~(size_t)15);
+        i += 64;
+    }
+    return i + base64url_run_blocks_avx2(bytes + i, count - i);
+}
+
+size_t jwtv_base64url_run_blocks(const void *start, size_t count) {
+    const uint8_t *bytes = start;
+    if (__builtin_cpu_supports("avx512vbmi") && __builtin_cpu_supports("avx512bw")) {
+        return base64url_run_blocks_avx512(bytes, count);
+    }
+    return __builtin_cpu_supports("avx2") ? base64url_run_blocks_avx2(bytes, count) : base64url_run_blocks_sse2(bytes, count);
 }
 
 /* 32 characters to 24 octets (Muła and Lemire's packing): each character is checked against
@@ -134,17 +198,6 @@ static ptrdiff_t decode_blocks_avx2(const uint8_t *input, size_t count, uint8_t 
  * values, and one more permutation packs the 48 octets. Then the AVX2 blocks take what is left. */
 __attribute__((target("avx512f,avx512bw,avx512vbmi,avx2")))
 static ptrdiff_t decode_blocks_avx512(const uint8_t *input, size_t count, uint8_t *output) {
-    /* The value of each ASCII character 0-63 and 64-127; 0x80 where it is not base64url. */
-    const __m512i low_half = _mm512_set_epi8(
-        -128, -128, -128, -128, -128, -128, 61, 60, 59, 58, 57, 56, 55, 54, 53, 52,      /* '0'-'9' */
-        -128, -128, 62, -128, -128, -128, -128, -128, -128, -128, -128, -128, -128, -128, -128, -128, /* '-' */
-        -128, -128, -128, -128, -128, -128, -128, -128, -128, -128, -128, -128, -128, -128, -128, -128,
-        -128, -128, -128, -128, -128, -128, -128, -128, -128, -128, -128, -128, -128, -128, -128, -128);
-    const __m512i high_half = _mm512_set_epi8(
-        -128, -128, -128, -128, -128, 51, 50, 49, 48, 47, 46, 45, 44, 43, 42, 41,        /* 'p'-'z' */
-        40, 39, 38, 37, 36, 35, 34, 33, 32, 31, 30, 29, 28, 27, 26, -128,                /* 'a'-'o' */
-        63, -128, -128, -128, -128, 25, 24, 23, 22, 21, 20, 19, 18, 17, 16, 15,          /* 'P'-'Z', '_' */
-        14, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0, -128);                         /* 'A'-'O' */
     const __m512i pairs = _mm512_set1_epi32(0x01400140);
     const __m512i quads = _mm512_set1_epi32(0x00011000);
     /* Octets 2, 1, 0 of each 32-bit lane, lane after lane: 48 octets; the last 16 are unused. */
@@ -156,7 +209,7 @@ static ptrdiff_t decode_blocks_avx512(const uint8_t *input, size_t count, uint8_
     size_t i = 0, o = 0;
     while (i + 64 < count) {
         __m512i block = _mm512_loadu_si512((const void *)(input + i));
-        __m512i values = _mm512_permutex2var_epi8(low_half, block, high_half);
+        __m512i values = base64url_values_avx512(block);
         if (_mm512_movepi8_mask(_mm512_or_si512(values, block)) != 0) return -1;
         __m512i merged = _mm512_madd_epi16(_mm512_maddubs_epi16(values, pairs), quads);
         __m512i packed = _mm512_permutexvar_epi8(pack, merged);

@@ -7,8 +7,8 @@
  * reference the SIMD forms are tested against.
  *
  * On x86-64 the scans use SSE2 (always present there), the JSON scans 64 octets at a time with
- * AVX2 or AVX-512BW when the CPU has it, and the base64url decoding AVX-512 VBMI (64 characters a
- * block) or AVX2 (32). Elsewhere the block passes return 0 and the Swift loops do all the work;
+ * AVX2 or AVX-512BW when the CPU has it, and the base64url scan and decoding AVX-512 VBMI (64
+ * characters a block) or AVX2 (32). Elsewhere the block passes return 0 and the Swift loops do all the work;
  * the masks are made one octet at a time. */
 #ifndef JWTV_BYTE_KERNELS_H
 #define JWTV_BYTE_KERNELS_H

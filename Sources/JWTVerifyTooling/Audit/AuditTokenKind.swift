@@ -1,5 +1,11 @@
 import JWTVerify
 
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
 /// What `audit` takes a token it found for, by its header (read without trust): a DPoP proof,
 /// an access token, or any other token.
 ///
@@ -55,16 +61,25 @@ package enum AuditTokenKind: String, Sendable {
         bytes.map { $0 >= 0x41 && $0 <= 0x5A ? $0 | 0x20 : $0 }
     }
 
-    /// Whether `bytes` hold `needle` (lowercase ASCII), ignoring ASCII case.
-    private static func contains(_ bytes: UnsafeRawBufferPointer, _ needle: StaticString) -> Bool {
+    /// Whether `bytes` hold `needle` (lowercase ASCII that starts with a byte no case changes,
+    /// like `+`), ignoring ASCII case: each occurrence of its first byte found by `memchr`, the
+    /// rest compared after it.
+    static func contains(_ bytes: UnsafeRawBufferPointer, _ needle: StaticString) -> Bool {
         let pattern = UnsafeRawBufferPointer(start: needle.utf8Start, count: needle.utf8CodeUnitCount)
-        guard bytes.count >= pattern.count else { return false }
-        outer: for start in 0...(bytes.count - pattern.count) {
-            for offset in 0..<pattern.count {
-                let byte = bytes[start + offset]
-                if (byte >= 0x41 && byte <= 0x5A ? byte | 0x20 : byte) != pattern[offset] { continue outer }
+        guard let base = bytes.baseAddress, pattern.count > 0, bytes.count >= pattern.count else { return false }
+        let last = bytes.count - pattern.count
+        var start = 0
+        while start <= last {
+            guard let found = memchr(base + start, Int32(pattern[0]), last - start + 1) else { return false }
+            let at = base.distance(to: UnsafeRawPointer(found))
+            var offset = 1
+            while offset < pattern.count {
+                let byte = bytes[at + offset]
+                guard (byte >= 0x41 && byte <= 0x5A ? byte | 0x20 : byte) == pattern[offset] else { break }
+                offset += 1
             }
-            return true
+            if offset == pattern.count { return true }
+            start = at + 1
         }
         return false
     }
