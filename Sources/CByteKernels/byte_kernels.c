@@ -245,7 +245,15 @@ static void special_masks_avx2(const uint8_t *bytes, size_t count, uint64_t *mas
         uint32_t high = (uint32_t)_mm256_movemask_epi8(json_stops_avx2(_mm256_loadu_si256((const __m256i *)(bytes + i + 32)), JWTV_JSON_SPECIAL));
         masks[w] = (uint64_t)low | (uint64_t)high << 32;
     }
-    if (i < count) special_masks_scalar(bytes + i, count - i, masks + w);
+    if (i < count) {
+        /* The tail through the same test, from a copy padded with spaces (plain octets). */
+        uint8_t tail[64];
+        memset(tail, ' ', sizeof tail);
+        memcpy(tail, bytes + i, count - i);
+        uint32_t low = (uint32_t)_mm256_movemask_epi8(json_stops_avx2(_mm256_loadu_si256((const __m256i *)tail), JWTV_JSON_SPECIAL));
+        uint32_t high = (uint32_t)_mm256_movemask_epi8(json_stops_avx2(_mm256_loadu_si256((const __m256i *)(tail + 32)), JWTV_JSON_SPECIAL));
+        masks[w] = (uint64_t)low | (uint64_t)high << 32;
+    }
 }
 
 int jwtv_json_special_masks_using(const void *bytes, size_t count, uint64_t *masks, int isa) {

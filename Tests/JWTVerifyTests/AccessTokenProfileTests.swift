@@ -173,6 +173,20 @@ struct AccessTokenProfileTests {
         #expect(ProviderRules.oidc.challengeScope.isEmpty)
     }
 
+    @Test("a scope is granted by a whole space-separated part only, wherever it stands")
+    func grants() throws {
+        let token = try Self.verify(Self.payload(scope: "  read write  admin ")).get()
+        let claims = try #require(token.provider(as: AccessTokenClaims.self))
+        #expect(claims.scopes == ["read", "write", "admin"])
+        for granted in ["read", "write", "admin"] { #expect(claims.grants(granted), "\(granted)") }
+        for refused in ["", " ", "rea", "ead", "read ", " read", "write admin", "admi", "adminx", "wri", "READ"] {
+            #expect(!claims.grants(refused), "\(refused)")
+        }
+        #expect(claims.missing(["admin", "x", "read", ""]) == ["x", ""])
+        let none = try #require(try Self.verify(Self.payload(scope: nil)).get().provider(as: AccessTokenClaims.self))
+        #expect(!none.grants("read") && none.missing(["read"]) == ["read"] && none.missing([]).isEmpty)
+    }
+
     @Test("the profile by name: issuer required, audiences and scopes from the settings")
     func byName() throws {
         var settings = VerificationPolicy.ProfileSettings(audiences: ["https://api.example.com"], issuer: Self.issuer)

@@ -38,6 +38,31 @@ struct AppStoreNewKindsTests {
         #expect(reason == vector.expect)
     }
 
+    @Test("records write each valid line's claims straight from the table as they are listed, sub among them")
+    func writtenAsListed() throws {
+        var compared = 0
+        for vector in Vectors.all where vector.expect == "valid" {
+            let claims = try Self.claims(vector.id)
+            // The reference: every listed member and the added `sub`, sorted by name, as JSON.
+            var members: [(String, String)] = [("sub", #""user""#)]
+            claims.forEachMember { name, value in
+                var text = OutputText()
+                text.append(value)
+                members.append((String(describing: name), text.string))
+            }
+            members.sort { Array($0.0.utf8).lexicographicallyPrecedes(Array($1.0.utf8)) }
+            let expected = "{" + members.map { "\"\($0.0)\":\($0.1)" }.joined(separator: ",") + "}"
+            var text = OutputText()
+            text.beginObject()
+            var added = AddedClaimMembers(("sub", "user"), nil, nil)
+            withUnsafeMutablePointer(to: &text) { claims.writeMembers(to: $0, adding: &added) }
+            text.endObject()
+            #expect(text.string == expected, "\(vector.id)")
+            compared += 1
+        }
+        #expect(compared == 10)
+    }
+
     @Test(
         "RESCIND_CONSENT: appData.signedAppTransactionInfo verified at its own signedDate and typed as an AppTransaction"
     )

@@ -1,3 +1,9 @@
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
 /// OAuth 2.0 access tokens in the JWT profile of RFC 9068: `sub`, `client_id` and `jti` required
 /// strings, `scope` a space-delimited string, `cnf` the key the token is bound to (RFC 7800).
 public struct AccessTokenClaims: ProviderClaimSet, Hashable {
@@ -7,8 +13,9 @@ public struct AccessTokenClaims: ProviderClaimSet, Hashable {
     public let jwtID: String
     /// `scope` as sent: space-delimited scopes; `nil` when the token has none.
     public let scope: String?
-    /// The scopes `scope` lists, in order (empty without `scope`).
-    public let scopes: [String]
+    /// The scopes `scope` lists, in order (empty without `scope`); split when asked for, so that
+    /// verifying a token makes no list.
+    public var scopes: [String] { scope.map(Self.split) ?? [] }
     /// `cnf`: the confirmation object (RFC 7800), when present.
     public let cnf: JSONValue?
     /// `cnf.jkt`: the RFC 7638 thumbprint of the key the token is bound to (DPoP, RFC 9449 §6),
@@ -21,7 +28,6 @@ public struct AccessTokenClaims: ProviderClaimSet, Hashable {
         self.clientID = clientID
         self.jwtID = jwtID
         self.scope = scope
-        self.scopes = scope.map(Self.split) ?? []
         self.cnf = cnf
         self.keyThumbprint = keyThumbprint
     }
@@ -60,7 +66,29 @@ public struct AccessTokenClaims: ProviderClaimSet, Hashable {
 
     /// The scopes of `required` that ``scopes`` lacks (compared as bytes), in order.
     func missing(_ required: [String]) -> [String] {
-        required.filter { wanted in !scopes.contains { exactlyEquals($0, wanted) } }
+        required.isEmpty ? [] : required.filter { !grants($0) }
+    }
+
+    /// Whether `scope` lists `wanted` (compared as bytes), read in place: no list, no strings.
+    func grants(_ wanted: String) -> Bool {
+        guard var scope else { return false }
+        var wanted = wanted
+        return scope.withUTF8 { listed in
+            wanted.withUTF8 { name in
+                var start = 0
+                for end in 0...listed.count where end == listed.count || listed[end] == UInt8(ascii: " ") {
+                    // Empty parts (repeated spaces) are no scope, as ``split(_:)`` leaves them out.
+                    if end > start, end - start == name.count,
+                        let from = listed.baseAddress, let to = name.baseAddress,
+                        memcmp(from + start, to, name.count) == 0
+                    {
+                        return true
+                    }
+                    start = end + 1
+                }
+                return false
+            }
+        }
     }
 }
 

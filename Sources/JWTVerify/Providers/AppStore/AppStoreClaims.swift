@@ -421,6 +421,17 @@ extension AppStoreClaims: ProviderClaimMembers {
         }
     }
 
+    /// Writes the members present and `added` into the open object `out`, in name order,
+    /// straight from the field table: what ``forEachMember(_:)`` lists, without a `JSONValue` or
+    /// a closure per member.
+    package func writeMembers(to out: UnsafeMutablePointer<OutputText>, adding added: inout AddedClaimMembers) {
+        var copy = fields
+        var writer = AppStoreFieldWriter(out: out, added: added)
+        try? Self.fields(&copy, &writer)
+        writer.added.write(before: nil, to: out)
+        added = writer.added
+    }
+
     /// `notificationUUID`.
     package var notificationID: String? { notificationUUID }
 
@@ -568,6 +579,57 @@ struct AppStoreFieldLister: AppStoreFieldVisitor {
     mutating func kind(_ kind: AppStoreClaims.Kind) { body("kind", .string(kind.rawValue)) }
     mutating func nested(_ name: StaticString, _ claims: AppStoreClaims?) {
         if let claims { body(name, .object(ProviderClaims(claims).members)) }
+    }
+}
+
+/// Writes the table's members present straight into a record, with the record's own members
+/// among them by name: what ``AppStoreFieldLister`` lists, value for value.
+struct AppStoreFieldWriter: AppStoreFieldVisitor {
+    /// The record being written, lent for the walk.
+    let out: UnsafeMutablePointer<OutputText>
+    /// The record's own members, still to be placed.
+    var added: AddedClaimMembers
+
+    private mutating func key(_ name: StaticString) {
+        added.write(before: name, to: out)
+        out.pointee.key(name)
+    }
+
+    mutating func text(_ name: StaticString, _ value: inout String?, _ source: AppStoreFieldSource) {
+        guard let value else { return }
+        key(name)
+        out.pointee.string(value)
+    }
+    mutating func number(_ name: StaticString, _ value: inout Double?, _ source: AppStoreFieldSource) {
+        guard let value else { return }
+        key(name)
+        out.pointee.number(value)
+    }
+    mutating func integer(_ name: StaticString, _ value: inout Int64?, _ source: AppStoreFieldSource) {
+        guard let value else { return }
+        key(name)
+        out.pointee.number(Double(value))
+    }
+    mutating func integer(_ name: StaticString, _ value: inout Int?, _ source: AppStoreFieldSource) {
+        guard let value else { return }
+        key(name)
+        out.pointee.number(Double(value))
+    }
+    mutating func commitment(
+        _ name: StaticString, _ value: inout AppStoreCommitmentInfo?, _ source: AppStoreFieldSource
+    ) {
+        guard let value else { return }
+        key(name)
+        out.pointee.append(.object(value.members))
+    }
+    mutating func kind(_ kind: AppStoreClaims.Kind) {
+        key("kind")
+        out.pointee.string(kind.rawValue)
+    }
+    mutating func nested(_ name: StaticString, _ claims: AppStoreClaims?) {
+        guard let claims else { return }
+        key(name)
+        out.pointee.append(.object(ProviderClaims(claims).members))
     }
 }
 
