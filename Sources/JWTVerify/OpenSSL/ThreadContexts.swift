@@ -26,14 +26,16 @@ package final class ThreadContexts {
     let oneShotContext: OpaquePointer
     /// The copy of a digest state that continues into a token's fingerprint (reports only).
     let fingerprintContext: OpaquePointer
-    private var verifyContexts: [UInt64: OpaquePointer] = [:]
+    // The contexts are one thread's own (``current``): their stored properties skip the run-time
+    // exclusivity check each mutating access of a class's property otherwise pays per token.
+    @exclusivity(unchecked) private var verifyContexts: [UInt64: OpaquePointer] = [:]
     private static let capacity = 256
     private var fixedBaseScratch: OpaquePointer? = nil
     private var rsaChainScratch: OpaquePointer? = nil
     /// The headers this thread verified last, with the key each selected.
-    var headers = HeaderMemo()
+    @exclusivity(unchecked) var headers = HeaderMemo()
     /// The buffer this thread's walks decode tokens into.
-    var scratch = TokenScratch()
+    @exclusivity(unchecked) var scratch = TokenScratch()
     /// What this thread's batch evaluations reuse: the second is for a batch evaluated inside
     /// another (the tokens nested in a chunk's App Store notifications).
     private let batchWorkspace = BatchWorkspace()

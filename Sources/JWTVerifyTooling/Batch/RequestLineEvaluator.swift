@@ -95,21 +95,13 @@ package struct RequestLineEvaluator: Sendable {
     ) {
         let rules = verifier.policy.rules
         var cursor = 0
-        func writeUnusable(upTo limit: Int) {
-            while cursor < limit {
-                switch entries[cursor] {
-                case .unusable(let number, let error, let idJSON):
-                    tally.count(unusable(error, number: number, file: file, idJSON: idJSON, into: &out))
-                case .blank: tally.blank += 1
-                case .token, .tokenWithProof: return
-                }
-                cursor += 1
-            }
-        }
         let lineProofs: ((Int) -> DPoPRequest?)? =
             proofs.isEmpty ? nil : { index in index < proofs.count ? proofs[index] : nil }
+        // The state the verdicts advance is passed down as `inout`, not captured by a nested
+        // function: a variable a nested function captures is checked for exclusive access at
+        // run time on every use.
         verifier.evaluate(batch, at: time, tracing: true, proofs: lineProofs) { _, token, result, trace in
-            writeUnusable(upTo: entries.count)
+            writeUnusable(entries, upTo: entries.count, cursor: &cursor, file: file, into: &out, tally: &tally)
             let number: Int
             let idJSON: String?
             switch entries[cursor] {
@@ -123,7 +115,24 @@ package struct RequestLineEvaluator: Sendable {
                 to: &out, line: number, file: file, idJSON: idJSON, outcome: outcome, rules: rules)
             tally.count(reason)
         }
-        writeUnusable(upTo: entries.count)
+        writeUnusable(entries, upTo: entries.count, cursor: &cursor, file: file, into: &out, tally: &tally)
+    }
+
+    /// Writes the records of the blank and unusable lines from `cursor` on, up to the next token
+    /// or `limit`.
+    private func writeUnusable(
+        _ entries: [Entry], upTo limit: Int, cursor: inout Int, file: String?, into out: inout OutputText,
+        tally: inout Tally
+    ) {
+        while cursor < limit {
+            switch entries[cursor] {
+            case .unusable(let number, let error, let idJSON):
+                tally.count(unusable(error, number: number, file: file, idJSON: idJSON, into: &out))
+            case .blank: tally.blank += 1
+            case .token, .tokenWithProof: return
+            }
+            cursor += 1
+        }
     }
 
     /// Appends the record of a line that held no usable token request.
