@@ -331,6 +331,8 @@ package struct FlatJSONObject: JSONObjectReading {
     /// The members' index by key (see ``FlatJSONScanner/MemberTable``).
     let index: UnsafeBufferPointer<UInt8>
 
+    /// Inlined where it is called, so that a literal name's key is folded into a constant.
+    @inline(__always)
     package func member(_ name: StaticString) -> FlatJSONValue? {
         name.withUTF8Buffer { find(bytes: UnsafeRawBufferPointer($0)) }
     }
@@ -339,6 +341,7 @@ package struct FlatJSONObject: JSONObjectReading {
 
     /// The member whose name is the UTF-8 `wanted`: its key's probe through the index, to the
     /// member or to an empty slot.
+    @inline(__always)
     private func find(bytes wanted: UnsafeRawBufferPointer) -> FlatJSONValue? {
         let length = wanted.count
         do {
