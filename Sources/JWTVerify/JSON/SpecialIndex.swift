@@ -20,11 +20,6 @@ struct SpecialIndex {
     /// No marks.
     static var none: SpecialIndex { SpecialIndex(masks: nil, count: 0) }
 
-    private init(masks: UnsafePointer<UInt64>?, count: Int) {
-        self.masks = masks
-        self.count = count
-    }
-
     /// Runs `body` with the marks of `bytes` (valid only inside `body`), or with ``none`` when
     /// `bytes` is longer than ``maximumIndexedBytes``.
     @inline(__always)

@@ -590,45 +590,40 @@ struct AppStoreFieldWriter: AppStoreFieldVisitor {
     /// The record's own members, still to be placed.
     var added: AddedClaimMembers
 
-    private mutating func key(_ name: StaticString) {
-        added.write(before: name, to: out)
-        out.pointee.key(name)
-    }
-
     mutating func text(_ name: StaticString, _ value: inout String?, _ source: AppStoreFieldSource) {
         guard let value else { return }
-        key(name)
+        added.key(name, to: out)
         out.pointee.string(value)
     }
     mutating func number(_ name: StaticString, _ value: inout Double?, _ source: AppStoreFieldSource) {
         guard let value else { return }
-        key(name)
+        added.key(name, to: out)
         out.pointee.number(value)
     }
     mutating func integer(_ name: StaticString, _ value: inout Int64?, _ source: AppStoreFieldSource) {
         guard let value else { return }
-        key(name)
+        added.key(name, to: out)
         out.pointee.number(Double(value))
     }
     mutating func integer(_ name: StaticString, _ value: inout Int?, _ source: AppStoreFieldSource) {
         guard let value else { return }
-        key(name)
+        added.key(name, to: out)
         out.pointee.number(Double(value))
     }
     mutating func commitment(
         _ name: StaticString, _ value: inout AppStoreCommitmentInfo?, _ source: AppStoreFieldSource
     ) {
         guard let value else { return }
-        key(name)
+        added.key(name, to: out)
         out.pointee.append(.object(value.members))
     }
     mutating func kind(_ kind: AppStoreClaims.Kind) {
-        key("kind")
+        added.key("kind", to: out)
         out.pointee.string(kind.rawValue)
     }
     mutating func nested(_ name: StaticString, _ claims: AppStoreClaims?) {
         guard let claims else { return }
-        key(name)
+        added.key(name, to: out)
         out.pointee.append(.object(ProviderClaims(claims).members))
     }
 }

@@ -51,6 +51,13 @@ package struct AddedClaimMembers {
         }
     }
 
+    /// Writes the added members whose names sort before `name`, then `name`'s key: where a
+    /// provider's member named `name` goes in the record.
+    mutating func key(_ name: StaticString, to out: UnsafeMutablePointer<OutputText>) {
+        write(before: name, to: out)
+        out.pointee.key(name)
+    }
+
     /// Writes the added members whose names sort before `name` (all that are left for `nil`), in
     /// name order.
     package mutating func write(before name: StaticString?, to out: UnsafeMutablePointer<OutputText>) {

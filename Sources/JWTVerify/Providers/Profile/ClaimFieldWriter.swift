@@ -7,43 +7,38 @@ struct ClaimFieldWriter: ClaimFieldVisitor {
     /// The record's own members, still to be placed.
     var added: AddedClaimMembers
 
-    private mutating func key(_ name: StaticString) {
-        added.write(before: name, to: out)
-        out.pointee.key(name)
-    }
-
     mutating func text(_ name: StaticString, _ value: inout String?) {
         guard let value else { return }
-        key(name)
+        added.key(name, to: out)
         out.pointee.string(value)
     }
 
     mutating func flag(_ name: StaticString, _ value: inout Bool?) {
         guard let value else { return }
-        key(name)
+        added.key(name, to: out)
         out.pointee.bool(value)
     }
 
     mutating func number(_ name: StaticString, _ value: inout Double?) {
         guard let value else { return }
-        key(name)
+        added.key(name, to: out)
         out.pointee.number(value)
     }
 
     mutating func integer(_ name: StaticString, _ value: inout Int?, in range: ClosedRange<Int>) {
         guard let value else { return }
-        key(name)
+        added.key(name, to: out)
         out.pointee.number(Double(value))
     }
 
     mutating func requiredNumber(_ name: StaticString, _ value: inout Double) {
-        key(name)
+        added.key(name, to: out)
         out.pointee.number(value)
     }
 
     mutating func text(_ object: StaticString, _ member: StaticString, listed: StaticString, _ value: inout String?) {
         guard let value else { return }
-        key(listed)
+        added.key(listed, to: out)
         out.pointee.string(value)
     }
 
@@ -51,7 +46,7 @@ struct ClaimFieldWriter: ClaimFieldVisitor {
         _ object: StaticString, _ member: StaticString, listed: StaticString, _ value: inout JSONValue?
     ) {
         guard let value else { return }
-        key(listed)
+        added.key(listed, to: out)
         out.pointee.append(value)
     }
 }
