@@ -119,6 +119,24 @@ struct ClaimTests {
         #expect(token.allClaims.count == 8)
     }
 
+    @Test("a verified token's payload is the signed bytes exactly, whatever their length, in a batch or alone")
+    func payloadBytes() throws {
+        let verifier = TokenFactory.verifier()
+        var batch = TokenBatch()
+        var expected: [[UInt8]] = []
+        for padding in [0, 1, 7, 8, 63, 64, 65, 1000, 5000] {
+            // Spaces and an escape: bytes a re-serialisation would not keep.
+            let payload = TokenFactory.claims(
+                extra: #""pad":"\#(String(repeating: "x", count: padding))","e":"a\u0041"  "#)
+            let token = TokenFactory.token(payload: payload)
+            expected.append(Array(payload.utf8))
+            #expect(try verifier.verify(token).payload == Array(payload.utf8), "alone, padding \(padding)")
+            batch.append(token)
+        }
+        let payloads = verifier.verify(batch).map { try? $0.get().payload }
+        #expect(payloads == expected.map { Optional($0) })
+    }
+
     @Test("the time of evaluation can be given per call")
     func explicitTime() throws {
         let token = TokenFactory.token(payload: TokenFactory.claims())
