@@ -236,7 +236,7 @@ extension Verifier {
             .success(
                 VerifiedToken(
                     algorithm: header.algorithm, keyID: header.keyID, claims: read.takeClaims(), provider: provider,
-                    payloadBytes: payload, captured: read.captured)))
+                    payload: Array(payload), captured: read.captured)))
     }
 
     /// The time verified claims are checked at; evaluating at `iat` needs one.
