@@ -367,7 +367,8 @@ package struct OutputText: ~Copyable {
     /// to escape (the usual one) in one copy between its quotes.
     private mutating func quoted(_ value: UnsafeRawBufferPointer) {
         let n = value.count
-        if let source = value.baseAddress, JSONStringBytes.firstEscape(value, from: 0) == n {
+        var at = JSONStringBytes.firstEscape(value, from: 0)
+        if at == n, let source = value.baseAddress {
             ensure(n &+ 2)
             base[length] = UInt8(ascii: "\"")
             Self.copy(source, n, to: UnsafeMutableRawPointer(base + length + 1))
@@ -375,14 +376,15 @@ package struct OutputText: ~Copyable {
             length += n &+ 2
             return
         }
+        // The first escape is already found: runs between escapes from there on.
         write(UInt8(ascii: "\""))
         var runStart = 0
         while true {
-            let at = JSONStringBytes.firstEscape(value, from: runStart)
             if runStart < at { write(UnsafeRawBufferPointer(rebasing: value[runStart..<at])) }
-            guard at < value.count else { break }
+            guard at < n else { break }
             appendEscaped(value[at])
             runStart = at + 1
+            at = JSONStringBytes.firstEscape(value, from: runStart)
         }
         write(UInt8(ascii: "\""))
     }
