@@ -51,14 +51,24 @@ static int is_folder(const char *path) {
     return stat(path, &info) == 0 && S_ISDIR(info.st_mode);
 }
 
+/* RTLD_DEEPBIND for the runtime libraries, or 0 under a sanitizer's runtime (which refuses the
+ * flag and ends the process). The libraries bind every symbol at load (BIND_NOW), libsvml alone
+ * about 38,000 relocations by name, mostly to its own symbols; looked up through the global scope
+ * first, each passes every library the process already holds (about 50 for this CLI): 13-15 ms
+ * per process, against under 4 ms when a library's own scope comes first. */
+static int own_scope_first(void) {
+    return dlsym(RTLD_DEFAULT, "__sanitizer_print_stack_trace") != NULL ? 0 : RTLD_DEEPBIND;
+}
+
 /* Opens the runtime libraries from `folder` (those present), then the library at `path`. */
 static void *open_from(const char *folder, const char *path) {
     char runtime[1024];
     if (folder != NULL) {
+        int scope = own_scope_first();
         for (size_t i = 0; i < sizeof runtime_libraries / sizeof *runtime_libraries; i++) {
             snprintf(runtime, sizeof runtime, "%s/%s", folder, runtime_libraries[i]);
             struct stat info;
-            if (stat(runtime, &info) == 0) (void)dlopen(runtime, RTLD_NOW | RTLD_LOCAL);
+            if (stat(runtime, &info) == 0) (void)dlopen(runtime, RTLD_NOW | RTLD_LOCAL | scope);
         }
     }
     return dlopen(path, RTLD_NOW | RTLD_LOCAL);
