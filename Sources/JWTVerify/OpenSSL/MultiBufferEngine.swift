@@ -19,8 +19,8 @@ import Synchronization
 /// (where `make deps` installs it), then the system's library path. Without it every signature
 /// is checked as before, one at a time.
 ///
-/// Opening it takes about 15 ms (its runtime libraries are large), so the signature stage does not
-/// wait for it: the first batch that has lanes to fill starts the search on another thread
+/// Opening it takes a few milliseconds (its runtime libraries are large), so the signature stage
+/// does not wait for it: the first batch that has lanes to fill starts the search on another thread
 /// (``isReady``) and checks its signatures with each key's own chain meanwhile, as it does when
 /// nothing is found. A run that never has lanes to fill never opens it. ``isLoaded`` waits.
 package enum MultiBufferEngine {
