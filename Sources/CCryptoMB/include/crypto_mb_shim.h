@@ -6,7 +6,8 @@
  * among them) never take over libm's in the process. The runtime libraries also resolve their
  * own symbols first (RTLD_DEEPBIND, except under a sanitizer's runtime, which refuses it). Only
  * the few functions used are looked up, with the prototypes below (from crypto_mb's rsa.h,
- * status.h, cpu_features.h, version.h). It is used only when mbx_is_crypto_mb_applicable(0) says this CPU has what it needs (AVX-512 IFMA).
+ * status.h, cpu_features.h, version.h). It is used only when mbx_is_crypto_mb_applicable(0) says
+ * this CPU has what it needs (AVX-512 IFMA).
  * Two of its operations are used: RSA public operations (mbx_rsa_public_ssl_mb8) and products of
  * P-256's generator (mbx_nistp256_ecpublic_key_mb8, the u1*G of an ES256 check). With crypto_mb
  * 2.3, the RSA operation runs through the functions behind mbx_rsa_public_ssl_mb8 instead, with
