@@ -189,7 +189,7 @@ asan: deps gateway-deps
 # cache's Mutex-guarded state as raced, on builds before and after any change of its code.
 tsan: deps
 	$(SWIFT) test --sanitize=thread --build-path .build/tsan \
-	    --filter "ConcurrencyTests|KeyCacheStateTests|FixedBaseP256Tests|RSAMontgomeryTests|BatchVerificationTests|MultiBufferEngineTests|MultiBufferKeptConstantsTests|CLISignatureEngineTests|JWTVerifyTests.RemoteKeySetTests|HTTPKeySetTests|CLIRemoteKeySetTests" \
+	    --filter "ConcurrencyTests|BatchRunnerTests|KeyCacheStateTests|FixedBaseP256Tests|RSAMontgomeryTests|BatchVerificationTests|MultiBufferEngineTests|MultiBufferKeptConstantsTests|CLISignatureEngineTests|JWTVerifyTests.RemoteKeySetTests|HTTPKeySetTests|CLIRemoteKeySetTests" \
 	    --skip "RemoteKeySetTests/concurrentRotation"
 
 # The Spark job on local[2] against one jwtverify audit process over the same generated logs; then

@@ -14,8 +14,10 @@ package struct BatchInput: Sendable {
 }
 
 /// The one way batch faces (`verify`, `audit`, `serve`'s `/verify`) go through their input:
-/// inputs → ``LineReader`` (reading ahead on a thread of its own, ``BatchPrefetch``) → parallel map over contiguous chunks of each batch → the chunks'
-/// results handed back in input order, so output order and tallies never depend on threads.
+/// inputs → ``LineReader`` (reading ahead on a thread of its own, ``BatchPrefetch``) → contiguous
+/// chunks of each batch, on the calling thread (one thread) or on worker threads that go from one
+/// batch's chunks to the next without waiting (``ChunkPipeline``) → the chunks' results handed
+/// back in input order, so output order and tallies never depend on threads.
 package struct BatchRunner {
     /// Lines per round of parallel work, and the input bytes a round may hold.
     package static let batchLines = 4096
@@ -49,6 +51,58 @@ package struct BatchRunner {
         process: @escaping @Sendable (_ batch: LineBatch, _ lines: Range<Int>, _ input: BatchInput) -> Part,
         consume: (_ part: Part, _ bytesRead: Int) -> Bool
     ) throws(ReadFailure) {
+        guard threads > 1 else { return try runOnThisThread(inputs, process: process, consume: consume) }
+        let pipeline = ChunkPipeline<Part>(workers: threads, window: 2 * Self.chunksPerBatch(threads: threads))
+        defer { pipeline.finish() }
+        // The input bytes read when each chunk in flight was given, by the chunk's number modulo
+        // the window (at most that many are in flight).
+        var bytesOfChunks = [Int](repeating: 0, count: pipeline.window)
+        var given = 0
+        var taken = 0
+        /// Takes the oldest chunk in flight to `consume`; false when it asks to stop.
+        func consumeOldest() -> Bool {
+            guard let part = pipeline.take() else { return true }
+            let bytes = bytesOfChunks[taken % bytesOfChunks.count]
+            taken += 1
+            return consume(part, bytes)
+        }
+        var bytesBefore = 0
+        for input in inputs {
+            let prefetch = BatchPrefetch(
+                fd: input.fd, lineLimit: lineLimit, longLines: longLines, maxLines: Self.batchLines,
+                maxBytes: Self.batchBytes)
+            defer { prefetch.finish() }
+            var bytesRead = 0
+            while true {
+                let next: (batch: LineBatch, bytesRead: Int)?
+                do {
+                    next = try prefetch.next()
+                } catch {
+                    // What was read before the failure is written first, as one thread writes it.
+                    while pipeline.inFlight > 0 { guard consumeOldest() else { return } }
+                    throw ReadFailure(input: input.name, code: error.code)
+                }
+                guard let (batch, read) = next else { break }
+                bytesRead = read
+                for range in Self.chunks(of: batch.lines.count, threads: threads) {
+                    while pipeline.isFull { guard consumeOldest() else { return } }
+                    bytesOfChunks[given % bytesOfChunks.count] = bytesBefore + bytesRead
+                    given += 1
+                    pipeline.submit { process(batch, range, input) }
+                }
+            }
+            bytesBefore += bytesRead
+        }
+        while pipeline.inFlight > 0 { guard consumeOldest() else { return } }
+    }
+
+    /// ``run(_:process:consume:)`` on one thread: each batch's lines as one chunk, on this thread,
+    /// while the next batch is read.
+    private func runOnThisThread<Part: Sendable>(
+        _ inputs: [BatchInput],
+        process: @escaping @Sendable (_ batch: LineBatch, _ lines: Range<Int>, _ input: BatchInput) -> Part,
+        consume: (_ part: Part, _ bytesRead: Int) -> Bool
+    ) throws(ReadFailure) {
         var bytesBefore = 0
         for input in inputs {
             // The next batch is read while this one is verified.
@@ -66,13 +120,22 @@ package struct BatchRunner {
                 }
                 guard let (batch, read) = next else { break }
                 bytesRead = read
-                let parts = ParallelMap.chunks(count: batch.lines.count, threads: threads) { range in
-                    process(batch, range, input)
-                }
-                for part in parts where !consume(part, bytesBefore + bytesRead) { return }
+                guard !batch.lines.isEmpty else { continue }
+                guard consume(process(batch, 0..<batch.lines.count, input), bytesBefore + bytesRead) else { return }
             }
             bytesBefore += bytesRead
         }
+    }
+
+    /// Chunks a batch is cut into on `threads` threads: four each, so a worker that is done early
+    /// takes another while the slowest finishes.
+    static func chunksPerBatch(threads: Int) -> Int { threads * 4 }
+
+    /// The contiguous ranges `count` lines are cut into on `threads` threads (none for none).
+    static func chunks(of count: Int, threads: Int) -> [Range<Int>] {
+        guard count > 0 else { return [] }
+        let n = min(count, chunksPerBatch(threads: threads))
+        return (0..<n).map { ($0 * count / n)..<(($0 + 1) * count / n) }
     }
 }
 
