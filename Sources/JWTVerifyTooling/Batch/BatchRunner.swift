@@ -13,7 +13,7 @@ package struct BatchInput: Sendable {
     }
 }
 
-/// The one way batch faces (`verify`, `audit`, `serve`'s `/verify`) go through their input:
+/// The one way the batch faces (`verify`, `audit`) go through their input files and streams:
 /// inputs → ``LineReader`` (reading ahead on a thread of its own, ``BatchPrefetch``) → contiguous
 /// chunks of each batch, on the calling thread (one thread) or on worker threads that go from one
 /// batch's chunks to the next without waiting (``ChunkPipeline``) → the chunks' results handed
