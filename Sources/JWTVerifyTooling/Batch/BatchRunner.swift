@@ -59,11 +59,15 @@ package struct BatchRunner {
         var bytesOfChunks = [Int](repeating: 0, count: pipeline.window)
         var given = 0
         var taken = 0
+        // Where the batches in flight end, by chunk number (at most two batches: many short
+        // inputs would otherwise put one batch's storage in flight per chunk of the window).
+        var batchEnds: [Int] = []
         /// Takes the oldest chunk in flight to `consume`; false when it asks to stop.
         func consumeOldest() -> Bool {
             guard let part = pipeline.take() else { return true }
             let bytes = bytesOfChunks[taken % bytesOfChunks.count]
             taken += 1
+            while let end = batchEnds.first, taken >= end { batchEnds.removeFirst() }
             return consume(part, bytes)
         }
         var bytesBefore = 0
@@ -84,12 +88,15 @@ package struct BatchRunner {
                 }
                 guard let (batch, read) = next else { break }
                 bytesRead = read
+                while batchEnds.count >= 2, pipeline.inFlight > 0 { guard consumeOldest() else { return } }
+                let first = given
                 for range in Self.chunks(of: batch.lines.count, threads: threads) {
                     while pipeline.isFull { guard consumeOldest() else { return } }
                     bytesOfChunks[given % bytesOfChunks.count] = bytesBefore + bytesRead
                     given += 1
                     pipeline.submit { process(batch, range, input) }
                 }
+                if given > first { batchEnds.append(given) }
             }
             bytesBefore += bytesRead
         }

@@ -45,8 +45,9 @@ final class ChunkPipeline<Part: Sendable>: @unchecked Sendable {
         for _ in 0..<window { room.signal() }
         for index in 0..<workers {
             workersDone.enter()
-            // A serial queue of its own is a thread of its own: the shared pool's threads may all
-            // be taken (the reading thread waits in one), and a chunk must not wait for them.
+            // A queue of its own targets libdispatch's overcommit pool, which starts a thread for
+            // it even while the shared pool's threads are all busy or blocked (the reading thread
+            // waits in one): a chunk never waits for them.
             DispatchQueue(label: "jwtverify.worker.\(index)").async { [self] in
                 defer { workersDone.leave() }
                 work()
@@ -79,6 +80,7 @@ final class ChunkPipeline<Part: Sendable>: @unchecked Sendable {
 
     /// The result of the oldest chunk not yet taken, waiting for it; `nil` when none is in flight.
     func take() -> Part? {
+        precondition(!finished, "a result taken after finish()")
         guard taken < given else { return nil }
         let slot = taken % window
         filled[slot].wait()
