@@ -166,6 +166,23 @@ struct BatchRunnerTests {
         #expect(most.load(ordering: .sequentiallyConsistent) >= 1)
     }
 
+    /// A batch's chunks cover its lines in order, none longer than the chunk size, and as many as
+    /// asked for while there are lines for them.
+    @Test("chunks: contiguous, bounded, enough")
+    func chunkRanges() {
+        for count in [0, 1, 3, 7, 8, 511, 512, 513, 1_000, 4_095, 4_096] {
+            for minimum in [1, 4, 8, 32] {
+                let ranges = BatchRunner.chunks(of: count, atLeast: minimum)
+                #expect(ranges.first?.lowerBound ?? 0 == 0)
+                #expect(ranges.last?.upperBound ?? 0 == count)
+                #expect(zip(ranges, ranges.dropFirst()).allSatisfy { $0.upperBound == $1.lowerBound })
+                #expect(ranges.allSatisfy { !$0.isEmpty && $0.count <= BatchRunner.chunkLines })
+                #expect(ranges.count == min(count, max((count + 511) / 512, minimum)))
+            }
+        }
+        #expect(BatchRunner.chunks(of: 4_096, atLeast: 1).map(\.count) == Array(repeating: 512, count: 8))
+    }
+
     /// The text of `batch`'s lines in `range`.
     static func lines(_ batch: LineBatch, _ range: Range<Int>) -> [String] {
         range.map { index in
