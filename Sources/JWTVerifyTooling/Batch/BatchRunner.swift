@@ -70,36 +70,23 @@ package struct BatchRunner {
             while let end = batchEnds.first, taken >= end { batchEnds.removeFirst() }
             return consume(part, bytes)
         }
-        var bytesBefore = 0
-        for input in inputs {
-            let prefetch = BatchPrefetch(
-                fd: input.fd, lineLimit: lineLimit, longLines: longLines, maxLines: Self.batchLines,
-                maxBytes: Self.batchBytes)
-            defer { prefetch.finish() }
-            var bytesRead = 0
-            while true {
-                let next: (batch: LineBatch, bytesRead: Int)?
-                do {
-                    next = try prefetch.next()
-                } catch {
-                    // What was read before the failure is written first, as one thread writes it.
-                    while pipeline.inFlight > 0 { guard consumeOldest() else { return } }
-                    throw ReadFailure(input: input.name, code: error.code)
-                }
-                guard let (batch, read) = next else { break }
-                bytesRead = read
-                while batchEnds.count >= 2, pipeline.inFlight > 0 { guard consumeOldest() else { return } }
-                let first = given
-                for range in Self.chunks(of: batch.lines.count, atLeast: threads * 4) {
-                    while pipeline.isFull { guard consumeOldest() else { return } }
-                    bytesOfChunks[given % bytesOfChunks.count] = bytesBefore + bytesRead
-                    given += 1
-                    pipeline.submit { process(batch, range, input) }
-                }
-                if given > first { batchEnds.append(given) }
+        let completed = try forEachBatch(inputs) { batch, input, bytesRead in
+            while batchEnds.count >= 2, pipeline.inFlight > 0 { guard consumeOldest() else { return false } }
+            let first = given
+            for range in Self.chunks(of: batch.lines.count, atLeast: threads * 4) {
+                while pipeline.isFull { guard consumeOldest() else { return false } }
+                bytesOfChunks[given % bytesOfChunks.count] = bytesRead
+                given += 1
+                pipeline.submit { process(batch, range, input) }
             }
-            bytesBefore += bytesRead
+            if given > first { batchEnds.append(given) }
+            return true
+        } beforeFailure: {
+            // What was read before the failure is written first, as one thread writes it.
+            while pipeline.inFlight > 0 { guard consumeOldest() else { return false } }
+            return true
         }
+        guard completed else { return }
         while pipeline.inFlight > 0 { guard consumeOldest() else { return } }
     }
 
@@ -110,9 +97,26 @@ package struct BatchRunner {
         process: @escaping @Sendable (_ batch: LineBatch, _ lines: Range<Int>, _ input: BatchInput) -> Part,
         consume: (_ part: Part, _ bytesRead: Int) -> Bool
     ) throws(ReadFailure) {
+        _ = try forEachBatch(inputs) { batch, input, bytesRead in
+            for range in Self.chunks(of: batch.lines.count, atLeast: 1) {
+                guard consume(process(batch, range, input), bytesRead) else { return false }
+            }
+            return true
+        } beforeFailure: {
+            true
+        }
+    }
+
+    /// Reads every input in turn, its batches read ahead on a thread of their own
+    /// (``BatchPrefetch``), and hands each batch to `body` with its input and the bytes read so far
+    /// over all inputs; `body` returns false to stop. A read failure calls `beforeFailure` (false:
+    /// stop without it) and is thrown. Returns whether every input was read to its end.
+    private func forEachBatch(
+        _ inputs: [BatchInput], _ body: (_ batch: LineBatch, _ input: BatchInput, _ bytesRead: Int) -> Bool,
+        beforeFailure: () -> Bool
+    ) throws(ReadFailure) -> Bool {
         var bytesBefore = 0
         for input in inputs {
-            // The next batch is read while this one is verified.
             let prefetch = BatchPrefetch(
                 fd: input.fd, lineLimit: lineLimit, longLines: longLines, maxLines: Self.batchLines,
                 maxBytes: Self.batchBytes)
@@ -123,16 +127,16 @@ package struct BatchRunner {
                 do {
                     next = try prefetch.next()
                 } catch {
+                    guard beforeFailure() else { return false }
                     throw ReadFailure(input: input.name, code: error.code)
                 }
                 guard let (batch, read) = next else { break }
                 bytesRead = read
-                for range in Self.chunks(of: batch.lines.count, atLeast: 1) {
-                    guard consume(process(batch, range, input), bytesBefore + bytesRead) else { return }
-                }
+                guard body(batch, input, bytesBefore + bytesRead) else { return false }
             }
             bytesBefore += bytesRead
         }
+        return true
     }
 
     /// Lines in a chunk at most: a chunk's copies of its tokens and its records stay within a
