@@ -144,7 +144,7 @@ bench-serve: deps gateway-deps
 	PATH="$$PATH:/usr/sbin" Benchmarks/serve.sh
 
 # Every face against the library, the library against the raw limit, and two threads against the
-# machine's own gain, in one run (Benchmarks/faces_table.py; medians of 3 runs; about 15 minutes).
+# machine's own gain, in one run (Benchmarks/faces_table.py; medians of 3 runs; about 2 minutes on this VM).
 # Python's cryptography signs the App Store and access-token corpora, from .build/bench-venv.
 BENCH_VENV := .build/bench-venv
 BENCH_REQUIREMENTS := cryptography==48.0.0
