@@ -54,7 +54,9 @@ struct AppStoreNewKindsTests {
             let expected = "{" + members.map { "\"\($0.0)\":\($0.1)" }.joined(separator: ",") + "}"
             var text = OutputText()
             text.beginObject()
-            var added = AddedClaimMembers(("sub", "user"), nil, nil)
+            var subject = RegisteredClaims()
+            subject.subject = "user"
+            var added = AddedClaimMembers(subject, ("sub", .subject), nil, nil)
             withUnsafeMutablePointer(to: &text) { claims.writeMembers(to: $0, adding: &added) }
             text.endObject()
             #expect(text.string == expected, "\(vector.id)")

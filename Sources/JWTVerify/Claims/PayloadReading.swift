@@ -36,6 +36,9 @@ struct PayloadReading: JSONObjectConsumer {
     var captured: [ClaimPath]? = nil
     /// The policy's claim rules (none, usually).
     var claimRules: [ClaimRule]? = nil
+    /// The bytes the object is parsed from, when the claims may keep their strings as places in
+    /// them (``ClaimText``).
+    var source: [UInt8]? = nil
 
     func consume<Object: JSONObjectReading>(_ object: Object) -> PayloadRead {
         var read = PayloadRead(provider: provider.read(object))
@@ -48,7 +51,8 @@ struct PayloadReading: JSONObjectConsumer {
                 }
             }
         }
-        let error = RegisteredClaims.read(object, into: &read.claims, requiresExpiration: requiresExpiration)
+        let error = RegisteredClaims.read(
+            object, into: &read.claims, requiresExpiration: requiresExpiration, source: source)
         read.claimsError = error
         if report {
             if error != nil { read.lenient = RegisteredClaims.readLeniently(object) }

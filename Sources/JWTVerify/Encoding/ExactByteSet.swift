@@ -31,19 +31,22 @@ package struct ExactByteSet: Sendable {
     /// Whether one of the texts is exactly `text`'s bytes.
     package func contains(_ text: String) -> Bool {
         var text = text
-        return text.withUTF8 { own in
-            bytes.withUnsafeBytes { all in
-                ends.withUnsafeBufferPointer { ends in
-                    var start = 0
-                    for end in ends {
-                        defer { start = end }
-                        guard end - start == own.count else { continue }
-                        if own.isEmpty || memcmp(own.baseAddress!, all.baseAddress! + start, own.count) == 0 {
-                            return true
-                        }
+        return text.withUTF8 { contains(bytes: UnsafeRawBufferPointer($0)) }
+    }
+
+    /// Whether one of the texts is exactly `own`.
+    package func contains(bytes own: UnsafeRawBufferPointer) -> Bool {
+        bytes.withUnsafeBytes { all in
+            ends.withUnsafeBufferPointer { ends in
+                var start = 0
+                for end in ends {
+                    defer { start = end }
+                    guard end - start == own.count else { continue }
+                    if own.isEmpty || memcmp(own.baseAddress!, all.baseAddress! + start, own.count) == 0 {
+                        return true
                     }
-                    return false
                 }
+                return false
             }
         }
     }

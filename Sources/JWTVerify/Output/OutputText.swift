@@ -305,8 +305,27 @@ package struct OutputText: ~Copyable {
         number(value)
     }
 
+    /// Appends `"name": value` for the string claim `claim` of `claims`, read in place, or
+    /// `"name": null` when it is absent.
+    package mutating func member(
+        _ name: StaticString, _ claim: RegisteredClaims.TextClaim, of claims: borrowing RegisteredClaims
+    ) {
+        key(name)
+        claims.withBytes(of: claim) { bytes in
+            if let bytes { string(bytes) } else { null() }
+        }
+    }
+
+    /// Appends a string value from its UTF-8 bytes.
+    package mutating func string(_ value: UnsafeRawBufferPointer) {
+        separate()
+        quoted(value)
+        needsComma = true
+    }
+
     /// Appends `"aud": …` as the token had it: a string, an array (also of one), or `null`.
     package mutating func audience(_ claims: borrowing RegisteredClaims) {
+        if claims.has(.singleAudience) && !claims.audienceIsList { return member("aud", .singleAudience, of: claims) }
         key("aud")
         guard let audience = claims.audience else { return null() }
         if claims.audienceIsList {

@@ -16,8 +16,10 @@ extension Verifier {
     /// `iss` and `aud` against the policy: decided by the token's bytes and the policy alone.
     private func checkIssuerAndAudience(_ claims: RegisteredClaims) -> VerificationError? {
         if let issuerBytes {
-            guard let iss = claims.issuer else { return VerificationError(.issuerMismatch, detail: "iss is missing") }
-            guard issuerBytes.contains(iss) else {
+            guard claims.has(.issuer) else { return VerificationError(.issuerMismatch, detail: "iss is missing") }
+            // The claim's bytes in place: a `String` only for the detail of a refusal.
+            guard claims.withBytes(of: .issuer, { issuerBytes.contains(bytes: $0!) }) else {
+                let iss = claims.issuer ?? ""
                 return VerificationError(
                     .issuerMismatch,
                     detail:
@@ -26,9 +28,12 @@ extension Verifier {
             }
         }
         if let audienceBytes {
-            guard let aud = claims.audience else {
+            if claims.has(.singleAudience) {
+                if claims.withBytes(of: .singleAudience, { audienceBytes.contains(bytes: $0!) }) { return nil }
+            } else if claims.audience == nil {
                 return VerificationError(.audienceMismatch, detail: "aud is missing")
             }
+            let aud = claims.audience ?? []
             let matches = aud.contains { audienceBytes.contains($0) }
             guard matches else {
                 let named =
@@ -67,11 +72,11 @@ extension Verifier {
             return VerificationError(
                 .nonceMissing, detail: "this policy requires the raw nonce of the sign-in, and none was given")
         }
-        guard var nonce = claims.nonce else {
+        guard claims.has(.nonce) else {
             if policy.rules.excusesMissingNonce(provider) { return nil }
             return VerificationError(.nonceMissing, detail: "a nonce was expected but the token has none")
         }
-        let matches = nonce.withUTF8 { Nonce.matches(claim: UnsafeRawBufferPointer($0), rawNonce: rawNonce) }
+        let matches = claims.withBytes(of: .nonce) { Nonce.matches(claim: $0!, rawNonce: rawNonce) }
         guard matches else {
             return VerificationError(.nonceMismatch, detail: "nonce is not the lowercase hex SHA-256 of the raw nonce")
         }

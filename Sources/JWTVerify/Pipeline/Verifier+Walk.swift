@@ -142,12 +142,15 @@ extension Verifier {
         _ prepared: inout PreparedToken, rawNonce: UnsafeRawBufferPointer?, time: EvaluationTime, tracing: Bool
     ) -> WalkStep {
         // A cache miss keeps what a traced hit must show (email_verified), read on the same pass.
+        // The payload's one copy, made before the parse: the verified token keeps it, and its
+        // claims keep their strings as places in it rather than copies of their own.
+        let source = Array(prepared.payload!)
         let reading = PayloadReading(
             provider: policy.rules.claimsReader, requiresExpiration: policy.rules.requiresExpiration,
-            report: tracing || prepared.cacheHash != nil, captured: capturedClaims, claimRules: claimRules)
-        let payload = prepared.payload!
+            report: tracing || prepared.cacheHash != nil, captured: capturedClaims, claimRules: claimRules,
+            source: source)
         var read: PayloadRead
-        switch JSONObjectParser.parse(payload, reading) {
+        switch source.withUnsafeBytes({ JSONObjectParser.parse($0, reading) }) {
         case .success(let value): read = value
         case .failure(let problem):
             if tracing { prepared.trace.evaluatedAt = evaluationInstant(time, issuedAt: nil) }
@@ -168,7 +171,7 @@ extension Verifier {
             return .done(.failure(error))
         }
         let step = checkClaims(
-            &read, header: prepared.header, payload: payload, certificateValidity: prepared.certificateValidity,
+            &read, header: prepared.header, payload: source, certificateValidity: prepared.certificateValidity,
             rawNonce: rawNonce, time: time,
             trace: &prepared.trace, tracing: tracing)
         // A trace shows a rejected token's claims from here; a verified one's come with the token
@@ -181,7 +184,7 @@ extension Verifier {
     /// checks, the provider's rules, and the verified token, which takes the claims out of `read`;
     /// or, for claims that carry signed data of their own, the token pending their verdicts.
     private func checkClaims(
-        _ read: inout PayloadRead, header: JOSEHeader, payload: UnsafeRawBufferPointer,
+        _ read: inout PayloadRead, header: JOSEHeader, payload: [UInt8],
         certificateValidity: ClosedRange<Double>?,
         rawNonce: UnsafeRawBufferPointer?, time: EvaluationTime, trace: inout WalkTrace, tracing: Bool
     ) -> WalkStep {
@@ -226,7 +229,7 @@ extension Verifier {
                 return .pending(
                     PendingCompletion(
                         algorithm: header.algorithm, keyID: header.keyID, claims: read.takeClaims(), provider: claims,
-                        payload: Array(payload), captured: read.captured, claimRuleFailure: read.claimRuleFailure,
+                        payload: payload, captured: read.captured, claimRuleFailure: read.claimRuleFailure,
                         nested: nested))
             }
         }
@@ -236,7 +239,7 @@ extension Verifier {
             .success(
                 VerifiedToken(
                     algorithm: header.algorithm, keyID: header.keyID, claims: read.takeClaims(), provider: provider,
-                    payload: Array(payload), captured: read.captured)))
+                    payload: payload, captured: read.captured)))
     }
 
     /// The time verified claims are checked at; evaluating at `iat` needs one.

@@ -44,10 +44,7 @@ package struct AuditRecord: Sendable {
         // itself moves into the record last, so it is not copied.
         (nonceDigest, lifetime, anomalies) = outcome.withClaims { claims in
             let lifetime = claims.expiresAt.flatMap { exp in claims.issuedAt.map { exp - $0 } }
-            let nonceDigest = claims.nonce.map { nonce in
-                var nonce = nonce
-                return nonce.withUTF8 { SHA256Digest(hashing: UnsafeRawBufferPointer($0)) }
-            }
+            let nonceDigest = claims.withBytes(of: .nonce) { $0.map(SHA256Digest.init(hashing:)) }
             return (nonceDigest, lifetime, Self.anomalies(outcome, claims, allowList: allowList))
         }
         self.outcome = outcome
@@ -81,7 +78,7 @@ package struct AuditRecord: Sendable {
             }
         }
         if outcome.error?.reason == .unknownKeyID { found.append(.unknownKeyID) }
-        if claims.nonce == nil { found.append(.noNonce) }
+        if !claims.has(.nonce) { found.append(.noNonce) }
         if let iat = claims.issuedAt, let at = outcome.evaluatedAt, iat > at { found.append(.issuedAfterEvaluation) }
         if let exp = claims.expiresAt, let iat = claims.issuedAt, exp - iat > 86_400 {
             found.append(.lifetimeOver24Hours)

@@ -40,8 +40,8 @@ package enum TokenRecordWriter {
     ) {
         out.member("alg", algorithm)
         out.member("kid", keyID)
-        out.member("iss", claims.issuer)
-        out.member("sub", claims.subject)
+        out.member("iss", .issuer, of: claims)
+        out.member("sub", .subject, of: claims)
         out.audience(claims)
         out.member("exp", claims.expiresAt)
         out.member("iat", claims.issuedAt)
@@ -120,8 +120,7 @@ package enum TokenRecordWriter {
         token.withClaims { claims, provider in
             withUnsafeMutablePointer(to: &out) { out in
                 var writer = ProviderClaimsRecord(
-                    out: out, subject: claims.subject, aliasName: profile.subjectAlias,
-                    nonce: profile.recordsNonce ? claims.nonce : nil)
+                    out: out, claims: claims, aliasName: profile.subjectAlias, recordsNonce: profile.recordsNonce)
                 if provider.box != nil { writer.write(provider) }
             }
         }
@@ -159,9 +158,13 @@ private struct ProviderClaimsRecord {
     /// The added members not yet written.
     private var added: AddedClaimMembers
 
-    init(out: UnsafeMutablePointer<OutputText>, subject: String?, aliasName: StaticString?, nonce: String?) {
+    init(
+        out: UnsafeMutablePointer<OutputText>, claims: borrowing RegisteredClaims, aliasName: StaticString?,
+        recordsNonce: Bool
+    ) {
         self.out = out
-        added = AddedClaimMembers(("sub", subject), aliasName.map { ($0, subject) }, ("nonce", nonce))
+        added = AddedClaimMembers(
+            copy claims, ("sub", .subject), aliasName.map { ($0, .subject) }, recordsNonce ? ("nonce", .nonce) : nil)
     }
 
     mutating func write(_ claims: ProviderClaims) {

@@ -3,21 +3,28 @@
 package struct AddedClaimMembers {
     /// The members whose values are there, sorted by name; those from `next` on are not written yet.
     private var names: (StaticString, StaticString, StaticString) = ("", "", "")
-    private var values: (String, String, String) = ("", "", "")
+    private var values: (Claim, Claim, Claim) = (.subject, .subject, .subject)
     private var count = 0
     private var next = 0
+    /// The claims the values are read from, in place.
+    private let claims: RegisteredClaims
 
-    /// Up to three members, each written only when its value is there.
+    /// The registered claims a record may add.
+    package typealias Claim = RegisteredClaims.TextClaim
+
+    /// Up to three string claims of `claims`, each under its name and written only when present.
     package init(
-        _ first: (StaticString, String?), _ second: (StaticString, String?)?, _ third: (StaticString, String?)?
+        _ claims: RegisteredClaims, _ first: (StaticString, Claim), _ second: (StaticString, Claim)?,
+        _ third: (StaticString, Claim)?
     ) {
-        if let value = first.1 { insert(first.0, value) }
-        if let (name, value) = second, let value { insert(name, value) }
-        if let (name, value) = third, let value { insert(name, value) }
+        self.claims = claims
+        if claims.has(first.1) { insert(first.0, first.1) }
+        if let (name, value) = second, claims.has(value) { insert(name, value) }
+        if let (name, value) = third, claims.has(value) { insert(name, value) }
     }
 
     /// Places one member by name among those already held (at most three: an insertion sort).
-    private mutating func insert(_ name: StaticString, _ value: String) {
+    private mutating func insert(_ name: StaticString, _ value: Claim) {
         var position = count
         while position > 0 && Self.precedes(name, self.name(at: position - 1)) {
             set(position, self.name(at: position - 1), self.value(at: position - 1))
@@ -35,7 +42,7 @@ package struct AddedClaimMembers {
         }
     }
 
-    private func value(at index: Int) -> String {
+    private func value(at index: Int) -> Claim {
         switch index {
         case 0: values.0
         case 1: values.1
@@ -43,7 +50,7 @@ package struct AddedClaimMembers {
         }
     }
 
-    private mutating func set(_ index: Int, _ name: StaticString, _ value: String) {
+    private mutating func set(_ index: Int, _ name: StaticString, _ value: Claim) {
         switch index {
         case 0: (names.0, values.0) = (name, value)
         case 1: (names.1, values.1) = (name, value)
@@ -64,8 +71,7 @@ package struct AddedClaimMembers {
         while next < count {
             let candidate = self.name(at: next)
             if let name, !Self.precedes(candidate, name) { return }
-            out.pointee.key(candidate)
-            out.pointee.string(value(at: next))
+            out.pointee.member(candidate, value(at: next), of: claims)
             next += 1
         }
     }
