@@ -37,7 +37,7 @@ struct PayloadReading: JSONObjectConsumer {
     /// The policy's claim rules (none, usually).
     var claimRules: [ClaimRule]? = nil
     /// The bytes the object is parsed from, when the claims may keep their strings as places in
-    /// them (``ClaimText``).
+    /// them (``ClaimPlace``).
     var source: [UInt8]? = nil
 
     func consume<Object: JSONObjectReading>(_ object: Object) -> PayloadRead {

@@ -3,54 +3,79 @@
 /// NumericDates keep their exact value (fractions included) as seconds since the epoch.
 ///
 /// Claims the verifier read keep their strings as places in the token's payload, which the
-/// verified token holds anyway (see ``ClaimText``): reading `issuer`, `subject`, `nonce` or
+/// verified token holds anyway (see ``ClaimPlace``): reading `issuer`, `subject`, `nonce` or
 /// `audience` makes the `String` then, and a token nobody asks costs no allocation per claim.
 /// Equality compares the claims' values (strings by their UTF-8 bytes), wherever they are kept.
 public struct RegisteredClaims: Sendable, Hashable {
     /// `iss`.
     public var issuer: String? {
-        get { issuerText.map(string) }
-        set { issuerText = newValue.map(ClaimText.string) }
+        get { string(.issuer) }
+        set { set(.issuer, newValue) }
     }
     /// `sub`.
     public var subject: String? {
-        get { subjectText.map(string) }
-        set { subjectText = newValue.map(ClaimText.string) }
+        get { string(.subject) }
+        set { set(.subject, newValue) }
     }
     /// `aud` as a list (a single string becomes one element); `nil` when absent.
     public var audience: [String]? {
-        get { audienceList ?? audienceText.map { [string($0)] } }
+        get { owned?.audienceList ?? string(.singleAudience).map { [$0] } }
         set {
-            audienceList = newValue
-            audienceText = nil
+            set(.singleAudience, nil)
+            if newValue == nil && owned == nil { return }
+            owned = OwnedTexts(owned, audienceList: .some(newValue))
         }
     }
+    /// `nonce` (the hash the provider copied from the sign-in request).
+    public var nonce: String? {
+        get { string(.nonce) }
+        set { set(.nonce, newValue) }
+    }
+
+    /// The payload the claims' places lie in (empty when none does).
+    private var source: [UInt8] = []
+    private var issuerPlace = ClaimPlace.absent
+    private var subjectPlace = ClaimPlace.absent
+    private var noncePlace = ClaimPlace.absent
+    /// A single-string `aud` (an array one is in ``owned``).
+    private var audiencePlace = ClaimPlace.absent
+    /// The claims that are `String`s of their own, and an array `aud`; `nil` when there are none.
+    private var owned: OwnedTexts?
+
     /// `exp`.
     public var expiresAt: Double?
     /// `nbf`.
     public var notBefore: Double?
     /// `iat`.
     public var issuedAt: Double?
-    /// `nonce` (the hash the provider copied from the sign-in request).
-    public var nonce: String? {
-        get { nonceText.map(string) }
-        set { nonceText = newValue.map(ClaimText.string) }
-    }
     /// Whether `aud` was written as an array (even of one member).
     public var audienceIsArray = false
 
-    /// The payload the ``ClaimText/bytes(start:count:)`` claims lie in (empty when none do).
-    private var source: [UInt8] = []
-    private var issuerText: ClaimText?
-    private var subjectText: ClaimText?
-    private var nonceText: ClaimText?
-    /// A single-string `aud` (``audienceList`` is `nil` then).
-    private var audienceText: ClaimText?
-    /// An array `aud`, or one set through ``audience``.
-    private var audienceList: [String]?
+    /// The strings of ``RegisteredClaims`` that are not places in a payload: immutable, replaced
+    /// whole when one changes (through the API, or jansson's reading; never on the fast path).
+    private final class OwnedTexts: Sendable {
+        /// By ``TextClaim`` raw value.
+        let texts: [String?]
+        /// An array `aud`, or one set through ``RegisteredClaims/audience``.
+        let audienceList: [String]?
+
+        init(texts: [String?], audienceList: [String]?) {
+            self.texts = texts
+            self.audienceList = audienceList
+        }
+
+        /// `base` with `claim` set to `text`, or with the list `audienceList` when that is given.
+        convenience init(
+            _ base: OwnedTexts?, claim: TextClaim? = nil, text: String? = nil, audienceList: [String]?? = nil
+        ) {
+            var texts = base?.texts ?? [nil, nil, nil, nil]
+            if let claim { texts[claim.rawValue] = text }
+            self.init(texts: texts, audienceList: audienceList ?? base?.audienceList)
+        }
+    }
 
     /// The string claims kept as text (``withBytes(of:_:)``).
-    package enum TextClaim {
+    package enum TextClaim: Int {
         /// `iss`.
         case issuer
         /// `sub`.
@@ -61,47 +86,65 @@ public struct RegisteredClaims: Sendable, Hashable {
         case singleAudience
     }
 
-    private func text(_ claim: TextClaim) -> ClaimText? {
+    private func place(_ claim: TextClaim) -> ClaimPlace {
         switch claim {
-        case .issuer: issuerText
-        case .subject: subjectText
-        case .nonce: nonceText
-        case .singleAudience: audienceText
+        case .issuer: issuerPlace
+        case .subject: subjectPlace
+        case .nonce: noncePlace
+        case .singleAudience: audiencePlace
         }
     }
 
+    private mutating func setPlace(_ claim: TextClaim, _ place: ClaimPlace) {
+        switch claim {
+        case .issuer: issuerPlace = place
+        case .subject: subjectPlace = place
+        case .nonce: noncePlace = place
+        case .singleAudience: audiencePlace = place
+        }
+    }
+
+    /// Sets `claim` to a `String` of its own (or absent).
+    private mutating func set(_ claim: TextClaim, _ text: String?) {
+        let wasOwned = place(claim) == .owned
+        setPlace(claim, text == nil ? .absent : .owned)
+        if text != nil || wasOwned { owned = OwnedTexts(owned, claim: claim, text: text) }
+    }
+
+    /// Keeps the string value `node` as `claim`: its place in ``source`` when `inPlace` and the
+    /// parser read it there, else a copy. `false` when `node` is not a string.
+    private mutating func keep<Value: JSONValueReading>(_ claim: TextClaim, _ node: Value, inPlace: Bool) -> Bool {
+        if inPlace, let range = node.stringRange {
+            setPlace(claim, ClaimPlace(range))
+            return true
+        }
+        guard let text = node.string else { return false }
+        set(claim, text)
+        return true
+    }
+
     /// Whether the claim is present (``TextClaim/singleAudience``: `aud` is one string).
-    package func has(_ claim: TextClaim) -> Bool { text(claim) != nil }
+    package func has(_ claim: TextClaim) -> Bool { place(claim) != .absent }
 
     /// Whether the claim is kept as a place in the payload rather than a `String` of its own.
-    package func isInPlace(_ claim: TextClaim) -> Bool {
-        if case .bytes? = text(claim) { return true }
-        return false
-    }
+    package func isInPlace(_ claim: TextClaim) -> Bool { place(claim).range != nil }
 
     /// Runs `body` with the UTF-8 bytes of `claim` (`nil` when absent), read in place: no `String`
     /// is made for claims the verifier read.
     @inline(__always)
     package func withBytes<R>(of claim: TextClaim, _ body: (UnsafeRawBufferPointer?) -> R) -> R {
-        switch text(claim) {
-        case nil: return body(nil)
-        case .bytes(let start, let count)?:
-            return source.withUnsafeBytes { all in
-                body(UnsafeRawBufferPointer(rebasing: all[Int(start)..<Int(start) + Int(count)]))
-            }
-        case .string(var string)?:
-            return string.withUTF8 { body(UnsafeRawBufferPointer($0)) }
+        let place = place(claim)
+        if let range = place.range {
+            return source.withUnsafeBytes { body(UnsafeRawBufferPointer(rebasing: $0[range])) }
         }
+        guard place == .owned, var text = owned?.texts[claim.rawValue] else { return body(nil) }
+        return text.withUTF8 { body(UnsafeRawBufferPointer($0)) }
     }
 
-    private func string(_ text: ClaimText) -> String {
-        switch text {
-        case .bytes(let start, let count):
-            source.withUnsafeBytes { all in
-                String(decoding: all[Int(start)..<Int(start) + Int(count)], as: UTF8.self)
-            }
-        case .string(let string): string
-        }
+    private func string(_ claim: TextClaim) -> String? {
+        let place = place(claim)
+        if let range = place.range { return source.withUnsafeBytes { String(decoding: $0[range], as: UTF8.self) } }
+        return place == .owned ? owned?.texts[claim.rawValue] : nil
     }
 
     /// Equal claims hold the same values (strings compared by their UTF-8 bytes), wherever they
@@ -116,8 +159,7 @@ public struct RegisteredClaims: Sendable, Hashable {
         else { return false }
         switch (lhs.audience, rhs.audience) {
         case (nil, nil): return true
-        case (let a?, let b?):
-            return a.count == b.count && zip(a, b).allSatisfy { exactlyEquals($0, $1) }
+        case (let a?, let b?): return a.count == b.count && zip(a, b).allSatisfy { exactlyEquals($0, $1) }
         default: return false
         }
     }
@@ -156,8 +198,8 @@ public struct RegisteredClaims: Sendable, Hashable {
     /// Whether records write `aud` as an array: it was one, or it does not hold exactly one
     /// audience.
     package var audienceIsList: Bool {
-        if audienceText != nil { return audienceIsArray }
-        return audienceList.map { audienceIsArray || $0.count != 1 } ?? false
+        if has(.singleAudience) { return audienceIsArray }
+        return owned?.audienceList.map { audienceIsArray || $0.count != 1 } ?? false
     }
 
     /// Largest NumericDate accepted: 2^53 − 1, the largest integer a double holds exactly.
@@ -186,7 +228,7 @@ public struct RegisteredClaims: Sendable, Hashable {
     /// place; returns the type error, if any (`claims` then holds what was read before it).
     ///
     /// With `source`, the bytes `payload` was parsed from, strings the parser read in place are
-    /// kept as places in them (``ClaimText``) rather than copied.
+    /// kept as places in them (``ClaimPlace``) rather than copied.
     static func read<Object: JSONObjectReading>(
         _ payload: Object, into claims: inout RegisteredClaims, requiresExpiration: Bool = true,
         source: [UInt8]? = nil
@@ -194,16 +236,16 @@ public struct RegisteredClaims: Sendable, Hashable {
         let keepsPlaces = source != nil
         if let source { claims.source = source }
         // Straight-line reads with early returns: no closure or `Result` per claim.
-        if let error = readString(payload, "iss", into: &claims.issuerText, keepsPlaces) { return error }
-        if let error = readString(payload, "sub", into: &claims.subjectText, keepsPlaces) { return error }
-        if let error = readString(payload, "nonce", into: &claims.nonceText, keepsPlaces) { return error }
+        if let error = readString(payload, "iss", into: .issuer, of: &claims, keepsPlaces) { return error }
+        if let error = readString(payload, "sub", into: .subject, of: &claims, keepsPlaces) { return error }
+        if let error = readString(payload, "nonce", into: .nonce, of: &claims, keepsPlaces) { return error }
         // A look-up, no copy: a number, object, array, boolean or null `jti` is refused.
         if let jti = payload.member("jti"), jti.kind != .string {
             return VerificationError(.claimType, detail: "jti is not a string")
         }
         if let aud = payload.member("aud") {
-            if let text = ClaimText.of(aud, keepsPlaces: keepsPlaces) {
-                claims.audienceText = text
+            if claims.keep(.singleAudience, aud, inPlace: keepsPlaces) {
+                // One string.
             } else if aud.kind == .array {
                 var list: [String] = []
                 list.reserveCapacity(aud.count)
@@ -232,13 +274,13 @@ public struct RegisteredClaims: Sendable, Hashable {
     /// it is not a string.
     @inline(__always)
     private static func readString<Object: JSONObjectReading>(
-        _ payload: Object, _ name: StaticString, into value: inout ClaimText?, _ keepsPlaces: Bool
+        _ payload: Object, _ name: StaticString, into claim: TextClaim, of claims: inout RegisteredClaims,
+        _ keepsPlaces: Bool
     ) -> VerificationError? {
         guard let node = payload.member(name) else { return nil }
-        guard let text = ClaimText.of(node, keepsPlaces: keepsPlaces) else {
+        guard claims.keep(claim, node, inPlace: keepsPlaces) else {
             return VerificationError(.claimType, detail: "\(name) is not a string")
         }
-        value = text
         return nil
     }
 
