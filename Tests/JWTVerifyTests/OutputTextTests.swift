@@ -106,4 +106,27 @@ struct OutputTextTests {
         text.hexString(bytes)
         #expect(text.string == "\"" + expected + "\"")
     }
+
+    @Test("integers: the digit count at every power of ten and its neighbours, and random values, as Swift prints them")
+    func digitCounts() {
+        var values: [Int64] = [0, 1, 9, 10, 11, 99, 100, .max, .min, .max - 1, .min + 1]
+        for power in sequence(first: Int64(10), next: { $0 <= Int64.max / 10 ? $0 * 10 : nil }) {
+            values += [power - 1, power, power + 1, -(power - 1), -power]
+        }
+        var generator = SystemRandomNumberGenerator()
+        for _ in 0..<2000 {
+            values.append(Int64.random(in: .min ... .max, using: &generator) >> Int64.random(in: 0...62))
+        }
+        for value in values {
+            #expect(OutputText.decimalDigits(value.magnitude) == String(value.magnitude).count, "\(value)")
+            var text = OutputText()
+            text.integer(Int(value))
+            #expect(text.string == String(value))
+        }
+        var largest = OutputText()
+        largest.append(.integer(.min))
+        #expect(largest.string == "-9223372036854775808")
+        #expect(OutputText.decimalDigits(.max) == 20 && OutputText.decimalDigits(10_000_000_000_000_000_000) == 20)
+        #expect(OutputText.decimalDigits(9_999_999_999_999_999_999) == 19)
+    }
 }

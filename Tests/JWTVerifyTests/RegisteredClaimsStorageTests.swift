@@ -90,4 +90,33 @@ struct RegisteredClaimsStorageTests {
         #expect(precomposed != decomposed)
         #expect(precomposed == precomposed)
     }
+
+    @Test("records write a claim kept in place as they write the same claim as a String")
+    func written() throws {
+        let nonce = String(repeating: "0f", count: 32)
+        let inPlace = try verified(TokenFactory.claims(extra: #""nonce":"\#(nonce)""#))
+        let owned = expected(sub: "001234.abc.1234", aud: [TokenFactory.audience], nonce: nonce)
+        #expect(inPlace.isInPlace(.subject) && !owned.isInPlace(.subject))
+        func record(_ claims: RegisteredClaims) -> String {
+            var text = OutputText()
+            text.beginObject()
+            text.member("iss", .issuer, of: claims)
+            text.member("sub", .subject, of: claims)
+            text.member("nonce", .nonce, of: claims)
+            text.audience(claims)
+            text.member("absent", .singleAudience, of: RegisteredClaims())
+            text.endObject()
+            return text.string
+        }
+        let expected =
+            #"{"iss":"https://appleid.apple.com","sub":"001234.abc.1234","nonce":"\#(nonce)","aud":"com.example.app","#
+            + #""absent":null}"#
+        #expect(record(inPlace) == expected)
+        #expect(record(owned) == expected)
+        var escaped = RegisteredClaims()
+        escaped.subject = "a\"b\\c\u{1}"
+        var text = OutputText()
+        text.member("sub", .subject, of: escaped)
+        #expect(text.string == #""sub":"a\"b\\c\u0001""#)
+    }
 }

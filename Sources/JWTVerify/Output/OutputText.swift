@@ -220,12 +220,7 @@ package struct OutputText: ~Copyable {
     private mutating func appendDigits(_ value: Int64) {
         if value < 0 { write(UInt8(ascii: "-")) }
         var magnitude = value.magnitude
-        var count = 1
-        var bound: UInt64 = 10
-        while count < 20 && magnitude >= bound {
-            count += 1
-            bound = bound &* 10
-        }
+        let count = Self.decimalDigits(magnitude)
         ensure(count)
         // Two digits per division, from the table of "00" through "99".
         var position = length + count
@@ -243,6 +238,20 @@ package struct OutputText: ~Copyable {
         }
         length += count
     }
+
+    /// The number of decimal digits of `value` (1 for 0): from its bit length, one compare to
+    /// settle between two candidates.
+    @inline(__always)
+    static func decimalDigits(_ value: UInt64) -> Int {
+        // ⌈bits · log10 2⌉ is the count or one more; the power of ten below it decides.
+        // (0 counts as 1, which has the same count of digits as 0.)
+        let odd = value | 1
+        let guess = ((64 &- odd.leadingZeroBitCount) &* 1233) &>> 12
+        return guess &+ (odd >= powersOfTen[guess] ? 1 : 0)
+    }
+
+    /// 10^0 … 10^19.
+    private static let powersOfTen: [UInt64] = (0..<20).map { (0..<$0).reduce(1) { value, _ in value * 10 } }
 
     /// "00", "01", … "99", back to back.
     private static let digitPairs: StaticString = """
@@ -311,9 +320,27 @@ package struct OutputText: ~Copyable {
         _ name: StaticString, _ claim: RegisteredClaims.TextClaim, of claims: borrowing RegisteredClaims
     ) {
         key(name)
+        // A claim kept in place is a string the fast scanner read: printable ASCII with no quote or
+        // backslash, so nothing in it to escape.
+        let plain = claims.isInPlace(claim)
         claims.withBytes(of: claim) { bytes in
-            if let bytes { string(bytes) } else { null() }
+            guard let bytes else { return null() }
+            if plain { plainString(bytes) } else { string(bytes) }
         }
+    }
+
+    /// Appends a string value known to hold nothing JSON escapes, in one copy between its quotes.
+    private mutating func plainString(_ value: UnsafeRawBufferPointer) {
+        separate()
+        let n = value.count
+        ensure(n &+ 2)
+        base[length] = UInt8(ascii: "\"")
+        if n > 0, let source = value.baseAddress {
+            Self.copy(source, n, to: UnsafeMutableRawPointer(base + length + 1))
+        }
+        base[length + n + 1] = UInt8(ascii: "\"")
+        length += n &+ 2
+        needsComma = true
     }
 
     /// Appends a string value from its UTF-8 bytes.

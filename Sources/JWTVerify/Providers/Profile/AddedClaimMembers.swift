@@ -1,3 +1,9 @@
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
 /// The members a record adds to a provider's typed claims (`sub`, its alias such as `uid`, and
 /// `nonce`), written among them in name order by ``ProviderClaims/writeMembers(to:adding:)``.
 package struct AddedClaimMembers {
@@ -78,16 +84,11 @@ package struct AddedClaimMembers {
 
     /// Whether `a` sorts before `b` by their UTF-8 bytes (as names sort in records).
     private static func precedes(_ a: StaticString, _ b: StaticString) -> Bool {
-        a.withUTF8Buffer { a in
-            b.withUTF8Buffer { b in
-                let common = Swift.min(a.count, b.count)
-                var i = 0
-                while i < common {
-                    if a[i] != b[i] { return a[i] < b[i] }
-                    i += 1
-                }
-                return a.count < b.count
-            }
+        guard a.hasPointerRepresentation && b.hasPointerRepresentation else {
+            return a.withUTF8Buffer { a in b.withUTF8Buffer { b in a.lexicographicallyPrecedes(b) } }
         }
+        let common = Swift.min(a.utf8CodeUnitCount, b.utf8CodeUnitCount)
+        let order = common == 0 ? 0 : memcmp(a.utf8Start, b.utf8Start, common)
+        return order != 0 ? order < 0 : a.utf8CodeUnitCount < b.utf8CodeUnitCount
     }
 }
