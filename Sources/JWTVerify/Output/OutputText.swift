@@ -148,22 +148,36 @@ package struct OutputText: ~Copyable {
 
     /// Appends a member name known at compile time (plain ASCII, nothing to escape) and its colon.
     package mutating func key(_ name: StaticString) {
-        separate()
         guard name.hasPointerRepresentation else {
             // A one-scalar StaticString has no pointer: the general path.
+            separate()
             name.withUTF8Buffer { quoted(UnsafeRawBufferPointer($0)) }
             write(UInt8(ascii: ":"))
             needsComma = false
             return
         }
+        // The comma, the quotes and the colon under one capacity check.
         let n = name.utf8CodeUnitCount
-        ensure(n + 3)
-        base[length] = UInt8(ascii: "\"")
-        if n > 0 { Self.copy(name.utf8Start, n, to: UnsafeMutableRawPointer(base + length + 1)) }
-        base[length + n + 1] = UInt8(ascii: "\"")
-        base[length + n + 2] = UInt8(ascii: ":")
-        length += n + 3
+        ensure(n &+ 4)
+        var at = length
+        if needsComma {
+            base[at] = UInt8(ascii: ",")
+            at &+= 1
+        }
+        base[at] = UInt8(ascii: "\"")
+        if n > 0 { Self.copy(name.utf8Start, n, to: UnsafeMutableRawPointer(base + at + 1)) }
+        base[at &+ n &+ 1] = UInt8(ascii: "\"")
+        base[at &+ n &+ 2] = UInt8(ascii: ":")
+        length = at &+ n &+ 3
         needsComma = false
+    }
+
+    /// Appends members written out in full at compile time (`"valid":true,"reason":null`), after a
+    /// comma when one is due: one copy for a run of members whose values never change.
+    package mutating func literalMembers(_ members: StaticString) {
+        separate()
+        appendASCII(members)
+        needsComma = true
     }
 
     /// Appends a member name and its colon.

@@ -28,6 +28,14 @@ extension OutputText {
         value.withUTF8 { cellText(UnsafeRawBufferPointer($0)) }
     }
 
+    /// Appends the string claim `claim` of `claims` as a cell, read in place (an empty cell when
+    /// it is absent).
+    package mutating func stringCell(_ claim: RegisteredClaims.TextClaim, of claims: borrowing RegisteredClaims) {
+        claims.withBytes(of: claim) { bytes in
+            if let bytes { cellText(bytes) }
+        }
+    }
+
     /// Appends the bytes of a string cell: as a JSON string when they are empty, start with a
     /// quote or hold a control character; as they are otherwise.
     package mutating func cellText(_ value: UnsafeRawBufferPointer) {

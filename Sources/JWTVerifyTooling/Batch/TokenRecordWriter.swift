@@ -10,19 +10,15 @@ package import JWTVerify
 package enum TokenRecordWriter {
     /// Appends the shared fields of `outcome` to the open object `out`.
     package static func appendVerdict(_ outcome: VerificationOutcome, to out: inout OutputText) {
-        out.key("valid")
         switch outcome.result {
         case .success(let token):
-            out.bool(true)
-            out.key("reason")
-            out.null()
-            out.key("detail")
-            out.null()
+            out.literalMembers(#""valid":true,"reason":null,"detail":null"#)
             token.withClaims { claims, _ in
                 appendFields(
                     algorithm: token.algorithm.name, keyID: token.keyID, claims: claims, verified: true, to: &out)
             }
         case .failure(let error):
+            out.key("valid")
             out.bool(false)
             out.key("reason")
             out.string(error.reason.rawValue)
@@ -88,12 +84,18 @@ package enum TokenRecordWriter {
         out.cellSeparator()
         out.stringCell(keyID)
         out.cellSeparator()
-        out.stringCell(claims.issuer)
+        out.stringCell(.issuer, of: claims)
         out.cellSeparator()
-        out.stringCell(claims.subject)
+        out.stringCell(.subject, of: claims)
         out.cellSeparator()
         let isList = claims.audienceIsList
-        if !isList { out.stringCell(claims.audience?.first) }
+        if !isList {
+            if claims.has(.singleAudience) {
+                out.stringCell(.singleAudience, of: claims)
+            } else {
+                out.stringCell(claims.audience?.first)
+            }
+        }
         out.cellSeparator()
         if isList, let audience = claims.audience {
             var list = OutputText()
