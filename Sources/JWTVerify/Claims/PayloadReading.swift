@@ -17,7 +17,7 @@ struct PayloadRead {
     var claimRuleFailure: VerificationError?
 
     /// Moves the claims out, leaving none: the verified token takes them without a copy (a copy
-    /// costs a reference count per string).
+    /// costs a reference count, for the payload the claims are kept in).
     mutating func takeClaims() -> RegisteredClaims { exchange(&claims, with: RegisteredClaims()) }
 
     /// Moves the provider's claims out, leaving none.
@@ -58,7 +58,7 @@ struct PayloadReading: JSONObjectConsumer {
             if error != nil { read.lenient = RegisteredClaims.readLeniently(object) }
             read.emailVerified = object.member("email_verified")?.lenientBool
         }
-        // Moved out, not copied (a copy costs a reference count per string).
+        // Moved out, not copied (a copy costs a reference count per object it holds).
         return exchange(&read, with: PayloadRead())
     }
 }

@@ -180,7 +180,10 @@ public struct RegisteredClaims: Sendable, Hashable {
             hasher.combine(audience.count)
             for member in audience {
                 var member = member
-                member.withUTF8 { hasher.combine(bytes: UnsafeRawBufferPointer($0)) }
+                member.withUTF8 {
+                    hasher.combine($0.count)
+                    hasher.combine(bytes: UnsafeRawBufferPointer($0))
+                }
             }
         } else {
             hasher.combine(-1)
@@ -270,8 +273,8 @@ public struct RegisteredClaims: Sendable, Hashable {
         return nil
     }
 
-    /// Reads the string member `name` into `value` (left `nil` when absent); the type error when
-    /// it is not a string.
+    /// Reads the string member `name` as `claim` of `claims` (left absent when the member is);
+    /// the type error when it is not a string.
     @inline(__always)
     private static func readString<Object: JSONObjectReading>(
         _ payload: Object, _ name: StaticString, into claim: TextClaim, of claims: inout RegisteredClaims,
