@@ -2,8 +2,8 @@
 ///
 /// NumericDates keep their exact value (fractions included) as seconds since the epoch.
 ///
-/// Claims the verifier read keep their strings as places in the token's payload, which the
-/// verified token holds anyway (see ``ClaimPlace``): reading `issuer`, `subject`, `nonce` or
+/// Claims the verifier read keep their strings as places (eight bytes each) in the token's
+/// payload, which the verified token holds anyway: reading `issuer`, `subject`, `nonce` or
 /// `audience` makes the `String` then, and a token nobody asks costs no allocation per claim.
 /// Equality compares the claims' values (strings by their UTF-8 bytes), wherever they are kept.
 public struct RegisteredClaims: Sendable, Hashable {
@@ -164,7 +164,7 @@ public struct RegisteredClaims: Sendable, Hashable {
         }
     }
 
-    /// Hashes the values ``==`` compares.
+    /// Hashes the values `==` compares.
     public func hash(into hasher: inout Hasher) {
         for claim in [TextClaim.issuer, .subject, .nonce] {
             withBytes(of: claim) { bytes in
