@@ -343,17 +343,10 @@ package struct OutputText: ~Copyable {
         }
     }
 
-    /// Appends a string value known to hold nothing JSON escapes, in one copy between its quotes.
+    /// Appends a string value known to hold nothing JSON escapes.
     private mutating func plainString(_ value: UnsafeRawBufferPointer) {
         separate()
-        let n = value.count
-        ensure(n &+ 2)
-        base[length] = UInt8(ascii: "\"")
-        if n > 0, let source = value.baseAddress {
-            Self.copy(source, n, to: UnsafeMutableRawPointer(base + length + 1))
-        }
-        base[length + n + 1] = UInt8(ascii: "\"")
-        length += n &+ 2
+        quotedPlain(value)
         needsComma = true
     }
 
@@ -428,14 +421,7 @@ package struct OutputText: ~Copyable {
     private mutating func quoted(_ value: UnsafeRawBufferPointer) {
         let n = value.count
         var at = JSONStringBytes.firstEscape(value, from: 0)
-        if at == n, let source = value.baseAddress {
-            ensure(n &+ 2)
-            base[length] = UInt8(ascii: "\"")
-            Self.copy(source, n, to: UnsafeMutableRawPointer(base + length + 1))
-            base[length + n + 1] = UInt8(ascii: "\"")
-            length += n &+ 2
-            return
-        }
+        if at == n { return quotedPlain(value) }
         // The first escape is already found: runs between escapes from there on.
         write(UInt8(ascii: "\""))
         var runStart = 0
@@ -447,6 +433,19 @@ package struct OutputText: ~Copyable {
             at = JSONStringBytes.firstEscape(value, from: runStart)
         }
         write(UInt8(ascii: "\""))
+    }
+
+    /// Appends `"value"` for a value with nothing to escape, in one copy between its quotes.
+    @inline(__always)
+    private mutating func quotedPlain(_ value: UnsafeRawBufferPointer) {
+        let n = value.count
+        ensure(n &+ 2)
+        base[length] = UInt8(ascii: "\"")
+        if n > 0, let source = value.baseAddress {
+            Self.copy(source, n, to: UnsafeMutableRawPointer(base + length + 1))
+        }
+        base[length &+ n &+ 1] = UInt8(ascii: "\"")
+        length &+= n &+ 2
     }
 
     /// Appends `bytes` as a string of lowercase hex digits (digests, fingerprints).
